@@ -1,0 +1,57 @@
+//! `mahjong score`: the scorer for a real table (RULES.md §8).
+
+use anyhow::{Context, Result};
+use std::io::Read;
+
+/// The `--help` text of `mahjong score`.
+pub const LONG_HELP: &str = r#"Score one hand of Shanghai mahjong from a settlement file (JSON) and print the result.
+
+Reads FILE, or standard input when FILE is - or absent. Prints one JSON object on stdout:
+  {"winners": [{"seat", "hand", "patterns", "flowers", "points", "value", "cap", "score"}],
+   "payments": [p0, p1, p2, p3], "hands": [hand id per winner]}
+payments are in coins (points x stake) and sum to zero. If the hand does not win under the
+ruleset, or the input is impossible (five of a tile, a flower in a meld, 13 tiles where 14 are
+needed, ...), the exit status is 1, one line on stderr names the problem, stdout stays empty.
+
+Tiles: 1m-9m characters, 1p-9p dots, 1s-9s bamboo, 1z-7z east south west north white green
+red, 1f-8f flowers; digits share a suffix: "123m55z". Spaces are ignored.
+
+Fields (all but "win" optional):
+  ruleset    "qiaoma" (default), "classic" or "baida"
+  options    {"name": value} overrides of the ruleset's options, e.g. {"table_limit_lezi": null}
+  stake      coins per point (default 1)
+  dealer     the dealer's seat, 0-3
+  kaibao     this hand's dice were a double or 1 and 4 (开宝)
+  huangfan   the drawn-hand counter (荒番) for this hand
+  wildcard   baida's wildcard tile (百搭), e.g. "5p"
+  declared   [bool x4]: seats that had declared ready (敲)
+  claims     4x4: claims[a][b] = chows, pungs and claimed kongs seat a made on b's discards
+  win.kind   self_draw | discard | rob_kong | eight_flowers | four_wildcards
+  win.from   the discarder or the kong player (discard, rob_kong)
+  win.winners[]: seat; concealed (tiles in hand at the win, winning tile included);
+             winning_tile; melds [{"type": "chow"|"pung"|"kong", "tiles": "777z",
+             "concealed": bool, "added": bool}]; flowers ("12f"); replacement_draw (won on a
+             replacement draw after a kong or flower)
+
+Example (seat 1 wins 碰碰胡 on seat 3's discard; pays [0, 9, 0, -9]):
+  {"ruleset": "qiaoma", "stake": 1, "declared": [false, true, false, false],
+   "win": {"kind": "discard", "from": 3, "winners": [{"seat": 1,
+     "concealed": "222m55p999s", "winning_tile": "9s",
+     "melds": [{"type": "pung", "tiles": "777z"},
+               {"type": "kong", "tiles": "1111z", "concealed": true}],
+     "flowers": "12f"}]}}
+"#;
+
+/// Runs `mahjong score FILE`.
+pub fn run(file: &str) -> Result<()> {
+    let text = if file == "-" {
+        let mut s = String::new();
+        std::io::stdin().read_to_string(&mut s).context("reading standard input")?;
+        s
+    } else {
+        std::fs::read_to_string(file).with_context(|| format!("reading {file}"))?
+    };
+    let out = mahjong_rules::score_json(&text)?;
+    println!("{}", serde_json::to_string(&out)?);
+    Ok(())
+}

@@ -1,0 +1,281 @@
+//! The messages this crate emits and checks, and their ed25519 signatures.
+//!
+//! Implements ARCHITECTURE.md "Agreement" for the dealing steps. Every message names its
+//! protocol version, table, hand number and sending seat, and is signed by that seat's ed25519
+//! key over `domain tag ‖ postcard(message)` (postcard 1.x is deterministic for these types:
+//! no maps, no floats). The table crate wraps a [`SignedMessage`] in its own envelope; this
+//! crate does no I/O.
+//!
+//! Sizes (postcard): a shuffle is about 9.3 KB (144 × 64 bytes of compressed ciphertexts),
+//! a share about 210 bytes, the others under 250 bytes.
+
+use curve25519_dalek::ristretto::CompressedRistretto;
+use curve25519_dalek::scalar::Scalar;
+use ed25519_dalek::{Signature, Signer, SigningKey, VerifyingKey};
+use serde::{Deserialize, Serialize};
+
+use crate::elgamal::CompressedCiphertext;
+use crate::error::DealError;
+use crate::hash::{DomainHash, Purpose, domain_tag};
+use crate::proof::{DleqProof, SchnorrProof};
+use crate::{HandContext, Position, SeatIndex};
+
+/// The protocol version this crate speaks; messages with another version are rejected.
+pub const PROTOCOL_VERSION: u16 = 1;
+
+/// Largest encoded [`SignedMessage`] accepted by [`SignedMessage::from_bytes`].
+pub const MAX_MESSAGE_BYTES: usize = 64 * 1024;
+
+/// Whom a decryption share is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum ShareKind {
+    /// For `requester`'s private draw of the position (never the sender itself).
+    Draw {
+        /// The seat drawing the position.
+        requester: SeatIndex,
+    },
+    /// The sender shows a card it holds (it drew this position).
+    Show,
+    /// A public open of a position nobody holds: all four seats send one.
+    Public,
+}
+
+impl ShareKind {
+    /// Fixed-width encoding for hashing: (tag, seat or 0xFF).
+    pub(crate) fn encode(self) -> (u8, u8) {
+        match self {
+            ShareKind::Draw { requester } => (0, requester.get()),
+            ShareKind::Show => (1, 0xFF),
+            ShareKind::Public => (2, 0xFF),
+        }
+    }
+}
+
+/// Commitment to a seat's joint-randomness seed (step 1).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeedCommit {
+    /// [`crate::seed_commitment`] of the seed and nonce.
+    pub commitment: [u8; 32],
+}
+
+/// The opening of a [`SeedCommit`] (step 2, after all four commits are in).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeedReveal {
+    /// The seed.
+    pub seed: [u8; 32],
+    /// The nonce.
+    pub nonce: [u8; 32],
+}
+
+/// A seat's fresh hand key with its proof of knowledge, and its shuffle-seed commitment.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KeyAnnouncement {
+    /// `x·G`, compressed.
+    pub key: CompressedRistretto,
+    /// Proof of knowledge of `x`, bound to (table, hand, seat).
+    pub proof: SchnorrProof,
+    /// [`crate::shuffle_commitment`] of the secret shuffle seed.
+    pub shuffle_commitment: [u8; 32],
+}
+
+/// A seat's shuffle: the whole wall after its permutation and re-encryption.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ShuffleOutput {
+    /// 144 ciphertexts; position `p` of the final wall is `wall[p]` of seat 3's output.
+    pub wall: Vec<CompressedCiphertext>,
+}
+
+/// A decryption share `x·C1` for one wall position, with its DLEQ proof.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ShareMessage {
+    /// Wall position (0..144) in the final wall.
+    pub position: Position,
+    /// Whom the share is for.
+    pub kind: ShareKind,
+    /// `x·C1`, compressed.
+    pub share: CompressedRistretto,
+    /// Proof that the share matches the sender's published key.
+    pub proof: DleqProof,
+}
+
+/// End-of-hand reveal of a seat's per-hand secrets, for the audit.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AuditReveal {
+    /// The hand secret key `x`.
+    pub secret_key: Scalar,
+    /// The shuffle seed.
+    pub shuffle_seed: [u8; 32],
+}
+
+/// The content of a message.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Body {
+    /// Step 1: seed commitment.
+    Commit(SeedCommit),
+    /// Step 2: seed reveal.
+    Reveal(SeedReveal),
+    /// Hand key and shuffle-seed commitment.
+    Key(KeyAnnouncement),
+    /// The seat's shuffle of the wall.
+    Shuffle(ShuffleOutput),
+    /// A decryption share (private draw, show, or public open).
+    Share(ShareMessage),
+    /// End-of-hand secrets.
+    AuditReveal(AuditReveal),
+}
+
+/// The protocol step a message belongs to; used to name steps in errors and audits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Step {
+    /// Seed commitment.
+    Commit,
+    /// Seed reveal.
+    Reveal,
+    /// Key announcement.
+    Key,
+    /// Shuffle.
+    Shuffle,
+    /// Decryption share for another seat's private draw.
+    DrawShare,
+    /// Show of a held card.
+    Show,
+    /// Share for a public open.
+    PublicShare,
+    /// End-of-hand secrets.
+    AuditReveal,
+}
+
+impl std::fmt::Display for Step {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let s = match self {
+            Step::Commit => "seed commitment",
+            Step::Reveal => "seed reveal",
+            Step::Key => "key announcement",
+            Step::Shuffle => "shuffle",
+            Step::DrawShare => "draw share",
+            Step::Show => "show",
+            Step::PublicShare => "public share",
+            Step::AuditReveal => "audit reveal",
+        };
+        f.write_str(s)
+    }
+}
+
+impl Body {
+    /// The step this body belongs to.
+    pub fn step(&self) -> Step {
+        match self {
+            Body::Commit(_) => Step::Commit,
+            Body::Reveal(_) => Step::Reveal,
+            Body::Key(_) => Step::Key,
+            Body::Shuffle(_) => Step::Shuffle,
+            Body::Share(s) => match s.kind {
+                ShareKind::Draw { .. } => Step::DrawShare,
+                ShareKind::Show => Step::Show,
+                ShareKind::Public => Step::PublicShare,
+            },
+            Body::AuditReveal(_) => Step::AuditReveal,
+        }
+    }
+}
+
+/// One message from one seat about one hand.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Message {
+    /// [`PROTOCOL_VERSION`].
+    pub version: u16,
+    /// Table id.
+    pub table: [u8; 32],
+    /// Hand number within the table.
+    pub hand: u32,
+    /// The sending seat (its key signs the message).
+    pub seat: SeatIndex,
+    /// The content.
+    pub body: Body,
+}
+
+impl Message {
+    /// A message of the current version for `ctx` from `seat`.
+    pub fn new(ctx: &HandContext, seat: SeatIndex, body: Body) -> Self {
+        Message {
+            version: PROTOCOL_VERSION,
+            table: ctx.table,
+            hand: ctx.hand,
+            seat,
+            body,
+        }
+    }
+
+    /// The bytes the signature covers: domain tag ‖ postcard encoding.
+    pub fn signing_bytes(&self) -> Result<Vec<u8>, DealError> {
+        let mut out = domain_tag(Purpose::Signature);
+        let encoded = postcard::to_allocvec(self).map_err(|e| DealError::Encode(e.to_string()))?;
+        out.extend_from_slice(&encoded);
+        Ok(out)
+    }
+
+    /// Signs the message with the sender's ed25519 key.
+    pub fn sign(self, key: &SigningKey) -> Result<SignedMessage, DealError> {
+        let signature = key.sign(&self.signing_bytes()?);
+        Ok(SignedMessage {
+            message: self,
+            signature,
+        })
+    }
+}
+
+/// A message with the sender's ed25519 signature: everything this crate emits.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SignedMessage {
+    /// The signed content.
+    pub message: Message,
+    /// ed25519 signature by `message.seat` over [`Message::signing_bytes`].
+    pub signature: Signature,
+}
+
+impl SignedMessage {
+    /// The sending seat (as claimed until the signature is checked).
+    pub fn seat(&self) -> SeatIndex {
+        self.message.seat
+    }
+
+    /// The step of the message.
+    pub fn step(&self) -> Step {
+        self.message.body.step()
+    }
+
+    /// Postcard encoding.
+    pub fn to_bytes(&self) -> Result<Vec<u8>, DealError> {
+        postcard::to_allocvec(self).map_err(|e| DealError::Encode(e.to_string()))
+    }
+
+    /// Decodes a message (at most [`MAX_MESSAGE_BYTES`], no trailing bytes). Checks nothing
+    /// else: pass it to [`crate::DealSeat::receive`] or [`crate::Observer::receive`].
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, DealError> {
+        if bytes.len() > MAX_MESSAGE_BYTES {
+            return Err(DealError::TooLarge { len: bytes.len() });
+        }
+        let (msg, rest) = postcard::take_from_bytes::<SignedMessage>(bytes)
+            .map_err(|e| DealError::Decode(e.to_string()))?;
+        if !rest.is_empty() {
+            return Err(DealError::Decode(format!("{} trailing bytes", rest.len())));
+        }
+        Ok(msg)
+    }
+
+    /// `sha256(message-id ‖ postcard(self))`: a stable identifier for evidence and logs.
+    pub fn id(&self) -> [u8; 32] {
+        let bytes = self.to_bytes().unwrap_or_default();
+        DomainHash::sha256(Purpose::MessageId).bytes(&bytes).finish()
+    }
+
+    /// Checks the signature against the roster key of the claimed seat (strict ed25519:
+    /// no malleable or small-order signatures).
+    pub fn verify_signature(&self, roster: &[VerifyingKey; 4]) -> Result<(), DealError> {
+        let seat = self.message.seat;
+        let bytes = self.message.signing_bytes()?;
+        roster[seat.index()]
+            .verify_strict(&bytes, &self.signature)
+            .map_err(|_| DealError::BadSignature { seat })
+    }
+}

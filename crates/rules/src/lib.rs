@@ -1,0 +1,31 @@
+//! Shanghai mahjong rules (上海麻将: 敲麻, classic, 百搭), exactly as `RULES.md` reads them.
+//!
+//! Everything else — peers, bots, the table protocol, the desktop app and the scorer — runs on
+//! this crate. It knows nothing of crypto, networking or UI, and randomness enters only as
+//! input (the wall order and the dice), so the same inputs give the same states everywhere.
+//!
+//! - [`tile`]: tiles and the compact notation (`123m55z`, `1f`), §1.
+//! - [`options`]: the three presets and every option, §9.
+//! - [`shape`] and [`hand`]: standard-shape analysis, waits, winning hand types, §5.
+//! - [`scoring`] and [`settlement`]: values, caps, who pays, the settlement file, §6 and §8.
+//!
+//! ```
+//! use mahjong_rules::{Options, Ruleset, counts_of, parse_tiles, hand};
+//! let o = Options::preset(Ruleset::Qiaoma);
+//! let h = counts_of(&parse_tiles("11123455678999p").unwrap());
+//! assert!(hand::is_winning(&o, &h, &[], None)); // 清一色
+//! ```
+#![deny(missing_docs)]
+
+pub mod hand;
+pub mod options;
+pub mod scoring;
+pub mod settlement;
+pub mod shape;
+pub mod tile;
+
+pub use hand::{HandType, MeldShape, MeldType};
+pub use options::{BindingRule, HandsRule, MenqingEffect, Options, OptionsError, Ruleset};
+pub use scoring::{Money, ScoreError, ScoreResult, Seat, Settlement, WinKind, WinnerHand, WinnerScore, score};
+pub use settlement::{SettlementError, parse_settlement, score_json};
+pub use tile::{Counts, NotationError, Suit, Tile, counts_of, format_tiles, parse_tiles};

@@ -1,0 +1,770 @@
+//! Scoring (RULES.md §6): flowers, points, values, caps, multipliers, the table limit, who
+//! pays (self-draw, discard, robbing, several winners), 承包 / 吃三口, `baida` flowers × fan,
+//! leaver penalties and the stake. Payments always sum to zero.
+//!
+//! The input is a [`Settlement`] (the same whether it comes from a finished hand of the state
+//! machine or from a settlement file, §8); [`score`] checks that every winner's hand wins and
+//! returns each winner's breakdown and the payments in coins ([`Money`]).
+//!
+//! Readings where RULES.md leaves room (each also noted where it is applied):
+//! - Where a hand fits several types, the type giving the highest score S is taken; ties go to
+//!   the rarer type (风碰 > 清碰 > 风一色 > 八花齐 > 混碰 > 清一色 > 混一色 > 碰碰胡).
+//! - Bindings add up literally: each binding of the winner applies its whole row, and a seat
+//!   named by several rows pays the sum.
+//! - 吃三口 has no row for robbing a kong or for a discard that wins for both bound seats: the
+//!   承包 rows are used (the kong player pays 3 and the bound seat 3; the discarder pays 1).
+//! - 门清 is literal: no chow, pung or claimed kong among the melds, whatever the win kind.
+//! - Money is counted in hundredths of a coin so that a leaver's penalty split three ways
+//!   stays exact to the cent and sums to zero (the odd cents go to the seats after the leaver).
+
+use crate::hand::{self, HandType, MeldShape};
+use crate::options::{BindingRule, MenqingEffect, Options, Ruleset};
+use crate::tile::{Counts, PLAY_KINDS, Tile, counts_of};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::fmt;
+
+/// A seat number, 0–3 in turn order.
+pub type Seat = u8;
+
+/// An amount of coins, held in hundredths so that splits stay exact.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Money(pub i64);
+
+impl Money {
+    /// Zero coins.
+    pub const ZERO: Money = Money(0);
+
+    /// Whole coins.
+    pub const fn coins(n: i64) -> Money {
+        Money(n * 100)
+    }
+
+    /// From a decimal number of coins (at most two decimals are kept, rounding to nearest).
+    pub fn from_f64(x: f64) -> Option<Money> {
+        if !x.is_finite() || x.abs() > 1e13 {
+            return None;
+        }
+        Some(Money((x * 100.0).round() as i64))
+    }
+
+    /// As a decimal number of coins.
+    pub fn as_f64(self) -> f64 {
+        self.0 as f64 / 100.0
+    }
+
+    /// `points` × this stake.
+    pub fn times(self, points: i64) -> Money {
+        Money(self.0.saturating_mul(points))
+    }
+}
+
+impl fmt::Display for Money {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0 % 100 == 0 {
+            write!(f, "{}", self.0 / 100)
+        } else {
+            let sign = if self.0 < 0 { "-" } else { "" };
+            write!(f, "{sign}{}.{:02}", self.0.abs() / 100, self.0.abs() % 100)
+        }
+    }
+}
+
+impl Serialize for Money {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if !s.is_human_readable() {
+            return s.serialize_i64(self.0);
+        }
+        if self.0 % 100 == 0 {
+            s.serialize_i64(self.0 / 100)
+        } else {
+            s.serialize_f64(self.as_f64())
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Money {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        if !d.is_human_readable() {
+            return Ok(Money(i64::deserialize(d)?));
+        }
+        let x = f64::deserialize(d)?;
+        Money::from_f64(x).ok_or_else(|| serde::de::Error::custom("amount out of range"))
+    }
+}
+
+/// How a hand was won (§8 `kind`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WinKind {
+    /// 自摸: the winner drew the tile.
+    SelfDraw,
+    /// 点炮: won on another seat's discard.
+    Discard,
+    /// 抢杠: won on the tile another seat added to its pung.
+    RobKong,
+    /// 八花齐: all eight flowers.
+    EightFlowers,
+    /// 四百搭: all four wildcards.
+    FourWildcards,
+}
+
+impl WinKind {
+    /// Paid by all three others (self-draw, eight flowers, four wildcards).
+    pub const fn paid_by_all(self) -> bool {
+        matches!(self, WinKind::SelfDraw | WinKind::EightFlowers | WinKind::FourWildcards)
+    }
+}
+
+/// One winner's hand at the win.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WinnerHand {
+    /// The winning seat.
+    pub seat: Seat,
+    /// Concealed tiles at the win, the winning tile included.
+    pub concealed: Vec<Tile>,
+    /// The winning tile (absent for eight flowers).
+    pub winning_tile: Option<Tile>,
+    /// Melds, exposed or declared.
+    pub melds: Vec<MeldShape>,
+    /// Flower tiles set aside (dragons too in `baida`).
+    pub flowers: Vec<Tile>,
+    /// The winning tile was a replacement draw after a kong or a flower.
+    pub replacement_draw: bool,
+}
+
+/// The end of one won hand: everything scoring needs (§8).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Settlement {
+    /// Every option (the ruleset's, with the table's or file's overrides).
+    pub options: Options,
+    /// Coins per point.
+    pub stake: Money,
+    /// The dealer.
+    pub dealer: Seat,
+    /// This hand's dice were a double or 1 and 4.
+    pub kaibao: bool,
+    /// The 荒番 counter for this hand.
+    pub huangfan: u32,
+    /// The `baida` wildcard.
+    pub wildcard: Option<Tile>,
+    /// Seats that had declared ready.
+    pub declared: [bool; 4],
+    /// `claims[a][b]`: chows, pungs and claimed kongs seat `a` made on seat `b`'s discards.
+    pub claims: [[u32; 4]; 4],
+    /// How it was won.
+    pub kind: WinKind,
+    /// The discarder or kong player.
+    pub from: Option<Seat>,
+    /// The winners (several only on one discard or one robbed kong).
+    pub winners: Vec<WinnerHand>,
+}
+
+/// One winner's scoring breakdown (§8 output).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WinnerScore {
+    /// The seat.
+    pub seat: Seat,
+    /// The hand type id.
+    pub hand: String,
+    /// The hand type and every modifier that applies, by id.
+    pub patterns: Vec<String>,
+    /// Flowers (花) counted.
+    pub flowers: u32,
+    /// Points P (`qiaoma`/`classic`: base + flowers; `baida`: flowers).
+    pub points: u32,
+    /// Value V before multipliers and caps (`baida`: flowers × 2^fan).
+    pub value: u32,
+    /// Cap in lezi (`qiaoma` family), else `None`.
+    pub cap: Option<u32>,
+    /// S: points each paying unit pays, after multipliers, caps and the table limit.
+    pub score: u32,
+}
+
+/// The result of scoring a hand.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ScoreResult {
+    /// Per winner, in the order given.
+    pub winners: Vec<WinnerScore>,
+    /// Coins per seat, summing to zero.
+    pub payments: [Money; 4],
+}
+
+/// Why a settlement cannot be scored.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ScoreError {
+    /// The hand does not win under the ruleset.
+    #[error("seat {seat}'s hand {hand} does not win under {ruleset}: {why}")]
+    NotWinning {
+        /// The seat.
+        seat: Seat,
+        /// The hand in notation.
+        hand: String,
+        /// The ruleset.
+        ruleset: Ruleset,
+        /// Why.
+        why: String,
+    },
+    /// Inconsistent or impossible input.
+    #[error("{0}")]
+    Invalid(String),
+}
+
+fn invalid<T>(s: impl Into<String>) -> Result<T, ScoreError> {
+    Err(ScoreError::Invalid(s.into()))
+}
+
+/// Seats bound to `w` (承包 / 吃三口): claims either way between them add up to 3 or more.
+pub fn bound_seats(claims: &[[u32; 4]; 4], w: Seat) -> Vec<Seat> {
+    (0..4u8)
+        .filter(|&r| r != w && claims[w as usize][r as usize] + claims[r as usize][w as usize] >= 3)
+        .collect()
+}
+
+/// Scores a settlement: checks every winner's hand and computes the payments.
+pub fn score(s: &Settlement) -> Result<ScoreResult, ScoreError> {
+    check_shape(s)?;
+    let mut winners = Vec::with_capacity(s.winners.len());
+    let mut points = [0i64; 4];
+    let winner_seats: Vec<Seat> = s.winners.iter().map(|w| w.seat).collect();
+    for w in &s.winners {
+        let ws = score_winner(s, w)?;
+        let units = payment_units(s, w.seat, &winner_seats);
+        for seat in 0..4 {
+            points[seat] += units[seat] * ws.score as i64;
+        }
+        winners.push(ws);
+    }
+    let mut payments = [Money::ZERO; 4];
+    for seat in 0..4 {
+        payments[seat] = s.stake.times(points[seat]);
+    }
+    debug_assert_eq!(payments.iter().map(|m| m.0).sum::<i64>(), 0);
+    Ok(ScoreResult { winners, payments })
+}
+
+/// Cross-winner and general checks that do not depend on the hand's value.
+fn check_shape(s: &Settlement) -> Result<(), ScoreError> {
+    let o = &s.options;
+    if s.winners.is_empty() {
+        return invalid("no winner given");
+    }
+    if s.stake.0 <= 0 {
+        return invalid(format!("stake must be positive, got {}", s.stake));
+    }
+    if s.dealer > 3 {
+        return invalid(format!("dealer {} is not a seat (0-3)", s.dealer));
+    }
+    for a in 0..4 {
+        if s.claims[a][a] != 0 {
+            return invalid(format!("claims[{a}][{a}]: a seat cannot claim its own discards"));
+        }
+    }
+    let mut seen = [false; 4];
+    for w in &s.winners {
+        if w.seat > 3 {
+            return invalid(format!("winner seat {} is not a seat (0-3)", w.seat));
+        }
+        if std::mem::replace(&mut seen[w.seat as usize], true) {
+            return invalid(format!("seat {} is listed twice as a winner", w.seat));
+        }
+    }
+    match s.kind {
+        WinKind::Discard | WinKind::RobKong => {
+            let Some(from) = s.from else {
+                return invalid(format!("a {} win needs \"from\" (the seat that gave the tile)", kind_name(s.kind)));
+            };
+            if from > 3 {
+                return invalid(format!("from {from} is not a seat (0-3)"));
+            }
+            if seen[from as usize] {
+                return invalid(format!("seat {from} cannot win on its own tile"));
+            }
+            if !o.win_on_discard {
+                return invalid(format!("{} wins by self-draw only; no {} win", o.ruleset, kind_name(s.kind)));
+            }
+        }
+        _ => {
+            if s.winners.len() != 1 {
+                return invalid(format!("a {} win has exactly one winner", kind_name(s.kind)));
+            }
+            if let Some(from) = s.from {
+                return invalid(format!("a {} win has no \"from\" seat (got {from})", kind_name(s.kind)));
+            }
+        }
+    }
+    if s.kind == WinKind::EightFlowers && !o.eight_flowers {
+        return invalid(format!("{} has no eight-flowers win", o.ruleset));
+    }
+    if s.kind == WinKind::FourWildcards && !o.four_wildcards {
+        return invalid(format!("{} has no four-wildcards win", o.ruleset));
+    }
+    match (o.wildcard, s.wildcard) {
+        (true, None) => return invalid(format!("{} needs the wildcard tile (\"wildcard\": \"5p\")", o.ruleset)),
+        (true, Some(w)) if o.is_flower(w) => {
+            return invalid(format!("the wildcard {w} is a flower tile under {}", o.ruleset));
+        }
+        _ => {}
+    }
+    // Across winners, the tile given by the discarder or kong player is shared.
+    let mut total = [0u32; PLAY_KINDS];
+    for w in &s.winners {
+        for t in w.concealed.iter().chain(w.melds.iter().flat_map(|m| m.tiles()).collect::<Vec<_>>().iter()) {
+            if !t.is_flower() {
+                total[t.index()] += 1;
+            }
+        }
+    }
+    if matches!(s.kind, WinKind::Discard | WinKind::RobKong) && s.winners.len() > 1 {
+        let shared: Vec<Option<Tile>> = s.winners.iter().map(|w| w.winning_tile).collect();
+        let first = shared[0];
+        if shared.iter().any(|t| *t != first) {
+            return invalid("winners on one discard must share the same winning tile");
+        }
+        if let Some(t) = first {
+            total[t.index()] -= s.winners.len() as u32 - 1;
+        }
+    }
+    for (i, &n) in total.iter().enumerate() {
+        if n > 4 {
+            let t = Tile::from_index(i).map(|t| t.to_string()).unwrap_or_default();
+            return invalid(format!("{n} tiles of {t} among the winners' hands (there are only 4)"));
+        }
+    }
+    for w in &s.winners {
+        check_winner_tiles(s, w)?;
+    }
+    Ok(())
+}
+
+fn kind_name(k: WinKind) -> &'static str {
+    match k {
+        WinKind::SelfDraw => "self_draw",
+        WinKind::Discard => "discard",
+        WinKind::RobKong => "rob_kong",
+        WinKind::EightFlowers => "eight_flowers",
+        WinKind::FourWildcards => "four_wildcards",
+    }
+}
+
+fn check_winner_tiles(s: &Settlement, w: &WinnerHand) -> Result<(), ScoreError> {
+    let o = &s.options;
+    let seat = w.seat;
+    if w.melds.len() > 4 {
+        return invalid(format!("seat {seat} has {} melds; a hand has at most 4", w.melds.len()));
+    }
+    for t in &w.concealed {
+        if o.is_flower(*t) {
+            return invalid(format!(
+                "seat {seat}: {t} is a flower tile under {} and cannot be in the concealed hand (list it in \"flowers\")",
+                o.ruleset
+            ));
+        }
+    }
+    for m in &w.melds {
+        if o.is_flower(m.tile) {
+            return invalid(format!("seat {seat}: a meld of {} (a flower tile) is impossible", m.tile));
+        }
+    }
+    let mut fl = [0u8; crate::tile::KINDS];
+    for f in &w.flowers {
+        if !o.is_flower(*f) {
+            return invalid(format!("seat {seat}: {f} is not a flower tile under {}", o.ruleset));
+        }
+        fl[f.index()] += 1;
+        if fl[f.index()] > f.copies() {
+            return invalid(format!("seat {seat}: flower {f} listed more times than it exists"));
+        }
+    }
+    let need = hand::complete_size(&w.melds);
+    let have = w.concealed.len();
+    match s.kind {
+        WinKind::EightFlowers => {
+            if w.flowers.iter().filter(|f| f.is_flower()).count() != 8 {
+                return invalid(format!("seat {seat}: an eight_flowers win needs all eight flowers 1f-8f"));
+            }
+            if have != 0 && have != need && have + 1 != need {
+                return invalid(format!(
+                    "seat {seat}: {have} concealed tiles with {} melds (expected {} or {})",
+                    w.melds.len(),
+                    need - 1,
+                    need
+                ));
+            }
+        }
+        _ => {
+            if have != need {
+                return invalid(format!(
+                    "seat {seat}: {have} concealed tiles with {} melds; a winning hand has {need} (winning tile included)",
+                    w.melds.len()
+                ));
+            }
+        }
+    }
+    match (s.kind, w.winning_tile) {
+        (WinKind::EightFlowers, _) => {}
+        (WinKind::FourWildcards, None) => {}
+        (_, None) => return invalid(format!("seat {seat}: winning_tile is missing")),
+        (_, Some(t)) => {
+            if !w.concealed.contains(&t) {
+                return invalid(format!("seat {seat}: the winning tile {t} is not in the concealed tiles"));
+            }
+        }
+    }
+    if s.kind == WinKind::FourWildcards {
+        let wild = s.wildcard.map(|x| w.concealed.iter().filter(|&&t| t == x).count()).unwrap_or(0);
+        if wild != 4 {
+            return invalid(format!("seat {seat}: a four_wildcards win needs four wildcards in hand, found {wild}"));
+        }
+    }
+    if o.must_declare_ready && !s.declared[seat as usize] && !matches!(s.kind, WinKind::EightFlowers | WinKind::FourWildcards) {
+        return Err(ScoreError::NotWinning {
+            seat,
+            hand: crate::tile::format_tiles(&w.concealed),
+            ruleset: o.ruleset,
+            why: "the seat had not declared ready (敲), which this ruleset needs to win".into(),
+        });
+    }
+    Ok(())
+}
+
+fn not_winning(s: &Settlement, w: &WinnerHand, why: &str) -> ScoreError {
+    let mut hand = crate::tile::format_tiles(&w.concealed);
+    for m in &w.melds {
+        hand.push(' ');
+        hand.push_str(&crate::tile::format_tiles(&m.tiles()));
+    }
+    ScoreError::NotWinning {
+        seat: w.seat,
+        hand,
+        ruleset: s.options.ruleset,
+        why: why.into(),
+    }
+}
+
+/// Scores one winner (§6 value), without payments.
+pub fn score_winner(s: &Settlement, w: &WinnerHand) -> Result<WinnerScore, ScoreError> {
+    match s.options.ruleset {
+        Ruleset::Baida => score_baida(s, w),
+        _ => score_lezi(s, w),
+    }
+}
+
+/// The rank used to break ties between hand types of equal score.
+fn rarity(t: HandType) -> u8 {
+    match t {
+        HandType::Fengpeng => 12,
+        HandType::Qingpeng => 11,
+        HandType::Fengyise | HandType::Ziyise => 10,
+        HandType::Bahuaqi => 9,
+        HandType::Hunpeng => 8,
+        HandType::Qingyise => 7,
+        HandType::Hunyise => 6,
+        HandType::Pengpenghu => 5,
+        HandType::Dadiaoche => 4,
+        HandType::Sibaida => 3,
+        HandType::Pinghu => 1,
+    }
+}
+
+fn score_lezi(s: &Settlement, w: &WinnerHand) -> Result<WinnerScore, ScoreError> {
+    let o = &s.options;
+    let classic = o.ruleset == Ruleset::Classic;
+    let lezi = o.lezi_points.unwrap_or(10);
+    let concealed: Counts = counts_of(&w.concealed);
+    let flowers = hand::restricted_flowers(&concealed, &w.melds, w.flowers.len());
+    let points = o.base_points + flowers;
+    let mut types = if s.kind == WinKind::EightFlowers {
+        vec![HandType::Bahuaqi]
+    } else {
+        hand::restricted_types(o, &concealed, &w.melds)
+    };
+    if s.kind == WinKind::EightFlowers && w.concealed.len() == hand::complete_size(&w.melds) {
+        // 如果抓满这8个后按其他方式胡牌，则其他胡法照算: a complete winning hand also counts.
+        types.extend(hand::restricted_types(o, &concealed, &w.melds));
+    }
+    if types.is_empty() {
+        let why = if crate::shape::is_standard(&concealed) {
+            "a standard hand, but not one of the winning types (碰碰胡, 混一色, 清一色, 混碰, 清碰, 风一色, 风碰)"
+        } else {
+            "not four sets and a pair"
+        };
+        return Err(not_winning(s, w, why));
+    }
+    let natural = s.kind != WinKind::EightFlowers;
+    let menqing = hand::is_menqing(&w.melds) && o.menqing != MenqingEffect::None;
+    let menqing_double = menqing && o.menqing == MenqingEffect::Double;
+    let gangkai = natural && w.replacement_draw && s.kind == WinKind::SelfDraw;
+    let dadiaoche = natural && hand::is_big_single_wait(&concealed, &w.melds);
+    let kaibao = o.kaibao && s.kaibao;
+    let huangfan = s.huangfan > 0;
+    let mult = 1u32 << (menqing_double as u32 + kaibao as u32 + huangfan as u32);
+    let mut best: Option<(u32, u8, HandType, u32, Option<u32>)> = None;
+    for &t in &types {
+        let mut v = match t {
+            HandType::Pengpenghu | HandType::Hunyise | HandType::Pinghu => {
+                if classic {
+                    points.min(lezi)
+                } else {
+                    points
+                }
+            }
+            HandType::Qingyise | HandType::Hunpeng | HandType::Ziyise | HandType::Dadiaoche => lezi,
+            HandType::Qingpeng | HandType::Fengyise | HandType::Bahuaqi => {
+                if classic {
+                    lezi
+                } else {
+                    2 * lezi
+                }
+            }
+            HandType::Fengpeng => {
+                if classic {
+                    lezi
+                } else {
+                    4 * lezi
+                }
+            }
+            HandType::Sibaida => lezi,
+        };
+        if gangkai || dadiaoche {
+            v = v.max(lezi);
+        }
+        let (mut sc, cap) = if classic {
+            (v.saturating_mul(mult), None)
+        } else {
+            let mut c = match t {
+                HandType::Fengpeng => 4,
+                HandType::Qingpeng | HandType::Fengyise | HandType::Bahuaqi => 2,
+                _ => 1,
+            };
+            if menqing_double {
+                c = c.max(2);
+            }
+            if kaibao {
+                c *= 2;
+            }
+            if huangfan {
+                c *= 2;
+            }
+            (v.saturating_mul(mult).min(lezi * c), Some(c))
+        };
+        if let Some(limit) = o.table_limit_lezi {
+            sc = sc.min(limit * lezi);
+        }
+        let key = (sc, rarity(t));
+        if best.as_ref().is_none_or(|b| key > (b.0, b.1)) {
+            best = Some((sc, rarity(t), t, v, cap));
+        }
+    }
+    let Some((score, _, ht, value, cap)) = best else {
+        return Err(not_winning(s, w, "no winning type"));
+    };
+    let mut patterns = vec![ht.id().to_string()];
+    let mut add = |cond: bool, id: &str| {
+        if cond && !patterns.iter().any(|p| p == id) {
+            patterns.push(id.to_string());
+        }
+    };
+    add(menqing, "menqing");
+    add(gangkai, "gangkai");
+    add(dadiaoche, "dadiaoche");
+    add(kaibao, "kaibao");
+    add(huangfan, "huangfan");
+    add(s.kind == WinKind::RobKong, "qianggang");
+    Ok(WinnerScore {
+        seat: w.seat,
+        hand: ht.id().to_string(),
+        patterns,
+        flowers,
+        points,
+        value,
+        cap,
+        score,
+    })
+}
+
+fn score_baida(s: &Settlement, w: &WinnerHand) -> Result<WinnerScore, ScoreError> {
+    let o = &s.options;
+    let wildcard = s.wildcard.filter(|_| o.wildcard);
+    let concealed: Counts = counts_of(&w.concealed);
+    let jokers = wildcard.map(|x| concealed[x.index()]).unwrap_or(0);
+    let standard = hand::is_winning(o, &concealed, &w.melds, wildcard);
+    let sibaida = o.four_wildcards && jokers == 4;
+    if !standard && !(sibaida && s.kind == WinKind::FourWildcards) {
+        return Err(not_winning(s, w, "not four sets and a pair, even with the wildcards"));
+    }
+    let wind_pungs = if standard {
+        hand::baida_concealed_wind_pungs(&concealed, wildcard).unwrap_or(0)
+    } else {
+        hand::plain_wind_triples(&concealed, wildcard)
+    };
+    let menqing = hand::is_menqing(&w.melds) && o.menqing != MenqingEffect::None;
+    let mut flowers = o.base_points + w.flowers.len() as u32 + wind_pungs + jokers as u32;
+    for m in &w.melds {
+        flowers += m.flowers();
+    }
+    if menqing && o.menqing == MenqingEffect::Flower {
+        flowers += 1;
+    }
+    let natural = s.kind == WinKind::SelfDraw || (s.kind != WinKind::FourWildcards && standard);
+    let wubaida = wildcard.is_some() && jokers == 0;
+    let paobaida = natural && w.winning_tile.is_some_and(|wt| {
+        let mut before = concealed;
+        before[wt.index()] -= 1;
+        Tile::playing().filter(|t| !o.is_flower(*t)).all(|t| {
+            let mut c = before;
+            c[t.index()] += 1;
+            hand::is_winning(o, &c, &w.melds, wildcard)
+        })
+    });
+    let dadiao = natural && hand::is_big_single_wait(&concealed, &w.melds);
+    let gangkai = natural && w.replacement_draw && s.kind == WinKind::SelfDraw;
+    let fan = if sibaida {
+        2
+    } else {
+        (wubaida as u32 + paobaida as u32 + dadiao as u32 + gangkai as u32).min(3)
+    };
+    let huangfan = s.huangfan > 0;
+    let mut value = flowers << fan;
+    if menqing && o.menqing == MenqingEffect::Double {
+        value *= 2;
+    }
+    let score = if huangfan { value * 2 } else { value };
+    let mut patterns: Vec<String> = [
+        (sibaida, "sibaida"),
+        (!sibaida && wubaida, "wubaida"),
+        (!sibaida && paobaida, "paobaida"),
+        (!sibaida && dadiao, "dadiao"),
+        (!sibaida && gangkai, "gangkai"),
+        (menqing, "menqing"),
+    ]
+    .iter()
+    .filter(|(c, _)| *c)
+    .map(|(_, id)| id.to_string())
+    .collect();
+    if patterns.is_empty() {
+        patterns.push("pinghu".into());
+    }
+    let hand = patterns[0].clone();
+    if huangfan {
+        patterns.push("huangfan".into());
+    }
+    Ok(WinnerScore {
+        seat: w.seat,
+        hand,
+        patterns,
+        flowers,
+        points: flowers,
+        value,
+        cap: None,
+        score,
+    })
+}
+
+/// Who pays how many units of S for winner `w` (positive = receives). Sums to zero.
+pub fn payment_units(s: &Settlement, w: Seat, winners: &[Seat]) -> [i64; 4] {
+    let mut pay = [0i64; 4]; // amounts paid, by seat
+    let others = |x: Seat| (0..4u8).filter(move |&o| o != x);
+    let bound = match s.options.binding {
+        Some(_) => bound_seats(&s.claims, w),
+        None => vec![],
+    };
+    if bound.is_empty() {
+        match s.kind {
+            k if k.paid_by_all() => {
+                for o in others(w) {
+                    pay[o as usize] += 1;
+                }
+            }
+            WinKind::Discard => pay[s.from.unwrap_or(0) as usize] += 1,
+            _ => pay[s.from.unwrap_or(0) as usize] += 3,
+        }
+    } else {
+        let chi_san_kou = s.options.binding == Some(BindingRule::ChiSanKou);
+        for &r in &bound {
+            match s.kind {
+                k if k.paid_by_all() => {
+                    let extra = if chi_san_kou { 3 } else { 5 };
+                    for o in others(w) {
+                        pay[o as usize] += if o == r { extra } else { 1 };
+                    }
+                }
+                WinKind::Discard => {
+                    let t = s.from.unwrap_or(0);
+                    let ready = s.declared[t as usize];
+                    if t == r {
+                        pay[r as usize] += 2;
+                    } else if winners.contains(&r) {
+                        // T's discard wins for both W and R.
+                        pay[t as usize] += if chi_san_kou || ready { 1 } else { 2 };
+                    } else if chi_san_kou || ready {
+                        pay[t as usize] += 1;
+                        pay[r as usize] += 1;
+                    } else {
+                        pay[t as usize] += 2;
+                    }
+                }
+                _ => {
+                    let k = s.from.unwrap_or(0);
+                    pay[k as usize] += 3;
+                    if r != k {
+                        pay[r as usize] += 3;
+                    }
+                }
+            }
+        }
+    }
+    let total: i64 = pay.iter().sum();
+    let mut units = [0i64; 4];
+    for seat in 0..4 {
+        units[seat] = -pay[seat];
+    }
+    units[w as usize] += total;
+    units
+}
+
+/// A leaver's penalty (§6 Leavers): `leaver_penalty` stakes (doubled in `baida` while 荒番
+/// holds), split equally among the other three; odd hundredths go to the seats after the
+/// leaver in turn order.
+pub fn leaver_payments(options: &Options, stake: Money, leaver: Seat, huangfan: u32) -> [Money; 4] {
+    let mut amount = stake.times(options.leaver_penalty as i64);
+    if options.ruleset == Ruleset::Baida && huangfan > 0 {
+        amount = amount.times(2);
+    }
+    let mut out = [Money::ZERO; 4];
+    let share = amount.0 / 3;
+    let mut rest = amount.0 - share * 3;
+    for k in 1..4u8 {
+        let seat = ((leaver + k) % 4) as usize;
+        let extra = if rest > 0 { 1 } else { 0 };
+        rest -= extra;
+        out[seat] = Money(share + extra);
+    }
+    out[(leaver % 4) as usize] = Money(-amount.0);
+    out
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn money_prints_like_json_numbers() {
+        assert_eq!(Money::coins(9).to_string(), "9");
+        assert_eq!(Money(-34).to_string(), "-0.34");
+        assert_eq!(serde_json::to_string(&Money::coins(-40)).unwrap(), "-40");
+        assert_eq!(serde_json::to_string(&Money(33)).unwrap(), "0.33");
+    }
+
+    #[test]
+    fn leaver_split_sums_to_zero() {
+        let q = Options::preset(Ruleset::Qiaoma);
+        let p = leaver_payments(&q, Money::coins(1), 2, 0);
+        assert_eq!(p.iter().map(|m| m.0).sum::<i64>(), 0);
+        assert_eq!(p[2], Money::coins(-1));
+        assert_eq!(p[3], Money(34));
+        let b = Options::preset(Ruleset::Baida);
+        let p = leaver_payments(&b, Money::coins(1), 0, 1);
+        assert_eq!(p, [Money::coins(-120), Money::coins(40), Money::coins(40), Money::coins(40)]);
+    }
+}
