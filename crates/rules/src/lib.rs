@@ -29,3 +29,11 @@ pub use options::{BindingRule, HandsRule, MenqingEffect, Options, OptionsError, 
 pub use scoring::{Money, ScoreError, ScoreResult, Seat, Settlement, WinKind, WinnerHand, WinnerScore, score};
 pub use settlement::{SettlementError, parse_settlement, score_json};
 pub use tile::{Counts, NotationError, Suit, Tile, counts_of, format_tiles, parse_tiles};
+pub mod state;
+pub mod wall;
+pub use state::{Action, Card, Event, HandState, Move, MoveError, Outcome, Phase, Setup};
+pub use wall::{Dice, Wall};
+pub mod session;
+pub mod view;
+pub use session::{Session, SessionLength};
+pub use view::{PublicMeld, PublicPhase, PublicSeat, SeatView};

@@ -116,7 +116,7 @@ impl WinKind {
 }
 
 /// One winner's hand at the win.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct WinnerHand {
     /// The winning seat.
     pub seat: Seat,
@@ -133,7 +133,7 @@ pub struct WinnerHand {
 }
 
 /// The end of one won hand: everything scoring needs (§8).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Settlement {
     /// Every option (the ruleset's, with the table's or file's overrides).
     pub options: Options,
@@ -160,7 +160,7 @@ pub struct Settlement {
 }
 
 /// One winner's scoring breakdown (§8 output).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct WinnerScore {
     /// The seat.
     pub seat: Seat,
@@ -181,7 +181,7 @@ pub struct WinnerScore {
 }
 
 /// The result of scoring a hand.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct ScoreResult {
     /// Per winner, in the order given.
     pub winners: Vec<WinnerScore>,
