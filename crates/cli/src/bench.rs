@@ -2,7 +2,10 @@
 
 use anyhow::{Context, Result, bail};
 use clap::Subcommand;
-use mahjong_rules::{Counts, counts_of, parse_tiles, shape};
+use mahjong_rules::{
+    Counts, Dice, HandState, Money, Move, Options, Outcome, Ruleset, Setup, Wall, counts_of,
+    parse_tiles, shape,
+};
 use std::time::Instant;
 
 /// Benchmarks.
@@ -15,12 +18,30 @@ pub enum BenchCommand {
         /// The file of hands.
         file: String,
     },
+    /// Play complete hands in-process by uniformly random legal moves (every seat answers
+    /// every discard) on one core; prints {"preset", "hands", "moves", "hands_per_second"}.
+    Hands {
+        /// qiaoma, classic or baida.
+        #[arg(long, default_value = "qiaoma")]
+        preset: String,
+        /// How many hands.
+        #[arg(long, default_value_t = 20_000)]
+        hands: u64,
+        /// Seed of the walls, dice and moves.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
 }
 
 /// Runs a benchmark.
 pub fn run(cmd: BenchCommand) -> Result<()> {
     match cmd {
         BenchCommand::WinCheck { file } => win_check(&file),
+        BenchCommand::Hands {
+            preset,
+            hands,
+            seed,
+        } => random_hands(&preset, hands, seed),
     }
 }
 
@@ -34,10 +55,17 @@ fn win_check(file: &str) -> Result<()> {
         }
         let tiles = parse_tiles(line).with_context(|| format!("{file}:{}", i + 1))?;
         if tiles.len() != 14 {
-            bail!("{file}:{}: {} tiles, a hand to check has 14", i + 1, tiles.len());
+            bail!(
+                "{file}:{}: {} tiles, a hand to check has 14",
+                i + 1,
+                tiles.len()
+            );
         }
         if let Some(f) = tiles.iter().find(|t| t.is_flower()) {
-            bail!("{file}:{}: flower {f} in a hand (suited and honor tiles only)", i + 1);
+            bail!(
+                "{file}:{}: flower {f} in a hand (suited and honor tiles only)",
+                i + 1
+            );
         }
         let c = counts_of(&tiles);
         if let Some((k, _)) = c.iter().enumerate().find(|(_, n)| **n > 4) {
@@ -70,6 +98,59 @@ fn win_check(file: &str) -> Result<()> {
     println!(
         "{}",
         serde_json::json!({"hands": hands.len(), "winning": winning, "ns_per_hand": (ns * 100.0).round() / 100.0})
+    );
+    Ok(())
+}
+
+/// A small deterministic generator (SplitMix64) for the random players.
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e3779b97f4a7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58476d1ce4e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d049bb133111eb);
+        z ^ (z >> 31)
+    }
+}
+
+fn random_hands(preset: &str, n: u64, seed: u64) -> Result<()> {
+    let preset: Ruleset = preset.parse()?;
+    let options = Options::preset(preset);
+    let mut rng = SplitMix(seed);
+    let mut moves = 0u64;
+    let mut wins = 0u64;
+    shape::warm_up();
+    let start = Instant::now();
+    for _ in 0..n {
+        let mut ws = [0u8; 32];
+        for chunk in ws.chunks_mut(8) {
+            chunk.copy_from_slice(&rng.next().to_le_bytes());
+        }
+        let r = rng.next();
+        let setup = Setup {
+            options: options.clone(),
+            stake: Money::coins(1),
+            dealer: (r % 4) as u8,
+            dice: Dice::new(1 + (r >> 8) as u8 % 6, 1 + (r >> 16) as u8 % 6)?,
+            huangfan: 0,
+        };
+        let mut st = HandState::new(setup, &Wall::shuffled(ws))?;
+        while !st.is_over() {
+            let seat = st.to_act_mask().trailing_zeros() as u8;
+            let legal = st.legal_actions(seat);
+            let a = legal[(rng.next() % legal.len() as u64) as usize].clone();
+            st.apply(&Move::new(seat, a))?;
+        }
+        moves += st.move_count() as u64;
+        wins += matches!(st.outcome(), Some(Outcome::Win { .. })) as u64;
+    }
+    let secs = start.elapsed().as_secs_f64();
+    println!(
+        "{}",
+        serde_json::json!({"preset": preset.name(), "hands": n, "wins": wins, "moves": moves,
+            "hands_per_second": (n as f64 / secs).round()})
     );
     Ok(())
 }

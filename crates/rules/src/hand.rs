@@ -36,7 +36,10 @@ pub enum MeldType {
 impl MeldType {
     /// Any kind of kong.
     pub const fn is_kong(self) -> bool {
-        matches!(self, MeldType::ClaimedKong | MeldType::AddedKong | MeldType::ConcealedKong)
+        matches!(
+            self,
+            MeldType::ClaimedKong | MeldType::AddedKong | MeldType::ConcealedKong
+        )
     }
     /// Made with a claimed tile (breaks 门清): chow, pung, claimed kong, and an added kong
     /// (which was a pung first).
@@ -44,7 +47,7 @@ impl MeldType {
         !matches!(self, MeldType::ConcealedKong)
     }
     /// The number of tiles it holds.
-    pub const fn len(self) -> usize {
+    pub const fn tile_count(self) -> usize {
         if self.is_kong() { 4 } else { 3 }
     }
 }
@@ -64,7 +67,7 @@ impl MeldShape {
         let i = self.tile.index();
         match self.kind {
             MeldType::Chow => (i..i + 3).filter_map(Tile::from_index).collect(),
-            k => vec![self.tile; k.len()],
+            k => vec![self.tile; k.tile_count()],
         }
     }
 
@@ -89,6 +92,38 @@ impl MeldShape {
                 }
             }
         }
+    }
+}
+
+/// Up to four melds on the stack (a hand never has more), usable as `&[MeldShape]`.
+#[derive(Clone, Copy, Debug)]
+pub struct MeldList {
+    buf: [MeldShape; 4],
+    len: u8,
+}
+
+impl MeldList {
+    /// From an iterator; melds beyond the fourth are ignored (a hand cannot have them).
+    pub fn collect(it: impl IntoIterator<Item = MeldShape>) -> MeldList {
+        let mut l = MeldList {
+            buf: [MeldShape {
+                kind: MeldType::Pung,
+                tile: Tile::EAST,
+            }; 4],
+            len: 0,
+        };
+        for m in it.into_iter().take(4) {
+            l.buf[l.len as usize] = m;
+            l.len += 1;
+        }
+        l
+    }
+}
+
+impl std::ops::Deref for MeldList {
+    type Target = [MeldShape];
+    fn deref(&self) -> &[MeldShape] {
+        &self.buf[..self.len as usize]
     }
 }
 
@@ -174,10 +209,10 @@ impl Composition {
             }
         };
         for (i, &n) in concealed.iter().enumerate() {
-            if n > 0 {
-                if let Some(t) = Tile::from_index(i) {
-                    add(t);
-                }
+            if n > 0
+                && let Some(t) = Tile::from_index(i)
+            {
+                add(t);
             }
         }
         for m in melds {
@@ -225,7 +260,12 @@ fn all_pungs_concealed(c: &Counts) -> bool {
 
 /// Whether a complete hand (concealed with the winning tile, plus melds) wins under `options`.
 /// Eight flowers and four wildcards are decided elsewhere (they win whatever the hand).
-pub fn is_winning(options: &Options, concealed: &Counts, melds: &[MeldShape], wildcard: Option<Tile>) -> bool {
+pub fn is_winning(
+    options: &Options,
+    concealed: &Counts,
+    melds: &[MeldShape],
+    wildcard: Option<Tile>,
+) -> bool {
     if melds.len() > 4 {
         return false;
     }
@@ -259,67 +299,43 @@ pub fn is_winning(options: &Options, concealed: &Counts, melds: &[MeldShape], wi
 
 /// The kinds (bit per tile index) on which a hand one tile short wins under `options`.
 /// A kind of which the hand and its melds already hold four is not a wait.
-pub fn waits(options: &Options, concealed: &Counts, melds: &[MeldShape], wildcard: Option<Tile>) -> u64 {
+pub fn waits(
+    options: &Options,
+    concealed: &Counts,
+    melds: &[MeldShape],
+    wildcard: Option<Tile>,
+) -> u64 {
     let size: usize = concealed.iter().map(|&n| n as usize).sum();
     if melds.len() > 4 || size + 1 != complete_size(melds) {
         return 0;
     }
+    let wild = wildcard.filter(|_| options.wildcard);
+    let (real, jokers) = split_wild(concealed, wild);
+    // Kinds that could complete the hand at all, before the preset's restrictions.
+    let candidates: u64 = if jokers == 0 && wild.is_none() {
+        let std = shape::standard_waits(&real);
+        let restricted = options.hands != HandsRule::Standard;
+        // Without a standard wait only 风一色 (all honors, any arrangement) can still win.
+        let all_honors = restricted
+            && real[..27].iter().all(|&n| n == 0)
+            && melds.iter().all(|m| !m.tile.is_suited());
+        if all_honors { std | (0x7f << 27) } else { std }
+    } else {
+        (1u64 << PLAY_KINDS) - 1
+    };
+    if candidates == 0 {
+        return 0;
+    }
     let mut held = *concealed;
     for m in melds {
-        for t in m.tiles() {
-            held[t.index()] = held[t.index()].saturating_add(1);
-        }
+        add_meld(&mut held, m);
     }
     let playable = |i: usize| -> bool {
         held[i] < 4 && Tile::from_index(i).is_some_and(|t| !options.is_flower(t))
     };
-    let wild = wildcard.filter(|_| options.wildcard);
-    let (real, jokers) = split_wild(concealed, wild);
     let mut out = 0u64;
-    if jokers == 0 && wild.is_none() && options.hands != HandsRule::Standard {
-        let comp = Composition::of(&real, melds);
-        let no_chow_melds = melds.iter().all(|m| m.kind != MeldType::Chow);
-        let std = shape::standard_waits(&real);
-        for i in 0..PLAY_KINDS {
-            if !playable(i) {
-                continue;
-            }
-            let Some(t) = Tile::from_index(i) else { continue };
-            let mut after = comp;
-            if t.is_suited() {
-                after.suits |= 1 << (i / 9);
-            } else {
-                after.honors = true;
-            }
-            let win = if after.suits == 0 {
-                true
-            } else if std & (1 << i) == 0 {
-                false
-            } else if after.suit_count() <= 1 {
-                true
-            } else {
-                let mut c = real;
-                c[i] += 1;
-                (no_chow_melds && all_pungs_concealed(&c))
-                    || (options.hands == HandsRule::RestrictedDadiaoche && melds.len() == 4)
-            };
-            if win {
-                out |= 1 << i;
-            }
-        }
-        return out;
-    }
-    if jokers == 0 && wild.is_none() {
-        let std = shape::standard_waits(&real);
-        for i in 0..PLAY_KINDS {
-            if playable(i) && std & (1 << i) != 0 {
-                out |= 1 << i;
-            }
-        }
-        return out;
-    }
     for i in 0..PLAY_KINDS {
-        if !playable(i) {
+        if candidates & (1 << i) == 0 || !playable(i) {
             continue;
         }
         let mut c = *concealed;
@@ -331,12 +347,37 @@ pub fn waits(options: &Options, concealed: &Counts, melds: &[MeldShape], wildcar
     out
 }
 
+/// Adds a meld's tiles to a count array.
+pub fn add_meld(counts: &mut Counts, m: &MeldShape) {
+    let i = m.tile.index();
+    if i >= PLAY_KINDS {
+        return;
+    }
+    match m.kind {
+        MeldType::Chow => {
+            for k in i..(i + 3).min(PLAY_KINDS) {
+                counts[k] = counts[k].saturating_add(1);
+            }
+        }
+        k => counts[i] = counts[i].saturating_add(k.tile_count() as u8),
+    }
+}
+
 /// The winning hand types a complete hand fits, with wildcards (`jokers` > 0). Used for
 /// `baida`, where this is `[Pinghu]` for any standard hand.
-fn winning_types_wild(options: &Options, real: &Counts, jokers: u8, melds: &[MeldShape]) -> Vec<HandType> {
+fn winning_types_wild(
+    options: &Options,
+    real: &Counts,
+    jokers: u8,
+    melds: &[MeldShape],
+) -> Vec<HandType> {
     let decs = shape::decompositions(real, jokers);
     if options.hands == HandsRule::Standard {
-        return if decs.is_empty() { vec![] } else { vec![HandType::Pinghu] };
+        return if decs.is_empty() {
+            vec![]
+        } else {
+            vec![HandType::Pinghu]
+        };
     }
     let mut out = Vec::new();
     let comp = Composition::of(real, melds);
@@ -354,7 +395,11 @@ fn winning_types_wild(options: &Options, real: &Counts, jokers: u8, melds: &[Mel
 }
 
 /// How a complete hand wins in `qiaoma`/`classic` terms: every hand type it fits.
-pub fn restricted_types(options: &Options, concealed: &Counts, melds: &[MeldShape]) -> Vec<HandType> {
+pub fn restricted_types(
+    options: &Options,
+    concealed: &Counts,
+    melds: &[MeldShape],
+) -> Vec<HandType> {
     let mut out = Vec::new();
     let size: usize = concealed.iter().map(|&n| n as usize).sum();
     if melds.len() > 4 || size != complete_size(melds) {
@@ -363,7 +408,9 @@ pub fn restricted_types(options: &Options, concealed: &Counts, melds: &[MeldShap
     let comp = Composition::of(concealed, melds);
     let classic = options.ruleset == crate::options::Ruleset::Classic;
     let standard = shape::is_standard(concealed);
-    let pungs = standard && melds.iter().all(|m| m.kind != MeldType::Chow) && all_pungs_concealed(concealed);
+    let pungs = standard
+        && melds.iter().all(|m| m.kind != MeldType::Chow)
+        && all_pungs_concealed(concealed);
     if comp.suits == 0 {
         if classic {
             out.push(HandType::Ziyise);
@@ -409,10 +456,10 @@ pub fn restricted_flowers(concealed: &Counts, melds: &[MeldShape], flower_tiles:
         f += m.flowers();
     }
     for (i, &n) in concealed.iter().enumerate().skip(27) {
-        if n >= 3 {
-            if let Some(t) = Tile::from_index(i) {
-                f += honor_pung_flowers(t);
-            }
+        if n >= 3
+            && let Some(t) = Tile::from_index(i)
+        {
+            f += honor_pung_flowers(t);
         }
     }
     f
@@ -457,8 +504,8 @@ pub fn plain_wind_triples(concealed: &Counts, wildcard: Option<Tile>) -> u32 {
 mod tests {
     use super::*;
     use crate::options::Ruleset;
-    use crate::tile::{counts_of, parse_tiles};
     use crate::tile;
+    use crate::tile::{counts_of, parse_tiles};
 
     fn c(s: &str) -> Counts {
         counts_of(&parse_tiles(s).unwrap())
@@ -467,10 +514,16 @@ mod tests {
         Options::preset(Ruleset::Qiaoma)
     }
     fn pung(t: Tile) -> MeldShape {
-        MeldShape { kind: MeldType::Pung, tile: t }
+        MeldShape {
+            kind: MeldType::Pung,
+            tile: t,
+        }
     }
     fn chow(t: Tile) -> MeldShape {
-        MeldShape { kind: MeldType::Chow, tile: t }
+        MeldShape {
+            kind: MeldType::Chow,
+            tile: t,
+        }
     }
 
     #[test]
@@ -485,15 +538,35 @@ mod tests {
         assert!(is_winning(&o, &c("1234567z1234567z"), &[], None));
         assert!(!is_winning(&o, &c("1234567z123456z"), &[], None)); // 13 tiles
         // melds count
-        assert!(is_winning(&o, &c("222m55p999s"), &[pung(tile!("7z")), pung(tile!("1z"))], None));
-        assert!(!is_winning(&o, &c("222m55p789s"), &[pung(tile!("7z")), pung(tile!("1z"))], None));
-        assert!(is_winning(&o, &c("222p55p789p"), &[chow(tile!("1p")), pung(tile!("1z"))], None));
+        assert!(is_winning(
+            &o,
+            &c("222m55p999s"),
+            &[pung(tile!("7z")), pung(tile!("1z"))],
+            None
+        ));
+        assert!(!is_winning(
+            &o,
+            &c("222m55p789s"),
+            &[pung(tile!("7z")), pung(tile!("1z"))],
+            None
+        ));
+        assert!(is_winning(
+            &o,
+            &c("222p55p789p"),
+            &[chow(tile!("1p")), pung(tile!("1z"))],
+            None
+        ));
     }
 
     #[test]
     fn classic_dadiaoche_wins_alone() {
         let cl = Options::preset(Ruleset::Classic);
-        let melds = [chow(tile!("1m")), chow(tile!("1p")), chow(tile!("1s")), chow(tile!("4s"))];
+        let melds = [
+            chow(tile!("1m")),
+            chow(tile!("1p")),
+            chow(tile!("1s")),
+            chow(tile!("4s")),
+        ];
         assert!(is_winning(&cl, &c("55z"), &melds, None));
         assert!(!is_winning(&q(), &c("55z"), &melds, None));
         assert_eq!(waits(&cl, &c("5z"), &melds, None), 1 << tile!("5z").index());
@@ -512,7 +585,20 @@ mod tests {
         let w = waits(&o, &c("1112223334445z"), &[], None);
         assert_eq!(w.count_ones(), 7);
         // kong held: no fifth copy
-        let w = waits(&o, &c("1m"), &[MeldShape { kind: MeldType::ConcealedKong, tile: tile!("1m") }, pung(tile!("2m")), pung(tile!("3m")), pung(tile!("4m"))], None);
+        let w = waits(
+            &o,
+            &c("1m"),
+            &[
+                MeldShape {
+                    kind: MeldType::ConcealedKong,
+                    tile: tile!("1m"),
+                },
+                pung(tile!("2m")),
+                pung(tile!("3m")),
+                pung(tile!("4m")),
+            ],
+            None,
+        );
         assert_eq!(w, 0);
     }
 
@@ -524,7 +610,12 @@ mod tests {
         assert!(is_winning(&b, &c("13m456p789s11z222s5p"), &[], w));
         assert!(!is_winning(&b, &c("13m456p789s11z222s5p"), &[], None));
         assert!(!is_winning(&b, &c("123m456m789s1z2z69p5p"), &[], w));
-        assert!(is_winning(&b, &c("123m456m789s1z5p"), &[pung(tile!("2z"))], w));
+        assert!(is_winning(
+            &b,
+            &c("123m456m789s1z5p"),
+            &[pung(tile!("2z"))],
+            w
+        ));
         // 13 tiles + any: with one wildcard as single wait, waits on everything
         let wt = waits(&b, &c("123m456m789s111z5p"), &[], w);
         assert_eq!(wt.count_ones(), 31, "{wt:b}");

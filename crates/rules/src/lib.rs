@@ -26,7 +26,9 @@ pub mod tile;
 
 pub use hand::{HandType, MeldShape, MeldType};
 pub use options::{BindingRule, HandsRule, MenqingEffect, Options, OptionsError, Ruleset};
-pub use scoring::{Money, ScoreError, ScoreResult, Seat, Settlement, WinKind, WinnerHand, WinnerScore, score};
+pub use scoring::{
+    Money, ScoreError, ScoreResult, Seat, Settlement, WinKind, WinnerHand, WinnerScore, score,
+};
 pub use settlement::{SettlementError, parse_settlement, score_json};
 pub use tile::{Counts, NotationError, Suit, Tile, counts_of, format_tiles, parse_tiles};
 pub mod state;

@@ -268,7 +268,8 @@ impl Options {
                 return Err(OptionsError::UnknownOption(k.clone()));
             }
             base.insert(k.clone(), v.clone());
-            let probe: Result<Options, _> = serde_json::from_value(serde_json::Value::Object(base.clone()));
+            let probe: Result<Options, _> =
+                serde_json::from_value(serde_json::Value::Object(base.clone()));
             if let Err(e) = probe {
                 return Err(OptionsError::BadValue {
                     name: k.clone(),
@@ -298,7 +299,10 @@ impl Options {
             return bad("lezi_points", "must be at least 1");
         }
         if self.table_limit_lezi.is_some() && self.lezi_points.is_none() {
-            return bad("table_limit_lezi", "a table limit in lezi needs lezi_points");
+            return bad(
+                "table_limit_lezi",
+                "a table limit in lezi needs lezi_points",
+            );
         }
         if self.four_wildcards && !self.wildcard {
             return bad("four_wildcards", "needs the wildcard option");
@@ -393,11 +397,17 @@ mod tests {
             .unwrap();
         assert_eq!(o.table_limit_lezi, None);
         assert!(!o.kaibao);
-        let o = q.apply_overrides(&serde_json::json!({"table_limit_lezi": "none"})).unwrap();
+        let o = q
+            .apply_overrides(&serde_json::json!({"table_limit_lezi": "none"}))
+            .unwrap();
         assert_eq!(o.table_limit_lezi, None);
-        let e = q.apply_overrides(&serde_json::json!({"nope": 1})).unwrap_err();
+        let e = q
+            .apply_overrides(&serde_json::json!({"nope": 1}))
+            .unwrap_err();
         assert!(e.to_string().contains("nope"));
-        let e = q.apply_overrides(&serde_json::json!({"kaibao": 3})).unwrap_err();
+        let e = q
+            .apply_overrides(&serde_json::json!({"kaibao": 3}))
+            .unwrap_err();
         assert!(e.to_string().contains("kaibao"), "{e}");
     }
 

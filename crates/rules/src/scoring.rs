@@ -111,7 +111,10 @@ pub enum WinKind {
 impl WinKind {
     /// Paid by all three others (self-draw, eight flowers, four wildcards).
     pub const fn paid_by_all(self) -> bool {
-        matches!(self, WinKind::SelfDraw | WinKind::EightFlowers | WinKind::FourWildcards)
+        matches!(
+            self,
+            WinKind::SelfDraw | WinKind::EightFlowers | WinKind::FourWildcards
+        )
     }
 }
 
@@ -216,7 +219,11 @@ fn invalid<T>(s: impl Into<String>) -> Result<T, ScoreError> {
 /// Seats bound to `w` (承包 / 吃三口): claims either way between them add up to 3 or more.
 pub fn bound_seats(claims: &[[u32; 4]; 4], w: Seat) -> Vec<Seat> {
     (0..4u8)
-        .filter(|&r| r != w && claims[w as usize][r as usize] + claims[r as usize][w as usize] >= 3)
+        .filter(|&r| {
+            r != w
+                && claims[w as usize][r as usize].saturating_add(claims[r as usize][w as usize])
+                    >= 3
+        })
         .collect()
 }
 
@@ -224,22 +231,59 @@ pub fn bound_seats(claims: &[[u32; 4]; 4], w: Seat) -> Vec<Seat> {
 pub fn score(s: &Settlement) -> Result<ScoreResult, ScoreError> {
     check_shape(s)?;
     let mut winners = Vec::with_capacity(s.winners.len());
-    let mut points = [0i64; 4];
+    // owe[p][w]: points seat p pays seat w.
+    let mut owe = [[0i64; 4]; 4];
     let winner_seats: Vec<Seat> = s.winners.iter().map(|w| w.seat).collect();
     for w in &s.winners {
         let ws = score_winner(s, w)?;
-        let units = payment_units(s, w.seat, &winner_seats);
-        for seat in 0..4 {
-            points[seat] += units[seat] * ws.score as i64;
+        let units = paid_units(s, w.seat, &winner_seats);
+        for p in 0..4 {
+            owe[p][w.seat as usize] += units[p] * ws.score as i64;
         }
         winners.push(ws);
     }
+    if let (Some(limit), Some(lezi)) = (s.options.table_limit_lezi, s.options.lezi_points) {
+        cap_per_seat(&mut owe, limit as i64 * lezi as i64);
+    }
     let mut payments = [Money::ZERO; 4];
-    for seat in 0..4 {
-        payments[seat] = s.stake.times(points[seat]);
+    for p in 0..4 {
+        for w in 0..4 {
+            payments[p] = Money(payments[p].0 - s.stake.times(owe[p][w]).0);
+            payments[w] = Money(payments[w].0 + s.stake.times(owe[p][w]).0);
+        }
     }
     debug_assert_eq!(payments.iter().map(|m| m.0).sum::<i64>(), 0);
     Ok(ScoreResult { winners, payments })
+}
+
+/// The table limit (单局封顶, §9 "most a seat pays per hand"): a seat that would pay more
+/// than `cap` points in all pays exactly `cap`, shared among its winners in proportion
+/// (odd points to the winners nearest after it in turn order). **[reading]** §6 step 6 caps
+/// S; §9 and 000 ("玩家一局最多只输5个勒子") cap what a seat loses in the hand, which matters
+/// when a bound seat pays several S or one discard pays several winners. Both are applied.
+fn cap_per_seat(owe: &mut [[i64; 4]; 4], cap: i64) {
+    for p in 0..4 {
+        let total: i64 = owe[p].iter().sum();
+        if total <= cap {
+            continue;
+        }
+        let mut given = 0;
+        let mut row = [0i64; 4];
+        for w in 0..4 {
+            row[w] = owe[p][w] * cap / total;
+            given += row[w];
+        }
+        let mut k = 1;
+        while given < cap && k < 8 {
+            let w = (p + k) % 4;
+            if owe[p][w] > row[w] {
+                row[w] += 1;
+                given += 1;
+            }
+            k += 1;
+        }
+        owe[p] = row;
+    }
 }
 
 /// Cross-winner and general checks that do not depend on the hand's value.
@@ -256,7 +300,9 @@ fn check_shape(s: &Settlement) -> Result<(), ScoreError> {
     }
     for a in 0..4 {
         if s.claims[a][a] != 0 {
-            return invalid(format!("claims[{a}][{a}]: a seat cannot claim its own discards"));
+            return invalid(format!(
+                "claims[{a}][{a}]: a seat cannot claim its own discards"
+            ));
         }
     }
     let mut seen = [false; 4];
@@ -271,7 +317,10 @@ fn check_shape(s: &Settlement) -> Result<(), ScoreError> {
     match s.kind {
         WinKind::Discard | WinKind::RobKong => {
             let Some(from) = s.from else {
-                return invalid(format!("a {} win needs \"from\" (the seat that gave the tile)", kind_name(s.kind)));
+                return invalid(format!(
+                    "a {} win needs \"from\" (the seat that gave the tile)",
+                    kind_name(s.kind)
+                ));
             };
             if from > 3 {
                 return invalid(format!("from {from} is not a seat (0-3)"));
@@ -280,15 +329,25 @@ fn check_shape(s: &Settlement) -> Result<(), ScoreError> {
                 return invalid(format!("seat {from} cannot win on its own tile"));
             }
             if !o.win_on_discard {
-                return invalid(format!("{} wins by self-draw only; no {} win", o.ruleset, kind_name(s.kind)));
+                return invalid(format!(
+                    "{} wins by self-draw only; no {} win",
+                    o.ruleset,
+                    kind_name(s.kind)
+                ));
             }
         }
         _ => {
             if s.winners.len() != 1 {
-                return invalid(format!("a {} win has exactly one winner", kind_name(s.kind)));
+                return invalid(format!(
+                    "a {} win has exactly one winner",
+                    kind_name(s.kind)
+                ));
             }
             if let Some(from) = s.from {
-                return invalid(format!("a {} win has no \"from\" seat (got {from})", kind_name(s.kind)));
+                return invalid(format!(
+                    "a {} win has no \"from\" seat (got {from})",
+                    kind_name(s.kind)
+                ));
             }
         }
     }
@@ -299,16 +358,30 @@ fn check_shape(s: &Settlement) -> Result<(), ScoreError> {
         return invalid(format!("{} has no four-wildcards win", o.ruleset));
     }
     match (o.wildcard, s.wildcard) {
-        (true, None) => return invalid(format!("{} needs the wildcard tile (\"wildcard\": \"5p\")", o.ruleset)),
+        (true, None) => {
+            return invalid(format!(
+                "{} needs the wildcard tile (\"wildcard\": \"5p\")",
+                o.ruleset
+            ));
+        }
         (true, Some(w)) if o.is_flower(w) => {
-            return invalid(format!("the wildcard {w} is a flower tile under {}", o.ruleset));
+            return invalid(format!(
+                "the wildcard {w} is a flower tile under {}",
+                o.ruleset
+            ));
         }
         _ => {}
     }
     // Across winners, the tile given by the discarder or kong player is shared.
     let mut total = [0u32; PLAY_KINDS];
     for w in &s.winners {
-        for t in w.concealed.iter().chain(w.melds.iter().flat_map(|m| m.tiles()).collect::<Vec<_>>().iter()) {
+        for t in w.concealed.iter().chain(
+            w.melds
+                .iter()
+                .flat_map(|m| m.tiles())
+                .collect::<Vec<_>>()
+                .iter(),
+        ) {
             if !t.is_flower() {
                 total[t.index()] += 1;
             }
@@ -326,8 +399,15 @@ fn check_shape(s: &Settlement) -> Result<(), ScoreError> {
     }
     for (i, &n) in total.iter().enumerate() {
         if n > 4 {
-            let t = Tile::from_index(i).map(|t| t.to_string()).unwrap_or_default();
-            return invalid(format!("{n} tiles of {t} among the winners' hands (there are only 4)"));
+            let t = Tile::from_index(i)
+                .map(|t| t.to_string())
+                .unwrap_or_default();
+            let whose = if s.winners.len() == 1 {
+                format!("in seat {}'s hand", s.winners[0].seat)
+            } else {
+                "among the winners' hands".to_string()
+            };
+            return invalid(format!("{n} tiles of {t} {whose} (there are only 4)"));
         }
     }
     for w in &s.winners {
@@ -350,7 +430,10 @@ fn check_winner_tiles(s: &Settlement, w: &WinnerHand) -> Result<(), ScoreError> 
     let o = &s.options;
     let seat = w.seat;
     if w.melds.len() > 4 {
-        return invalid(format!("seat {seat} has {} melds; a hand has at most 4", w.melds.len()));
+        return invalid(format!(
+            "seat {seat} has {} melds; a hand has at most 4",
+            w.melds.len()
+        ));
     }
     for t in &w.concealed {
         if o.is_flower(*t) {
@@ -362,17 +445,25 @@ fn check_winner_tiles(s: &Settlement, w: &WinnerHand) -> Result<(), ScoreError> 
     }
     for m in &w.melds {
         if o.is_flower(m.tile) {
-            return invalid(format!("seat {seat}: a meld of {} (a flower tile) is impossible", m.tile));
+            return invalid(format!(
+                "seat {seat}: a meld of {} (a flower tile) is impossible",
+                m.tile
+            ));
         }
     }
     let mut fl = [0u8; crate::tile::KINDS];
     for f in &w.flowers {
         if !o.is_flower(*f) {
-            return invalid(format!("seat {seat}: {f} is not a flower tile under {}", o.ruleset));
+            return invalid(format!(
+                "seat {seat}: {f} is not a flower tile under {}",
+                o.ruleset
+            ));
         }
         fl[f.index()] += 1;
         if fl[f.index()] > f.copies() {
-            return invalid(format!("seat {seat}: flower {f} listed more times than it exists"));
+            return invalid(format!(
+                "seat {seat}: flower {f} listed more times than it exists"
+            ));
         }
     }
     let need = hand::complete_size(&w.melds);
@@ -380,7 +471,9 @@ fn check_winner_tiles(s: &Settlement, w: &WinnerHand) -> Result<(), ScoreError> 
     match s.kind {
         WinKind::EightFlowers => {
             if w.flowers.iter().filter(|f| f.is_flower()).count() != 8 {
-                return invalid(format!("seat {seat}: an eight_flowers win needs all eight flowers 1f-8f"));
+                return invalid(format!(
+                    "seat {seat}: an eight_flowers win needs all eight flowers 1f-8f"
+                ));
             }
             if have != 0 && have != need && have + 1 != need {
                 return invalid(format!(
@@ -391,11 +484,28 @@ fn check_winner_tiles(s: &Settlement, w: &WinnerHand) -> Result<(), ScoreError> 
                 ));
             }
         }
+        WinKind::FourWildcards if have + 1 == need => {}
         _ => {
             if have != need {
                 return invalid(format!(
                     "seat {seat}: {have} concealed tiles with {} melds; a winning hand has {need} (winning tile included)",
                     w.melds.len()
+                ));
+            }
+        }
+    }
+    if s.kind == WinKind::RobKong {
+        // The kong player holds the other three copies of the robbed tile.
+        if let Some(t) = w.winning_tile {
+            let copies = w.concealed.iter().filter(|&&x| x == t).count()
+                + w.melds
+                    .iter()
+                    .flat_map(|m| m.tiles())
+                    .filter(|&x| x == t)
+                    .count();
+            if copies != 1 {
+                return invalid(format!(
+                    "seat {seat}: robbing a kong of {t}, the winner can hold no other {t} (the kong player has three), found {copies}"
                 ));
             }
         }
@@ -406,17 +516,27 @@ fn check_winner_tiles(s: &Settlement, w: &WinnerHand) -> Result<(), ScoreError> 
         (_, None) => return invalid(format!("seat {seat}: winning_tile is missing")),
         (_, Some(t)) => {
             if !w.concealed.contains(&t) {
-                return invalid(format!("seat {seat}: the winning tile {t} is not in the concealed tiles"));
+                return invalid(format!(
+                    "seat {seat}: the winning tile {t} is not in the concealed tiles"
+                ));
             }
         }
     }
     if s.kind == WinKind::FourWildcards {
-        let wild = s.wildcard.map(|x| w.concealed.iter().filter(|&&t| t == x).count()).unwrap_or(0);
+        let wild = s
+            .wildcard
+            .map(|x| w.concealed.iter().filter(|&&t| t == x).count())
+            .unwrap_or(0);
         if wild != 4 {
-            return invalid(format!("seat {seat}: a four_wildcards win needs four wildcards in hand, found {wild}"));
+            return invalid(format!(
+                "seat {seat}: a four_wildcards win needs four wildcards in hand, found {wild}"
+            ));
         }
     }
-    if o.must_declare_ready && !s.declared[seat as usize] && !matches!(s.kind, WinKind::EightFlowers | WinKind::FourWildcards) {
+    if o.must_declare_ready
+        && !s.declared[seat as usize]
+        && !matches!(s.kind, WinKind::EightFlowers | WinKind::FourWildcards)
+    {
         return Err(ScoreError::NotWinning {
             seat,
             hand: crate::tile::format_tiles(&w.concealed),
@@ -478,8 +598,14 @@ fn score_lezi(s: &Settlement, w: &WinnerHand) -> Result<WinnerScore, ScoreError>
     } else {
         hand::restricted_types(o, &concealed, &w.melds)
     };
-    if s.kind == WinKind::EightFlowers && w.concealed.len() == hand::complete_size(&w.melds) {
-        // 如果抓满这8个后按其他方式胡牌，则其他胡法照算: a complete winning hand also counts.
+    let may_win_otherwise = !o.must_declare_ready || s.declared[w.seat as usize];
+    if s.kind == WinKind::EightFlowers
+        && may_win_otherwise
+        && w.winning_tile.is_some()
+        && w.concealed.len() == hand::complete_size(&w.melds)
+    {
+        // 如果抓满这8个后按其他方式胡牌，则其他胡法照算: a complete winning hand, by a seat
+        // allowed to win with it, is scored as that hand where it is worth more.
         types.extend(hand::restricted_types(o, &concealed, &w.melds));
     }
     if types.is_empty() {
@@ -496,7 +622,9 @@ fn score_lezi(s: &Settlement, w: &WinnerHand) -> Result<WinnerScore, ScoreError>
     let gangkai = natural && w.replacement_draw && s.kind == WinKind::SelfDraw;
     let dadiaoche = natural && hand::is_big_single_wait(&concealed, &w.melds);
     let kaibao = o.kaibao && s.kaibao;
-    let huangfan = s.huangfan > 0;
+    // `classic`: dice that are a double or 1-4 add to this hand's 荒番 (§6), so `kaibao`
+    // there makes it a 荒番 hand even when the file's counter does not include the dice.
+    let huangfan = s.huangfan > 0 || (o.dice_huangfan && s.kaibao);
     let mult = 1u32 << (menqing_double as u32 + kaibao as u32 + huangfan as u32);
     let mut best: Option<(u32, u8, HandType, u32, Option<u32>)> = None;
     for &t in &types {
@@ -550,9 +678,15 @@ fn score_lezi(s: &Settlement, w: &WinnerHand) -> Result<WinnerScore, ScoreError>
         if let Some(limit) = o.table_limit_lezi {
             sc = sc.min(limit * lezi);
         }
-        let key = (sc, rarity(t));
+        // On an eight-flowers win, 八花齐 itself wins ties.
+        let rank = if s.kind == WinKind::EightFlowers && t == HandType::Bahuaqi {
+            255
+        } else {
+            rarity(t)
+        };
+        let key = (sc, rank);
         if best.as_ref().is_none_or(|b| key > (b.0, b.1)) {
-            best = Some((sc, rarity(t), t, v, cap));
+            best = Some((sc, rank, t, v, cap));
         }
     }
     let Some((score, _, ht, value, cap)) = best else {
@@ -589,8 +723,12 @@ fn score_baida(s: &Settlement, w: &WinnerHand) -> Result<WinnerScore, ScoreError
     let jokers = wildcard.map(|x| concealed[x.index()]).unwrap_or(0);
     let standard = hand::is_winning(o, &concealed, &w.melds, wildcard);
     let sibaida = o.four_wildcards && jokers == 4;
-    if !standard && !(sibaida && s.kind == WinKind::FourWildcards) {
-        return Err(not_winning(s, w, "not four sets and a pair, even with the wildcards"));
+    if !(standard || (sibaida && s.kind == WinKind::FourWildcards)) {
+        return Err(not_winning(
+            s,
+            w,
+            "not four sets and a pair, even with the wildcards",
+        ));
     }
     let wind_pungs = if standard {
         hand::baida_concealed_wind_pungs(&concealed, wildcard).unwrap_or(0)
@@ -607,15 +745,16 @@ fn score_baida(s: &Settlement, w: &WinnerHand) -> Result<WinnerScore, ScoreError
     }
     let natural = s.kind == WinKind::SelfDraw || (s.kind != WinKind::FourWildcards && standard);
     let wubaida = wildcard.is_some() && jokers == 0;
-    let paobaida = natural && w.winning_tile.is_some_and(|wt| {
-        let mut before = concealed;
-        before[wt.index()] -= 1;
-        Tile::playing().filter(|t| !o.is_flower(*t)).all(|t| {
-            let mut c = before;
-            c[t.index()] += 1;
-            hand::is_winning(o, &c, &w.melds, wildcard)
-        })
-    });
+    let paobaida = natural
+        && w.winning_tile.is_some_and(|wt| {
+            let mut before = concealed;
+            before[wt.index()] -= 1;
+            Tile::playing().filter(|t| !o.is_flower(*t)).all(|t| {
+                let mut c = before;
+                c[t.index()] += 1;
+                hand::is_winning(o, &c, &w.melds, wildcard)
+            })
+        });
     let dadiao = natural && hand::is_big_single_wait(&concealed, &w.melds);
     let gangkai = natural && w.replacement_draw && s.kind == WinKind::SelfDraw;
     let fan = if sibaida {
@@ -644,7 +783,12 @@ fn score_baida(s: &Settlement, w: &WinnerHand) -> Result<WinnerScore, ScoreError
     if patterns.is_empty() {
         patterns.push("pinghu".into());
     }
-    let hand = patterns[0].clone();
+    // The hand is named by its first fan pattern; 门清 (a flower, not a fan) alone is 平胡.
+    let hand = patterns
+        .iter()
+        .find(|p| p.as_str() != "menqing")
+        .cloned()
+        .unwrap_or_else(|| "pinghu".into());
     if huangfan {
         patterns.push("huangfan".into());
     }
@@ -660,13 +804,15 @@ fn score_baida(s: &Settlement, w: &WinnerHand) -> Result<WinnerScore, ScoreError
     })
 }
 
-/// Who pays how many units of S for winner `w` (positive = receives). Sums to zero.
-pub fn payment_units(s: &Settlement, w: Seat, winners: &[Seat]) -> [i64; 4] {
-    let mut pay = [0i64; 4]; // amounts paid, by seat
+/// How many units of S each seat pays winner `w` (0 for the winner itself).
+pub fn paid_units(s: &Settlement, w: Seat, winners: &[Seat]) -> [i64; 4] {
+    let mut pay = [0i64; 4];
     let others = |x: Seat| (0..4u8).filter(move |&o| o != x);
+    let chi_san_kou = s.options.binding == Some(BindingRule::ChiSanKou);
     let bound = match s.options.binding {
-        Some(_) => bound_seats(&s.claims, w),
-        None => vec![],
+        // 吃三口 has no row for robbing a kong: it is paid by the kong player alone.
+        Some(_) if !(chi_san_kou && s.kind == WinKind::RobKong) => bound_seats(&s.claims, w),
+        _ => vec![],
     };
     if bound.is_empty() {
         match s.kind {
@@ -679,7 +825,6 @@ pub fn payment_units(s: &Settlement, w: Seat, winners: &[Seat]) -> [i64; 4] {
             _ => pay[s.from.unwrap_or(0) as usize] += 3,
         }
     } else {
-        let chi_san_kou = s.options.binding == Some(BindingRule::ChiSanKou);
         for &r in &bound {
             match s.kind {
                 k if k.paid_by_all() => {
@@ -694,7 +839,7 @@ pub fn payment_units(s: &Settlement, w: Seat, winners: &[Seat]) -> [i64; 4] {
                     if t == r {
                         pay[r as usize] += 2;
                     } else if winners.contains(&r) {
-                        // T's discard wins for both W and R.
+                        // T's discard wins for both W and R: R pays nothing as a winner.
                         pay[t as usize] += if chi_san_kou || ready { 1 } else { 2 };
                     } else if chi_san_kou || ready {
                         pay[t as usize] += 1;
@@ -713,13 +858,8 @@ pub fn payment_units(s: &Settlement, w: Seat, winners: &[Seat]) -> [i64; 4] {
             }
         }
     }
-    let total: i64 = pay.iter().sum();
-    let mut units = [0i64; 4];
-    for seat in 0..4 {
-        units[seat] = -pay[seat];
-    }
-    units[w as usize] += total;
-    units
+    pay[w as usize] = 0;
+    pay
 }
 
 /// A leaver's penalty (§6 Leavers): `leaver_penalty` stakes (doubled in `baida` while 荒番
@@ -765,6 +905,14 @@ mod tests {
         assert_eq!(p[3], Money(34));
         let b = Options::preset(Ruleset::Baida);
         let p = leaver_payments(&b, Money::coins(1), 0, 1);
-        assert_eq!(p, [Money::coins(-120), Money::coins(40), Money::coins(40), Money::coins(40)]);
+        assert_eq!(
+            p,
+            [
+                Money::coins(-120),
+                Money::coins(40),
+                Money::coins(40),
+                Money::coins(40)
+            ]
+        );
     }
 }

@@ -107,7 +107,12 @@ impl Session {
     }
 
     /// Records a finished hand played with `setup` and moves the session on.
-    pub fn record(&mut self, setup: &Setup, counter_in_force: u32, outcome: &Outcome) -> HandRecord {
+    pub fn record(
+        &mut self,
+        setup: &Setup,
+        counter_in_force: u32,
+        outcome: &Outcome,
+    ) -> HandRecord {
         let first = self.hands_played == 0;
         self.hands_played += 1;
         self.dealt |= 1 << setup.dealer;
@@ -123,7 +128,11 @@ impl Session {
             Outcome::Win { settlement, .. } => {
                 self.dealer = Some(next_dealer_after_win(
                     settlement.from,
-                    &settlement.winners.iter().map(|w| w.seat).collect::<Vec<_>>(),
+                    &settlement
+                        .winners
+                        .iter()
+                        .map(|w| w.seat)
+                        .collect::<Vec<_>>(),
                 ));
                 self.huangfan = counter_in_force.saturating_sub(1);
             }
@@ -191,7 +200,10 @@ impl Session {
 /// kong), the winner nearest after the giver in turn order (点炮者最近的一个胡牌者).
 pub fn next_dealer_after_win(from: Option<Seat>, winners: &[Seat]) -> Seat {
     match (from, winners) {
-        (Some(f), ws) if ws.len() > 1 => (1..4).map(|k| (f + k) % 4).find(|s| ws.contains(s)).unwrap_or(ws[0]),
+        (Some(f), ws) if ws.len() > 1 => (1..4)
+            .map(|k| (f + k) % 4)
+            .find(|s| ws.contains(s))
+            .unwrap_or(ws[0]),
         (_, ws) => ws.first().copied().unwrap_or(0),
     }
 }
@@ -249,7 +261,12 @@ mod tests {
         let setup = s.setup(0, Dice::new(2, 3).unwrap());
         let out = Outcome::Abandoned {
             leaver: 1,
-            payments: [Money::coins(10), Money::coins(-30), Money::coins(10), Money::coins(10)],
+            payments: [
+                Money::coins(10),
+                Money::coins(-30),
+                Money::coins(10),
+                Money::coins(10),
+            ],
         };
         let r = s.record(&setup, 0, &out);
         assert_eq!(r.payments.iter().map(|m| m.0).sum::<i64>(), 0);

@@ -98,10 +98,24 @@ struct FileMeld {
     added: bool,
 }
 
+/// Keeps an error message on one line: control characters from the input are escaped.
+fn one_line(s: &str) -> String {
+    s.chars()
+        .flat_map(|c| {
+            let v: Vec<char> = if c.is_control() {
+                c.escape_default().collect()
+            } else {
+                vec![c]
+            };
+            v
+        })
+        .collect()
+}
+
 fn field<T>(field: impl Into<String>, why: impl Into<String>) -> Result<T, SettlementError> {
     Err(SettlementError::Field {
-        field: field.into(),
-        why: why.into(),
+        field: one_line(&field.into()),
+        why: one_line(&why.into()),
     })
 }
 
@@ -111,36 +125,77 @@ fn tiles(at: &str, s: &str) -> Result<Vec<Tile>, SettlementError> {
 
 /// Parses and checks a settlement file (everything but whether the hands win).
 pub fn parse_settlement(json: &str) -> Result<Settlement, SettlementError> {
-    let f: FileSettlement = serde_json::from_str(json).map_err(|e| SettlementError::Json(e.to_string()))?;
-    let ruleset: Ruleset = f.ruleset.parse().or_else(|e: crate::OptionsError| field("ruleset", e.to_string()))?;
+    let value: serde_json::Value =
+        serde_json::from_str(json).map_err(|e| SettlementError::Json(one_line(&e.to_string())))?;
+    if !value.is_object() {
+        return Err(SettlementError::Json(
+            "a settlement is a JSON object ({\"ruleset\": ..., \"win\": {...}})".into(),
+        ));
+    }
+    let f: FileSettlement = serde_json::from_value(value)
+        .map_err(|e| SettlementError::Json(one_line(&e.to_string())))?;
+    let ruleset: Ruleset = f
+        .ruleset
+        .parse()
+        .or_else(|e: crate::OptionsError| field("ruleset", e.to_string()))?;
     let options: Options = Options::preset(ruleset)
         .apply_overrides(&f.options)
         .or_else(|e| field("options", e.to_string()))?;
     let stake = match Money::from_f64(f.stake) {
-        Some(m) if m.0 > 0 => m,
-        _ => return field("stake", format!("must be a positive number of coins, got {}", f.stake)),
+        _ if f.stake <= 0.0 => return field("stake", format!("must be positive, got {}", f.stake)),
+        _ if f.stake > 1e9 => {
+            return field(
+                "stake",
+                format!(
+                    "{} is too large (at most 1000000000 coins a point)",
+                    f.stake
+                ),
+            );
+        }
+        Some(m) if (m.as_f64() - f.stake).abs() <= 1e-9 * f.stake.max(1.0) && m.0 > 0 => m,
+        _ => {
+            return field(
+                "stake",
+                format!(
+                    "{} has more than two decimals (coins are counted to the hundredth)",
+                    f.stake
+                ),
+            );
+        }
     };
     if f.dealer > 3 {
         return field("dealer", format!("{} is not a seat (0-3)", f.dealer));
     }
     let wildcard = match &f.wildcard {
         None => None,
-        Some(s) => Some(s.parse::<Tile>().or_else(|e| field("wildcard", e.to_string()))?),
+        Some(s) => Some(
+            s.parse::<Tile>()
+                .or_else(|e| field("wildcard", e.to_string()))?,
+        ),
     };
     if wildcard.is_some() && !options.wildcard {
-        return field("wildcard", format!("{ruleset} has no wildcard; leave it null"));
+        return field(
+            "wildcard",
+            format!("{ruleset} has no wildcard; leave it null"),
+        );
     }
     let mut winners = Vec::with_capacity(f.win.winners.len());
     for (i, w) in f.win.winners.iter().enumerate() {
         let at = format!("win.winners[{i}]");
         if w.seat > 3 {
-            return field(format!("{at}.seat"), format!("{} is not a seat (0-3)", w.seat));
+            return field(
+                format!("{at}.seat"),
+                format!("{} is not a seat (0-3)", w.seat),
+            );
         }
         let concealed = tiles(&format!("{at}.concealed"), &w.concealed)?;
         let winning_tile = match &w.winning_tile {
             None => None,
             Some(s) if s.trim().is_empty() => None,
-            Some(s) => Some(s.parse::<Tile>().or_else(|e| field(format!("{at}.winning_tile"), e.to_string()))?),
+            Some(s) => Some(
+                s.parse::<Tile>()
+                    .or_else(|e| field(format!("{at}.winning_tile"), e.to_string()))?,
+            ),
         };
         let mut melds = Vec::with_capacity(w.melds.len());
         for (j, m) in w.melds.iter().enumerate() {
@@ -156,10 +211,10 @@ pub fn parse_settlement(json: &str) -> Result<Settlement, SettlementError> {
             replacement_draw: w.replacement_draw,
         });
     }
-    if let Some(from) = f.win.from {
-        if from > 3 {
-            return field("win.from", format!("{from} is not a seat (0-3)"));
-        }
+    if let Some(from) = f.win.from
+        && from > 3
+    {
+        return field("win.from", format!("{from} is not a seat (0-3)"));
     }
     Ok(Settlement {
         options,
@@ -190,7 +245,12 @@ fn parse_meld(at: &str, m: &FileMeld) -> Result<MeldShape, SettlementError> {
             (false, true) => MeldType::AddedKong,
             (false, false) => MeldType::ClaimedKong,
         },
-        other => return field(format!("{at}.type"), format!("\"{other}\" is not chow, pung or kong")),
+        other => {
+            return field(
+                format!("{at}.type"),
+                format!("\"{other}\" is not chow, pung or kong"),
+            );
+        }
     };
     if kind != MeldType::ConcealedKong && m.concealed {
         return field(at, "only a kong can be concealed");
@@ -198,22 +258,42 @@ fn parse_meld(at: &str, m: &FileMeld) -> Result<MeldShape, SettlementError> {
     if !kind.is_kong() && m.added {
         return field(at, "only a kong can be added");
     }
-    if ts.len() != kind.len() {
-        return field(at, format!("a {} has {} tiles, got {} ({})", m.kind, kind.len(), ts.len(), m.tiles));
+    if ts.len() != kind.tile_count() {
+        return field(
+            at,
+            format!(
+                "a {} has {} tiles, got {} ({})",
+                m.kind,
+                kind.tile_count(),
+                ts.len(),
+                m.tiles
+            ),
+        );
     }
     let mut sorted = ts.clone();
     sorted.sort();
     let first = sorted[0];
     if kind == MeldType::Chow {
         if !first.is_suited() {
-            return field(at, format!("a chow must be suited tiles, got {}", format_tiles(&ts)));
+            return field(
+                at,
+                format!("a chow must be suited tiles, got {}", format_tiles(&ts)),
+            );
         }
-        let ok = sorted.windows(2).all(|p| p[1].index() == p[0].index() + 1 && p[1].suit() == p[0].suit());
+        let ok = sorted
+            .windows(2)
+            .all(|p| p[1].index() == p[0].index() + 1 && p[1].suit() == p[0].suit());
         if !ok {
-            return field(at, format!("{} is not three in sequence in one suit", format_tiles(&ts)));
+            return field(
+                at,
+                format!("{} is not three in sequence in one suit", format_tiles(&ts)),
+            );
         }
     } else if sorted.iter().any(|t| *t != first) {
-        return field(at, format!("{} is not {} alike", format_tiles(&ts), kind.len()));
+        return field(
+            at,
+            format!("{} is not {} alike", format_tiles(&ts), kind.tile_count()),
+        );
     }
     Ok(MeldShape { kind, tile: first })
 }
@@ -258,9 +338,10 @@ pub fn score_json(json: &str) -> Result<ResultFile, SettlementError> {
 pub fn settlement_json(s: &Settlement) -> serde_json::Value {
     let base = Options::preset(s.options.ruleset);
     let mut overrides = serde_json::Map::new();
-    if let (Ok(serde_json::Value::Object(a)), Ok(serde_json::Value::Object(b))) =
-        (serde_json::to_value(&base), serde_json::to_value(&s.options))
-    {
+    if let (Ok(serde_json::Value::Object(a)), Ok(serde_json::Value::Object(b))) = (
+        serde_json::to_value(&base),
+        serde_json::to_value(&s.options),
+    ) {
         for (k, v) in b {
             if a.get(&k) != Some(&v) {
                 overrides.insert(k, v);
@@ -280,7 +361,8 @@ pub fn settlement_json(s: &Settlement) -> serde_json::Value {
                         MeldType::Pung => "pung",
                         _ => "kong",
                     };
-                    let mut o = serde_json::json!({"type": kind, "tiles": format_tiles(&m.tiles())});
+                    let mut o =
+                        serde_json::json!({"type": kind, "tiles": format_tiles(&m.tiles())});
                     if m.kind == MeldType::ConcealedKong {
                         o["concealed"] = true.into();
                     }

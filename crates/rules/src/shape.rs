@@ -63,13 +63,13 @@ fn build_tables() -> Tables {
         }
     }
     fn add_set(d: &mut [u8; 9], set: usize, add: bool) {
-        let idx: &[usize] = if set < 9 { &[set, set, set] } else { &[set - 9, set - 8, set - 7] };
+        let idx: &[usize] = if set < 9 {
+            &[set, set, set]
+        } else {
+            &[set - 9, set - 8, set - 7]
+        };
         for &i in idx {
-            if add {
-                d[i] += 1
-            } else {
-                d[i] -= 1
-            }
+            if add { d[i] += 1 } else { d[i] -= 1 }
         }
     }
     let mut digits = [0u8; 9];
@@ -146,35 +146,92 @@ pub fn is_standard(counts: &Counts) -> bool {
 /// The kinds (bit = tile index) that complete a 13-tile (or 10, 7, 4, 1) hand to a standard
 /// shape, ignoring whether copies remain. No wildcards.
 pub fn standard_waits(counts: &Counts) -> u64 {
-    let t = &*TABLES;
     let mut keys = [0u32; 3];
-    let mut res = [0u8; 4];
+    let mut sums = [0u32; 3];
     for s in 0..3 {
         let d = &counts[s * 9..s * 9 + 9];
-        let mut sum = 0u32;
         for i in 0..9 {
             if d[i] > 4 {
                 return 0;
             }
             keys[s] += d[i] as u32 * POW5[i];
-            sum += d[i] as u32;
+            sums[s] += d[i] as u32;
         }
-        if sum > 13 {
+    }
+    let mut honors = [0u8; 7];
+    honors.copy_from_slice(&counts[27..34]);
+    waits_from_parts(&keys, &sums, &honors)
+}
+
+/// For a 14-tile hand (or 11, 8, 5, 2): the kinds whose discard leaves a hand with at least
+/// one standard wait (bit = tile index). No wildcards. One pass over the hand's suit keys.
+pub fn ready_discards(counts: &Counts) -> u64 {
+    let mut keys = [0u32; 3];
+    let mut sums = [0u32; 3];
+    for s in 0..3 {
+        let d = &counts[s * 9..s * 9 + 9];
+        for i in 0..9 {
+            if d[i] > 4 {
+                return 0;
+            }
+            keys[s] += d[i] as u32 * POW5[i];
+            sums[s] += d[i] as u32;
+        }
+    }
+    let mut honors = [0u8; 7];
+    honors.copy_from_slice(&counts[27..34]);
+    let mut out = 0u64;
+    for (i, &n) in counts.iter().enumerate() {
+        if n == 0 {
+            continue;
+        }
+        let w = if i < 27 {
+            let g = i / 9;
+            let mut k = keys;
+            let mut sm = sums;
+            k[g] -= POW5[i % 9];
+            sm[g] -= 1;
+            waits_from_parts(&k, &sm, &honors)
+        } else {
+            let mut h = honors;
+            h[i - 27] -= 1;
+            waits_from_parts(&keys, &sums, &h)
+        };
+        if w != 0 {
+            out |= 1 << i;
+        }
+    }
+    out
+}
+
+fn honors_complete(h: &[u8; 7]) -> bool {
+    let size: u32 = h.iter().map(|&n| n as u32).sum();
+    let pairs = h.iter().filter(|&&n| n == 2).count();
+    h.iter().all(|&n| matches!(n, 0 | 2 | 3)) && pairs == (size % 3 == 2) as usize
+}
+
+/// The waits of a hand given as three suit keys with their sizes and the honor counts.
+fn waits_from_parts(keys: &[u32; 3], sums: &[u32; 3], honors: &[u8; 7]) -> u64 {
+    let t = &*TABLES;
+    let mut res = [0u8; 4];
+    for s in 0..3 {
+        if sums[s] > 13 {
             return 0;
         }
-        res[s] = (sum % 3) as u8;
+        res[s] = (sums[s] % 3) as u8;
     }
-    let honors = &counts[27..34];
     res[3] = (honors.iter().map(|&n| n as u32).sum::<u32>() % 3) as u8;
     let ones = res.iter().filter(|&&r| r == 1).count();
     let twos = res.iter().filter(|&&r| r == 2).count();
+    if !((ones == 1 && twos == 0) || (ones == 0 && twos == 2)) {
+        return 0;
+    }
     // Whether group g is complete as it stands (sets, plus its pair if size 2 mod 3).
     let group_ok = |g: usize| -> bool {
         if g < 3 {
             t.complete[keys[g] as usize] != 0
         } else {
-            let pairs = honors.iter().filter(|&&n| n == 2).count();
-            honors.iter().all(|&n| matches!(n, 0 | 2 | 3)) && pairs == (res[3] == 2) as usize
+            honors_complete(honors)
         }
     };
     // Tiles that, added to group g, complete it.
@@ -183,15 +240,11 @@ pub fn standard_waits(counts: &Counts) -> u64 {
             (t.waits[keys[g] as usize] as u64) << (g * 9)
         } else {
             let mut w = 0u64;
-            for (i, &n) in honors.iter().enumerate() {
-                if n < 4 {
-                    let mut h = [0u8; 7];
-                    h.copy_from_slice(honors);
+            for i in 0..7 {
+                if honors[i] < 4 {
+                    let mut h = *honors;
                     h[i] += 1;
-                    let pairs = h.iter().filter(|&&n| n == 2).count();
-                    let size: u32 = h.iter().map(|&n| n as u32).sum();
-                    if h.iter().all(|&n| matches!(n, 0 | 2 | 3)) && pairs == (size % 3 == 2) as usize
-                    {
+                    if honors_complete(&h) {
                         w |= 1 << (27 + i);
                     }
                 }
@@ -200,16 +253,10 @@ pub fn standard_waits(counts: &Counts) -> u64 {
         }
     };
     let mut waits = 0u64;
-    if ones == 1 && twos == 0 {
-        let g = (0..4).find(|&g| res[g] == 1).unwrap_or(0);
-        if (0..4).all(|h| h == g || group_ok(h)) {
+    for g in 0..4 {
+        let open = if ones == 1 { res[g] == 1 } else { res[g] == 2 };
+        if open && (0..4).all(|h| h == g || group_ok(h)) {
             waits |= group_waits(g);
-        }
-    } else if ones == 0 && twos == 2 {
-        for g in 0..4 {
-            if res[g] == 2 && (0..4).all(|h| h == g || group_ok(h)) {
-                waits |= group_waits(g);
-            }
         }
     }
     waits
@@ -269,12 +316,16 @@ fn rec_decompose(
             }
             None => return false,
         };
-        if j % 3 != 0 {
+        if !j.is_multiple_of(3) {
             return false;
         }
         let mut s = sets.clone();
         s.sort();
-        out.push(Decomposition { sets: s, pair, wild_sets: j / 3 });
+        out.push(Decomposition {
+            sets: s,
+            pair,
+            wild_sets: j / 3,
+        });
         return true;
     };
     let t = Tile::from_index(i).unwrap_or(Tile::EAST);
@@ -299,7 +350,8 @@ fn rec_decompose(
             let wild = 2 - real;
             if n >= real && jokers >= wild {
                 c[i] -= real;
-                let found = rec_decompose(c, jokers - wild, i, sets, Some(Some(t)), stop_at_first, out);
+                let found =
+                    rec_decompose(c, jokers - wild, i, sets, Some(Some(t)), stop_at_first, out);
                 c[i] += real;
                 if found && stop_at_first {
                     return true;
@@ -321,9 +373,7 @@ fn rec_decompose(
             let mut take = [false; 3];
             for k in offset..3 {
                 let idx = start + k;
-                if k == offset {
-                    take[k] = true;
-                } else if c[idx] > 0 {
+                if k == offset || c[idx] > 0 {
                     take[k] = true;
                 } else {
                     need_wild += 1;
@@ -389,7 +439,7 @@ mod tests {
             ("11123455678999p", true),
             ("123m456p789s11122z", true),
             ("11122233344455m", true),
-            ("11223344556677m", true), // 123 123 456 456 77
+            ("11223344556677m", true),   // 123 123 456 456 77
             ("1133557799m1133p", false), // seven pairs is not a standard shape
             ("19m19p19s1234567z1z", false),
             ("22m", true),
@@ -424,7 +474,7 @@ mod tests {
                 x ^= x << 13;
                 x ^= x >> 7;
                 x ^= x << 17;
-                let k = (x % 12) as usize + if x % 3 == 0 { 27 } else { 0 };
+                let k = (x % 12) as usize + if x.is_multiple_of(3) { 27 } else { 0 };
                 let k = k.min(33);
                 if counts[k] < 4 {
                     counts[k] += 1;
@@ -443,6 +493,36 @@ mod tests {
                 }
             }
             assert_eq!(standard_waits(&counts), brute, "{counts:?}");
+        }
+    }
+
+    #[test]
+    fn ready_discards_match_waits() {
+        let mut x: u64 = 77;
+        for _ in 0..3000 {
+            let mut counts = [0u8; PLAY_KINDS];
+            let mut n = 0;
+            while n < 14 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let k = ((x % 13) as usize + if x.is_multiple_of(4) { 25 } else { 0 }).min(33);
+                if counts[k] < 4 {
+                    counts[k] += 1;
+                    n += 1;
+                }
+            }
+            let mut want = 0u64;
+            for k in 0..PLAY_KINDS {
+                if counts[k] > 0 {
+                    counts[k] -= 1;
+                    if standard_waits(&counts) != 0 {
+                        want |= 1 << k;
+                    }
+                    counts[k] += 1;
+                }
+            }
+            assert_eq!(ready_discards(&counts), want, "{counts:?}");
         }
     }
 
@@ -473,7 +553,7 @@ mod tests {
                 x ^= x << 13;
                 x ^= x >> 7;
                 x ^= x << 17;
-                let k = (x % 14) as usize + if x % 5 == 0 { 20 } else { 0 };
+                let k = (x % 14) as usize + if x.is_multiple_of(5) { 20 } else { 0 };
                 let k = k.min(33);
                 if counts[k] < 4 {
                     counts[k] += 1;

@@ -31,6 +31,7 @@
 use crate::hand::{self, MeldShape, MeldType};
 use crate::options::Options;
 use crate::scoring::{self, Money, ScoreResult, Seat, Settlement, WinKind, WinnerHand};
+use crate::shape;
 use crate::tile::{Counts, PLAY_KINDS, TILE_COUNT, Tile, format_tiles};
 use crate::wall::{DEALT, Dice, Wall, deal_seat};
 use serde::{Deserialize, Serialize};
@@ -422,7 +423,10 @@ pub struct HandState {
 }
 
 fn illegal<T>(seat: Seat, why: impl Into<String>) -> Result<T, MoveError> {
-    Err(MoveError::Illegal { seat, why: why.into() })
+    Err(MoveError::Illegal {
+        seat,
+        why: why.into(),
+    })
 }
 
 impl HandState {
@@ -464,7 +468,9 @@ impl HandState {
         };
         let mut seats: [SeatState; 4] = Default::default();
         for pos in 0..DEALT {
-            seats[deal_seat(setup.dealer, pos) as usize].hand.push(pos as u8);
+            seats[deal_seat(setup.dealer, pos) as usize]
+                .hand
+                .push(pos as u8);
         }
         let dealer = setup.dealer;
         Ok(HandState {
@@ -477,7 +483,10 @@ impl HandState {
             wildcard,
             seats,
             claims: [[0; 4]; 4],
-            phase: Phase::Flowers { seat: dealer, done: 0 },
+            phase: Phase::Flowers {
+                seat: dealer,
+                done: 0,
+            },
             robbed: None,
             moves: 0,
         })
@@ -555,15 +564,21 @@ impl HandState {
 
     /// The seats that must act now (the table waits for exactly these).
     pub fn to_act(&self) -> Vec<Seat> {
+        let m = self.to_act_mask();
+        (0..4).filter(|s| m & (1 << s) != 0).collect()
+    }
+
+    /// [`to_act`](Self::to_act) as a bit per seat.
+    pub fn to_act_mask(&self) -> u8 {
         match &self.phase {
-            Phase::Flowers { seat, .. } | Phase::Turn { seat, .. } => vec![*seat],
-            Phase::Claims { from, answers, .. } => {
-                (0..4).filter(|&s| s != *from && answers[s as usize].is_none()).collect()
-            }
-            Phase::RobKong { from, answers, .. } => {
-                (0..4).filter(|&s| s != *from && answers[s as usize].is_none()).collect()
-            }
-            Phase::Over(_) => vec![],
+            Phase::Flowers { seat, .. } | Phase::Turn { seat, .. } => 1 << seat,
+            Phase::Claims { answers, .. } => (0..4)
+                .filter(|&s| answers[s].is_none())
+                .fold(0, |m, s| m | (1 << s)),
+            Phase::RobKong { answers, .. } => (0..4)
+                .filter(|&s| answers[s].is_none())
+                .fold(0, |m, s| m | (1 << s)),
+            Phase::Over(_) => 0,
         }
     }
 
@@ -591,6 +606,11 @@ impl HandState {
     /// A seat's melds as analysis sees them.
     pub fn meld_shapes(&self, seat: Seat) -> Vec<MeldShape> {
         self.seat(seat).melds.iter().map(|m| m.shape).collect()
+    }
+
+    /// The same, without allocating.
+    fn shapes(&self, seat: Seat) -> hand::MeldList {
+        hand::MeldList::collect(self.seat(seat).melds.iter().map(|m| m.shape))
     }
 
     /// Records a face this engine learned privately (its own draw) or publicly.
@@ -648,22 +668,40 @@ impl HandState {
                     .timeouts_before_leaver
                     .is_some_and(|n| self.seats[seat as usize].timeouts >= n));
         if leaving {
-            let payments = scoring::leaver_payments(&self.setup.options, self.setup.stake, seat, self.huangfan);
-            self.finish(Outcome::Abandoned { leaver: seat, payments }, &mut events);
+            let payments = scoring::leaver_payments(
+                &self.setup.options,
+                self.setup.stake,
+                seat,
+                self.huangfan,
+            );
+            self.finish(
+                Outcome::Abandoned {
+                    leaver: seat,
+                    payments,
+                },
+                &mut events,
+            );
             self.moves += 1;
             return Ok(events);
         }
-        let waiting = self.to_act();
-        if !waiting.contains(&seat) {
-            return Err(MoveError::OutOfTurn { seat, waiting });
+        let waiting = self.to_act_mask();
+        if waiting & (1 << seat) == 0 {
+            return Err(MoveError::OutOfTurn {
+                seat,
+                waiting: self.to_act(),
+            });
         }
         // Most actions are checked in full before anything changes; the few that may fail
         // late (a win is scored only at the end, a last answer resolves the window) run on a
         // copy that is put back on error.
         let cheap = match mv.action {
-            Action::Discard { .. } => true,
-            Action::Pass | Action::Chow { .. } | Action::Pung { .. } | Action::Kong { .. } => waiting.len() > 1,
-            _ => false,
+            Action::Discard { .. } | Action::ConcealedKong { .. } | Action::AddedKong { .. } => {
+                true
+            }
+            Action::Pass | Action::Chow { .. } | Action::Pung { .. } | Action::Kong { .. } => {
+                waiting.count_ones() > 1 || !self.win_pending()
+            }
+            Action::Flower { .. } | Action::Win { .. } | Action::Leave => false,
         };
         let backup = if cheap { None } else { Some(self.clone()) };
         let result = self.dispatch(seat, &mv.action, &mut events);
@@ -679,13 +717,42 @@ impl HandState {
         Ok(events)
     }
 
-    fn dispatch(&mut self, seat: Seat, action: &Action, events: &mut Vec<Event>) -> Result<(), MoveError> {
+    fn dispatch(
+        &mut self,
+        seat: Seat,
+        action: &Action,
+        events: &mut Vec<Event>,
+    ) -> Result<(), MoveError> {
         match self.phase.clone() {
             Phase::Flowers { seat: s, done } => self.flowers_phase(s, done, action, events),
-            Phase::Turn { seat: s, drawn, replacement } => self.turn(s, drawn, replacement, action, events),
-            Phase::Claims { from, card, answers } => self.claim(seat, from, card, answers, action, events),
-            Phase::RobKong { from, card, answers } => self.rob(seat, from, card, answers, action, events),
+            Phase::Turn {
+                seat: s,
+                drawn,
+                replacement,
+            } => self.turn(s, drawn, replacement, action, events),
+            Phase::Claims {
+                from,
+                card,
+                answers,
+            } => self.claim(seat, from, card, answers, action, events),
+            Phase::RobKong {
+                from,
+                card,
+                answers,
+            } => self.rob(seat, from, card, answers, action, events),
             Phase::Over(_) => Err(MoveError::HandOver),
+        }
+    }
+
+    /// Whether a win has been answered in the open claim or robbing window (resolving it
+    /// scores the hand, which is the one step that can still fail late).
+    fn win_pending(&self) -> bool {
+        match &self.phase {
+            Phase::Claims { answers, .. } => {
+                answers.iter().any(|a| matches!(a, Some((Answer::Win, _))))
+            }
+            Phase::RobKong { answers, .. } => answers.contains(&Some(true)),
+            _ => false,
         }
     }
 
@@ -694,10 +761,13 @@ impl HandState {
         if !self.seats[seat as usize].hand.contains(&card.pos) {
             return illegal(seat, format!("holds no tile at wall position {}", card.pos));
         }
-        if let Some(t) = self.face(card.pos) {
-            if t != card.tile {
-                return illegal(seat, format!("the tile at position {} is not {}", card.pos, card.tile));
-            }
+        if let Some(t) = self.face(card.pos)
+            && t != card.tile
+        {
+            return illegal(
+                seat,
+                format!("the tile at position {} is not {}", card.pos, card.tile),
+            );
         }
         Ok(())
     }
@@ -724,7 +794,9 @@ impl HandState {
 
     /// A known flower in the seat's hand, if any.
     fn flower_in_hand(&self, seat: Seat) -> Option<Card> {
-        self.hand_cards(seat).into_iter().find(|c| self.is_flower(c.tile))
+        self.hand_cards(seat)
+            .into_iter()
+            .find(|c| self.is_flower(c.tile))
     }
 
     /// Draws for `seat` from the front or back; ends the hand when the wall is empty.
@@ -733,7 +805,11 @@ impl HandState {
             self.finish(Outcome::Drawn, events);
             return;
         }
-        let pos = if replacement { self.next_replacement() } else { self.front };
+        let pos = if replacement {
+            self.next_replacement()
+        } else {
+            self.front
+        };
         if !replacement {
             self.front += 1;
         }
@@ -741,7 +817,11 @@ impl HandState {
         let st = &mut self.seats[seat as usize];
         st.hand.push(pos);
         st.barred = 0;
-        events.push(Event::Drew { seat, pos, replacement });
+        events.push(Event::Drew {
+            seat,
+            pos,
+            replacement,
+        });
         self.phase = Phase::Turn {
             seat,
             drawn: Some(pos),
@@ -756,7 +836,12 @@ impl HandState {
         self.phase = Phase::Over(Box::new(outcome));
     }
 
-    fn set_flower_aside(&mut self, seat: Seat, card: Card, events: &mut Vec<Event>) -> Result<(), MoveError> {
+    fn set_flower_aside(
+        &mut self,
+        seat: Seat,
+        card: Card,
+        events: &mut Vec<Event>,
+    ) -> Result<(), MoveError> {
         self.check_in_hand(seat, card)?;
         if !self.is_flower(card.tile) {
             return illegal(seat, format!("{} is not a flower", card.tile));
@@ -768,13 +853,37 @@ impl HandState {
         Ok(())
     }
 
+    /// 四百搭: all four wildcards in the concealed hand (known here).
+    fn holds_four_wildcards(&self, seat: Seat) -> bool {
+        self.setup.options.four_wildcards
+            && self.wildcard.is_some_and(|w| {
+                self.seats[seat as usize]
+                    .hand
+                    .iter()
+                    .filter(|&&p| self.face(p) == Some(w))
+                    .count()
+                    == 4
+            })
+    }
+
     /// 八花齐: all eight flower tiles (1f-8f) set aside.
     fn has_eight_flowers(&self, seat: Seat) -> bool {
         self.setup.options.eight_flowers
-            && self.seats[seat as usize].flowers.iter().filter(|c| c.tile.is_flower()).count() == 8
+            && self.seats[seat as usize]
+                .flowers
+                .iter()
+                .filter(|c| c.tile.is_flower())
+                .count()
+                == 8
     }
 
-    fn flowers_phase(&mut self, seat: Seat, done: u8, action: &Action, events: &mut Vec<Event>) -> Result<(), MoveError> {
+    fn flowers_phase(
+        &mut self,
+        seat: Seat,
+        done: u8,
+        action: &Action,
+        events: &mut Vec<Event>,
+    ) -> Result<(), MoveError> {
         match action {
             Action::Flower { card } => {
                 self.set_flower_aside(seat, *card, events)?;
@@ -809,6 +918,34 @@ impl HandState {
                 }
                 Ok(())
             }
+            Action::Win { reveal } if self.setup.options.four_wildcards => {
+                // 四百搭 wins at once, even before the first turn.
+                self.learn_reveal(seat, reveal)?;
+                let concealed = self.concealed_tiles(seat)?;
+                let wild = self.wildcard;
+                let n = wild
+                    .map(|w| concealed.iter().filter(|&&t| t == w).count())
+                    .unwrap_or(0);
+                if n != 4 {
+                    return illegal(
+                        seat,
+                        "during the flower replacement only four wildcards win",
+                    );
+                }
+                let winner = WinnerHand {
+                    seat,
+                    concealed,
+                    winning_tile: None,
+                    melds: self.meld_shapes(seat),
+                    flowers: self.seats[seat as usize]
+                        .flowers
+                        .iter()
+                        .map(|c| c.tile)
+                        .collect(),
+                    replacement_draw: false,
+                };
+                self.settle(WinKind::FourWildcards, None, vec![winner], events)
+            }
             _ => illegal(seat, "during the flower replacement only Flower or Pass"),
         }
     }
@@ -822,10 +959,10 @@ impl HandState {
         events: &mut Vec<Event>,
     ) -> Result<(), MoveError> {
         let ready = self.seats[seat as usize].ready;
-        if !matches!(action, Action::Flower { .. }) {
-            if let Some(f) = self.flower_in_hand(seat) {
-                return illegal(seat, format!("must set the flower {} aside first", f.tile));
-            }
+        if !matches!(action, Action::Flower { .. })
+            && let Some(f) = self.flower_in_hand(seat)
+        {
+            return illegal(seat, format!("must set the flower {} aside first", f.tile));
         }
         if drawn.is_none() && !matches!(action, Action::Discard { .. }) {
             return illegal(seat, "after a chow or pung the claimer discards");
@@ -839,14 +976,20 @@ impl HandState {
                 self.draw(seat, true, events);
                 Ok(())
             }
-            Action::Discard { card, ready: declare } => {
+            Action::Discard {
+                card,
+                ready: declare,
+            } => {
                 self.check_in_hand(seat, *card)?;
                 if ready && Some(card.pos) != drawn {
                     return illegal(seat, "has declared ready and must discard the tile it drew");
                 }
                 if *declare {
                     if !self.setup.options.ready_declaration() {
-                        return illegal(seat, format!("{} has no ready declaration", self.setup.options.ruleset));
+                        return illegal(
+                            seat,
+                            format!("{} has no ready declaration", self.setup.options.ruleset),
+                        );
                     }
                     if ready {
                         return illegal(seat, "has already declared ready");
@@ -855,9 +998,12 @@ impl HandState {
                         if !card.tile.is_flower() {
                             c[card.tile.index()] -= 1;
                         }
-                        let melds = self.meld_shapes(seat);
+                        let melds = self.shapes(seat);
                         if hand::waits(&self.setup.options, &c, &melds, self.wildcard) == 0 {
-                            return illegal(seat, "cannot declare ready: the hand left would win on no tile");
+                            return illegal(
+                                seat,
+                                "cannot declare ready: the hand left would win on no tile",
+                            );
                         }
                     }
                 }
@@ -932,7 +1078,10 @@ impl HandState {
                     .iter()
                     .any(|m| m.shape.kind == MeldType::Pung && m.shape.tile == card.tile);
                 if !has_pung {
-                    return illegal(seat, format!("has no exposed pung of {} to add to", card.tile));
+                    return illegal(
+                        seat,
+                        format!("has no exposed pung of {} to add to", card.tile),
+                    );
                 }
                 self.faces[card.pos as usize] = Some(card.tile);
                 self.remove_from_hand(seat, card.pos);
@@ -951,7 +1100,9 @@ impl HandState {
                 Ok(())
             }
             Action::Win { reveal } => {
-                let Some(win_pos) = drawn.or_else(|| self.seats[seat as usize].hand.last().copied()) else {
+                let Some(win_pos) =
+                    drawn.or_else(|| self.seats[seat as usize].hand.last().copied())
+                else {
                     return illegal(seat, "has no tile to win with");
                 };
                 self.learn_reveal(seat, reveal)?;
@@ -960,7 +1111,10 @@ impl HandState {
                 let four_wild = self.setup.options.four_wildcards
                     && wild.is_some_and(|w| concealed.iter().filter(|&&t| t == w).count() == 4);
                 if drawn.is_none() && !four_wild {
-                    return illegal(seat, "cannot win by self-draw without drawing (after a chow or pung, discard)");
+                    return illegal(
+                        seat,
+                        "cannot win by self-draw without drawing (after a chow or pung, discard)",
+                    );
                 }
                 let winning_tile = self.face(win_pos);
                 let standard = hand::is_winning(
@@ -977,14 +1131,25 @@ impl HandState {
                 let winner = WinnerHand {
                     seat,
                     concealed,
-                    winning_tile: if kind == WinKind::FourWildcards { None } else { winning_tile },
+                    winning_tile: if kind == WinKind::FourWildcards {
+                        None
+                    } else {
+                        winning_tile
+                    },
                     melds: self.meld_shapes(seat),
-                    flowers: self.seats[seat as usize].flowers.iter().map(|c| c.tile).collect(),
+                    flowers: self.seats[seat as usize]
+                        .flowers
+                        .iter()
+                        .map(|c| c.tile)
+                        .collect(),
                     replacement_draw: replacement && drawn.is_some(),
                 };
                 self.settle(kind, None, vec![winner], events)
             }
-            _ => illegal(seat, "on its turn a seat discards, makes a kong, sets a flower aside or wins"),
+            _ => illegal(
+                seat,
+                "on its turn a seat discards, makes a kong, sets a flower aside or wins",
+            ),
         }
     }
 
@@ -1016,7 +1181,11 @@ impl HandState {
             concealed: vec![],
             winning_tile: None,
             melds: self.meld_shapes(seat),
-            flowers: self.seats[seat as usize].flowers.iter().map(|c| c.tile).collect(),
+            flowers: self.seats[seat as usize]
+                .flowers
+                .iter()
+                .map(|c| c.tile)
+                .collect(),
             replacement_draw: false,
         };
         self.settle(WinKind::EightFlowers, None, vec![winner], events)
@@ -1024,7 +1193,13 @@ impl HandState {
 
     /// Scores and ends the hand. A hand that does not score is an illegal win, and nothing
     /// changes (the caller has only learned faces).
-    fn settle(&mut self, kind: WinKind, from: Option<Seat>, winners: Vec<WinnerHand>, events: &mut Vec<Event>) -> Result<(), MoveError> {
+    fn settle(
+        &mut self,
+        kind: WinKind,
+        from: Option<Seat>,
+        winners: Vec<WinnerHand>,
+        events: &mut Vec<Event>,
+    ) -> Result<(), MoveError> {
         let settlement = self.settlement(kind, from, winners);
         match scoring::score(&settlement) {
             Ok(result) => {
@@ -1044,7 +1219,12 @@ impl HandState {
         }
     }
 
-    fn settlement(&self, kind: WinKind, from: Option<Seat>, winners: Vec<WinnerHand>) -> Settlement {
+    fn settlement(
+        &self,
+        kind: WinKind,
+        from: Option<Seat>,
+        winners: Vec<WinnerHand>,
+    ) -> Settlement {
         Settlement {
             options: self.setup.options.clone(),
             stake: self.setup.stake,
@@ -1079,7 +1259,7 @@ impl HandState {
             return Some(false);
         }
         c[tile.index()] += 1;
-        Some(hand::is_winning(o, &c, &self.meld_shapes(seat), self.wildcard))
+        Some(hand::is_winning(o, &c, &self.shapes(seat), self.wildcard))
     }
 
     fn claim(
@@ -1112,7 +1292,10 @@ impl HandState {
                     return illegal(seat, "must declare ready (敲) before it can win");
                 }
                 if self.seats[seat as usize].barred & (1 << t.index()) != 0 {
-                    return illegal(seat, format!("passed a win on {t} (漏胡) and has not moved since"));
+                    return illegal(
+                        seat,
+                        format!("passed a win on {t} (漏胡) and has not moved since"),
+                    );
                 }
                 self.learn_reveal(seat, reveal)?;
                 if let Some(false) = self.could_win_on(seat, t, true) {
@@ -1165,31 +1348,49 @@ impl HandState {
                 }
                 Answer::Kong(*cards)
             }
-            _ => return illegal(seat, "after a discard a seat answers: win, kong, pung, chow or pass"),
+            _ => {
+                return illegal(
+                    seat,
+                    "after a discard a seat answers: win, kong, pung, chow or pass",
+                );
+            }
         };
         answers[seat as usize] = Some((answer, could_win));
         events.push(Event::Answered { seat });
         if answers.iter().any(Option::is_none) {
-            self.phase = Phase::Claims { from, card, answers };
+            self.phase = Phase::Claims {
+                from,
+                card,
+                answers,
+            };
             return Ok(());
         }
         self.resolve_claims(from, card, answers, events)
     }
 
     /// The resolution of the claim window: a pure function of the answers.
-    fn resolve_claims(&mut self, from: Seat, card: Card, answers: [Option<(Answer, bool)>; 4], events: &mut Vec<Event>) -> Result<(), MoveError> {
+    fn resolve_claims(
+        &mut self,
+        from: Seat,
+        card: Card,
+        answers: [Option<(Answer, bool)>; 4],
+        events: &mut Vec<Event>,
+    ) -> Result<(), MoveError> {
         let t = card.tile;
         // 漏胡 for every seat that could have won and did not say so.
         for s in 0..4u8 {
-            if let Some((a, true)) = answers[s as usize] {
-                if a != Answer::Win {
-                    self.seats[s as usize].barred |= 1 << t.index();
-                    events.push(Event::MissedWin { seat: s, tile: t });
-                }
+            if let Some((a, true)) = answers[s as usize]
+                && a != Answer::Win
+            {
+                self.seats[s as usize].barred |= 1 << t.index();
+                events.push(Event::MissedWin { seat: s, tile: t });
             }
         }
         let order = |k: u8| (from + k) % 4;
-        let winners: Vec<Seat> = (1..4).map(order).filter(|&s| matches!(answers[s as usize], Some((Answer::Win, _)))).collect();
+        let winners: Vec<Seat> = (1..4)
+            .map(order)
+            .filter(|&s| matches!(answers[s as usize], Some((Answer::Win, _))))
+            .collect();
         if !winners.is_empty() {
             let mut hands = Vec::with_capacity(winners.len());
             for &w in &winners {
@@ -1200,7 +1401,11 @@ impl HandState {
                     concealed,
                     winning_tile: Some(t),
                     melds: self.meld_shapes(w),
-                    flowers: self.seats[w as usize].flowers.iter().map(|c| c.tile).collect(),
+                    flowers: self.seats[w as usize]
+                        .flowers
+                        .iter()
+                        .map(|c| c.tile)
+                        .collect(),
                     replacement_draw: false,
                 });
             }
@@ -1284,15 +1489,27 @@ impl HandState {
                 }
                 true
             }
-            _ => return illegal(seat, "an added kong can only be robbed (Win) or let pass (Pass)"),
+            _ => {
+                return illegal(
+                    seat,
+                    "an added kong can only be robbed (Win) or let pass (Pass)",
+                );
+            }
         };
         answers[seat as usize] = Some(rob);
         events.push(Event::Answered { seat });
         if answers.iter().any(Option::is_none) {
-            self.phase = Phase::RobKong { from, card, answers };
+            self.phase = Phase::RobKong {
+                from,
+                card,
+                answers,
+            };
             return Ok(());
         }
-        let robbers: Vec<Seat> = (1..4).map(|k| (from + k) % 4).filter(|&s| answers[s as usize] == Some(true)).collect();
+        let robbers: Vec<Seat> = (1..4)
+            .map(|k| (from + k) % 4)
+            .filter(|&s| answers[s as usize] == Some(true))
+            .collect();
         if robbers.is_empty() {
             self.complete_added_kong(from, card, events);
             return Ok(());
@@ -1306,7 +1523,11 @@ impl HandState {
                 concealed,
                 winning_tile: Some(card.tile),
                 melds: self.meld_shapes(w),
-                flowers: self.seats[w as usize].flowers.iter().map(|c| c.tile).collect(),
+                flowers: self.seats[w as usize]
+                    .flowers
+                    .iter()
+                    .map(|c| c.tile)
+                    .collect(),
                 replacement_draw: false,
             });
         }
@@ -1336,21 +1557,26 @@ impl HandState {
     /// knowledge: exactly the legal set). Empty when the seat need not act. `Leave` is
     /// always possible and not listed.
     pub fn legal_actions(&self, seat: Seat) -> Vec<Action> {
-        let mut out = Vec::new();
-        if seat > 3 || !self.to_act().contains(&seat) {
+        let mut out = Vec::with_capacity(16);
+        if seat > 3 || self.to_act_mask() & (1 << seat) == 0 {
             return out;
         }
         let o = &self.setup.options;
-        let hand = self.hand_cards(seat);
         match &self.phase {
             Phase::Flowers { .. } => {
-                if let Some(f) = hand.iter().find(|c| self.is_flower(c.tile)) {
-                    out.push(Action::Flower { card: *f });
+                if let Some(f) = self.flower_in_hand(seat) {
+                    out.push(Action::Flower { card: f });
                 } else {
                     out.push(Action::Pass);
+                    if self.holds_four_wildcards(seat) {
+                        out.push(Action::Win {
+                            reveal: self.hand_cards(seat),
+                        });
+                    }
                 }
             }
             Phase::Turn { drawn, .. } => {
+                let hand = self.hand_cards(seat);
                 if let Some(f) = hand.iter().find(|c| self.is_flower(c.tile)) {
                     out.push(Action::Flower { card: *f });
                     return out;
@@ -1359,20 +1585,25 @@ impl HandState {
                 let Some(counts) = self.hand_counts(seat) else {
                     return out;
                 };
-                let melds = self.meld_shapes(seat);
+                let melds = self.shapes(seat);
                 let after_claim = drawn.is_none();
                 // Win
-                let four_wild = o.four_wildcards
-                    && self.wildcard.is_some_and(|w| counts[w.index()] == 4);
+                let four_wild =
+                    o.four_wildcards && self.wildcard.is_some_and(|w| counts[w.index()] == 4);
                 let can_self_win = drawn.is_some()
                     && (!o.must_declare_ready || st.ready)
                     && hand::is_winning(o, &counts, &melds, self.wildcard);
                 if (can_self_win || four_wild) && !after_claim {
-                    out.push(Action::Win { reveal: hand.clone() });
+                    out.push(Action::Win {
+                        reveal: hand.clone(),
+                    });
                 }
                 if st.ready {
                     if let Some(d) = drawn.and_then(|p| hand.iter().find(|c| c.pos == p)) {
-                        out.push(Action::Discard { card: *d, ready: false });
+                        out.push(Action::Discard {
+                            card: *d,
+                            ready: false,
+                        });
                     }
                     return out;
                 }
@@ -1380,17 +1611,21 @@ impl HandState {
                 if self.remaining > 0 && !after_claim {
                     for i in 0..PLAY_KINDS {
                         if counts[i] == 4 {
-                            let cs: Vec<Card> = hand.iter().filter(|c| c.tile.index() == i).copied().collect();
+                            let cs: Vec<Card> = hand
+                                .iter()
+                                .filter(|c| c.tile.index() == i)
+                                .copied()
+                                .collect();
                             if let Ok(cards) = <[Card; 4]>::try_from(cs) {
                                 out.push(Action::ConcealedKong { cards });
                             }
                         }
                     }
                     for m in &st.melds {
-                        if m.shape.kind == MeldType::Pung {
-                            if let Some(c) = hand.iter().find(|c| c.tile == m.shape.tile) {
-                                out.push(Action::AddedKong { card: *c });
-                            }
+                        if m.shape.kind == MeldType::Pung
+                            && let Some(c) = hand.iter().find(|c| c.tile == m.shape.tile)
+                        {
+                            out.push(Action::AddedKong { card: *c });
                         }
                     }
                 }
@@ -1408,13 +1643,31 @@ impl HandState {
                     }
                 }
                 let declare = o.ready_declaration();
+                // Discards that may leave a waiting hand: a standard wait (one table pass),
+                // or every discard when the rest could be all honors (风一色) or wild.
+                let maybe_ready = if !declare {
+                    0
+                } else if self.wildcard.is_some()
+                    || (counts[..27].iter().map(|&n| n as u32).sum::<u32>() <= 1
+                        && melds.iter().all(|m| !m.tile.is_suited()))
+                {
+                    u64::MAX
+                } else {
+                    shape::ready_discards(&counts)
+                };
                 for c in reps {
-                    out.push(Action::Discard { card: c, ready: false });
-                    if declare {
+                    out.push(Action::Discard {
+                        card: c,
+                        ready: false,
+                    });
+                    if maybe_ready & (1 << c.tile.index()) != 0 {
                         let mut left = counts;
                         left[c.tile.index()] -= 1;
                         if hand::waits(o, &left, &melds, self.wildcard) != 0 {
-                            out.push(Action::Discard { card: c, ready: true });
+                            out.push(Action::Discard {
+                                card: c,
+                                ready: true,
+                            });
                         }
                     }
                 }
@@ -1423,34 +1676,44 @@ impl HandState {
                 out.push(Action::Pass);
                 let t = card.tile;
                 if self.could_win_on(seat, t, true) == Some(true) {
-                    out.push(Action::Win { reveal: hand.clone() });
+                    out.push(Action::Win {
+                        reveal: self.hand_cards(seat),
+                    });
                 }
                 if self.seats[seat as usize].ready {
                     return out;
                 }
-                let same: Vec<Card> = hand.iter().filter(|c| c.tile == t).copied().collect();
-                if same.len() >= 3 && self.remaining > 0 {
+                // One pass over the hand: copies of the discard, and neighbours for a chow.
+                let chow_ok = seat == (from + 1) % 4 && t.is_suited();
+                let mut same = [Card { pos: 0, tile: t }; 3];
+                let mut n_same = 0;
+                let mut near: [Option<Card>; 5] = [None; 5]; // t-2, t-1, t, t+1, t+2
+                for &pos in &self.seats[seat as usize].hand {
+                    let Some(x) = self.face(pos) else { continue };
+                    if x == t && n_same < 3 {
+                        same[n_same] = Card { pos, tile: x };
+                        n_same += 1;
+                    }
+                    if chow_ok && x.suit() == t.suit() {
+                        let d = x.index() as isize - t.index() as isize;
+                        if (-2..=2).contains(&d) && d != 0 && near[(d + 2) as usize].is_none() {
+                            near[(d + 2) as usize] = Some(Card { pos, tile: x });
+                        }
+                    }
+                }
+                if n_same >= 3 && self.remaining > 0 {
                     out.push(Action::Kong {
                         cards: [same[0], same[1], same[2]],
                     });
                 }
-                if same.len() >= 2 {
-                    out.push(Action::Pung { cards: [same[0], same[1]] });
+                if n_same >= 2 {
+                    out.push(Action::Pung {
+                        cards: [same[0], same[1]],
+                    });
                 }
-                if seat == (from + 1) % 4 && t.is_suited() {
-                    let find = |idx: isize| -> Option<Card> {
-                        if idx < 0 {
-                            return None;
-                        }
-                        let x = Tile::from_index(idx as usize)?;
-                        if x.suit() != t.suit() {
-                            return None;
-                        }
-                        hand.iter().find(|c| c.tile == x).copied()
-                    };
-                    let i = t.index() as isize;
-                    for (a, b) in [(i - 2, i - 1), (i - 1, i + 1), (i + 1, i + 2)] {
-                        if let (Some(x), Some(y)) = (find(a), find(b)) {
+                if chow_ok {
+                    for (a, b) in [(0, 1), (1, 3), (3, 4)] {
+                        if let (Some(x), Some(y)) = (near[a], near[b]) {
                             out.push(Action::Chow { cards: [x, y] });
                         }
                     }
@@ -1459,7 +1722,9 @@ impl HandState {
             Phase::RobKong { card, .. } => {
                 out.push(Action::Pass);
                 if self.could_win_on(seat, card.tile, false) == Some(true) {
-                    out.push(Action::Win { reveal: hand });
+                    out.push(Action::Win {
+                        reveal: self.hand_cards(seat),
+                    });
                 }
             }
             Phase::Over(_) => {}
@@ -1468,8 +1733,8 @@ impl HandState {
     }
 
     /// The action a seat's client plays when its timer runs out (RULES.md §4.8): pass a claim
-    /// window; set a flower aside; a ready seat wins if it can, else discards its draw;
-    /// otherwise discard the drawn tile, or the last tile in hand.
+    /// window; set a flower aside; a ready seat (and a seat with four wildcards) wins if it
+    /// can; otherwise discard the drawn tile, or the last tile in hand.
     pub fn default_action(&self, seat: Seat) -> Option<Action> {
         let legal = self.legal_actions(seat);
         if legal.is_empty() {
@@ -1478,19 +1743,23 @@ impl HandState {
         if let Some(a) = legal.iter().find(|a| matches!(a, Action::Flower { .. })) {
             return Some(a.clone());
         }
+        // A ready seat's client plays its wins itself (001: 系统将为玩家自动摸牌和胡牌), and
+        // four wildcards win at once.
+        let auto_win = self.seats[seat as usize].ready || self.holds_four_wildcards(seat);
+        if auto_win && let Some(w) = legal.iter().find(|a| matches!(a, Action::Win { .. })) {
+            return Some(w.clone());
+        }
         match &self.phase {
             Phase::Turn { drawn, .. } => {
-                if self.seats[seat as usize].ready {
-                    if let Some(w) = legal.iter().find(|a| matches!(a, Action::Win { .. })) {
-                        return Some(w.clone());
-                    }
-                }
                 let hand = self.hand_cards(seat);
                 let pick = drawn
                     .and_then(|p| hand.iter().find(|c| c.pos == p))
                     .or_else(|| hand.last())
                     .copied()?;
-                Some(Action::Discard { card: pick, ready: false })
+                Some(Action::Discard {
+                    card: pick,
+                    ready: false,
+                })
             }
             _ => Some(Action::Pass),
         }

@@ -222,7 +222,9 @@ pub enum NotationError {
         why: &'static str,
     },
     /// Digits at the end with no suffix, e.g. `12`.
-    #[error("digits \"{digits}\" at character {at} have no suit letter (m, p, s, z or f) after them")]
+    #[error(
+        "digits \"{digits}\" at character {at} have no suit letter (m, p, s, z or f) after them"
+    )]
     MissingSuffix {
         /// The dangling digits.
         digits: String,
@@ -288,7 +290,9 @@ pub fn parse_tiles(input: &str) -> Result<Vec<Tile>, NotationError> {
                 suffix: ch,
                 at: dat,
                 why: match suit {
-                    Suit::Honors => "honors are 1z-7z (east, south, west, north, white, green, red)",
+                    Suit::Honors => {
+                        "honors are 1z-7z (east, south, west, north, white, green, red)"
+                    }
                     Suit::Flowers => "flowers are 1f-8f",
                     _ => "suited tiles are 1-9",
                 },
@@ -442,7 +446,10 @@ mod tests {
 
     #[test]
     fn spaces_and_groups() {
-        assert_eq!(format_tiles(&parse_tiles(" 1 2 3m 5 5z ").unwrap()), "123m55z");
+        assert_eq!(
+            format_tiles(&parse_tiles(" 1 2 3m 5 5z ").unwrap()),
+            "123m55z"
+        );
     }
 
     #[test]

@@ -144,10 +144,10 @@ impl SeatView {
                 }
             }
         }
-        if let Some(i) = self.indicator {
-            if !self.hand.iter().any(|c| c.pos == i.pos) {
-                add(i.tile, 1);
-            }
+        if let Some(i) = self.indicator
+            && !self.hand.iter().any(|c| c.pos == i.pos)
+        {
+            add(i.tile, 1);
         }
         n
     }
@@ -172,7 +172,10 @@ impl HandState {
                 .iter()
                 .map(|m| PublicMeld {
                     kind: m.shape.kind,
-                    tile: if m.shape.kind == MeldType::ConcealedKong && i as Seat != seat && !self.is_over() {
+                    tile: if m.shape.kind == MeldType::ConcealedKong
+                        && i as Seat != seat
+                        && !self.is_over()
+                    {
                         None
                     } else {
                         Some(m.shape.tile)
@@ -191,12 +194,20 @@ impl HandState {
                 seat: *seat,
                 drawn: drawn.is_some(),
             },
-            Phase::Claims { from, card, answers } => PublicPhase::Claims {
+            Phase::Claims {
+                from,
+                card,
+                answers,
+            } => PublicPhase::Claims {
                 from: *from,
                 card: *card,
                 answered: answers.map(|x| x.is_some()),
             },
-            Phase::RobKong { from, card, answers } => PublicPhase::RobKong {
+            Phase::RobKong {
+                from,
+                card,
+                answers,
+            } => PublicPhase::RobKong {
                 from: *from,
                 card: *card,
                 answered: answered(answers),

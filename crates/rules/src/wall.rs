@@ -237,7 +237,10 @@ mod tests {
         assert_ne!(w, Wall::shuffled([8; 32]));
         // Pinned: the first tiles of this seed must never change between versions.
         let first: String = crate::tile::format_tiles(&w.tiles()[..6]);
-        assert_eq!(first, PINNED_SEED7_PREFIX, "the shuffle changed: walls of old logs would differ");
+        assert_eq!(
+            first, PINNED_SEED7_PREFIX,
+            "the shuffle changed: walls of old logs would differ"
+        );
     }
 
     const PINNED_SEED7_PREFIX: &str = "7m2p3s2m3p3z";
