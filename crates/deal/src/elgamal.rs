@@ -17,6 +17,8 @@
 //!    swap `perm[i]` and `perm[j]` (Fisher–Yates, unbiased by rejection).
 //! 2. Output position `p` holds input position `perm[p]`, re-encrypted with
 //!    `r_p = sha512(shuffle-rerandomize ‖ table ‖ hand ‖ seat ‖ shuffle_seed ‖ p) mod ℓ`.
+//!
+//! The proof that an output is a shuffle of its input is in `shuffle_proof`.
 
 use std::collections::HashMap;
 
@@ -77,15 +79,76 @@ impl CompressedCiphertext {
     }
 }
 
-/// The 144 card points and a reverse lookup from a decrypted point to its card.
+/// A wall of 144 ciphertexts, as points and as their compressions (the proofs hash the
+/// compressions; the arithmetic uses the points).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Wall {
+    pub points: Vec<Ciphertext>,
+    pub compressed: Vec<CompressedCiphertext>,
+}
+
+impl Wall {
+    /// A wall from its points (compresses them).
+    pub(crate) fn from_points(points: Vec<Ciphertext>) -> Self {
+        let compressed = points.iter().map(Ciphertext::compress).collect();
+        Wall { points, compressed }
+    }
+}
+
+/// The public constants of the deal, computed once and shared: the 144 card points with a
+/// reverse lookup from a decrypted point to its card, the public initial wall, and the
+/// independent generators of the shuffle proof.
 #[derive(Clone, Debug)]
 pub struct CardTable {
     points: Vec<RistrettoPoint>,
     lookup: HashMap<[u8; 32], CardIndex>,
+    initial: Wall,
+    pub(crate) generators: ShuffleGenerators,
+}
+
+/// Generators `H_0, H_1, …, H_144` for the shuffle proof: hash-to-ristretto of
+/// `sha512(shuffle-generator ‖ i u16 LE)`, so nobody knows a relation between them, `G`, or the
+/// cards.
+#[derive(Clone)]
+pub(crate) struct ShuffleGenerators {
+    /// `H_0`, the base of the commitment chain.
+    pub h0: RistrettoPoint,
+    /// Precomputed multiples of `H_0` (the prover multiplies it 288 times).
+    pub h0_table: Box<RistrettoBasepointTable>,
+    /// `H_1..H_144`, one per wall position.
+    pub h: Vec<RistrettoPoint>,
+}
+
+impl std::fmt::Debug for ShuffleGenerators {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ShuffleGenerators")
+            .field("h0", &self.h0)
+            .field("h", &self.h.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl ShuffleGenerators {
+    fn new() -> Self {
+        let generator = |i: u16| {
+            RistrettoPoint::from_uniform_bytes(
+                &DomainHash::sha512(Purpose::ShuffleGenerator)
+                    .u16(i)
+                    .finish_wide(),
+            )
+        };
+        let h0 = generator(0);
+        ShuffleGenerators {
+            h0,
+            h0_table: Box::new(RistrettoBasepointTable::create(&h0)),
+            h: (1..=WALL_SIZE as u16).map(generator).collect(),
+        }
+    }
 }
 
 impl CardTable {
-    /// Computes the 144 card points (about 3 ms).
+    /// Computes the card points, the initial wall and the shuffle-proof generators (about
+    /// 6 ms; share one table across hands).
     pub fn new() -> Self {
         let points = card_points();
         let lookup = points
@@ -93,7 +156,21 @@ impl CardTable {
             .enumerate()
             .map(|(i, p)| (p.compress().to_bytes(), i as CardIndex))
             .collect();
-        CardTable { points, lookup }
+        let initial = Wall::from_points(
+            points
+                .iter()
+                .map(|m| Ciphertext {
+                    c1: RistrettoPoint::identity(),
+                    c2: *m,
+                })
+                .collect(),
+        );
+        CardTable {
+            points,
+            lookup,
+            initial,
+            generators: ShuffleGenerators::new(),
+        }
     }
 
     /// The point of each card, in card order.
@@ -107,14 +184,13 @@ impl CardTable {
     }
 
     /// The public initial wall: card `i` at position `i`, encrypted with randomness 0.
-    pub fn initial_wall(&self) -> Vec<Ciphertext> {
-        self.points
-            .iter()
-            .map(|m| Ciphertext {
-                c1: RistrettoPoint::identity(),
-                c2: *m,
-            })
-            .collect()
+    pub fn initial_wall(&self) -> &[Ciphertext] {
+        &self.initial.points
+    }
+
+    /// The initial wall with its compressions.
+    pub(crate) fn initial(&self) -> &Wall {
+        &self.initial
     }
 }
 
@@ -126,7 +202,11 @@ impl Default for CardTable {
 
 /// The permutation a seat's shuffle applies: output position `p` takes input `perm[p]`.
 /// Byte-exact; see the module header.
-pub fn permutation(ctx: &HandContext, seat: SeatIndex, shuffle_seed: &[u8; 32]) -> [Position; WALL_SIZE] {
+pub fn permutation(
+    ctx: &HandContext,
+    seat: SeatIndex,
+    shuffle_seed: &[u8; 32],
+) -> [Position; WALL_SIZE] {
     let key = DomainHash::sha256(Purpose::ShufflePermutation)
         .ctx(ctx)
         .seat(seat)
@@ -171,24 +251,43 @@ pub(crate) fn rerandomizer(
         .finish_scalar()
 }
 
+/// A seat's shuffle with its witness (kept only to prove it).
+pub(crate) struct Shuffled {
+    /// The output wall.
+    pub output: Vec<Ciphertext>,
+    /// Output position `p` took input `perm[p]`.
+    pub perm: [Position; WALL_SIZE],
+    /// Output position `p` was re-encrypted with `rerandomizers[p]`.
+    pub rerandomizers: Vec<Scalar>,
+}
+
 /// Applies a seat's shuffle to `input` (144 ciphertexts): permute, then re-encrypt under the
-/// joint key (whose precomputed table is `key_table`). Returns the points and their
-/// compressions.
+/// joint key (whose precomputed table is `key_table`).
 pub(crate) fn shuffle(
     ctx: &HandContext,
     seat: SeatIndex,
     shuffle_seed: &[u8; 32],
     key_table: &RistrettoBasepointTable,
     input: &[Ciphertext],
-) -> Vec<Ciphertext> {
+) -> Shuffled {
     let perm = permutation(ctx, seat, shuffle_seed);
-    perm.iter()
-        .enumerate()
-        .filter_map(|(p, &from)| {
-            let r = rerandomizer(ctx, seat, shuffle_seed, p as Position);
-            input.get(usize::from(from)).map(|c| c.rerandomize(&r, key_table))
+    let rerandomizers: Vec<Scalar> = (0..WALL_SIZE)
+        .map(|p| rerandomizer(ctx, seat, shuffle_seed, p as Position))
+        .collect();
+    let output = perm
+        .iter()
+        .zip(&rerandomizers)
+        .filter_map(|(&from, r)| {
+            input
+                .get(usize::from(from))
+                .map(|c| c.rerandomize(r, key_table))
         })
-        .collect()
+        .collect();
+    Shuffled {
+        output,
+        perm,
+        rerandomizers,
+    }
 }
 
 #[cfg(test)]
@@ -212,14 +311,16 @@ mod tests {
         }
     }
 
-    /// Pins the byte-exact derivation: every peer must get the same wall forever.
+    /// Pins the byte-exact derivation: every peer must get the same wall forever. The
+    /// expected values were computed independently from the module header's description
+    /// (Python, `cryptography`'s RFC 7539 ChaCha20 with a zero counter and nonce).
     #[test]
     fn golden_permutation() {
         let perm = permutation(&ctx(), SeatIndex::ALL[2], &[0xAB; 32]);
         assert_eq!(&perm[..12], &GOLDEN_PERM_PREFIX);
     }
 
-    const GOLDEN_PERM_PREFIX: [u8; 12] = [0; 12];
+    const GOLDEN_PERM_PREFIX: [u8; 12] = [76, 40, 2, 60, 68, 25, 7, 33, 141, 116, 130, 32];
 
     #[test]
     fn uniform_below_accepts_small_and_large_ranges() {
@@ -238,7 +339,7 @@ mod tests {
         let y = RistrettoPoint::mul_base(&x);
         let table = RistrettoBasepointTable::create(&y);
         let seat = SeatIndex::ALL[0];
-        let out = shuffle(&ctx(), seat, &[5; 32], &table, &cards.initial_wall());
+        let out = shuffle(&ctx(), seat, &[5; 32], &table, cards.initial_wall()).output;
         let perm = permutation(&ctx(), seat, &[5; 32]);
         for (p, c) in out.iter().enumerate() {
             let m = c.c2 - c.c1 * x;

@@ -35,6 +35,10 @@ pub enum ShuffleFault {
     /// This output position repeats an earlier ciphertext.
     #[error("position {0} repeats a ciphertext")]
     Duplicate(usize),
+    /// The proof of the shuffle fails: the wall is not a permutation and re-encryption of the
+    /// previous one (a card replaced, duplicated or dropped).
+    #[error("proof of shuffle fails")]
+    BadProof,
     /// At the audit: this output position differs from what the seat's seed derives.
     #[error("position {0} differs from what the revealed seed derives")]
     NotDerived(usize),
@@ -224,7 +228,8 @@ pub enum DealError {
         position: Position,
     },
     /// A position decrypted to no card: the wall is corrupt. The messages were valid and are
-    /// kept; run the audit to find the shuffler at fault.
+    /// kept; run the audit to find the seat at fault. With every proof of shuffle and share
+    /// checked this cannot happen; it is kept as a last line of defence.
     #[error("position {position} decrypts to no card: the wall is corrupt (run the audit)")]
     NotACard {
         /// The position.

@@ -6,19 +6,23 @@
 //! no maps, no floats). The table crate wraps a [`SignedMessage`] in its own envelope; this
 //! crate does no I/O.
 //!
-//! Sizes (postcard): a shuffle is about 9.3 KB (144 × 64 bytes of compressed ciphertexts),
-//! a share about 210 bytes, the others under 250 bytes.
+//! Sizes (postcard): a shuffle is about 32.5 KB (144 × 64 bytes of compressed ciphertexts and
+//! a 23 KB proof of shuffle), a share about 210 bytes, the others under 250 bytes: one seat
+//! sends about 33 KB for the set-up of a hand.
 
-use curve25519_dalek::ristretto::CompressedRistretto;
+use curve25519_dalek::ristretto::{CompressedRistretto, RistrettoPoint};
 use curve25519_dalek::scalar::Scalar;
 use ed25519_dalek::{Signature, Signer, SigningKey, VerifyingKey};
 use serde::{Deserialize, Serialize};
 
-use crate::elgamal::CompressedCiphertext;
+use crate::elgamal::{CardTable, Ciphertext, CompressedCiphertext, Wall, shuffle};
 use crate::error::DealError;
+use crate::hash::shuffle_commitment;
 use crate::hash::{DomainHash, Purpose, domain_tag};
-use crate::proof::{DleqProof, SchnorrProof};
+use crate::proof::{DleqProof, SchnorrProof, ShareStatement, prove_key, prove_share};
+use crate::shuffle_proof::{ShuffleProof, prove as prove_shuffle};
 use crate::{HandContext, Position, SeatIndex};
+use curve25519_dalek::ristretto::RistrettoBasepointTable;
 
 /// The protocol version this crate speaks; messages with another version are rejected.
 pub const PROTOCOL_VERSION: u16 = 1;
@@ -78,11 +82,89 @@ pub struct KeyAnnouncement {
     pub shuffle_commitment: [u8; 32],
 }
 
-/// A seat's shuffle: the whole wall after its permutation and re-encryption.
+impl KeyAnnouncement {
+    /// The announcement of `secret_key`'s public key with its proof, and the commitment to
+    /// `shuffle_seed`. [`crate::DealSeat::key_message`] uses this; it is public for tools and
+    /// tests that act as a (possibly modified) client.
+    pub fn new(
+        ctx: &HandContext,
+        seat: SeatIndex,
+        secret_key: &Scalar,
+        shuffle_seed: &[u8; 32],
+    ) -> Self {
+        let key = RistrettoPoint::mul_base(secret_key).compress();
+        KeyAnnouncement {
+            key,
+            proof: prove_key(ctx, seat, secret_key, &key),
+            shuffle_commitment: shuffle_commitment(ctx, seat, shuffle_seed),
+        }
+    }
+}
+
+/// A seat's shuffle: the whole wall after its permutation and re-encryption, with a proof
+/// that it is one.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ShuffleOutput {
     /// 144 ciphertexts; position `p` of the final wall is `wall[p]` of seat 3's output.
     pub wall: Vec<CompressedCiphertext>,
+    /// Proof that `wall` is a permutation and re-encryption of the previous seat's wall.
+    pub proof: Box<ShuffleProof>,
+}
+
+impl ShuffleOutput {
+    /// The shuffle `shuffle_seed` derives, applied to `input` (the previous seat's wall, or
+    /// [`CardTable::initial_wall`] for seat 0) under `joint_key`, with its proof.
+    /// [`crate::DealSeat::shuffle_message`] uses this; it is public for tools and tests that
+    /// act as a (possibly modified) client.
+    pub fn new(
+        ctx: &HandContext,
+        seat: SeatIndex,
+        shuffle_seed: &[u8; 32],
+        joint_key: &RistrettoPoint,
+        input: &[Ciphertext],
+        cards: &CardTable,
+    ) -> Self {
+        Self::build(
+            ctx,
+            seat,
+            shuffle_seed,
+            joint_key,
+            &Wall::from_points(input.to_vec()),
+            cards,
+        )
+        .0
+    }
+
+    /// [`ShuffleOutput::new`] from a wall with its compressions; also returns the output wall.
+    pub(crate) fn build(
+        ctx: &HandContext,
+        seat: SeatIndex,
+        shuffle_seed: &[u8; 32],
+        joint_key: &RistrettoPoint,
+        input: &Wall,
+        cards: &CardTable,
+    ) -> (Self, Wall) {
+        let key_table = RistrettoBasepointTable::create(joint_key);
+        let shuffled = shuffle(ctx, seat, shuffle_seed, &key_table, &input.points);
+        let output = Wall::from_points(shuffled.output.clone());
+        let proof = prove_shuffle(
+            ctx,
+            seat,
+            &cards.generators,
+            joint_key,
+            input,
+            &output,
+            &shuffled,
+            shuffle_seed,
+        );
+        (
+            ShuffleOutput {
+                wall: output.compressed.clone(),
+                proof: Box::new(proof),
+            },
+            output,
+        )
+    }
 }
 
 /// A decryption share `x·C1` for one wall position, with its DLEQ proof.
@@ -96,6 +178,52 @@ pub struct ShareMessage {
     pub share: CompressedRistretto,
     /// Proof that the share matches the sender's published key.
     pub proof: DleqProof,
+}
+
+impl ShareMessage {
+    /// `secret_key·c1` for `position`, with its proof, bound to `kind`.
+    /// [`crate::DealSeat::share_for`], [`crate::DealSeat::show`] and
+    /// [`crate::DealSeat::public_share`] use this after checking the request is legitimate; it
+    /// is public for tools and tests that act as a (possibly modified) client.
+    pub fn new(
+        ctx: &HandContext,
+        seat: SeatIndex,
+        secret_key: &Scalar,
+        c1: &RistrettoPoint,
+        position: Position,
+        kind: ShareKind,
+    ) -> Self {
+        let key = RistrettoPoint::mul_base(secret_key).compress();
+        Self::with_key(ctx, seat, secret_key, &key, c1, position, kind)
+    }
+
+    /// [`ShareMessage::new`] with the sender's compressed public key already at hand.
+    pub(crate) fn with_key(
+        ctx: &HandContext,
+        seat: SeatIndex,
+        secret_key: &Scalar,
+        key: &CompressedRistretto,
+        c1: &RistrettoPoint,
+        position: Position,
+        kind: ShareKind,
+    ) -> Self {
+        let share = (c1 * secret_key).compress();
+        let stmt = ShareStatement {
+            ctx,
+            seat,
+            position,
+            kind,
+            key,
+            c1: &c1.compress(),
+            share: &share,
+        };
+        ShareMessage {
+            position,
+            kind,
+            share,
+            proof: prove_share(&stmt, secret_key, c1),
+        }
+    }
 }
 
 /// End-of-hand reveal of a seat's per-hand secrets, for the audit.
@@ -266,7 +394,9 @@ impl SignedMessage {
     /// `sha256(message-id ‖ postcard(self))`: a stable identifier for evidence and logs.
     pub fn id(&self) -> [u8; 32] {
         let bytes = self.to_bytes().unwrap_or_default();
-        DomainHash::sha256(Purpose::MessageId).bytes(&bytes).finish()
+        DomainHash::sha256(Purpose::MessageId)
+            .bytes(&bytes)
+            .finish()
     }
 
     /// Checks the signature against the roster key of the claimed seat (strict ed25519:

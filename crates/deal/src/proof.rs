@@ -44,7 +44,11 @@ pub struct DleqProof {
 }
 
 /// Everything the key proof's challenge hashes except the commitment `R`.
-fn key_statement(ctx: &HandContext, seat: SeatIndex, key: &CompressedRistretto) -> DomainHash<sha2::Sha256> {
+fn key_statement(
+    ctx: &HandContext,
+    seat: SeatIndex,
+    key: &CompressedRistretto,
+) -> DomainHash<sha2::Sha256> {
     DomainHash::sha256(Purpose::KeyProof)
         .ctx(ctx)
         .seat(seat)
@@ -59,7 +63,10 @@ fn nonce(secret: &Scalar, statement: &[u8; 32]) -> Scalar {
         .finish_scalar()
 }
 
-fn challenge_of(statement: DomainHash<sha2::Sha256>, commitments: &[CompressedRistretto]) -> Scalar {
+fn challenge_of(
+    statement: DomainHash<sha2::Sha256>,
+    commitments: &[CompressedRistretto],
+) -> Scalar {
     let mut h = statement;
     for c in commitments {
         h = h.point(c);
@@ -133,7 +140,11 @@ impl ShareStatement<'_> {
 }
 
 /// Proves that `stmt.share = secret·c1` where `stmt.key = secret·G`.
-pub(crate) fn prove_share(stmt: &ShareStatement<'_>, secret: &Scalar, c1: &RistrettoPoint) -> DleqProof {
+pub(crate) fn prove_share(
+    stmt: &ShareStatement<'_>,
+    secret: &Scalar,
+    c1: &RistrettoPoint,
+) -> DleqProof {
     let statement = stmt.hash();
     let k = nonce(secret, &statement.clone().finish());
     let a = (&k * RISTRETTO_BASEPOINT_TABLE).compress();
@@ -181,9 +192,15 @@ mod tests {
         let proof = prove_key(&ctx(1), s1, &x, &yc);
         assert!(verify_key(&ctx(1), s1, &yc, &y, &proof));
         assert!(!verify_key(&ctx(2), s1, &yc, &y, &proof), "other hand");
-        assert!(!verify_key(&ctx(1), SeatIndex::ALL[2], &yc, &y, &proof), "other seat");
+        assert!(
+            !verify_key(&ctx(1), SeatIndex::ALL[2], &yc, &y, &proof),
+            "other seat"
+        );
         let y2 = y + RistrettoPoint::mul_base(&Scalar::ONE);
-        assert!(!verify_key(&ctx(1), s1, &y2.compress(), &y2, &proof), "other key");
+        assert!(
+            !verify_key(&ctx(1), s1, &y2.compress(), &y2, &proof),
+            "other key"
+        );
         assert_eq!(proof, prove_key(&ctx(1), s1, &x, &yc), "deterministic");
     }
 
@@ -215,7 +232,10 @@ mod tests {
             ..stmt
         };
         assert!(!verify_share(&other_requester, &y, &c1, &d, &proof));
-        let other_position = ShareStatement { position: 18, ..stmt };
+        let other_position = ShareStatement {
+            position: 18,
+            ..stmt
+        };
         assert!(!verify_share(&other_position, &y, &c1, &d, &proof));
         // A wrong share with a proof made for it still fails (no x' links it).
         let wrong = d + RistrettoPoint::mul_base(&Scalar::ONE);

@@ -1,0 +1,9 @@
+//! Integration tests of `mahjong-deal`: one binary, one module per area.
+
+#![allow(clippy::unwrap_used)]
+
+mod attacks;
+mod common;
+mod fuzz;
+mod honest;
+mod statistics;
