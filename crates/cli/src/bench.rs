@@ -17,6 +17,9 @@ pub enum BenchCommand {
     WinCheck {
         /// The file of hands.
         file: String,
+        /// Also print every verdict, in file order, as a string of 0 and 1 ("verdicts").
+        #[arg(long)]
+        verdicts: bool,
     },
     /// Play complete hands in-process by uniformly random legal moves (every seat answers
     /// every discard) on one core; prints {"preset", "hands", "moves", "hands_per_second"}.
@@ -36,7 +39,7 @@ pub enum BenchCommand {
 /// Runs a benchmark.
 pub fn run(cmd: BenchCommand) -> Result<()> {
     match cmd {
-        BenchCommand::WinCheck { file } => win_check(&file),
+        BenchCommand::WinCheck { file, verdicts } => win_check(&file, verdicts),
         BenchCommand::Hands {
             preset,
             hands,
@@ -45,7 +48,7 @@ pub fn run(cmd: BenchCommand) -> Result<()> {
     }
 }
 
-fn win_check(file: &str) -> Result<()> {
+fn win_check(file: &str, show_verdicts: bool) -> Result<()> {
     let text = std::fs::read_to_string(file).with_context(|| format!("reading {file}"))?;
     let mut hands: Vec<Counts> = Vec::new();
     for (i, line) in text.lines().enumerate() {
@@ -95,10 +98,12 @@ fn win_check(file: &str) -> Result<()> {
         passes += 1;
     }
     let ns = best * 1e9 / hands.len() as f64;
-    println!(
-        "{}",
-        serde_json::json!({"hands": hands.len(), "winning": winning, "ns_per_hand": (ns * 100.0).round() / 100.0})
-    );
+    let mut out = serde_json::json!({"hands": hands.len(), "winning": winning, "ns_per_hand": (ns * 100.0).round() / 100.0});
+    if show_verdicts {
+        let v: String = hands.iter().map(|h| if shape::is_standard(h) { '1' } else { '0' }).collect();
+        out["verdicts"] = v.into();
+    }
+    println!("{out}");
     Ok(())
 }
 
@@ -123,6 +128,8 @@ fn random_hands(preset: &str, n: u64, seed: u64) -> Result<()> {
     let mut wins = 0u64;
     shape::warm_up();
     let start = Instant::now();
+    let mut legal = Vec::with_capacity(32);
+    let mut events = Vec::with_capacity(8);
     for _ in 0..n {
         let mut ws = [0u8; 32];
         for chunk in ws.chunks_mut(8) {
@@ -139,9 +146,10 @@ fn random_hands(preset: &str, n: u64, seed: u64) -> Result<()> {
         let mut st = HandState::new(setup, &Wall::shuffled(ws))?;
         while !st.is_over() {
             let seat = st.to_act_mask().trailing_zeros() as u8;
-            let legal = st.legal_actions(seat);
+            st.legal_actions_into(seat, &mut legal);
             let a = legal[(rng.next() % legal.len() as u64) as usize].clone();
-            st.apply(&Move::new(seat, a))?;
+            events.clear();
+            st.apply_into(&Move::new(seat, a), &mut events)?;
         }
         moves += st.move_count() as u64;
         wins += matches!(st.outcome(), Some(Outcome::Win { .. })) as u64;

@@ -280,15 +280,18 @@ pub fn is_winning(
     if options.hands == HandsRule::Standard {
         return shape::is_standard(&real);
     }
-    let comp = Composition::of(&real, melds);
-    if comp.suits == 0 {
+    let suited = |s: usize| {
+        real[s * 9..s * 9 + 9].iter().any(|&n| n > 0)
+            || melds.iter().any(|m| m.tile.index() / 9 == s)
+    };
+    if !suited(0) && !suited(1) && !suited(2) {
         // 风一色 / 字一色: all honors in any arrangement (乱风).
         return true;
     }
     if !shape::is_standard(&real) {
         return false;
     }
-    if comp.suit_count() <= 1 {
+    if (suited(0) as u8 + suited(1) as u8 + suited(2) as u8) <= 1 {
         return true;
     }
     if melds.iter().all(|m| m.kind != MeldType::Chow) && all_pungs_concealed(&real) {

@@ -20,8 +20,9 @@ const SUIT_KEYS: usize = 1_953_125; // 5^9
 const POW5: [u32; 9] = [1, 5, 25, 125, 625, 3125, 15625, 78125, 390625];
 
 struct Tables {
-    /// 1 where the suit shape splits into sets (and one pair when its size is 2 mod 3).
-    complete: Vec<u8>,
+    /// Bit set where the suit shape splits into sets (and one pair when its size is 2 mod
+    /// 3); a bitset of 5⁹ bits (244 KB) so that look-ups mostly stay in cache.
+    complete: Vec<u64>,
     /// Bit i set where adding number i+1 makes the suit shape complete.
     waits: Vec<u16>,
 }
@@ -75,10 +76,12 @@ fn build_tables() -> Tables {
     let mut digits = [0u8; 9];
     rec(0, 4, &mut digits, &mut complete);
     let mut waits = vec![0u16; SUIT_KEYS];
+    let mut bits = vec![0u64; SUIT_KEYS.div_ceil(64)];
     for key in 0..SUIT_KEYS as u32 {
         if complete[key as usize] == 0 {
             continue;
         }
+        bits[key as usize / 64] |= 1 << (key % 64);
         let mut k = key;
         for (i, p) in POW5.iter().enumerate() {
             if k % 5 > 0 {
@@ -87,7 +90,17 @@ fn build_tables() -> Tables {
             k /= 5;
         }
     }
-    Tables { complete, waits }
+    Tables {
+        complete: bits,
+        waits,
+    }
+}
+
+impl Tables {
+    #[inline]
+    fn is_complete(&self, key: u32) -> bool {
+        self.complete[key as usize / 64] >> (key % 64) & 1 != 0
+    }
 }
 
 fn key_of(d: &[u8]) -> u32 {
@@ -129,7 +142,7 @@ pub fn is_standard(counts: &Counts) -> bool {
             2 => pairs += 1,
             _ => return false,
         }
-        if sum > 14 || t.complete[key as usize] == 0 {
+        if sum > 14 || !t.is_complete(key) {
             return false;
         }
     }
@@ -166,8 +179,9 @@ pub fn standard_waits(counts: &Counts) -> u64 {
 /// For a 14-tile hand (or 11, 8, 5, 2): the kinds whose discard leaves a hand with at least
 /// one standard wait (bit = tile index). No wildcards. One pass over the hand's suit keys.
 pub fn ready_discards(counts: &Counts) -> u64 {
+    let t = &*TABLES;
     let mut keys = [0u32; 3];
-    let mut sums = [0u32; 3];
+    let mut sums = [0u32; 4];
     for s in 0..3 {
         let d = &counts[s * 9..s * 9 + 9];
         for i in 0..9 {
@@ -180,28 +194,94 @@ pub fn ready_discards(counts: &Counts) -> u64 {
     }
     let mut honors = [0u8; 7];
     honors.copy_from_slice(&counts[27..34]);
+    sums[3] = honors.iter().map(|&n| n as u32).sum();
+    if sums[..3].iter().any(|&x| x > 14) {
+        return 0;
+    }
+    // Completeness of each group as it stands: only the group losing a tile changes.
+    let ok = [
+        t.is_complete(keys[0]),
+        t.is_complete(keys[1]),
+        t.is_complete(keys[2]),
+        honors_complete(&honors),
+    ];
     let mut out = 0u64;
-    for (i, &n) in counts.iter().enumerate() {
-        if n == 0 {
+    for g in 0..4 {
+        if sums[g] == 0 {
             continue;
         }
-        let w = if i < 27 {
-            let g = i / 9;
-            let mut k = keys;
-            let mut sm = sums;
-            k[g] -= POW5[i % 9];
-            sm[g] -= 1;
-            waits_from_parts(&k, &sm, &honors)
-        } else {
-            let mut h = honors;
-            h[i - 27] -= 1;
-            waits_from_parts(&keys, &sums, &h)
-        };
-        if w != 0 {
-            out |= 1 << i;
+        // Residues after a discard from g must be (1,0,0,0) or (2,2,0,0) in some order.
+        let mut res = [0u32; 4];
+        for h in 0..4 {
+            res[h] = (sums[h] - (h == g) as u32) % 3;
+        }
+        let ones = res.iter().filter(|&&r| r == 1).count();
+        let twos = res.iter().filter(|&&r| r == 2).count();
+        if !((ones == 1 && twos == 0) || (ones == 0 && twos == 2)) {
+            continue;
+        }
+        let open_r = if ones == 1 { 1 } else { 2 };
+        // Groups other than g must all be complete except the open one.
+        let others_bad = (0..4)
+            .filter(|&h| h != g && res[h] != open_r && !ok[h])
+            .count();
+        if others_bad > 0 {
+            continue;
+        }
+        let range = if g < 3 { g * 9..g * 9 + 9 } else { 27..34 };
+        for i in range {
+            if counts[i] == 0 {
+                continue;
+            }
+            let mut h2 = honors;
+            let key_g = if g < 3 {
+                keys[g] - POW5[i % 9]
+            } else {
+                h2[i - 27] -= 1;
+                0
+            };
+            let ok_g = if g < 3 {
+                t.is_complete(key_g)
+            } else {
+                honors_complete(&h2)
+            };
+            let ready = (0..4).any(|open| {
+                res[open] == open_r
+                    && (0..4).all(|h| h == open || if h == g { ok_g } else { ok[h] })
+                    && {
+                        let mut k = keys;
+                        if g < 3 {
+                            k[g] = key_g;
+                        }
+                        let hon = if g == 3 { &h2 } else { &honors };
+                        waits_of_group(t, &k, hon, open) != 0
+                    }
+            });
+            if ready {
+                out |= 1 << i;
+            }
         }
     }
     out
+}
+
+/// Tiles that, added to group g (0-2 a suit, 3 the honors), complete it.
+fn waits_of_group(t: &Tables, keys: &[u32; 3], honors: &[u8; 7], g: usize) -> u64 {
+    if g < 3 {
+        (t.waits[keys[g] as usize] as u64) << (g * 9)
+    } else {
+        let mut w = 0u64;
+        for i in 0..7 {
+            if honors[i] < 4 {
+                let mut h = *honors;
+                h[i] += 1;
+                if honors_complete(&h) {
+                    w |= 1 << (27 + i);
+                }
+            }
+        }
+        w
+    }
 }
 
 fn honors_complete(h: &[u8; 7]) -> bool {
@@ -229,34 +309,16 @@ fn waits_from_parts(keys: &[u32; 3], sums: &[u32; 3], honors: &[u8; 7]) -> u64 {
     // Whether group g is complete as it stands (sets, plus its pair if size 2 mod 3).
     let group_ok = |g: usize| -> bool {
         if g < 3 {
-            t.complete[keys[g] as usize] != 0
+            t.is_complete(keys[g])
         } else {
             honors_complete(honors)
-        }
-    };
-    // Tiles that, added to group g, complete it.
-    let group_waits = |g: usize| -> u64 {
-        if g < 3 {
-            (t.waits[keys[g] as usize] as u64) << (g * 9)
-        } else {
-            let mut w = 0u64;
-            for i in 0..7 {
-                if honors[i] < 4 {
-                    let mut h = *honors;
-                    h[i] += 1;
-                    if honors_complete(&h) {
-                        w |= 1 << (27 + i);
-                    }
-                }
-            }
-            w
         }
     };
     let mut waits = 0u64;
     for g in 0..4 {
         let open = if ones == 1 { res[g] == 1 } else { res[g] == 2 };
         if open && (0..4).all(|h| h == g || group_ok(h)) {
-            waits |= group_waits(g);
+            waits |= waits_of_group(t, keys, honors, g);
         }
     }
     waits

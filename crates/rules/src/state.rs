@@ -202,8 +202,11 @@ pub enum Phase {
         from: Seat,
         /// The discard.
         card: Card,
-        /// Answers so far, with whether the seat could have won.
-        answers: [Option<(Answer, bool)>; 4],
+        /// Answers so far.
+        answers: [Option<Answer>; 4],
+        /// Which seats could win on the discard (as far as this engine knows their tiles),
+        /// worked out once when it was made: passing such a win is 漏胡.
+        could_win: [bool; 4],
     },
     /// The three others may rob an added kong.
     RobKong {
@@ -652,6 +655,14 @@ impl HandState {
 
     /// Applies a move in place. On error nothing has changed.
     pub fn apply(&mut self, mv: &Move) -> Result<Vec<Event>, MoveError> {
+        let mut events = Vec::new();
+        self.apply_into(mv, &mut events)?;
+        Ok(events)
+    }
+
+    /// [`apply`](Self::apply) appending the events to a buffer the caller reuses (for hot
+    /// loops). On error nothing has changed and nothing is appended.
+    pub fn apply_into(&mut self, mv: &Move, events: &mut Vec<Event>) -> Result<(), MoveError> {
         let seat = mv.seat;
         if seat > 3 {
             return Err(MoveError::NoSuchSeat(seat));
@@ -659,7 +670,7 @@ impl HandState {
         if self.is_over() {
             return Err(MoveError::HandOver);
         }
-        let mut events = Vec::with_capacity(4);
+        let mark = events.len();
         let leaving = mv.action == Action::Leave
             || (mv.timed_out
                 && self
@@ -679,10 +690,10 @@ impl HandState {
                     leaver: seat,
                     payments,
                 },
-                &mut events,
+                events,
             );
             self.moves += 1;
-            return Ok(events);
+            return Ok(());
         }
         let waiting = self.to_act_mask();
         if waiting & (1 << seat) == 0 {
@@ -704,17 +715,18 @@ impl HandState {
             Action::Flower { .. } | Action::Win { .. } | Action::Leave => false,
         };
         let backup = if cheap { None } else { Some(self.clone()) };
-        let result = self.dispatch(seat, &mv.action, &mut events);
+        let result = self.dispatch(seat, &mv.action, events);
         if let Err(e) = result {
             if let Some(b) = backup {
                 *self = b;
             }
+            events.truncate(mark);
             return Err(e);
         }
         let st = &mut self.seats[seat as usize];
         st.timeouts = if mv.timed_out { st.timeouts + 1 } else { 0 };
         self.moves += 1;
-        Ok(events)
+        Ok(())
     }
 
     fn dispatch(
@@ -734,7 +746,8 @@ impl HandState {
                 from,
                 card,
                 answers,
-            } => self.claim(seat, from, card, answers, action, events),
+                could_win,
+            } => self.claim(seat, from, card, answers, could_win, action, events),
             Phase::RobKong {
                 from,
                 card,
@@ -748,9 +761,7 @@ impl HandState {
     /// scores the hand, which is the one step that can still fail late).
     fn win_pending(&self) -> bool {
         match &self.phase {
-            Phase::Claims { answers, .. } => {
-                answers.iter().any(|a| matches!(a, Some((Answer::Win, _))))
-            }
+            Phase::Claims { answers, .. } => answers.iter().any(|a| matches!(a, Some(Answer::Win))),
             Phase::RobKong { answers, .. } => answers.contains(&Some(true)),
             _ => false,
         }
@@ -794,9 +805,11 @@ impl HandState {
 
     /// A known flower in the seat's hand, if any.
     fn flower_in_hand(&self, seat: Seat) -> Option<Card> {
-        self.hand_cards(seat)
-            .into_iter()
-            .find(|c| self.is_flower(c.tile))
+        self.seats[seat as usize].hand.iter().find_map(|&pos| {
+            self.face(pos)
+                .filter(|&t| self.is_flower(t))
+                .map(|tile| Card { pos, tile })
+        })
     }
 
     /// Draws for `seat` from the front or back; ends the hand when the wall is empty.
@@ -1024,11 +1037,14 @@ impl HandState {
                     ready: *declare,
                 });
                 let mut answers = [None; 4];
-                answers[seat as usize] = Some((Answer::Pass, false));
+                answers[seat as usize] = Some(Answer::Pass);
+                let could_win = [0u8, 1, 2, 3]
+                    .map(|s| s != seat && self.could_win_on(s, card.tile, true) == Some(true));
                 self.phase = Phase::Claims {
                     from: seat,
                     card: *card,
                     answers,
+                    could_win,
                 };
                 Ok(())
             }
@@ -1258,7 +1274,26 @@ impl HandState {
         if tile.is_flower() {
             return Some(false);
         }
-        c[tile.index()] += 1;
+        // Cheap rejection: without wildcards, a tile with no copy and no neighbour in hand
+        // would stand alone, which no winning hand allows (but 风一色, all honors anyhow).
+        let i = tile.index();
+        if self.wildcard.is_none() && c[i] == 0 {
+            let lonely = if tile.is_suited() {
+                let lo = i - (tile.number() as usize - 1).min(2);
+                let hi = (i + (9 - tile.number() as usize).min(2)).min(26);
+                c[lo..=hi].iter().all(|&n| n == 0)
+            } else {
+                c[..27].iter().any(|&n| n > 0)
+                    || self.seats[seat as usize]
+                        .melds
+                        .iter()
+                        .any(|m| m.shape.tile.is_suited())
+            };
+            if lonely {
+                return Some(false);
+            }
+        }
+        c[i] += 1;
         Some(hand::is_winning(o, &c, &self.shapes(seat), self.wildcard))
     }
 
@@ -1267,13 +1302,13 @@ impl HandState {
         seat: Seat,
         from: Seat,
         card: Card,
-        mut answers: [Option<(Answer, bool)>; 4],
+        mut answers: [Option<Answer>; 4],
+        could: [bool; 4],
         action: &Action,
         events: &mut Vec<Event>,
     ) -> Result<(), MoveError> {
         let ready = self.seats[seat as usize].ready;
         let t = card.tile;
-        let could_win = self.could_win_on(seat, t, true).unwrap_or(false);
         let no_meld = |what: &str| -> Result<(), MoveError> {
             if ready {
                 illegal(seat, format!("has declared ready and cannot {what}"))
@@ -1355,17 +1390,18 @@ impl HandState {
                 );
             }
         };
-        answers[seat as usize] = Some((answer, could_win));
+        answers[seat as usize] = Some(answer);
         events.push(Event::Answered { seat });
         if answers.iter().any(Option::is_none) {
             self.phase = Phase::Claims {
                 from,
                 card,
                 answers,
+                could_win: could,
             };
             return Ok(());
         }
-        self.resolve_claims(from, card, answers, events)
+        self.resolve_claims(from, card, answers, could, events)
     }
 
     /// The resolution of the claim window: a pure function of the answers.
@@ -1373,15 +1409,14 @@ impl HandState {
         &mut self,
         from: Seat,
         card: Card,
-        answers: [Option<(Answer, bool)>; 4],
+        answers: [Option<Answer>; 4],
+        could: [bool; 4],
         events: &mut Vec<Event>,
     ) -> Result<(), MoveError> {
         let t = card.tile;
         // 漏胡 for every seat that could have won and did not say so.
         for s in 0..4u8 {
-            if let Some((a, true)) = answers[s as usize]
-                && a != Answer::Win
-            {
+            if could[s as usize] && answers[s as usize] != Some(Answer::Win) {
                 self.seats[s as usize].barred |= 1 << t.index();
                 events.push(Event::MissedWin { seat: s, tile: t });
             }
@@ -1389,7 +1424,7 @@ impl HandState {
         let order = |k: u8| (from + k) % 4;
         let winners: Vec<Seat> = (1..4)
             .map(order)
-            .filter(|&s| matches!(answers[s as usize], Some((Answer::Win, _))))
+            .filter(|&s| answers[s as usize] == Some(Answer::Win))
             .collect();
         if !winners.is_empty() {
             let mut hands = Vec::with_capacity(winners.len());
@@ -1412,12 +1447,12 @@ impl HandState {
             return self.settle(WinKind::Discard, Some(from), hands, events);
         }
         let claim = (1..4).map(order).find_map(|s| match answers[s as usize] {
-            Some((a @ (Answer::Pung(_) | Answer::Kong(_)), _)) => Some((s, a)),
+            Some(a @ (Answer::Pung(_) | Answer::Kong(_))) => Some((s, a)),
             _ => None,
         });
         let claim = claim.or_else(|| {
             (1..4).map(order).find_map(|s| match answers[s as usize] {
-                Some((a @ Answer::Chow(_), _)) => Some((s, a)),
+                Some(a @ Answer::Chow(_)) => Some((s, a)),
                 _ => None,
             })
         });
@@ -1557,9 +1592,17 @@ impl HandState {
     /// knowledge: exactly the legal set). Empty when the seat need not act. `Leave` is
     /// always possible and not listed.
     pub fn legal_actions(&self, seat: Seat) -> Vec<Action> {
-        let mut out = Vec::with_capacity(16);
+        let mut out = Vec::new();
+        self.legal_actions_into(seat, &mut out);
+        out
+    }
+
+    /// [`legal_actions`](Self::legal_actions) into a buffer the caller reuses (it is
+    /// cleared first): for hot loops such as random play and bots.
+    pub fn legal_actions_into(&self, seat: Seat, out: &mut Vec<Action>) {
+        out.clear();
         if seat > 3 || self.to_act_mask() & (1 << seat) == 0 {
-            return out;
+            return;
         }
         let o = &self.setup.options;
         match &self.phase {
@@ -1576,14 +1619,25 @@ impl HandState {
                 }
             }
             Phase::Turn { drawn, .. } => {
-                let hand = self.hand_cards(seat);
+                let mut buf = [Card {
+                    pos: 0,
+                    tile: Tile::EAST,
+                }; 16];
+                let mut len = 0;
+                for &pos in &self.seats[seat as usize].hand {
+                    if let (Some(tile), true) = (self.face(pos), len < buf.len()) {
+                        buf[len] = Card { pos, tile };
+                        len += 1;
+                    }
+                }
+                let hand = &buf[..len];
                 if let Some(f) = hand.iter().find(|c| self.is_flower(c.tile)) {
                     out.push(Action::Flower { card: *f });
-                    return out;
+                    return;
                 }
                 let st = &self.seats[seat as usize];
                 let Some(counts) = self.hand_counts(seat) else {
-                    return out;
+                    return;
                 };
                 let melds = self.shapes(seat);
                 let after_claim = drawn.is_none();
@@ -1595,7 +1649,7 @@ impl HandState {
                     && hand::is_winning(o, &counts, &melds, self.wildcard);
                 if (can_self_win || four_wild) && !after_claim {
                     out.push(Action::Win {
-                        reveal: hand.clone(),
+                        reveal: hand.to_vec(),
                     });
                 }
                 if st.ready {
@@ -1605,7 +1659,7 @@ impl HandState {
                             ready: false,
                         });
                     }
-                    return out;
+                    return;
                 }
                 // Kongs (a replacement tile must exist)
                 if self.remaining > 0 && !after_claim {
@@ -1631,15 +1685,17 @@ impl HandState {
                 }
                 // Discards: one per kind (the drawn tile preferred as the representative).
                 let mut seen = 0u64;
-                let mut reps: Vec<Card> = Vec::with_capacity(14);
-                if let Some(d) = drawn.and_then(|p| hand.iter().find(|c| c.pos == p)) {
-                    seen |= 1 << d.tile.index();
-                    reps.push(*d);
-                }
-                for c in hand.iter().rev() {
+                let mut reps = [Card {
+                    pos: 0,
+                    tile: Tile::EAST,
+                }; 16];
+                let mut n_reps = 0;
+                let drawn_card = drawn.and_then(|p| hand.iter().find(|c| c.pos == p));
+                for c in drawn_card.into_iter().chain(hand.iter().rev()) {
                     if seen & (1 << c.tile.index()) == 0 {
                         seen |= 1 << c.tile.index();
-                        reps.push(*c);
+                        reps[n_reps] = *c;
+                        n_reps += 1;
                     }
                 }
                 let declare = o.ready_declaration();
@@ -1655,7 +1711,7 @@ impl HandState {
                 } else {
                     shape::ready_discards(&counts)
                 };
-                for c in reps {
+                for &c in &reps[..n_reps] {
                     out.push(Action::Discard {
                         card: c,
                         ready: false,
@@ -1672,16 +1728,21 @@ impl HandState {
                     }
                 }
             }
-            Phase::Claims { from, card, .. } => {
+            Phase::Claims {
+                from,
+                card,
+                could_win,
+                ..
+            } => {
                 out.push(Action::Pass);
                 let t = card.tile;
-                if self.could_win_on(seat, t, true) == Some(true) {
+                if could_win[seat as usize] {
                     out.push(Action::Win {
                         reveal: self.hand_cards(seat),
                     });
                 }
                 if self.seats[seat as usize].ready {
-                    return out;
+                    return;
                 }
                 // One pass over the hand: copies of the discard, and neighbours for a chow.
                 let chow_ok = seat == (from + 1) % 4 && t.is_suited();
@@ -1729,7 +1790,6 @@ impl HandState {
             }
             Phase::Over(_) => {}
         }
-        out
     }
 
     /// The action a seat's client plays when its timer runs out (RULES.md §4.8): pass a claim

@@ -198,6 +198,7 @@ impl HandState {
                 from,
                 card,
                 answers,
+                ..
             } => PublicPhase::Claims {
                 from: *from,
                 card: *card,
