@@ -1297,6 +1297,7 @@ impl HandState {
         Some(hand::is_winning(o, &c, &self.shapes(seat), self.wildcard))
     }
 
+    #[allow(clippy::too_many_arguments)] // the claim window's fields, passed unpacked
     fn claim(
         &mut self,
         seat: Seat,
