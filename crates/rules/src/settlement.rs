@@ -7,7 +7,7 @@
 
 use crate::hand::{MeldShape, MeldType};
 use crate::options::{Options, Ruleset};
-use crate::scoring::{self, Money, ScoreError, ScoreResult, Seat, Settlement, WinKind, WinnerHand};
+use crate::scoring::{self, Money, ScoreError, ScoreResult, Settlement, WinKind, WinnerHand};
 use crate::tile::{Tile, format_tiles, parse_tiles};
 use serde::{Deserialize, Serialize};
 
@@ -394,9 +394,4 @@ pub fn settlement_json(s: &Settlement) -> serde_json::Value {
         "claims": s.claims,
         "win": {"kind": s.kind, "from": s.from, "winners": winners},
     })
-}
-
-/// The seats of a settlement's winners.
-pub fn winner_seats(s: &Settlement) -> Vec<Seat> {
-    s.winners.iter().map(|w| w.seat).collect()
 }

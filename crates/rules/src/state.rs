@@ -367,6 +367,16 @@ pub enum MoveError {
         /// The position.
         pos: u8,
     },
+    /// A face learned for a position contradicts the one already known there.
+    #[error("wall position {pos} is {known}, not {claimed}")]
+    Conflict {
+        /// The position.
+        pos: u8,
+        /// The face known.
+        known: Tile,
+        /// The face claimed.
+        claimed: Tile,
+    },
 }
 
 /// The fixed facts of one hand, given from outside (the table's agreement and randomness).
@@ -621,9 +631,10 @@ impl HandState {
     pub fn learn(&mut self, pos: u8, tile: Tile) -> Result<(), MoveError> {
         match self.faces.get_mut(pos as usize) {
             None => Err(MoveError::Unknown { pos }),
-            Some(Some(t)) if *t != tile => Err(MoveError::Illegal {
-                seat: 0,
-                why: format!("position {pos} is {t}, not {tile}"),
+            Some(Some(t)) if *t != tile => Err(MoveError::Conflict {
+                pos,
+                known: *t,
+                claimed: tile,
             }),
             Some(f) => {
                 *f = Some(tile);
