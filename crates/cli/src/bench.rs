@@ -100,7 +100,10 @@ fn win_check(file: &str, show_verdicts: bool) -> Result<()> {
     let ns = best * 1e9 / hands.len() as f64;
     let mut out = serde_json::json!({"hands": hands.len(), "winning": winning, "ns_per_hand": (ns * 100.0).round() / 100.0});
     if show_verdicts {
-        let v: String = hands.iter().map(|h| if shape::is_standard(h) { '1' } else { '0' }).collect();
+        let v: String = hands
+            .iter()
+            .map(|h| if shape::is_standard(h) { '1' } else { '0' })
+            .collect();
         out["verdicts"] = v.into();
     }
     println!("{out}");

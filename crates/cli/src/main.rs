@@ -2,15 +2,23 @@
 //!
 //! - `mahjong score [FILE|-]`: score one hand's settlement file (RULES.md §8).
 //! - `mahjong bench win-check FILE`: time the standard win check on a file of hands.
+//! - `mahjong arena`: computer players against each other.
+//! - `mahjong solo`: play in the terminal against three computer players.
 
+mod arena;
 mod bench;
 mod score;
+mod solo;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "mahjong", version, about = "Shanghai mahjong (上海麻将) on the command line: scorer, benchmarks")]
+#[command(
+    name = "mahjong",
+    version,
+    about = "Shanghai mahjong (上海麻将) on the command line: scorer, bots, benchmarks, a terminal game"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -28,6 +36,10 @@ enum Command {
     /// Benchmarks.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
+    /// Computer players against each other: per-position win rate, deal-in rate and points.
+    Arena(arena::ArenaArgs),
+    /// Play in the terminal against three computer players.
+    Solo(solo::SoloArgs),
 }
 
 fn main() -> ExitCode {
@@ -35,6 +47,8 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Score { file } => score::run(&file),
         Command::Bench(b) => bench::run(b),
+        Command::Arena(a) => arena::run(a),
+        Command::Solo(a) => solo::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

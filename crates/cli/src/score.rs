@@ -21,8 +21,9 @@ Fields (all but "win" optional):
   options    {"name": value} overrides of the ruleset's options, e.g. {"table_limit_lezi": null}
   stake      coins per point (default 1)
   dealer     the dealer's seat, 0-3
-  kaibao     this hand's dice were a double or 1 and 4 (开宝)
-  huangfan   the drawn-hand counter (荒番) for this hand
+  kaibao     this hand's dice were a double or 1 and 4 (开宝; in classic such dice make it
+             a 荒番 hand)
+  huangfan   the drawn-hand counter (荒番) in force for this hand (doubles it when above 0)
   wildcard   baida's wildcard tile (百搭), e.g. "5p"
   declared   [bool x4]: seats that had declared ready (敲)
   claims     4x4: claims[a][b] = chows, pungs and claimed kongs seat a made on b's discards
@@ -46,7 +47,9 @@ Example (seat 1 wins 碰碰胡 on seat 3's discard; pays [0, 9, 0, -9]):
 pub fn run(file: &str) -> Result<()> {
     let text = if file == "-" {
         let mut s = String::new();
-        std::io::stdin().read_to_string(&mut s).context("reading standard input")?;
+        std::io::stdin()
+            .read_to_string(&mut s)
+            .context("reading standard input")?;
         s
     } else {
         std::fs::read_to_string(file).with_context(|| format!("reading {file}"))?

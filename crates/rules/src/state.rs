@@ -141,6 +141,9 @@ pub struct Discard {
     pub claimed: bool,
     /// Declared ready with this discard.
     pub ready: bool,
+    /// The hand's move count when it was made: orders discards across seats (what was
+    /// discarded after a seat declared ready is safe against it).
+    pub at: u32,
 }
 
 /// One seat's part of the hand.
@@ -1033,11 +1036,13 @@ impl HandState {
                 }
                 self.faces[card.pos as usize] = Some(card.tile);
                 self.remove_from_hand(seat, card.pos);
+                let at = self.moves;
                 let st = &mut self.seats[seat as usize];
                 st.discards.push(Discard {
                     card: *card,
                     claimed: false,
                     ready: *declare,
+                    at,
                 });
                 if *declare {
                     st.ready = true;

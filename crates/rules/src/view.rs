@@ -94,6 +94,10 @@ pub struct SeatView {
     pub wildcard: Option<Tile>,
     /// The `baida` indicator, face up in the wall.
     pub indicator: Option<Card>,
+    /// The indicator is still where nobody shows it (in the wall, or in another seat's
+    /// concealed hand), so it counts as seen; once discarded, melded or set aside it is
+    /// counted there instead.
+    pub indicator_unseen: bool,
     /// Tiles left in the wall.
     pub wall_remaining: u8,
     /// The phase.
@@ -144,9 +148,7 @@ impl SeatView {
                 }
             }
         }
-        if let Some(i) = self.indicator
-            && !self.hand.iter().any(|c| c.pos == i.pos)
-        {
+        if let (Some(i), true) = (self.indicator, self.indicator_unseen) {
             add(i.tile, 1);
         }
         n
@@ -234,6 +236,13 @@ impl HandState {
                 .indicator()
                 .and_then(|p| self.face(p).map(|tile| Card { pos: p, tile })),
             wall_remaining: self.wall_remaining(),
+            indicator_unseen: self.indicator().is_some_and(|p| {
+                let in_wall = (self.next_live()
+                    ..self.next_live().saturating_add(self.wall_remaining()))
+                    .contains(&p);
+                let in_other_hand = (0..4u8).any(|s| s != seat && self.seat(s).hand.contains(&p));
+                in_wall || in_other_hand
+            }),
             phase,
             hand: self.hand_cards(seat),
             drawn,

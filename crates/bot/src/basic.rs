@@ -1,0 +1,202 @@
+//! The `basic` level: a sensible beginner. It aims at the nearest winning shape (a flush with
+//! honors or all pungs in `qiaoma`/`classic`, any standard hand in `baida`), discards the
+//! tile that keeps the hand closest to it (the loneliest tile on ties, then at random),
+//! claims a discard only when that brings the hand closer, makes every kong it can, declares
+//! ready (敲) at the first chance in `qiaoma`, keeps its wildcards in `baida`, and always
+//! takes a win. It counts no live tiles, weighs no values and plays no defence.
+
+use crate::Decision;
+use crate::seen::{Seen, suit_name};
+use crate::shape::{Analyzer, Target};
+use mahjong_rules::hand::{MeldShape, MeldType};
+use mahjong_rules::wall::uniform_below;
+use mahjong_rules::{Action, Counts, Ruleset, Tile};
+use rand_core::RngCore;
+
+const TARGETS: [Target; 4] = [
+    Target::Hun(0),
+    Target::Hun(1),
+    Target::Hun(2),
+    Target::Pungs,
+];
+
+fn fits(t: Target, melds: &[MeldShape]) -> bool {
+    let mask = t.mask();
+    melds.iter().all(|m| {
+        (t.allows_chows() || m.kind != MeldType::Chow)
+            && m.tiles().iter().all(|x| mask >> x.index() & 1 == 1)
+    })
+}
+
+/// The nearest target and its distance.
+fn nearest(an: &mut Analyzer, seen: &Seen, counts: &Counts, melds: &[MeldShape]) -> (i32, Target) {
+    let shape = seen.shape(counts, melds.len());
+    if seen.ruleset() == Ruleset::Baida {
+        return (an.distance(&shape, Target::Standard), Target::Standard);
+    }
+    TARGETS
+        .iter()
+        .filter(|t| fits(**t, melds))
+        .map(|&t| (an.distance(&shape, t), t))
+        .min_by_key(|x| x.0)
+        .unwrap_or((99, Target::Pungs))
+}
+
+/// How many of the hand's tiles sit near this one (lonely tiles go first).
+fn company(counts: &Counts, i: usize) -> u32 {
+    let mut n = counts[i] as u32 - 1;
+    if i < 27 {
+        let s = i / 9 * 9;
+        for j in i.saturating_sub(2).max(s)..=(i + 2).min(s + 8) {
+            if j != i {
+                n += counts[j] as u32;
+            }
+        }
+    }
+    n
+}
+
+fn name(t: Target) -> String {
+    match t {
+        Target::Hun(s) | Target::Qing(s) | Target::FlushPungs(s) => {
+            format!("a flush in {}", suit_name(s))
+        }
+        Target::Pungs => "all pungs".to_string(),
+        Target::Honors => "all honors".to_string(),
+        Target::Standard => "a standard hand".to_string(),
+    }
+}
+
+/// Chooses among the legal actions of a turn.
+pub fn turn(an: &mut Analyzer, rng: &mut impl RngCore, seen: &Seen) -> Decision {
+    let legal = &seen.view.legal;
+    if let Some(k) = legal
+        .iter()
+        .find(|a| matches!(a, Action::ConcealedKong { .. } | Action::AddedKong { .. }))
+    {
+        return Decision {
+            action: k.clone(),
+            reason: "a kong: more flowers and a replacement draw".to_string(),
+        };
+    }
+    let declare = seen.ruleset() == Ruleset::Qiaoma;
+    let mut best: Vec<(&Action, i32, u32, Target)> = Vec::new();
+    let mut best_key = (i32::MAX, u32::MAX);
+    let has_plain = legal.iter().any(
+        |a| matches!(a, Action::Discard { card, .. } if Some(card.tile.index()) != seen.wildcard),
+    );
+    for a in legal {
+        let Action::Discard { card, ready } = a else {
+            continue;
+        };
+        let i = card.tile.index();
+        if (*ready && !declare) || (has_plain && Some(i) == seen.wildcard) || i >= 34 {
+            continue;
+        }
+        let mut c = seen.counts;
+        c[i] = c[i].saturating_sub(1);
+        let (d, t) = nearest(an, seen, &c, &seen.melds);
+        // Declaring counts as one step better: it is the only way to win in qiaoma.
+        let d = if *ready { d - 1 } else { d };
+        let key = (d, company(&seen.counts, i));
+        if key < best_key {
+            best_key = key;
+            best.clear();
+        }
+        if key == best_key {
+            best.push((a, d, key.1, t));
+        }
+    }
+    if best.is_empty() {
+        return crate::strong::fallback(legal, "nothing better to do");
+    }
+    let pick = best[uniform_below(rng, best.len() as u32) as usize];
+    let reason = match pick.0 {
+        Action::Discard { card, ready: true } => {
+            format!("declare ready (敲) discarding {}", card.tile)
+        }
+        Action::Discard { card, .. } => format!(
+            "aiming at {}; {} away; discard {}",
+            name(pick.3),
+            pick.1.max(0),
+            card.tile
+        ),
+        _ => String::new(),
+    };
+    Decision {
+        action: pick.0.clone(),
+        reason,
+    }
+}
+
+/// Chooses among the answers to a discard.
+pub fn claim(an: &mut Analyzer, seen: &Seen) -> Decision {
+    let legal = &seen.view.legal;
+    let Some((_, tile)) = seen.claim_window() else {
+        return crate::strong::fallback(legal, "nothing to claim");
+    };
+    let (now, _) = nearest(an, seen, &seen.counts, &seen.melds);
+    for a in legal {
+        let (own, shape): (Vec<Tile>, MeldShape) = match a {
+            Action::Kong { cards } => (
+                cards.iter().map(|c| c.tile).collect(),
+                MeldShape {
+                    kind: MeldType::ClaimedKong,
+                    tile,
+                },
+            ),
+            Action::Pung { cards } => (
+                cards.iter().map(|c| c.tile).collect(),
+                MeldShape {
+                    kind: MeldType::Pung,
+                    tile,
+                },
+            ),
+            Action::Chow { cards } => {
+                let low = cards
+                    .iter()
+                    .map(|c| c.tile)
+                    .chain([tile])
+                    .min()
+                    .unwrap_or(tile);
+                (
+                    cards.iter().map(|c| c.tile).collect(),
+                    MeldShape {
+                        kind: MeldType::Chow,
+                        tile: low,
+                    },
+                )
+            }
+            _ => continue,
+        };
+        let mut c = seen.counts;
+        for t in &own {
+            c[t.index()] = c[t.index()].saturating_sub(1);
+        }
+        let mut melds = seen.melds.clone();
+        melds.push(shape);
+        let after = if shape.kind == MeldType::ClaimedKong {
+            nearest(an, seen, &c, &melds).0
+        } else {
+            (0..34)
+                .filter(|&i| c[i] > 0 && Some(i) != seen.wildcard)
+                .map(|i| {
+                    let mut d = c;
+                    d[i] -= 1;
+                    nearest(an, seen, &d, &melds).0
+                })
+                .min()
+                .unwrap_or(99)
+        };
+        if after < now || (shape.kind == MeldType::ClaimedKong && after <= now) {
+            return Decision {
+                action: a.clone(),
+                reason: format!("claim {tile}: it brings the hand closer ({after} away)"),
+            };
+        }
+    }
+    Decision {
+        action: Action::Pass,
+        reason: format!("pass on {tile}: it does not help"),
+    }
+}

@@ -1,0 +1,200 @@
+//! Computer players for Shanghai mahjong (上海麻将), at three levels, for all three presets.
+//!
+//! A [`Bot`] chooses one of the legal actions the rules crate lists for its seat
+//! ([`SeatView::legal`]) and says why ([`Decision::reason`], a short hint the desktop app can
+//! show a human player). Its only input is a [`SeatView`], what one seat may see (own tiles,
+//! the table, the wall's size), so **a bot cannot read hidden information**: there is no API
+//! that hands it a [`mahjong_rules::HandState`]. Two hands that differ only in tiles its seat
+//! cannot see give it the same view, and so the same decision.
+//!
+//! Levels ([`Level`]):
+//! - `random`: uniform over the legal actions — the baseline.
+//! - `basic`: nearest winning shape, no live-tile counting, no values, no defence
+//!   ([`basic`]).
+//! - `strong`: values every action by chance × points of the best target, and subtracts what
+//!   a discard may cost against ready or dangerous seats, 承包 included ([`strong`],
+//!   [`value`], [`defence`]).
+//!
+//! Deterministic: a bot owns a ChaCha stream seeded from `seed`; the same seed and the same
+//! sequence of views give the same decisions on every machine.
+//!
+//! ```
+//! use mahjong_bot::{Bot, Level};
+//! use mahjong_rules::{Dice, HandState, Money, Move, Options, Ruleset, Setup, Wall};
+//! let setup = Setup {
+//!     options: Options::preset(Ruleset::Qiaoma),
+//!     stake: Money::coins(1),
+//!     dealer: 0,
+//!     dice: Dice::new(3, 5).unwrap(),
+//!     huangfan: 0,
+//! };
+//! let mut state = HandState::new(setup, &Wall::shuffled([1; 32])).unwrap();
+//! let mut bots: Vec<Bot> = (0..4).map(|s| Bot::new(Level::Strong, s)).collect();
+//! while !state.is_over() {
+//!     let seat = state.to_act()[0];
+//!     let d = bots[seat as usize].decide(&state.view(seat));
+//!     state.apply(&Move::new(seat, d.action)).unwrap();
+//! }
+//! ```
+
+pub mod basic;
+pub mod defence;
+pub mod seen;
+pub mod shape;
+pub mod strong;
+pub mod value;
+
+use mahjong_rules::Action;
+use mahjong_rules::view::{PublicPhase, SeatView};
+use mahjong_rules::wall::uniform_below;
+use rand_chacha::ChaCha8Rng;
+use rand_core::SeedableRng;
+use std::fmt;
+use std::str::FromStr;
+
+/// How well a bot plays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Level {
+    /// Uniform over the legal actions.
+    Random,
+    /// A sensible beginner.
+    Basic,
+    /// The best this crate can do.
+    Strong,
+}
+
+impl Level {
+    /// The name used on the command line.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Level::Random => "random",
+            Level::Basic => "basic",
+            Level::Strong => "strong",
+        }
+    }
+
+    /// All levels, weakest first.
+    pub const ALL: [Level; 3] = [Level::Random, Level::Basic, Level::Strong];
+}
+
+impl fmt::Display for Level {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A name that is not a level.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownLevel(pub String);
+
+impl fmt::Display for UnknownLevel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "unknown bot level \"{}\" (expected random, basic or strong)",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for UnknownLevel {}
+
+impl FromStr for Level {
+    type Err = UnknownLevel;
+    fn from_str(s: &str) -> Result<Level, UnknownLevel> {
+        match s.trim() {
+            "random" => Ok(Level::Random),
+            "basic" => Ok(Level::Basic),
+            "strong" => Ok(Level::Strong),
+            other => Err(UnknownLevel(other.to_string())),
+        }
+    }
+}
+
+/// A chosen action and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Decision {
+    /// One of the view's legal actions (or `Pass` when the seat had nothing to do).
+    pub action: Action,
+    /// A short explanation for a human ("going for 清一色 in dots (筒); 2 tiles from ready;
+    /// discard 3m").
+    pub reason: String,
+}
+
+/// A computer player.
+pub struct Bot {
+    level: Level,
+    rng: ChaCha8Rng,
+    analyzer: shape::Analyzer,
+}
+
+impl Bot {
+    /// A bot of `level` whose random choices come from `seed`.
+    pub fn new(level: Level, seed: u64) -> Bot {
+        Bot {
+            level,
+            rng: ChaCha8Rng::seed_from_u64(seed),
+            analyzer: shape::Analyzer::new(),
+        }
+    }
+
+    /// Its level.
+    pub fn level(&self) -> Level {
+        self.level
+    }
+
+    /// Chooses an action for the seat whose view this is. The action is one of
+    /// `view.legal`; when that list is empty (the seat need not act) it is `Pass`, which the
+    /// rules would refuse, and the reason says so.
+    pub fn decide(&mut self, view: &SeatView) -> Decision {
+        let legal = &view.legal;
+        if legal.is_empty() {
+            return Decision {
+                action: Action::Pass,
+                reason: "nothing to decide: this seat need not act now".to_string(),
+            };
+        }
+        if self.level == Level::Random {
+            let i = uniform_below(&mut self.rng, legal.len() as u32) as usize;
+            return Decision {
+                action: legal[i].clone(),
+                reason: "a random legal action".to_string(),
+            };
+        }
+        if let Some(w) = legal.iter().find(|a| matches!(a, Action::Win { .. })) {
+            return Decision {
+                action: w.clone(),
+                reason: "win: passing would bar this tile (漏胡)".to_string(),
+            };
+        }
+        if legal.len() == 1 {
+            return Decision {
+                action: legal[0].clone(),
+                reason: only_reason(&legal[0], view).to_string(),
+            };
+        }
+        let seen = seen::Seen::new(view);
+        let claims = matches!(view.phase, PublicPhase::Claims { .. });
+        match (self.level, claims) {
+            (Level::Basic, false) => basic::turn(&mut self.analyzer, &mut self.rng, &seen),
+            (Level::Basic, true) => basic::claim(&mut self.analyzer, &seen),
+            (_, false) => strong::turn(&mut self.analyzer, &seen),
+            (_, true) => strong::claim(&mut self.analyzer, &seen),
+        }
+    }
+}
+
+fn only_reason(a: &Action, view: &SeatView) -> &'static str {
+    match a {
+        Action::Flower { .. } => "set the flower aside and draw a replacement",
+        Action::Pass if matches!(view.phase, PublicPhase::Flowers { .. }) => {
+            "no flower left to set aside"
+        }
+        Action::Pass => "nothing to claim",
+        Action::Discard { .. } if view.seats[view.seat as usize].ready => {
+            "declared ready: discard the drawn tile"
+        }
+        Action::Discard { .. } => "the only discard",
+        _ => "the only legal action",
+    }
+}

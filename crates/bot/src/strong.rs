@@ -1,0 +1,529 @@
+//! The `strong` level: every legal action is valued by what the hand would be worth after
+//! it, and the best is played.
+//!
+//! A hand (one tile short of a complete hand, as after a discard) is valued per target
+//! (RULES.md §5: 清一色, 混一色, 碰碰胡, 混碰/清碰, 风一色 in `qiaoma` and `classic`; any standard
+//! hand in `baida`) as chance × points × paying seats ([`crate::value`]); the best target,
+//! plus a little of the second best, is the hand's worth. A ready hand is valued tile by
+//! tile with the scorer. A discard's score is that worth minus what the discard may cost
+//! ([`crate::defence`]): the points it may pay to a ready seat and the chances it throws
+//! away, and the 承包 risk of a third claim. Claims are compared with passing; kongs with the
+//! best discard (a kong also brings flowers and a replacement draw, but an added kong may be
+//! robbed).
+//!
+//! Rules it plays to: in `qiaoma` it declares ready (敲) as soon as the hand waits on live
+//! tiles unless another discard is worth more (a better target, more live tiles), as it
+//! cannot win otherwise; in `classic` it never declares (the declaration pays nothing there
+//! and freezes the hand); in `baida` it never discards a wildcard and counts on self-draws
+//! only. It always takes a win: passing one bars that tile (漏胡).
+
+use crate::Decision;
+use crate::defence::{self, Threats};
+use crate::seen::{Seen, suit_name};
+use crate::shape::{Analyzer, Target};
+use crate::value::{self, k};
+use mahjong_rules::hand::{self, MeldShape, MeldType};
+use mahjong_rules::{Action, Counts, Ruleset, Tile, format_tiles};
+
+/// The worth of a hand and the plan behind it.
+#[derive(Clone, Copy, Debug)]
+pub struct Worth {
+    /// Expected points.
+    pub ev: f64,
+    /// The best target.
+    pub target: Target,
+    /// Its distance from ready.
+    pub dist: i32,
+    /// Winning kinds if ready.
+    pub waits: u64,
+    /// Live winning tiles if ready.
+    pub live: u32,
+}
+
+/// A target's name for explanations.
+pub fn target_name(t: Target) -> String {
+    match t {
+        Target::Qing(s) => format!("清一色 in {}", suit_name(s)),
+        Target::Hun(s) => format!("混一色 in {}", suit_name(s)),
+        Target::Pungs => "碰碰胡 (all pungs)".to_string(),
+        Target::FlushPungs(s) => format!("混碰/清碰 in {}", suit_name(s)),
+        Target::Honors => "风一色 (all honors)".to_string(),
+        Target::Standard => "a standard hand".to_string(),
+    }
+}
+
+fn compatible(t: Target, melds: &[MeldShape]) -> bool {
+    let mask = t.mask();
+    melds.iter().all(|m| {
+        (t.allows_chows() || m.kind != MeldType::Chow)
+            && m.tiles().iter().all(|x| mask >> x.index() & 1 == 1)
+    })
+}
+
+fn bits(mask: u64) -> Vec<Tile> {
+    (0..34)
+        .filter(|&i| mask >> i & 1 == 1)
+        .filter_map(Tile::from_index)
+        .collect()
+}
+
+/// Values hands for one decision.
+pub struct Evaluator<'a, 'v> {
+    /// What the bot knows.
+    pub seen: &'a Seen<'v>,
+    /// Shape analysis.
+    pub an: &'a mut Analyzer,
+}
+
+impl Evaluator<'_, '_> {
+    fn targets(&self, melds: &[MeldShape]) -> Vec<Target> {
+        if self.seen.ruleset() == Ruleset::Baida {
+            return vec![Target::Standard];
+        }
+        Target::restricted()
+            .into_iter()
+            .filter(|t| compatible(*t, melds))
+            .collect()
+    }
+
+    /// The worth of a hand one tile short of complete; `declared`: ready is (or is being)
+    /// declared, so the hand is frozen.
+    pub fn worth(&mut self, counts: &Counts, melds: &[MeldShape], declared: bool) -> Worth {
+        let seen = self.seen;
+        let o = seen.options;
+        let shape = seen.shape(counts, melds.len());
+        let targets = self.targets(melds);
+        let mut dists: Vec<(Target, i32)> = targets
+            .iter()
+            .map(|&t| (t, self.an.distance(&shape, t)))
+            .collect();
+        dists.sort_by_key(|&(_, d)| d);
+        let best_d = dists.first().map(|x| x.1).unwrap_or(99);
+        let qiaoma_undeclared = o.must_declare_ready && !declared;
+        let mut ready = None;
+        if best_d <= 0 || declared {
+            let waits = hand::waits(o, counts, melds, seen.view.wildcard);
+            if waits != 0 {
+                let live: u32 = (0..34)
+                    .filter(|&i| waits >> i & 1 == 1)
+                    .map(|i| seen.live[i] as u32)
+                    .sum();
+                let value = value::weigh(self.ready_value(
+                    counts,
+                    melds,
+                    waits,
+                    live,
+                    dists.first().map(|x| x.0),
+                ));
+                let mut ev = value::ready_chance(seen, live) * value * value::payers(seen);
+                if qiaoma_undeclared {
+                    ev *= k::UNDECLARED;
+                }
+                ready = Some((ev, waits, live));
+            }
+        }
+        if declared {
+            let (ev, waits, live) = ready.unwrap_or((0.0, 0, 0));
+            let target = dists.first().map(|x| x.0).unwrap_or(Target::Pungs);
+            return Worth {
+                ev,
+                target,
+                dist: 0,
+                waits,
+                live,
+            };
+        }
+        let mut first = (
+            0.0f64,
+            dists.first().map(|x| x.0).unwrap_or(Target::Pungs),
+            best_d,
+        );
+        let mut second = 0.0f64;
+        let payers = value::payers(seen);
+        for &(t, d) in &dists {
+            if d > best_d + 1 {
+                break;
+            }
+            let acc = self
+                .an
+                .acceptance_split(&shape, t, &seen.live, seen.wildcard);
+            let d = acc.dist;
+            let v = value::weigh(value::target_value(seen, t, counts, melds));
+            let mut ev = value::chance(seen, t, &acc) * v * payers;
+            if d == 0 && qiaoma_undeclared {
+                ev *= k::UNDECLARED;
+            }
+            if ev > first.0 {
+                second = first.0;
+                first = (ev, t, d);
+            } else if ev > second {
+                second = ev;
+            }
+        }
+        let flexible = if first.2 >= 1 {
+            k::SECOND * second
+        } else {
+            0.0
+        };
+        let mut w = Worth {
+            ev: first.0 + flexible,
+            target: first.1,
+            dist: first.2,
+            waits: 0,
+            live: 0,
+        };
+        if let Some((ev, waits, live)) = ready {
+            if ev >= w.ev {
+                w.ev = ev;
+                w.dist = 0;
+            }
+            w.waits = waits;
+            w.live = live;
+        }
+        w
+    }
+
+    /// Points per paying seat of a ready hand, averaged over its live winning tiles.
+    fn ready_value(
+        &mut self,
+        counts: &Counts,
+        melds: &[MeldShape],
+        waits: u64,
+        live: u32,
+        target: Option<Target>,
+    ) -> f64 {
+        let seen = self.seen;
+        if seen.ruleset() == Ruleset::Baida {
+            return value::target_value(seen, Target::Standard, counts, melds);
+        }
+        let mut total = 0.0;
+        let mut weight = 0.0;
+        for i in (0..34).filter(|&i| waits >> i & 1 == 1) {
+            let Some(t) = Tile::from_index(i) else {
+                continue;
+            };
+            let mut c = *counts;
+            c[i] += 1;
+            let w = (seen.live[i] as f64).max(if live == 0 { 1.0 } else { 0.0 });
+            if w == 0.0 {
+                continue;
+            }
+            if let Some(v) = value::exact_value(seen, &c, melds, t) {
+                total += w * v;
+                weight += w;
+            }
+        }
+        if weight > 0.0 {
+            total / weight
+        } else {
+            value::target_value(seen, target.unwrap_or(Target::Pungs), counts, melds)
+        }
+    }
+
+    /// The best discard from a complete-size hand (after a draw or a claim), with the
+    /// discard that would have been best for the hand alone (to tell when defence decided).
+    pub fn best_discard(
+        &mut self,
+        counts: &Counts,
+        melds: &[MeldShape],
+        threats: &Threats,
+        options: &[(Tile, bool, Action)],
+    ) -> Option<Choice> {
+        let seen = self.seen;
+        let mut best: Option<Choice> = None;
+        let mut all: Vec<(f64, f64)> = Vec::with_capacity(options.len());
+        let keep_wild = seen.wildcard.is_some()
+            && options
+                .iter()
+                .any(|(t, _, _)| Some(t.index()) != seen.wildcard);
+        for (tile, ready, action) in options {
+            let i = tile.index();
+            if keep_wild && Some(i) == seen.wildcard {
+                continue;
+            }
+            if *ready && seen.ruleset() == Ruleset::Classic {
+                continue;
+            }
+            let mut c = *counts;
+            if i >= 34 || c[i] == 0 {
+                continue;
+            }
+            c[i] -= 1;
+            let w = self.worth(&c, melds, *ready);
+            let loss = (threats.pay[i] + threats.danger[i] * w.ev + threats.feed[i]) * k::DEFENCE;
+            let score = w.ev - loss;
+            all.push((w.ev, loss));
+            if best.as_ref().is_none_or(|b| score > b.score) {
+                best = Some(Choice {
+                    score,
+                    action: action.clone(),
+                    worth: w,
+                    loss,
+                    defended: false,
+                });
+            }
+        }
+        best.map(|b| Choice {
+            // Defence decided if a discard at least as good for the hand was riskier.
+            defended: all
+                .iter()
+                .any(|&(e, l)| e >= b.worth.ev - 1e-9 && l > b.loss + 0.02),
+            ..b
+        })
+    }
+}
+
+/// A chosen discard.
+pub struct Choice {
+    /// Worth minus what the discard may cost.
+    pub score: f64,
+    /// The discard.
+    pub action: Action,
+    /// The hand's worth after it.
+    pub worth: Worth,
+    /// What it may cost (weighted).
+    pub loss: f64,
+    /// A discard at least as good for the hand alone was riskier: defence decided.
+    pub defended: bool,
+}
+
+fn discard_options(legal: &[Action]) -> Vec<(Tile, bool, Action)> {
+    legal
+        .iter()
+        .filter_map(|a| match a {
+            Action::Discard { card, ready } => Some((card.tile, *ready, a.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Discard options for a hand after a claim: one per kind, and in rules with a ready
+/// declaration the declaring variant where the rest would wait on something.
+fn claim_discards(seen: &Seen, counts: &Counts, melds: &[MeldShape]) -> Vec<(Tile, bool, Action)> {
+    let mut out = Vec::new();
+    let declare = seen.options.ready_declaration() && seen.ruleset() == Ruleset::Qiaoma;
+    for i in 0..34 {
+        if counts[i] == 0 {
+            continue;
+        }
+        let Some(t) = Tile::from_index(i) else {
+            continue;
+        };
+        // A placeholder action: the real card is picked from the legal list afterwards.
+        out.push((t, false, Action::Pass));
+        if declare {
+            let mut c = *counts;
+            c[i] -= 1;
+            if hand::waits(seen.options, &c, melds, seen.view.wildcard) != 0 {
+                out.push((t, true, Action::Pass));
+            }
+        }
+    }
+    out
+}
+
+fn dist_text(w: &Worth) -> String {
+    match w.dist {
+        d if d <= 0 && w.waits != 0 => format!(
+            "ready on {} ({} live)",
+            format_tiles(&bits(w.waits)),
+            w.live
+        ),
+        d if d <= 0 => "ready".to_string(),
+        1 => "1 tile from ready".to_string(),
+        d => format!("{d} tiles from ready"),
+    }
+}
+
+/// Chooses among the legal actions of a turn.
+pub fn turn(an: &mut Analyzer, seen: &Seen) -> Decision {
+    let legal = &seen.view.legal;
+    let threats = defence::threats(seen);
+    let mut ev = Evaluator { seen, an };
+    let options = discard_options(legal);
+    let Some(choice) = ev.best_discard(&seen.counts, &seen.melds, &threats, &options) else {
+        return fallback(legal, "no discard to weigh");
+    };
+    let (mut best_score, mut best_action, worth) = (choice.score, choice.action, choice.worth);
+    let defended = choice.defended;
+    let mut reason = None;
+    for a in legal {
+        let (score, why) = match a {
+            Action::ConcealedKong { cards } => {
+                let i = cards[0].tile.index();
+                let mut c = seen.counts;
+                c[i] = c[i].saturating_sub(4);
+                let mut melds = seen.melds.clone();
+                melds.push(MeldShape {
+                    kind: MeldType::ConcealedKong,
+                    tile: cards[0].tile,
+                });
+                let w = ev.worth(&c, &melds, false);
+                (
+                    w.ev * 1.04 + 0.01,
+                    format!(
+                        "concealed kong of {}: flowers and a replacement draw; {}",
+                        cards[0].tile,
+                        dist_text(&w)
+                    ),
+                )
+            }
+            Action::AddedKong { card } => {
+                let i = card.tile.index();
+                let mut c = seen.counts;
+                c[i] = c[i].saturating_sub(1);
+                let mut melds = seen.melds.clone();
+                if let Some(m) = melds
+                    .iter_mut()
+                    .find(|m| m.kind == MeldType::Pung && m.tile == card.tile)
+                {
+                    m.kind = MeldType::AddedKong;
+                }
+                let w = ev.worth(&c, &melds, false);
+                let rob = threats.danger[i] * 3.0 * threats.worst_value;
+                (
+                    w.ev * 1.04 + 0.01 - rob,
+                    format!(
+                        "add {} to my pung: a flower and a replacement draw; {}",
+                        card.tile,
+                        dist_text(&w)
+                    ),
+                )
+            }
+            _ => continue,
+        };
+        if score > best_score {
+            best_score = score;
+            best_action = a.clone();
+            reason = Some(why);
+        }
+    }
+    let reason = reason.unwrap_or_else(|| {
+        let Action::Discard { card, ready } = &best_action else {
+            return String::new();
+        };
+        let mut r = format!(
+            "going for {}; {}; discard {}",
+            target_name(worth.target),
+            dist_text(&worth),
+            card.tile
+        );
+        if *ready {
+            r = format!(
+                "declare ready (敲) discarding {}: waits on {} ({} live)",
+                card.tile,
+                format_tiles(&bits(worth.waits)),
+                worth.live
+            );
+        }
+        if let (true, Some((_, why))) = (defended, &threats.main) {
+            r.push_str(&format!(" — playing safe: {why}"));
+        }
+        r
+    });
+    Decision {
+        action: best_action,
+        reason,
+    }
+}
+
+/// Chooses among the answers to a discard (pass, chow, pung, kong).
+pub fn claim(an: &mut Analyzer, seen: &Seen) -> Decision {
+    let legal = &seen.view.legal;
+    let Some((from, tile)) = seen.claim_window() else {
+        return fallback(legal, "nothing to claim");
+    };
+    let threats = defence::threats(seen);
+    let mut ev = Evaluator { seen, an };
+    let pass = ev.worth(&seen.counts, &seen.melds, false);
+    let mut best = (
+        pass.ev * 1.02 + 1e-6,
+        Action::Pass,
+        format!(
+            "pass on {tile}: going for {}; {}",
+            target_name(pass.target),
+            dist_text(&pass)
+        ),
+    );
+    for a in legal {
+        let (mut c, shape, own): (Counts, MeldShape, Vec<Tile>) = match a {
+            Action::Pung { cards } => (
+                seen.counts,
+                MeldShape {
+                    kind: MeldType::Pung,
+                    tile,
+                },
+                cards.iter().map(|c| c.tile).collect(),
+            ),
+            Action::Kong { cards } => (
+                seen.counts,
+                MeldShape {
+                    kind: MeldType::ClaimedKong,
+                    tile,
+                },
+                cards.iter().map(|c| c.tile).collect(),
+            ),
+            Action::Chow { cards } => {
+                let low = cards
+                    .iter()
+                    .map(|c| c.tile)
+                    .chain([tile])
+                    .min()
+                    .unwrap_or(tile);
+                (
+                    seen.counts,
+                    MeldShape {
+                        kind: MeldType::Chow,
+                        tile: low,
+                    },
+                    cards.iter().map(|c| c.tile).collect(),
+                )
+            }
+            _ => continue,
+        };
+        for t in &own {
+            let i = t.index();
+            c[i] = c[i].saturating_sub(1);
+        }
+        let mut melds = seen.melds.clone();
+        melds.push(shape);
+        let name = match shape.kind {
+            MeldType::Chow => "chow",
+            MeldType::Pung => "pung",
+            _ => "kong",
+        };
+        let (score, w) = if shape.kind == MeldType::ClaimedKong {
+            let w = ev.worth(&c, &melds, false);
+            (w.ev * 1.04, w)
+        } else {
+            let opts = claim_discards(seen, &c, &melds);
+            match ev.best_discard(&c, &melds, &threats, &opts) {
+                Some(choice) => (choice.score, choice.worth),
+                None => continue,
+            }
+        };
+        if score > best.0 {
+            best = (
+                score,
+                a.clone(),
+                format!(
+                    "{name} {tile} from seat {from}: going for {}; {}",
+                    target_name(w.target),
+                    dist_text(&w)
+                ),
+            );
+        }
+    }
+    Decision {
+        action: best.1,
+        reason: best.2,
+    }
+}
+
+/// The first legal action, when nothing is worth weighing.
+pub fn fallback(legal: &[Action], why: &str) -> Decision {
+    Decision {
+        action: legal.first().cloned().unwrap_or(Action::Pass),
+        reason: why.to_string(),
+    }
+}

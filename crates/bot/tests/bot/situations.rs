@@ -1,0 +1,193 @@
+//! Named situations where the right move is clear.
+
+use crate::common::{card, crafted_wall, play_to, setup, through_flowers};
+use mahjong_bot::{Bot, Level};
+use mahjong_rules::hand;
+use mahjong_rules::view::PublicPhase;
+use mahjong_rules::{Action, HandState, Move, Ruleset, Tile};
+
+fn discard(st: &mut HandState, seat: u8, tile: &str, ready: bool) {
+    let c = card(st, seat, tile);
+    st.apply(&Move::new(seat, Action::Discard { card: c, ready }))
+        .unwrap();
+}
+
+fn pass_all(st: &mut HandState) {
+    for s in st.to_act() {
+        st.apply(&Move::new(s, Action::Pass)).unwrap();
+    }
+}
+
+/// `qiaoma`: the dealer holds 1112345678999p and 1z. Discarding 1z with a ready
+/// declaration leaves the nine gates of dots, waiting on every dot: declare.
+#[test]
+fn declares_ready_on_a_live_flush_wait() {
+    let wall = crafted_wall(
+        0,
+        [
+            "1112345678999p1z",
+            "1123456789m123s",
+            "1123456789s567z",
+            "234567m2345678s",
+        ],
+        "",
+    );
+    let mut st = HandState::new(setup(Ruleset::Qiaoma, 0, (2, 5)), &wall).unwrap();
+    through_flowers(&mut st);
+    assert_eq!(st.to_act(), vec![0]);
+    for seed in 0..4 {
+        let d = Bot::new(Level::Strong, seed).decide(&st.view(0));
+        match &d.action {
+            Action::Discard { card, ready } => {
+                assert_eq!(card.tile, "1z".parse::<Tile>().unwrap(), "{}", d.reason);
+                assert!(ready, "must declare ready: {}", d.reason);
+            }
+            a => panic!("expected a ready discard, got {a:?}"),
+        }
+        assert!(d.reason.contains("ready"), "{}", d.reason);
+    }
+    // The basic level declares too.
+    let d = Bot::new(Level::Basic, 0).decide(&st.view(0));
+    assert!(
+        matches!(d.action, Action::Discard { ready: true, .. }),
+        "{d:?}"
+    );
+}
+
+/// `qiaoma`: seat 1 pungs 2p and declares ready on 55p 88p 123p 456p (a 清一色 in dots
+/// waiting on 5p and 8p). Seat 0 holds a lone 5p, which its own hand does not need, and
+/// bamboo it does not need either: it must not give seat 1 the 5p.
+#[test]
+fn does_not_feed_a_ready_flush() {
+    let wall = crafted_wall(
+        0,
+        [
+            "2p5p123m456m11s59s77z",
+            "22p55p88p123p456p1z",
+            "123789m123789s1z",
+            "456789m234567s2z",
+        ],
+        "3z4z9m",
+    );
+    let mut st = HandState::new(setup(Ruleset::Qiaoma, 0, (2, 5)), &wall).unwrap();
+    through_flowers(&mut st);
+    discard(&mut st, 0, "2p", false);
+    let two = card(&st, 1, "2p");
+    let pung = st
+        .legal_actions(1)
+        .into_iter()
+        .find(|a| matches!(a, Action::Pung { cards } if cards.contains(&two) || cards[0].tile == two.tile))
+        .unwrap();
+    st.apply(&Move::new(1, pung)).unwrap();
+    pass_all(&mut st);
+    discard(&mut st, 1, "1z", true);
+    pass_all(&mut st);
+    discard(&mut st, 2, "3z", false);
+    pass_all(&mut st);
+    discard(&mut st, 3, "4z", false);
+    pass_all(&mut st);
+    assert_eq!(st.to_act(), vec![0]);
+    let waits = hand::waits(
+        st.options(),
+        &st.hand_counts(1).unwrap(),
+        &st.meld_shapes(1),
+        None,
+    );
+    let five: Tile = "5p".parse().unwrap();
+    assert!(waits & (1 << five.index()) != 0, "seat 1 waits on 5p");
+    let view = st.view(0);
+    assert!(view.seats[1].ready);
+    for seed in 0..4 {
+        let d = Bot::new(Level::Strong, seed).decide(&view);
+        let Action::Discard { card, .. } = &d.action else {
+            panic!("{d:?}")
+        };
+        assert!(
+            waits & (1 << card.tile.index()) == 0,
+            "discarded {} into a ready flush: {}",
+            card.tile,
+            d.reason
+        );
+        assert!(
+            !card.tile.is_suited() || card.tile.index() / 9 != 1,
+            "a dot is dangerous: {}",
+            d.reason
+        );
+        assert!(d.reason.contains("safe"), "{}", d.reason);
+    }
+}
+
+/// `baida`: a wildcard is never discarded while another tile can go.
+#[test]
+fn never_discards_a_wildcard() {
+    let mut seen = 0;
+    for seed in 0..40u64 {
+        let mut st = play_to(Ruleset::Baida, seed, [Level::Random; 4], 0);
+        let mut bots: Vec<Bot> = [Level::Strong, Level::Basic, Level::Strong, Level::Basic]
+            .iter()
+            .map(|&l| Bot::new(l, seed))
+            .collect();
+        let w = st.wildcard().unwrap();
+        while !st.is_over() {
+            let seat = st.to_act()[0];
+            let view = st.view(seat);
+            let d = bots[seat as usize].decide(&view);
+            let holds = view.hand.iter().any(|c| c.tile == w);
+            let other = view
+                .legal
+                .iter()
+                .any(|a| matches!(a, Action::Discard { card, .. } if card.tile != w));
+            if holds && other && matches!(view.phase, PublicPhase::Turn { .. }) {
+                seen += 1;
+                assert!(
+                    !matches!(&d.action, Action::Discard { card, .. } if card.tile == w),
+                    "seed {seed}: {}",
+                    d.reason
+                );
+            }
+            st.apply(&Move::new(seat, d.action)).unwrap();
+        }
+    }
+    assert!(seen > 100, "only {seen} decisions with a wildcard in hand");
+}
+
+/// A win offered is a win taken (self-draw, on a discard, robbing a kong), at both levels.
+#[test]
+fn takes_a_win_when_offered() {
+    let mut offered = 0;
+    for ruleset in Ruleset::ALL {
+        for seed in 0..40u64 {
+            let mut st = play_to(ruleset, seed, [Level::Random; 4], 0);
+            let mut bots: Vec<Bot> = (0..4)
+                .map(|s| {
+                    Bot::new(
+                        if s % 2 == 0 {
+                            Level::Strong
+                        } else {
+                            Level::Basic
+                        },
+                        seed,
+                    )
+                })
+                .collect();
+            while !st.is_over() {
+                for seat in st.to_act() {
+                    let view = st.view(seat);
+                    let d = bots[seat as usize].decide(&view);
+                    if view.legal.iter().any(|a| matches!(a, Action::Win { .. })) {
+                        offered += 1;
+                        for level in [Level::Strong, Level::Basic] {
+                            let d = Bot::new(level, 3).decide(&view);
+                            assert!(matches!(d.action, Action::Win { .. }), "{level}: {d:?}");
+                        }
+                    }
+                    st.apply(&Move::new(seat, d.action)).unwrap();
+                    if st.is_over() {
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    assert!(offered > 50, "only {offered} wins offered");
+}
