@@ -119,9 +119,15 @@ fn play(game: &Game, deep: bool) -> (u64, Vec<Move>, HandState) {
             };
             assert!(st.apply(&Move::new(seat, bogus)).is_err());
             assert_eq!(st.state_hash(), before);
-            // The view hides other hands.
+            // The view hides other hands, and never sees more copies of a tile than exist.
             let v = st.view(seat);
             assert_eq!(v.hand.len(), st.seat(seat).hand.len());
+            for s in 0..4 {
+                let seen = st.view(s).visible_counts();
+                for t in Tile::all() {
+                    assert!(seen[t.index()] <= t.copies(), "{t} seen {} times", seen[t.index()]);
+                }
+            }
             assert!(v.legal == legal);
             // Serde round trips.
             let bytes = postcard::to_allocvec(&st).unwrap();
