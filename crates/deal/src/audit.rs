@@ -134,7 +134,16 @@ pub fn audit_with_cards(
                     seat,
                     fault: ShuffleFault::NotDerived(p),
                 },
-                evidence: evidence(&obs, &[Slot::Shuffle(seat), Slot::AuditReveal(seat)]),
+                // Self-contained: the shuffle, the seed that does not derive it, the wall it
+                // shuffled (the previous seat's) and the four keys that fix the joint key.
+                evidence: evidence(
+                    &obs,
+                    &[Slot::Shuffle(seat), Slot::AuditReveal(seat)]
+                        .into_iter()
+                        .chain(seat.prev().map(Slot::Shuffle))
+                        .chain(SeatIndex::ALL.map(Slot::Key))
+                        .collect::<Vec<_>>(),
+                ),
             });
         }
         input = published;
@@ -208,8 +217,10 @@ fn rank(m: &SignedMessage) -> u8 {
         Step::Key => 1,
         Step::Reveal => 2,
         Step::Shuffle => 3 + m.seat().get(),
-        Step::DrawShare | Step::Show | Step::PublicShare => 7,
-        Step::AuditReveal => 8,
+        // Draw shares before the shows that depend on them, whatever the transcript order.
+        Step::DrawShare | Step::PublicShare => 7,
+        Step::Show => 8,
+        Step::AuditReveal => 9,
     }
 }
 
@@ -218,6 +229,25 @@ fn replay(obs: &mut Observer, messages: &[&SignedMessage]) -> Result<(), Violati
         match obs.receive((*m).clone()) {
             // A card that is no card means a bad shuffle; step 4 names the shuffler.
             Ok(_) | Err(DealError::NotACard { .. }) => {}
+            // A message that is not this hand's (bad signature, another table, hand or
+            // version) proves nothing against the seat it names: set it aside. If the seat's
+            // real message is missing, step 2 or 3 says so.
+            Err(
+                DealError::BadSignature { .. }
+                | DealError::WrongTable { .. }
+                | DealError::WrongHand { .. }
+                | DealError::UnsupportedVersion { .. },
+            ) => {}
+            // A show without the three draw shares it needs: in a transcript, a missing share
+            // cannot be told from a false show, so nobody is named.
+            Err(error @ DealError::NotHeld { .. }) => {
+                return Err(Violation {
+                    seat: None,
+                    step: m.step(),
+                    error,
+                    evidence: vec![(*m).clone()],
+                });
+            }
             Err(error) => {
                 let evidence = match &error {
                     DealError::Equivocation { first, second, .. } => {

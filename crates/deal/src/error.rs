@@ -244,11 +244,7 @@ impl DealError {
     /// The seat this error proves (or, for [`DealError::BadSignature`], claims) at fault.
     pub fn culprit(&self) -> Option<SeatIndex> {
         match self {
-            DealError::UnsupportedVersion { seat, .. }
-            | DealError::BadSignature { seat }
-            | DealError::WrongTable { seat }
-            | DealError::WrongHand { seat, .. }
-            | DealError::Equivocation { seat, .. }
+            DealError::Equivocation { seat, .. }
             | DealError::RevealMismatch { seat }
             | DealError::BadKey { seat, .. }
             | DealError::BadShuffle { seat, .. }
@@ -256,7 +252,14 @@ impl DealError {
             | DealError::NotHeld { seat, .. }
             | DealError::BadAuditReveal { seat, .. }
             | DealError::Missing { seat, .. } => Some(*seat),
-            DealError::TooLarge { .. }
+            // A bad signature proves nothing (anyone can send garbage), and a validly signed
+            // message of another hand, table or version proves only that it was replayed,
+            // which anyone who saw it can do.
+            DealError::UnsupportedVersion { .. }
+            | DealError::BadSignature { .. }
+            | DealError::WrongTable { .. }
+            | DealError::WrongHand { .. }
+            | DealError::TooLarge { .. }
             | DealError::Decode(_)
             | DealError::Encode(_)
             | DealError::OutOfOrder { .. }

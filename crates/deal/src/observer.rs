@@ -375,6 +375,15 @@ impl Observer {
                         needs: Step::Commit,
                     });
                 }
+                // Every shuffle seed is committed (in the key messages) before the joint
+                // randomness can be known, so no seat can choose its shuffle after the dice.
+                if self.joint_key.is_none() {
+                    return Err(DealError::OutOfOrder {
+                        seat,
+                        step: Step::Reveal,
+                        needs: Step::Key,
+                    });
+                }
                 if self.commits[s] != Some(seed_commitment(&self.ctx, seat, &r.seed, &r.nonce)) {
                     return Err(DealError::RevealMismatch { seat });
                 }

@@ -12,7 +12,7 @@
 //! [`DealSeat::restore`] replays it, re-verifying every message. `DealSeat` itself serializes
 //! as its snapshot.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use curve25519_dalek::ristretto::RistrettoPoint;
@@ -139,6 +139,9 @@ pub struct SeatSnapshot {
     pub secrets: HandSecrets,
     /// Accepted messages, in acceptance order.
     pub messages: Vec<SignedMessage>,
+    /// Positions this seat was told it is drawing ([`DealSeat::expect_draw`]).
+    #[serde(default)]
+    pub expecting: Vec<Position>,
 }
 
 /// One seat's state for one hand. See the crate documentation for the message sequence.
@@ -150,6 +153,8 @@ pub struct DealSeat {
     observer: Observer,
     /// Positions this seat drew, with their cards.
     drawn: BTreeMap<Position, CardIndex>,
+    /// Positions the caller said this seat is drawing, whose shares may not have arrived.
+    expecting: BTreeSet<Position>,
 }
 
 impl DealSeat {
@@ -177,6 +182,7 @@ impl DealSeat {
             secrets,
             observer: Observer::with_cards(ctx, roster, cards),
             drawn: BTreeMap::new(),
+            expecting: BTreeSet::new(),
         }
     }
 
@@ -227,6 +233,7 @@ impl DealSeat {
             roster: *self.observer.roster(),
             secrets: self.secrets.clone(),
             messages: self.observer.messages().to_vec(),
+            expecting: self.expecting.iter().copied().collect(),
         }
     }
 
@@ -252,9 +259,11 @@ impl DealSeat {
             roster,
             secrets,
             messages,
+            expecting,
             ..
         } = snapshot;
         let mut restored = Self::with_cards(ctx, seat, roster, secrets, cards);
+        restored.expecting = expecting.into_iter().collect();
         for msg in messages {
             match restored.receive(msg) {
                 // A corrupt wall was already reported when the message first came in.
@@ -369,6 +378,15 @@ impl DealSeat {
         self.emit(signer, slot, || Ok((Body::Shuffle(out), Some(wall))))
     }
 
+    /// Marks `position` as one this seat is drawing now, as soon as the agreed game state says
+    /// so and before the three draw shares for it arrive. From then on the seat refuses to
+    /// release its own share of `position` for any other use (a share is `x·C1` whatever it is
+    /// addressed to, so a share given to another requester would open this seat's card with
+    /// the broadcast draw shares), whatever order messages reach it in.
+    pub fn expect_draw(&mut self, position: Position) {
+        self.expecting.insert(position);
+    }
+
     /// This seat's decryption share of `position` for `requester`'s private draw. Call it only
     /// when the agreed game state says `requester` draws `position` now. Refuses a position this
     /// seat drew itself, or already gave to another seat or to a public open.
@@ -470,7 +488,8 @@ impl DealSeat {
             .c1;
         // Never release a share that would open a card this seat holds, and never give one
         // position to two different uses.
-        let mine_drawn = self.observer.draw_share_count(position, self.seat) > 0;
+        let mine_drawn = self.observer.draw_share_count(position, self.seat) > 0
+            || self.expecting.contains(&position);
         let conflict = match kind {
             ShareKind::Show => self.observer.has_other_share(self.seat, position, kind),
             _ => mine_drawn || self.observer.has_other_share(self.seat, position, kind),

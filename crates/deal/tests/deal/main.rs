@@ -6,4 +6,5 @@ mod attacks;
 mod common;
 mod fuzz;
 mod honest;
+mod review;
 mod statistics;
