@@ -205,6 +205,11 @@ pub fn ready_discards(counts: &Counts) -> u64 {
         t.is_complete(keys[2]),
         honors_complete(&honors),
     ];
+    // After one discard, every group but the one discarded from and the open one must be
+    // complete as it stands: with three incomplete groups no discard can leave a wait.
+    if ok.iter().filter(|&&x| !x).count() > 2 {
+        return 0;
+    }
     let mut out = 0u64;
     for g in 0..4 {
         if sums[g] == 0 {

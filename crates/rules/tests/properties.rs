@@ -125,7 +125,11 @@ fn play(game: &Game, deep: bool) -> (u64, Vec<Move>, HandState) {
             for s in 0..4 {
                 let seen = st.view(s).visible_counts();
                 for t in Tile::all() {
-                    assert!(seen[t.index()] <= t.copies(), "{t} seen {} times", seen[t.index()]);
+                    assert!(
+                        seen[t.index()] <= t.copies(),
+                        "{t} seen {} times",
+                        seen[t.index()]
+                    );
                 }
             }
             assert!(v.legal == legal);
