@@ -275,6 +275,9 @@ fn benches(c: &mut Criterion<CpuTime>) {
             black_box(audit_with_cards(full.ctx, &roster, &full.log, cards.clone()).expect("clean"))
         })
     });
+    g.bench_function("full_hand_144_draws_seat_own_transcript", |b| {
+        b.iter(|| black_box(full.seats[0].audit().expect("clean")))
+    });
     g.finish();
 }
 

@@ -84,6 +84,30 @@ pub fn audit_with_cards(
     transcript: &[SignedMessage],
     cards: Arc<CardTable>,
 ) -> AuditReport {
+    audit_inner(ctx, roster, transcript, cards, None)
+}
+
+/// The audit of a transcript an [`Observer`] (or a seat's own, [`crate::DealSeat::observer`])
+/// has already accepted: every signature and proof was checked on receipt, so step 1 only
+/// rebuilds the state (reusing the decoded walls) and the audit proper — steps 2 to 6 — runs
+/// as in [`audit`]. About five times cheaper; for a third party's transcript use [`audit`].
+pub fn audit_verified(observer: &Observer) -> AuditReport {
+    audit_inner(
+        *observer.ctx(),
+        observer.roster(),
+        observer.messages(),
+        observer.cards.clone(),
+        Some(observer),
+    )
+}
+
+fn audit_inner(
+    ctx: HandContext,
+    roster: &[VerifyingKey; 4],
+    transcript: &[SignedMessage],
+    cards: Arc<CardTable>,
+    verified: Option<&Observer>,
+) -> AuditReport {
     let mut order: Vec<&SignedMessage> = transcript.iter().collect();
     order.sort_by_key(|m| rank(m));
     let mut obs = Observer::with_cards(ctx, *roster, cards.clone());
@@ -92,7 +116,7 @@ pub fn audit_with_cards(
     let (before, reveals): (Vec<_>, Vec<_>) = order
         .into_iter()
         .partition(|m| m.step() != Step::AuditReveal);
-    replay(&mut obs, &before)?;
+    replay(&mut obs, &before, verified)?;
 
     // 2. Nothing missing.
     for (step, present) in [
@@ -105,7 +129,7 @@ pub fn audit_with_cards(
     }
 
     // 3. End-of-hand reveals.
-    replay(&mut obs, &reveals)?;
+    replay(&mut obs, &reveals, verified)?;
     missing(Step::AuditReveal, obs.revealed.map(|r| r.is_some()))?;
     let mut secrets = [(Scalar::ZERO, [0u8; 32]); 4];
     for (i, r) in obs.revealed.iter().enumerate() {
@@ -224,9 +248,24 @@ fn rank(m: &SignedMessage) -> u8 {
     }
 }
 
-fn replay(obs: &mut Observer, messages: &[&SignedMessage]) -> Result<(), Violation> {
+fn replay(
+    obs: &mut Observer,
+    messages: &[&SignedMessage],
+    verified: Option<&Observer>,
+) -> Result<(), Violation> {
     for m in messages {
-        match obs.receive((*m).clone()) {
+        let result = match verified {
+            // Already checked on receipt: rebuild without re-verifying, reusing the walls.
+            Some(source) => {
+                let wall = match m.step() {
+                    Step::Shuffle => source.walls[m.seat().index()].clone(),
+                    _ => None,
+                };
+                obs.accept((*m).clone(), true, wall)
+            }
+            None => obs.receive((*m).clone()),
+        };
+        match result {
             // A card that is no card means a bad shuffle; step 4 names the shuffler.
             Ok(_) | Err(DealError::NotACard { .. }) => {}
             // A message that is not this hand's (bad signature, another table, hand or

@@ -162,7 +162,7 @@ mod shuffle_proof;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-pub use audit::{AuditReport, AuditSummary, Violation, audit, audit_with_cards};
+pub use audit::{AuditReport, AuditSummary, Violation, audit, audit_verified, audit_with_cards};
 pub use elgamal::{CardTable, Ciphertext, CompressedCiphertext, permutation};
 pub use error::{AuditRevealFault, DealError, KeyFault, ShareFault, ShuffleFault};
 pub use hash::{JointRandomness, seed_commitment, shuffle_commitment};

@@ -139,3 +139,38 @@ fn reveals_wait_for_every_key() {
         "{r:?}"
     );
 }
+
+#[test]
+fn the_audit_of_an_accepted_transcript_agrees_with_the_full_audit() {
+    let h = honest_hand(53, 0);
+    let full = audit(h.ctx, &h.roster, &h.log).unwrap();
+    for s in &h.seats {
+        assert_eq!(mahjong_deal::audit_verified(s.observer()), Ok(full.clone()));
+        assert_eq!(s.audit(), Ok(full.clone()));
+    }
+    // And it still recomputes every shuffle: a shuffle from an uncommitted seed is caught.
+    let mut t = Table::new(59, 0);
+    t.commit_and_reveal();
+    t.shuffle(0);
+    let key = *t.seats[1].observer().joint_key().unwrap();
+    let input: Vec<_> = t.seats[1]
+        .observer()
+        .messages()
+        .iter()
+        .find_map(|m| match &m.message.body {
+            Body::Shuffle(s) if m.seat() == seat(0) => Some(s.wall.clone()),
+            _ => None,
+        })
+        .unwrap()
+        .iter()
+        .map(|c| c.decompress().unwrap())
+        .collect();
+    let other = ShuffleOutput::new(&t.ctx, seat(1), &[0x77; 32], &key, &input, &cards());
+    let msg = t.sign_as(1, Body::Shuffle(other));
+    t.broadcast(&msg);
+    t.shuffle(2);
+    t.shuffle(3);
+    t.audit_reveals();
+    let v = t.seats[0].audit().expect_err("caught");
+    assert_eq!((v.seat, v.step), (Some(seat(1)), Step::Shuffle));
+}
