@@ -1,0 +1,789 @@
+//! One seat's peer: bytes and the time go in; frames to send, events and a timer deadline
+//! come out. No sockets, threads or clock of its own.
+//!
+//! Implements ARCHITECTURE.md "Data flow of one move" and "Agreement" (timers, silent seats,
+//! retransmission) and RULES.md §4.8 (timers) and §6 (leavers). The [`Client`] feeds complete
+//! steps to its replica (`crate::replica`), makes this seat's own entries (automatically for
+//! the deal, settlement and roster steps; from [`Input::Act`] or its own timer for moves),
+//! buffers entries that arrive early, drops duplicates, detects equivocation, watches for
+//! silent seats and votes aborts, and answers requests for missed entries. Frames and
+//! requests are in `client/frames.rs`, timers in `client/timers.rs`; the interface types and the journal in
+//! [`crate::io`].
+
+mod frames;
+mod timers;
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use ed25519_dalek::SigningKey;
+use mahjong_deal::{CardTable, DealSeat};
+use mahjong_rules::{Action, Money, Options, Seat, SeatView, Session, SessionLength};
+
+use crate::codec::{Body, Envelope, Hash, Header, Next, Proposal};
+use crate::error::{ActError, StepError, TableError};
+use crate::event::TableEvent;
+use crate::evidence::{Charge, Evidence};
+use crate::io::{Config, Input, Output, Persisted, Record, Rejected, Stats};
+use crate::replica::{
+    Checkpoint, Ending, Expect, HandResult, Me, Replica, Stage, StepKind, StepRecord,
+};
+
+/// How often a seat re-sends its own entries of an unfinished step and asks for the rest.
+pub const RETRANSMIT_MS: u64 = 1500;
+
+/// How long past a seat's own timer (or, for steps without a timer, past the start of the
+/// step) before the others warn that it is silent.
+pub const SILENT_GRACE_MS: u64 = 5000;
+
+/// How many steps ahead of this seat an entry may be and still be buffered.
+pub const MAX_AHEAD: u32 = 4096;
+
+/// Largest reply to one request, in bytes (the rest is asked for again).
+pub const MAX_REPLY_BYTES: usize = 4 << 20;
+
+/// Entries and votes received for one step.
+#[derive(Clone, Debug, Default)]
+struct Slot {
+    entries: [Option<Envelope>; 4],
+    votes: [Option<Envelope>; 4],
+}
+
+/// Timers of the current step.
+#[derive(Clone, Copy, Debug, Default)]
+struct StepClock {
+    key: (u32, u32),
+    started: u64,
+    prompted: bool,
+    warned: u8,
+    timed_out_acted: bool,
+    gave_up: bool,
+}
+
+/// One seat's peer (see the module header).
+pub struct Client {
+    config: Config,
+    key: SigningKey,
+    root: [u8; 32],
+    replica: Replica,
+    slots: BTreeMap<(u32, u32), Slot>,
+    now: u64,
+    clock: StepClock,
+    next_retransmit: u64,
+    last_request: [u64; 4],
+    last_reply: [(u32, u64); 4],
+    next_pref: Next,
+    halted_hand: Option<u32>,
+    deferred_votes: Vec<(u32, u32, Seat)>,
+    withdrawn: Option<u32>,
+    restored: bool,
+    last_checkpoint: Option<(Checkpoint, Vec<StepRecord>)>,
+    evidence: Vec<Evidence>,
+    journal: Vec<Record>,
+    stats: Stats,
+}
+
+impl Client {
+    /// A seat at a new table. `key` must be the roster's key of `config.seat`; `root` is a
+    /// fresh 32-byte secret (OS randomness) from which every per-hand secret is derived:
+    /// persist it with the log.
+    pub fn new(config: Config, key: SigningKey, root: [u8; 32]) -> Result<Client, TableError> {
+        Client::with_cards(config, key, root, Arc::new(CardTable::new()))
+    }
+
+    /// [`Client::new`] sharing a deal card table (it costs about 9 ms to build).
+    pub fn with_cards(
+        config: Config,
+        key: SigningKey,
+        root: [u8; 32],
+        cards: Arc<CardTable>,
+    ) -> Result<Client, TableError> {
+        let client = Client::build(config, key, root, cards)?;
+        client.check_key()?;
+        Ok(client)
+    }
+
+    fn check_key(&self) -> Result<(), TableError> {
+        if self.replica.roster[self.config.seat as usize] != self.key.verifying_key() {
+            return Err(TableError::WrongKey(self.config.seat));
+        }
+        Ok(())
+    }
+
+    fn build(
+        config: Config,
+        key: SigningKey,
+        root: [u8; 32],
+        cards: Arc<CardTable>,
+    ) -> Result<Client, TableError> {
+        if config.seat > 3 {
+            return Err(TableError::NoSuchSeat(config.seat));
+        }
+        if config.host > 3 {
+            return Err(TableError::NoSuchSeat(config.host));
+        }
+        let replica = Replica::new(
+            config.table,
+            config.host,
+            config.roster,
+            Some(Me {
+                seat: config.seat,
+                root,
+            }),
+            cards,
+        );
+        Ok(Client {
+            config,
+            key,
+            root,
+            replica,
+            slots: BTreeMap::new(),
+            now: 0,
+            clock: StepClock {
+                key: (u32::MAX, u32::MAX),
+                ..StepClock::default()
+            },
+            next_retransmit: 0,
+            last_request: [0; 4],
+            last_reply: [(u32::MAX, 0); 4],
+            next_pref: Next::Continue,
+            halted_hand: None,
+            deferred_votes: Vec::new(),
+            withdrawn: None,
+            restored: false,
+            last_checkpoint: None,
+            evidence: Vec::new(),
+            journal: Vec::new(),
+            stats: Stats::default(),
+        })
+    }
+
+    /// Rebuilds a seat from its store (re-verifying the steps after the last checkpoint). On
+    /// the first input it re-sends its unfinished entries and asks the others for what it
+    /// missed.
+    pub fn restore(persisted: Persisted, key: SigningKey) -> Result<Client, TableError> {
+        Client::restore_with_cards(persisted, key, Arc::new(CardTable::new()))
+    }
+
+    /// [`Client::restore`] sharing a deal card table.
+    pub fn restore_with_cards(
+        persisted: Persisted,
+        key: SigningKey,
+        cards: Arc<CardTable>,
+    ) -> Result<Client, TableError> {
+        let Persisted {
+            config,
+            root,
+            log,
+            checkpoint,
+            own,
+        } = persisted;
+        let mut client = Client::build(config, key, root, cards)?;
+        let from = match checkpoint {
+            Some(cp) => {
+                let seq = cp.seq as usize;
+                let prefix =
+                    log.get(..seq)
+                        .map(<[StepRecord]>::to_vec)
+                        .ok_or(TableError::Restore {
+                            seq: cp.seq,
+                            why: "the checkpoint is past the log".into(),
+                        })?;
+                client.replica =
+                    Replica::from_checkpoint(client.replica, cp.clone(), prefix.clone())
+                        .map_err(|why| TableError::Restore { seq: cp.seq, why })?;
+                client.last_checkpoint = Some((cp, prefix));
+                seq
+            }
+            None => 0,
+        };
+        for rec in log.into_iter().skip(from) {
+            let seq = client.replica.next_seq();
+            let fail = |why: String| TableError::Restore { seq, why };
+            if rec.is_abort() {
+                client
+                    .replica
+                    .apply_abort(rec.entries)
+                    .map_err(|e| fail(e.to_string()))?;
+            } else {
+                client.replica.check_step(&rec.entries).map_err(fail)?;
+                client
+                    .replica
+                    .process(rec.entries)
+                    .map_err(|e| fail(e.to_string()))?;
+            }
+            if let Some(cp) = client.replica.checkpoint() {
+                client.last_checkpoint = Some((cp, client.replica.log.clone()));
+            }
+        }
+        for e in own {
+            if e.hand >= client.replica.hand_no {
+                let slot = client.slots.entry((e.hand, e.seq)).or_default();
+                let seat = e.seat as usize & 3;
+                if e.is_vote() {
+                    slot.votes[seat] = Some(e);
+                } else if e.seq >= client.replica.next_seq() {
+                    slot.entries[seat] = Some(e);
+                }
+            }
+        }
+        client.check_key()?;
+        client.restored = true;
+        Ok(client)
+    }
+
+    /// Everything to persist now (the same as folding every journal record so far).
+    pub fn persistent(&self) -> Persisted {
+        let mut own: Vec<Envelope> = Vec::new();
+        for ((h, _), slot) in &self.slots {
+            if *h < self.replica.hand_no {
+                continue;
+            }
+            let me = self.me() as usize;
+            own.extend(slot.entries[me].iter().cloned());
+            own.extend(slot.votes[me].iter().cloned());
+        }
+        Persisted {
+            config: self.config.clone(),
+            root: self.root,
+            log: self.replica.log.clone(),
+            checkpoint: self.last_checkpoint.as_ref().map(|(cp, _)| cp.clone()),
+            own,
+        }
+    }
+
+    /// The client for a bot seat this seat controls (see [`TableEvent::RunBot`]): its key and
+    /// root are derived from this seat's root, so this seat can always rebuild it. Trust: the
+    /// controlling peer holds the bot's keys and sees its tiles (see the crate header).
+    pub fn bot_client(&self, seat: Seat) -> Option<Client> {
+        if self
+            .replica
+            .controllers
+            .get(seat as usize)
+            .copied()
+            .flatten()
+            != Some(self.me())
+        {
+            return None;
+        }
+        let (cp, prefix) = self.last_checkpoint.clone()?;
+        let roster_seq = prefix.iter().rev().find_map(|rec| {
+            rec.entries.iter().find_map(|e| match &e.body {
+                Body::Roster(crate::codec::RosterVote::Replace { seat: s, .. }) if *s == seat => {
+                    Some(e.seq)
+                }
+                _ => None,
+            })
+        })?;
+        let (key, root) = self.replica.bot_secrets(seat, roster_seq)?;
+        let persisted = Persisted {
+            config: Config {
+                seat,
+                ..self.config.clone()
+            },
+            root,
+            log: prefix,
+            checkpoint: Some(cp),
+            own: Vec::new(),
+        };
+        Client::restore_with_cards(persisted, key, self.replica.cards()).ok()
+    }
+
+    // ---- read access ----
+
+    /// This seat.
+    pub fn seat(&self) -> Seat {
+        self.config.seat
+    }
+
+    fn me(&self) -> Seat {
+        self.config.seat
+    }
+
+    /// The log hash through the last step.
+    pub fn log_hash(&self) -> Hash {
+        self.replica.head()
+    }
+
+    /// The log.
+    pub fn log(&self) -> &[StepRecord] {
+        &self.replica.log
+    }
+
+    /// Every final hand's result.
+    pub fn results(&self) -> &[HandResult] {
+        &self.replica.results
+    }
+
+    /// The session.
+    pub fn session(&self) -> Option<&Session> {
+        self.replica.session.as_ref()
+    }
+
+    /// The agreed set-up.
+    pub fn proposal(&self) -> Option<&Proposal> {
+        self.replica.proposal.as_ref()
+    }
+
+    /// Where the table is.
+    pub fn stage(&self) -> &Stage {
+        &self.replica.stage
+    }
+
+    /// The current hand number (0 during the set-up).
+    pub fn hand_number(&self) -> u32 {
+        self.replica.hand_no
+    }
+
+    /// What this seat sees of the current hand.
+    pub fn view(&self) -> Option<SeatView> {
+        self.replica.state().map(|s| s.view(self.me()))
+    }
+
+    /// The current hand's deal state of this seat (for tools and tests).
+    pub fn deal(&self) -> Option<&DealSeat> {
+        self.replica.deal_seat()
+    }
+
+    /// Every evidence record this seat produced.
+    pub fn evidence(&self) -> &[Evidence] {
+        &self.evidence
+    }
+
+    /// Traffic counters.
+    pub fn stats(&self) -> Stats {
+        self.stats
+    }
+
+    /// Whether the table is over for this seat.
+    pub fn is_over(&self) -> bool {
+        matches!(self.replica.stage, Stage::Over(_))
+    }
+
+    // ---- the one entry point ----
+
+    /// Takes one input at time `now` (milliseconds, any monotonic origin).
+    pub fn handle(&mut self, now: u64, input: Input) -> Output {
+        self.now = self.now.max(now);
+        let mut out = Output::default();
+        if self.restored {
+            self.restored = false;
+            self.retransmit(&mut out, true);
+        }
+        match input {
+            Input::Frame(bytes) => {
+                if let Err(e) = self.on_frame(&bytes, &mut out) {
+                    out.rejected.push(Rejected::Frame(e));
+                }
+            }
+            Input::Act(action) => {
+                if let Err(e) = self.on_act(action, false, &mut out) {
+                    out.rejected.push(Rejected::Act(e));
+                }
+            }
+            Input::Tick => {}
+            Input::Propose {
+                options,
+                stake,
+                length,
+            } => {
+                if let Err(e) = self.on_propose(*options, stake, length, &mut out) {
+                    out.rejected.push(Rejected::Act(e));
+                }
+            }
+            Input::Accept | Input::Decline => {
+                if let Err(e) = self.on_accept(input == Input::Accept, &mut out) {
+                    out.rejected.push(Rejected::Act(e));
+                }
+            }
+            Input::Stop => self.next_pref = Next::Stop,
+            Input::Leave => self.on_leave(&mut out),
+        }
+        self.advance(&mut out);
+        self.on_timers(&mut out);
+        self.advance(&mut out);
+        out.deadline = self.deadline();
+        out.journal.append(&mut self.journal);
+        out
+    }
+
+    // ---- local inputs ----
+
+    fn on_propose(
+        &mut self,
+        options: Options,
+        stake: Money,
+        length: SessionLength,
+        out: &mut Output,
+    ) -> Result<(), ActError> {
+        let exp = self.replica.expected().ok_or(ActError::Closed)?;
+        if exp.kind != StepKind::Propose || !exp.speaks(self.me()) || self.has_entry(&exp) {
+            return Err(ActError::CannotPropose);
+        }
+        options
+            .validate()
+            .map_err(|e| ActError::BadProposal(e.to_string()))?;
+        if stake.0 <= 0 {
+            return Err(ActError::BadProposal("the stake must be positive".into()));
+        }
+        let p = Proposal::new(
+            self.config.table,
+            self.me(),
+            self.config.roster,
+            options,
+            stake,
+            length,
+        );
+        self.send_entry(&exp, Body::Propose(Box::new(p)), out);
+        Ok(())
+    }
+
+    fn on_accept(&mut self, accept: bool, out: &mut Output) -> Result<(), ActError> {
+        let exp = self.replica.expected().ok_or(ActError::Closed)?;
+        if exp.kind != StepKind::Accept || !exp.speaks(self.me()) || self.has_entry(&exp) {
+            return Err(ActError::NothingToAccept);
+        }
+        let body = match (&self.replica.proposal, accept) {
+            (Some(p), true) => Body::Accept { proposal: p.hash() },
+            _ => Body::Decline,
+        };
+        self.send_entry(&exp, body, out);
+        Ok(())
+    }
+
+    fn on_leave(&mut self, out: &mut Output) {
+        let Some(exp) = self.replica.expected() else {
+            return;
+        };
+        match exp.kind {
+            StepKind::Propose => {}
+            StepKind::Accept => {
+                let _ = self.on_accept(false, out);
+            }
+            StepKind::Roster => self.next_pref = Next::Stop,
+            StepKind::Settle if !self.has_entry(&exp) => self.next_pref = Next::Leave,
+            _ => {
+                // Leave now: vote against this seat and send nothing more in this hand.
+                self.next_pref = Next::Leave;
+                self.vote(exp.seq, self.me(), out);
+                self.halted_hand = Some(exp.hand);
+            }
+        }
+    }
+
+    fn on_act(
+        &mut self,
+        action: Action,
+        timed_out: bool,
+        out: &mut Output,
+    ) -> Result<(), ActError> {
+        if action == Action::Leave {
+            self.on_leave(out);
+            return Ok(());
+        }
+        let exp = self.replica.expected().ok_or(ActError::Closed)?;
+        if !matches!(exp.kind, StepKind::Play { .. }) || !exp.speaks(self.me()) {
+            return Err(ActError::NotYourTurn);
+        }
+        if self.halted_hand == Some(exp.hand) {
+            return Err(ActError::Closed);
+        }
+        if self.has_entry(&exp) {
+            return Err(ActError::AlreadyActed);
+        }
+        let key = self.key.clone();
+        let play = self.replica.make_play(action, timed_out, &key)?;
+        self.send_entry(&exp, Body::Play(play), out);
+        Ok(())
+    }
+
+    // ---- the step loop ----
+
+    fn has_entry(&self, exp: &Expect) -> bool {
+        self.slots
+            .get(&(exp.hand, exp.seq))
+            .is_some_and(|s| s.entries[self.me() as usize].is_some())
+    }
+
+    fn sign(&self, header: Header, body: Body) -> Envelope {
+        Envelope::sign(self.config.table, header, self.me(), body, &self.key)
+    }
+
+    fn broadcast(&mut self, frame: Vec<u8>, out: &mut Output) {
+        self.stats.broadcast_frames += 1;
+        self.stats.broadcast_bytes += frame.len() as u64;
+        out.send.push(frame);
+    }
+
+    fn send_entry(&mut self, exp: &Expect, body: Body, out: &mut Output) {
+        let env = self.sign(
+            Header {
+                hand: exp.hand,
+                seq: exp.seq,
+                prev_hash: exp.prev_hash,
+            },
+            body,
+        );
+        self.journal.push(Record::Own(Box::new(env.clone())));
+        self.broadcast(env.encode(), out);
+        let slot = self.slots.entry((exp.hand, exp.seq)).or_default();
+        slot.entries[self.config.seat as usize] = Some(env);
+    }
+
+    /// Votes to abort the current hand at step `seq`, naming `culprit` (once per step).
+    fn vote(&mut self, seq: u32, culprit: Seat, out: &mut Output) {
+        let hand = self.replica.hand_no;
+        let me = self.me() as usize;
+        if self
+            .slots
+            .get(&(hand, seq))
+            .is_some_and(|s| s.votes[me].is_some())
+        {
+            return;
+        }
+        let (Some(result), Some(prev_hash)) = (
+            self.replica.abort_result(seq, culprit),
+            self.replica.prev_of(seq),
+        ) else {
+            return;
+        };
+        let env = self.sign(
+            Header {
+                hand,
+                seq,
+                prev_hash,
+            },
+            Body::Abort {
+                culprit,
+                result: result.hash(),
+            },
+        );
+        self.journal.push(Record::Own(Box::new(env.clone())));
+        self.broadcast(env.encode(), out);
+        self.slots.entry((hand, seq)).or_default().votes[me] = Some(env);
+    }
+
+    /// Processes everything that can be processed, and makes this seat's automatic entries.
+    fn advance(&mut self, out: &mut Output) {
+        for _ in 0..100_000 {
+            if self.is_over() {
+                return;
+            }
+            self.cast_deferred_votes(out);
+            if self.try_abort(out) {
+                continue;
+            }
+            let Some(exp) = self.replica.expected() else {
+                return;
+            };
+            if self.clock.key != (exp.hand, exp.seq) {
+                self.clock = StepClock {
+                    key: (exp.hand, exp.seq),
+                    started: self.now,
+                    ..StepClock::default()
+                };
+                self.next_retransmit = self.now + RETRANSMIT_MS;
+            }
+            if self.halted_hand == Some(exp.hand) {
+                return;
+            }
+            if self.try_complete(&exp, out) {
+                continue;
+            }
+            if !self.produce(&exp, out) {
+                return;
+            }
+        }
+    }
+
+    fn cast_deferred_votes(&mut self, out: &mut Output) {
+        if self.deferred_votes.is_empty() {
+            return;
+        }
+        let hand = self.replica.hand_no;
+        let next = self.replica.next_seq();
+        let votes = std::mem::take(&mut self.deferred_votes);
+        for (h, seq, culprit) in votes {
+            if h != hand {
+                continue;
+            }
+            if seq > next {
+                self.deferred_votes.push((h, seq, culprit));
+                continue;
+            }
+            // A no-op where the hand cannot be aborted (then there is nothing to vote on).
+            self.vote(seq, culprit, out);
+        }
+    }
+
+    /// Applies an abort whose three votes are in.
+    fn try_abort(&mut self, out: &mut Output) -> bool {
+        let hand = self.replica.hand_no;
+        let candidates: Vec<Vec<Envelope>> = self
+            .slots
+            .range((hand, 0)..(hand, u32::MAX))
+            .filter_map(|(_, slot)| {
+                (0..4u8).find_map(|culprit| {
+                    let votes: Vec<Envelope> = slot
+                        .votes
+                        .iter()
+                        .flatten()
+                        .filter(|v| {
+                            matches!(v.body, Body::Abort { culprit: c, .. } if c == culprit)
+                                && v.seat != culprit
+                        })
+                        .cloned()
+                        .collect();
+                    (votes.len() == 3).then_some(votes)
+                })
+            })
+            .collect();
+        for votes in candidates {
+            if self.replica.check_abort(&votes).is_err() {
+                continue;
+            }
+            let seq = votes[0].seq;
+            match self.replica.apply_abort(votes) {
+                Ok(events) => {
+                    self.journal.push(Record::Truncate(seq));
+                    if let Some(rec) = self.replica.log.last() {
+                        self.journal.push(Record::Step(rec.clone()));
+                    }
+                    self.after_step(out, events);
+                    return true;
+                }
+                Err(e) => {
+                    out.events.push(TableEvent::Halted {
+                        reason: e.to_string(),
+                    });
+                    return false;
+                }
+            }
+        }
+        false
+    }
+
+    /// Processes the current step if every entry is in.
+    fn try_complete(&mut self, exp: &Expect, out: &mut Output) -> bool {
+        let key = (exp.hand, exp.seq);
+        let Some(slot) = self.slots.get_mut(&key) else {
+            return false;
+        };
+        let mut forks = Vec::new();
+        for seat in 0..4u8 {
+            let keep = match &slot.entries[seat as usize] {
+                Some(e) => {
+                    if e.prev_hash != exp.prev_hash {
+                        forks.push(seat);
+                    }
+                    e.prev_hash == exp.prev_hash && exp.speaks(seat) && exp.kind.takes(&e.body)
+                }
+                None => true,
+            };
+            if !keep {
+                slot.entries[seat as usize] = None;
+            }
+        }
+        let complete = (0..4).all(|s| !exp.speaks(s) || slot.entries[s as usize].is_some());
+        let entries: Vec<Envelope> = slot.entries.iter().flatten().cloned().collect();
+        for seat in forks {
+            let first = self.replica.hand_first_seq;
+            self.request(seat, first, out);
+        }
+        if !complete || (exp.kind == StepKind::Settle && self.settle_blocked()) {
+            return false;
+        }
+        match self.replica.process(entries.clone()) {
+            Ok(events) => {
+                if let Some(slot) = self.slots.get_mut(&key) {
+                    slot.entries = Default::default();
+                }
+                self.journal.push(Record::Step(StepRecord { entries }));
+                self.after_step(out, events);
+                true
+            }
+            Err(StepError::Fault(fault)) => {
+                self.halted_hand = Some(exp.hand);
+                let evidence = Evidence {
+                    log: self.replica.log.clone(),
+                    charge: Charge::Step { entries },
+                };
+                self.evidence.push(evidence.clone());
+                out.events.push(TableEvent::Evidence(Box::new(evidence)));
+                if exp.kind.abortable() {
+                    self.vote(exp.seq, fault.seat, out);
+                } else if matches!(exp.kind, StepKind::Propose | StepKind::Accept) {
+                    self.replica.stage = Stage::Over(Ending::SetupFailed(fault.seat));
+                    out.events
+                        .push(TableEvent::SetupFailed { seat: fault.seat });
+                } else {
+                    self.replica.stage = Stage::Over(Ending::Halted(fault.to_string()));
+                    out.events.push(TableEvent::Halted {
+                        reason: fault.to_string(),
+                    });
+                }
+                false
+            }
+            Err(StepError::Internal(reason)) => {
+                self.halted_hand = Some(exp.hand);
+                self.replica.stage = Stage::Over(Ending::Halted(reason.clone()));
+                out.events.push(TableEvent::Halted { reason });
+                false
+            }
+        }
+    }
+
+    fn after_step(&mut self, out: &mut Output, events: Vec<TableEvent>) {
+        out.events.extend(events);
+        let hand = self.replica.hand_no;
+        // Forget finished hands' slots.
+        self.slots.retain(|(h, _), _| *h >= hand);
+        self.deferred_votes.retain(|(h, _, _)| *h >= hand);
+        if let Some(cp) = self.replica.checkpoint() {
+            self.journal.push(Record::Checkpoint(Box::new(cp.clone())));
+            self.last_checkpoint = Some((cp, self.replica.log.clone()));
+        }
+    }
+
+    /// Makes this seat's entry for the step if it is automatic, or prompts for it. True when
+    /// an entry was made (the step may now be complete).
+    fn produce(&mut self, exp: &Expect, out: &mut Output) -> bool {
+        if !exp.speaks(self.me()) || self.has_entry(exp) {
+            return false;
+        }
+        let key = self.key.clone();
+        let body = match exp.kind {
+            StepKind::Propose => return false,
+            StepKind::Accept => return false,
+            StepKind::Play { claim } => {
+                if !self.clock.prompted {
+                    self.clock.prompted = true;
+                    if let Some(view) = self.view() {
+                        out.events.push(TableEvent::YourTurn {
+                            view: Box::new(view),
+                            deadline: self.clock.started + self.own_timer_ms(claim),
+                        });
+                    }
+                }
+                return false;
+            }
+            StepKind::Deal => match self.replica.make_deal(&key) {
+                Ok(body) => body,
+                Err(e) => {
+                    out.rejected.push(Rejected::Act(e));
+                    return false;
+                }
+            },
+            StepKind::Settle => match self.replica.make_settle(self.next_pref) {
+                Some(b) => b,
+                None => return false,
+            },
+            StepKind::Roster => match self.replica.make_roster(self.next_pref == Next::Stop) {
+                Some(b) => b,
+                None => return false,
+            },
+        };
+        self.send_entry(exp, body, out);
+        true
+    }
+}

@@ -1,0 +1,489 @@
+//! The wire format: [`Envelope`]s and their bodies, postcard-encoded and ed25519-signed.
+//!
+//! Implements ARCHITECTURE.md "Agreement" and "Wire format: postcard, not bincode". Every
+//! byte this crate signs, hashes, sends or persists is encoded here, so the format can change
+//! in one place. postcard 1.x is deterministic for these types (no maps, no floats).
+//!
+//! Decoding is defensive ([`Envelope::decode`]):
+//! - the length is checked first (at most [`MAX_FRAME`] bytes);
+//! - postcard reads a bounded input slice through a flavor that never reports a size hint,
+//!   so no `Vec` is pre-allocated from a length read off the wire: memory grows only with
+//!   elements actually decoded, each of which consumes input bytes;
+//! - trailing bytes are refused, and the decoded envelope must re-encode to exactly the same
+//!   bytes (one canonical encoding per envelope: a mutated frame can never decode to the same
+//!   envelope);
+//! - nothing panics, whatever the bytes; every failure is a typed [`FrameError`].
+//!
+//! Signatures cover `domain tag ‖ postcard(version, table, hand, seq, prev_hash, seat, body)`
+//! and are checked with `verify_strict` (no malleable or small-order signatures).
+
+use ed25519_dalek::{Signature, Signer, SigningKey, VerifyingKey};
+use mahjong_deal::SignedMessage;
+use mahjong_rules::{Action, Money, Options, Ruleset, Seat, SessionLength};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::error::FrameError;
+
+/// The table protocol version; envelopes with another version are refused.
+pub const VERSION: u16 = 1;
+
+/// Largest encoded envelope (one frame), in bytes.
+pub const MAX_FRAME: usize = 64 * 1024;
+
+/// A 32-byte hash (sha256).
+pub type Hash = [u8; 32];
+
+/// The host's proposal for the table (RULES.md §7 table set-up): the first entry of the log.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Proposal {
+    /// The table id (fixed by the lobby; every envelope and deal message carries it).
+    pub table: [u8; 32],
+    /// The host (the proposing seat).
+    pub host: Seat,
+    /// The four seats' ed25519 keys, by seat.
+    pub roster: [VerifyingKey; 4],
+    /// The preset the options started from.
+    pub preset: Ruleset,
+    /// Every option, timers included (`discard_seconds`, `claim_seconds`, `start_seconds`,
+    /// `disconnect_seconds`, `timeouts_before_leaver`).
+    pub options: Options,
+    /// `sha256(Options::canonical_bytes())`: what every seat signs it accepts.
+    pub options_hash: Hash,
+    /// Coins per point (底分 multiplier).
+    pub stake: Money,
+    /// How long the table plays.
+    pub length: SessionLength,
+}
+
+impl Proposal {
+    /// A proposal with the options hash filled in.
+    pub fn new(
+        table: [u8; 32],
+        host: Seat,
+        roster: [VerifyingKey; 4],
+        options: Options,
+        stake: Money,
+        length: SessionLength,
+    ) -> Proposal {
+        Proposal {
+            table,
+            host,
+            roster,
+            preset: options.ruleset,
+            options_hash: options_hash(&options),
+            options,
+            stake,
+            length,
+        }
+    }
+
+    /// The hash each accepting seat signs: `sha256(tag ‖ postcard(self))`.
+    pub fn hash(&self) -> Hash {
+        tagged_hash("proposal", &encode_value(self))
+    }
+}
+
+/// `sha256(Options::canonical_bytes())`.
+pub fn options_hash(options: &Options) -> Hash {
+    Sha256::digest(options.canonical_bytes()).into()
+}
+
+/// A seat's move in a game step, with the proofs of every face it shows.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Play {
+    /// The action (faces included, as the rules crate carries them).
+    pub action: Action,
+    /// Played by the seat's own client when its timer ran out (RULES.md §4.8).
+    pub timed_out: bool,
+    /// One deal `show` per card the action reveals from the seat's hand, in the action's
+    /// order (none for a win or a pass: the end-of-hand audit proves those).
+    pub shows: Vec<SignedMessage>,
+}
+
+/// What a seat wants after a settled hand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Next {
+    /// Play the next hand.
+    Continue,
+    /// Stop the session (any one seat stops it).
+    Stop,
+    /// This seat leaves the table; the others may replace it by a bot.
+    Leave,
+}
+
+/// A seat's answer in a roster step (after a seat left the table).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RosterVote {
+    /// From the controlling seat: replace `seat` by a bot whose key this seat holds.
+    Replace {
+        /// The seat that left.
+        seat: Seat,
+        /// The bot's ed25519 key.
+        key: VerifyingKey,
+    },
+    /// From the other remaining seats: agree that the controlling seat runs a bot there.
+    Agree {
+        /// The seat that left.
+        seat: Seat,
+    },
+    /// End the session instead.
+    Stop,
+}
+
+/// The content of an envelope.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Body {
+    /// The host's set-up proposal.
+    Propose(Box<Proposal>),
+    /// Acceptance of the proposal with this hash.
+    Accept {
+        /// [`Proposal::hash`].
+        proposal: Hash,
+    },
+    /// Refusal of the proposal: the seat leaves, the set-up fails.
+    Decline,
+    /// Deal-crate messages of the sender, in the order the step requires.
+    Deal(Vec<SignedMessage>),
+    /// A move in a game step.
+    Play(Play),
+    /// Signature of the hand's result (four make it final), with what the seat wants next.
+    Settle {
+        /// [`crate::HandResult::hash`].
+        result: Hash,
+        /// Continue, stop or leave.
+        next: Next,
+    },
+    /// A roster-step answer.
+    Roster(RosterVote),
+    /// A vote to abort the hand at this step naming `culprit` (silent, leaving or proven at
+    /// fault). Three votes from the other seats with the same result abort the hand.
+    Abort {
+        /// The seat named.
+        culprit: Seat,
+        /// [`crate::HandResult::hash`] of the abandoned hand.
+        result: Hash,
+    },
+    /// Control: please resend every entry from step `from_seq` on (not logged).
+    Request {
+        /// First step wanted.
+        from_seq: u32,
+        /// The seats whose entries of step `from_seq` the sender already holds (a bit per
+        /// seat): those need not be sent again.
+        have: u8,
+    },
+}
+
+impl Body {
+    /// A short name, for errors and logs.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Body::Propose(_) => "propose",
+            Body::Accept { .. } => "accept",
+            Body::Decline => "decline",
+            Body::Deal(_) => "deal",
+            Body::Play(_) => "play",
+            Body::Settle { .. } => "settle",
+            Body::Roster(_) => "roster",
+            Body::Abort { .. } => "abort",
+            Body::Request { .. } => "request",
+        }
+    }
+}
+
+/// One signed message of the table protocol: one frame on the wire.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Envelope {
+    /// [`VERSION`].
+    pub version: u16,
+    /// The table id.
+    pub table: [u8; 32],
+    /// The hand (0 = table set-up; 1, 2, … the hands; a roster step belongs to the hand that
+    /// follows it).
+    pub hand: u32,
+    /// The step number in the table's log (one step = the entries of the seats that must
+    /// speak at that point).
+    pub seq: u32,
+    /// The log hash through step `seq - 1`.
+    pub prev_hash: Hash,
+    /// The sending seat.
+    pub seat: Seat,
+    /// The content.
+    pub body: Body,
+    /// ed25519 signature by the seat over [`Envelope::signing_bytes`].
+    pub signature: Signature,
+}
+
+/// The signed part of an envelope, borrowed (encodes exactly like the owned fields).
+#[derive(Serialize)]
+struct SignedPart<'a> {
+    version: u16,
+    table: &'a [u8; 32],
+    hand: u32,
+    seq: u32,
+    prev_hash: &'a Hash,
+    seat: Seat,
+    body: &'a Body,
+}
+
+/// Where an envelope belongs: everything but the body and signature.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Header {
+    /// The hand.
+    pub hand: u32,
+    /// The step.
+    pub seq: u32,
+    /// The log hash through the previous step.
+    pub prev_hash: Hash,
+}
+
+impl Envelope {
+    /// Signs `body` as `seat` for the step `header` of `table`.
+    pub fn sign(
+        table: [u8; 32],
+        header: Header,
+        seat: Seat,
+        body: Body,
+        key: &SigningKey,
+    ) -> Envelope {
+        let mut env = Envelope {
+            version: VERSION,
+            table,
+            hand: header.hand,
+            seq: header.seq,
+            prev_hash: header.prev_hash,
+            seat,
+            body,
+            signature: Signature::from_bytes(&[0; 64]),
+        };
+        env.signature = key.sign(&env.signing_bytes());
+        env
+    }
+
+    /// The step this envelope is for.
+    pub fn header(&self) -> Header {
+        Header {
+            hand: self.hand,
+            seq: self.seq,
+            prev_hash: self.prev_hash,
+        }
+    }
+
+    /// `domain tag ‖ postcard(version, table, hand, seq, prev_hash, seat, body)`.
+    pub fn signing_bytes(&self) -> Vec<u8> {
+        let mut out = domain_tag("envelope");
+        let part = SignedPart {
+            version: self.version,
+            table: &self.table,
+            hand: self.hand,
+            seq: self.seq,
+            prev_hash: &self.prev_hash,
+            seat: self.seat,
+            body: &self.body,
+        };
+        out.extend_from_slice(&encode_value(&part));
+        out
+    }
+
+    /// Checks the signature against `key` (strict ed25519).
+    pub fn verify(&self, key: &VerifyingKey) -> Result<(), FrameError> {
+        key.verify_strict(&self.signing_bytes(), &self.signature)
+            .map_err(|_| FrameError::BadSignature { seat: self.seat })
+    }
+
+    /// The frame bytes (postcard).
+    pub fn encode(&self) -> Vec<u8> {
+        encode_value(self)
+    }
+
+    /// Decodes one frame: at most [`MAX_FRAME`] bytes, no trailing bytes, canonical encoding,
+    /// a seat in 0..4 and this protocol [`VERSION`]. Checks no signature (that needs the
+    /// roster): see [`Envelope::verify`].
+    pub fn decode(bytes: &[u8]) -> Result<Envelope, FrameError> {
+        if bytes.len() > MAX_FRAME {
+            return Err(FrameError::TooLarge { len: bytes.len() });
+        }
+        let env: Envelope = decode_value(bytes)?;
+        if env.version != VERSION {
+            return Err(FrameError::Version(env.version));
+        }
+        if env.seat > 3 {
+            return Err(FrameError::NoSuchSeat(env.seat));
+        }
+        if env.encode() != bytes {
+            return Err(FrameError::NotCanonical);
+        }
+        Ok(env)
+    }
+
+    /// `sha256(tag ‖ frame bytes)`: the envelope's identity in the log hash.
+    pub fn id(&self) -> Hash {
+        tagged_hash("envelope-id", &self.encode())
+    }
+
+    /// Whether this is an abort vote (votes have their own slot, apart from the entry).
+    pub fn is_vote(&self) -> bool {
+        matches!(self.body, Body::Abort { .. })
+    }
+}
+
+/// The log hash through step `seq` from the hash through the step before and the step's
+/// envelopes (in seat order).
+pub fn chain(prev: &Hash, seq: u32, entries: &[Envelope]) -> Hash {
+    let mut h = Sha256::new();
+    h.update(domain_tag("chain"));
+    h.update(prev);
+    h.update(seq.to_le_bytes());
+    h.update((entries.len() as u32).to_le_bytes());
+    for e in entries {
+        h.update(e.id());
+    }
+    h.finalize().into()
+}
+
+/// The log hash before the first step of a table: `sha256(tag ‖ table id)`.
+pub fn genesis(table: &[u8; 32]) -> Hash {
+    tagged_hash("genesis", table)
+}
+
+/// `u16 LE length ‖ "mahjong-table/v1/" ‖ label`.
+pub(crate) fn domain_tag(label: &str) -> Vec<u8> {
+    let text = format!("mahjong-table/v1/{label}");
+    let mut out = (text.len() as u16).to_le_bytes().to_vec();
+    out.extend_from_slice(text.as_bytes());
+    out
+}
+
+/// `sha256(domain tag ‖ bytes)`.
+pub(crate) fn tagged_hash(label: &str, bytes: &[u8]) -> Hash {
+    let mut h = Sha256::new();
+    h.update(domain_tag(label));
+    h.update((bytes.len() as u64).to_le_bytes());
+    h.update(bytes);
+    h.finalize().into()
+}
+
+/// Postcard encoding of a value of this crate's types (these never fail to encode: no maps
+/// of unknown length, no `serialize_any`); an empty vector in the impossible failure case.
+pub(crate) fn encode_value<T: Serialize + ?Sized>(value: &T) -> Vec<u8> {
+    postcard::to_allocvec(value).unwrap_or_default()
+}
+
+/// Postcard decoding from a bounded slice with no size hints (see the module header); the
+/// whole input must be used.
+pub(crate) fn decode_value<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> Result<T, FrameError> {
+    let mut de = postcard::Deserializer::from_flavor(NoHint {
+        inner: postcard::de_flavors::Slice::new(bytes),
+    });
+    let value = T::deserialize(&mut de).map_err(|e| FrameError::Decode(e.to_string()))?;
+    let rest = de
+        .finalize()
+        .map_err(|e| FrameError::Decode(e.to_string()))?;
+    if !rest.is_empty() {
+        return Err(FrameError::Trailing(rest.len()));
+    }
+    Ok(value)
+}
+
+/// A postcard input flavor over a slice that reports a size hint of zero, so serde never
+/// pre-allocates a sequence from its (untrusted) length prefix.
+struct NoHint<'de> {
+    inner: postcard::de_flavors::Slice<'de>,
+}
+
+impl<'de> postcard::de_flavors::Flavor<'de> for NoHint<'de> {
+    type Remainder = &'de [u8];
+    type Source = &'de [u8];
+
+    fn pop(&mut self) -> postcard::Result<u8> {
+        self.inner.pop()
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        // postcard compares this with a sequence's claimed length and passes no hint on
+        // when it is smaller: with 0, every `Vec` starts empty and grows as it decodes.
+        Some(0)
+    }
+
+    fn try_take_n(&mut self, ct: usize) -> postcard::Result<&'de [u8]> {
+        self.inner.try_take_n(ct)
+    }
+
+    fn finalize(self) -> postcard::Result<&'de [u8]> {
+        self.inner.finalize()
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn key(i: u8) -> SigningKey {
+        SigningKey::from_bytes(&[i; 32])
+    }
+
+    fn sample() -> Envelope {
+        let header = Header {
+            hand: 3,
+            seq: 17,
+            prev_hash: [9; 32],
+        };
+        Envelope::sign(
+            [1; 32],
+            header,
+            2,
+            Body::Request {
+                from_seq: 5,
+                have: 0,
+            },
+            &key(2),
+        )
+    }
+
+    #[test]
+    fn round_trip_and_signature() {
+        let e = sample();
+        let bytes = e.encode();
+        let back = Envelope::decode(&bytes).unwrap();
+        assert_eq!(back, e);
+        back.verify(&key(2).verifying_key()).unwrap();
+        assert!(matches!(
+            back.verify(&key(3).verifying_key()),
+            Err(FrameError::BadSignature { seat: 2 })
+        ));
+    }
+
+    #[test]
+    fn refuses_oversized_trailing_and_non_canonical() {
+        let bytes = sample().encode();
+        let mut long = bytes.clone();
+        long.push(0);
+        assert!(matches!(
+            Envelope::decode(&long),
+            Err(FrameError::Trailing(1))
+        ));
+        assert!(matches!(
+            Envelope::decode(&vec![0; MAX_FRAME + 1]),
+            Err(FrameError::TooLarge { .. })
+        ));
+        // A non-canonical varint for `hand` (3 as 0x83 0x00); version is one byte.
+        let mut nc = bytes[..1 + 32].to_vec();
+        nc.extend_from_slice(&[0x83, 0x00]);
+        nc.extend_from_slice(&bytes[1 + 32 + 1..]);
+        assert!(Envelope::decode(&nc).is_err());
+    }
+
+    #[test]
+    fn huge_length_prefix_does_not_allocate() {
+        // A deal body claiming 2^32 - 1 messages: refused without a large allocation.
+        let mut bytes = sample().encode();
+        bytes.truncate(1 + 32 + 1 + 1 + 32 + 1);
+        bytes.push(3); // Body::Deal
+        bytes.extend_from_slice(&[0xff, 0xff, 0xff, 0xff, 0x0f]);
+        assert!(matches!(
+            Envelope::decode(&bytes),
+            Err(FrameError::Decode(_))
+        ));
+    }
+}

@@ -1,0 +1,152 @@
+//! Proof of misbehaviour that anyone can check offline.
+//!
+//! Implements ARCHITECTURE.md "Agreement" ("two different signed messages from one seat for
+//! the same step are proof of cheating") and the deal audit's "any deviation names the seat
+//! that made it, with its own signed messages as proof". An [`Evidence`] record holds the
+//! table's log up to the offence (every entry signed by its seat; the first step is the
+//! host's proposal, which names the four public keys, and the three acceptances signed under
+//! them) and the offence itself: two different signed envelopes of one seat for one step, or
+//! a complete step whose processing fails. [`Evidence::verify`] replays the log with the same
+//! [`crate::replica`] every peer runs, without any secret, and returns the seat the messages
+//! prove at fault. It needs nothing but the record.
+//!
+//! What it cannot prove: silence (a seat that never sent proves nothing; the three others
+//! co-sign an abort instead), and a bad signature (anyone can send garbage).
+
+use std::sync::Arc;
+
+use ed25519_dalek::VerifyingKey;
+use mahjong_deal::CardTable;
+use mahjong_rules::Seat;
+use serde::{Deserialize, Serialize};
+
+use crate::codec::{Body, Envelope};
+use crate::error::{EvidenceError, Offence, StepError};
+use crate::replica::{Replica, StepRecord};
+
+/// What the record shows.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Charge {
+    /// Two different signed envelopes from one seat for one step (two entries, or two votes).
+    Equivocation {
+        /// One.
+        first: Box<Envelope>,
+        /// The other.
+        second: Box<Envelope>,
+    },
+    /// The complete step after the log, whose processing names a seat at fault (an illegal
+    /// move, a bad proof, a face not held, a failed audit or full replay, a wrong result).
+    Step {
+        /// Its entries, in seat order.
+        entries: Vec<Envelope>,
+    },
+}
+
+/// A self-contained, offline-verifiable proof that a seat misbehaved.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Evidence {
+    /// The table's log from the set-up up to the offence.
+    pub log: Vec<StepRecord>,
+    /// The offence.
+    pub charge: Charge,
+}
+
+/// The seat proven at fault.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Culprit {
+    /// The seat.
+    pub seat: Seat,
+    /// Its key (from the log's roster).
+    pub key: VerifyingKey,
+    /// What it did.
+    pub offence: Offence,
+}
+
+impl Evidence {
+    /// Replays the record and names the seat it proves at fault.
+    pub fn verify(&self) -> Result<Culprit, EvidenceError> {
+        self.verify_with_cards(Arc::new(CardTable::new()))
+    }
+
+    /// [`Evidence::verify`] reusing a card table.
+    pub fn verify_with_cards(&self, cards: Arc<CardTable>) -> Result<Culprit, EvidenceError> {
+        let first = self
+            .log
+            .first()
+            .and_then(|r| r.entries.first())
+            .ok_or(EvidenceError::NoSetup)?;
+        let Body::Propose(p) = &first.body else {
+            return Err(EvidenceError::NoSetup);
+        };
+        let mut replica = Replica::new(p.table, p.host, p.roster, None, cards);
+        let culprit = |replica: &Replica, seat: Seat, offence: Offence| Culprit {
+            seat,
+            key: replica.roster[seat as usize & 3],
+            offence,
+        };
+        for (seq, rec) in self.log.iter().enumerate() {
+            let context = |why: String| EvidenceError::Context {
+                seq: seq as u32,
+                why,
+            };
+            if rec.is_abort() {
+                replica
+                    .apply_abort(rec.entries.clone())
+                    .map_err(|e| context(e.to_string()))?;
+                continue;
+            }
+            replica.check_step(&rec.entries).map_err(context)?;
+            match replica.process(rec.entries.clone()) {
+                Ok(_) => {}
+                Err(StepError::Fault(f)) => return Ok(culprit(&replica, f.seat, f.offence)),
+                Err(StepError::Internal(why)) => return Err(context(why)),
+            }
+        }
+        match &self.charge {
+            Charge::Equivocation { first, second } => {
+                let same_slot = first.table == second.table
+                    && first.hand == second.hand
+                    && first.seq == second.seq
+                    && first.seat == second.seat
+                    && first.is_vote() == second.is_vote();
+                if !same_slot {
+                    return Err(EvidenceError::NotEquivocation("not one step of one seat"));
+                }
+                if first == second {
+                    return Err(EvidenceError::NotEquivocation("the same message twice"));
+                }
+                if matches!(first.body, Body::Request { .. })
+                    || matches!(second.body, Body::Request { .. })
+                {
+                    return Err(EvidenceError::NotEquivocation("requests are not entries"));
+                }
+                if first.table != replica.table || first.hand != replica.hand_no {
+                    return Err(EvidenceError::NotEquivocation(
+                        "not of the hand the log leads to",
+                    ));
+                }
+                let key = replica.roster[first.seat as usize & 3];
+                first.verify(&key).map_err(EvidenceError::Signature)?;
+                second.verify(&key).map_err(EvidenceError::Signature)?;
+                Ok(Culprit {
+                    seat: first.seat,
+                    key,
+                    offence: Offence::Equivocation,
+                })
+            }
+            Charge::Step { entries } => {
+                replica
+                    .check_step(entries)
+                    .map_err(EvidenceError::NotNextStep)?;
+                match replica.process(entries.clone()) {
+                    Ok(_) => Err(EvidenceError::NoFault),
+                    Err(StepError::Fault(f)) => Ok(culprit(&replica, f.seat, f.offence)),
+                    Err(StepError::Internal(why)) => Err(EvidenceError::Context {
+                        seq: replica.next_seq(),
+                        why,
+                    }),
+                }
+            }
+        }
+    }
+}

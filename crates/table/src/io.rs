@@ -1,0 +1,162 @@
+//! The sans-IO interface of a [`crate::Client`] and its journal: what goes in, what comes out,
+//! and what a seat persists.
+//!
+//! Persistence is the caller's: [`Output::journal`] lists [`Record`]s to append to the seat's
+//! store, and **`Record::Own` records must be durable before the frames of the same output
+//! are sent** (a restarted seat must re-send exactly what it sent, never something else: a
+//! different move for the same step would be equivocation). The other records may be written
+//! lazily: what is lost is asked for again from the others. [`Persisted`] folds the records;
+//! [`crate::Client::restore`] rebuilds the seat from it.
+
+use mahjong_rules::{Action, Money, Options, Seat, SessionLength};
+use serde::{Deserialize, Serialize};
+
+use crate::codec::Envelope;
+use crate::error::{ActError, FrameError};
+use crate::event::TableEvent;
+use crate::replica::{Checkpoint, StepRecord};
+
+/// Who this seat is at which table.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Config {
+    /// The table id (the lobby's).
+    pub table: [u8; 32],
+    /// This seat.
+    pub seat: Seat,
+    /// The four seats' ed25519 keys (the lobby's).
+    pub roster: [ed25519_dalek::VerifyingKey; 4],
+    /// The seat that proposes the set-up.
+    pub host: Seat,
+}
+
+/// What goes into a client.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Input {
+    /// A frame from another seat.
+    Frame(Vec<u8>),
+    /// The local player's (or bot's) choice at [`TableEvent::YourTurn`].
+    Act(Action),
+    /// The time passed (at or after [`Output::deadline`]).
+    Tick,
+    /// The host proposes the set-up.
+    Propose {
+        /// Every option (timers included).
+        options: Box<Options>,
+        /// Coins per point.
+        stake: Money,
+        /// How long to play.
+        length: SessionLength,
+    },
+    /// Accept the proposal.
+    Accept,
+    /// Decline the proposal (leave the table).
+    Decline,
+    /// Stop the session after the current hand.
+    Stop,
+    /// Leave: during a hand, at once (the hand is abandoned with this seat as the leaver);
+    /// between hands, at the next settlement.
+    Leave,
+}
+
+/// Why an input was dropped.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Rejected {
+    /// A frame.
+    Frame(FrameError),
+    /// A local request.
+    Act(ActError),
+}
+
+/// A record of the seat's journal (see the module header for durability).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Record {
+    /// A step was logged.
+    Step(StepRecord),
+    /// This seat sent this envelope (an entry or a vote): durable before sending.
+    Own(Box<Envelope>),
+    /// The log was cut back to this many steps (a hand aborted at an earlier step).
+    Truncate(u32),
+    /// The replica at a hand boundary.
+    Checkpoint(Box<Checkpoint>),
+}
+
+/// Everything a seat needs to resume (its identity key aside, which the caller keeps).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Persisted {
+    /// Who.
+    pub config: Config,
+    /// The secret root of every per-hand secret (keep it encrypted at rest).
+    pub root: [u8; 32],
+    /// The log.
+    pub log: Vec<StepRecord>,
+    /// The last hand boundary.
+    pub checkpoint: Option<Checkpoint>,
+    /// This seat's envelopes not (yet) in the log.
+    pub own: Vec<Envelope>,
+}
+
+impl Persisted {
+    /// A store for a new seat.
+    pub fn new(config: Config, root: [u8; 32]) -> Persisted {
+        Persisted {
+            config,
+            root,
+            log: Vec::new(),
+            checkpoint: None,
+            own: Vec::new(),
+        }
+    }
+
+    /// Folds one journal record in.
+    pub fn apply(&mut self, record: Record) {
+        match record {
+            Record::Step(rec) => {
+                if let (Some(h), Some(s)) = (rec.hand(), rec.seq()) {
+                    self.own
+                        .retain(|e| e.is_vote() || e.hand != h || e.seq != s);
+                }
+                self.log.push(rec);
+            }
+            Record::Own(e) => {
+                if !self.own.contains(&e) {
+                    self.own.push(*e);
+                }
+            }
+            Record::Truncate(n) => self.log.truncate(n as usize),
+            Record::Checkpoint(cp) => {
+                self.own.retain(|e| e.hand >= cp.hand);
+                self.checkpoint = Some(*cp);
+            }
+        }
+    }
+}
+
+/// What comes out of a client.
+#[derive(Clone, Debug, Default)]
+pub struct Output {
+    /// Frames to broadcast to the other three seats.
+    pub send: Vec<Vec<u8>>,
+    /// Frames for one seat only (answers to its requests).
+    pub reply: Vec<(Seat, Vec<u8>)>,
+    /// Events, in order.
+    pub events: Vec<TableEvent>,
+    /// Call again with [`Input::Tick`] at this time (milliseconds, the caller's clock).
+    pub deadline: Option<u64>,
+    /// Records to append to the seat's store (`Own` durable before sending).
+    pub journal: Vec<Record>,
+    /// Inputs that were dropped, and why.
+    pub rejected: Vec<Rejected>,
+}
+
+/// Traffic counters.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Frames broadcast (each to three seats).
+    pub broadcast_frames: u64,
+    /// Bytes broadcast (counted once per frame).
+    pub broadcast_bytes: u64,
+    /// Frames sent to one seat.
+    pub reply_frames: u64,
+    /// Bytes sent to one seat.
+    pub reply_bytes: u64,
+}

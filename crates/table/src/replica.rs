@@ -1,0 +1,857 @@
+//! The replicated state machine: the table's log, step by step, from the set-up through every
+//! hand, its settlement and roster changes.
+//!
+//! Implements ARCHITECTURE.md "Agreement" and RULES.md §7 (set-up, sessions, leavers). A
+//! `Replica` is a pure function of the log: it is given complete steps in order (every
+//! entry the step requires, sorted by seat) and moves on, or names the seat whose signed entry
+//! is at fault. The live [`crate::Client`] feeds it what the network delivers; the
+//! [`crate::Evidence`] verifier feeds it a recorded log. Every honest peer runs the same
+//! replica over the same log and so holds the same state (its own secrets aside), the same log
+//! hash and the same results.
+//!
+//! Table-level steps: `Propose` (the host), `Accept` (the three others), then per hand the
+//! steps of [`crate::hand`], then `Settle` (all four sign the result and say whether they go
+//! on), and after a seat left, `Roster` (the three others replace it by a bot or stop). An
+//! abort (three votes) can end a hand at any of its steps; see `Replica::apply_abort`.
+
+use std::sync::Arc;
+
+use ed25519_dalek::{SigningKey, VerifyingKey};
+use mahjong_deal::{CardTable, DealSeat};
+use mahjong_rules::scoring::leaver_payments;
+use mahjong_rules::{HandState, Money, Outcome, Seat, Session, Setup};
+use serde::{Deserialize, Serialize};
+
+use crate::codec::{
+    Body, Envelope, Hash, Next, Play, Proposal, RosterVote, chain, encode_value, genesis,
+    options_hash, tagged_hash,
+};
+use crate::error::{ActError, Fault, Offence, StepError};
+use crate::event::TableEvent;
+use crate::hand::{HandPlay, HandStage};
+
+/// One step of the log: its entries in seat order (or, for an aborted hand, the three votes).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StepRecord {
+    /// The envelopes, sorted by seat.
+    pub entries: Vec<Envelope>,
+}
+
+impl StepRecord {
+    /// The step number.
+    pub fn seq(&self) -> Option<u32> {
+        self.entries.first().map(|e| e.seq)
+    }
+
+    /// The hand.
+    pub fn hand(&self) -> Option<u32> {
+        self.entries.first().map(|e| e.hand)
+    }
+
+    /// Whether this step is an abort (three votes).
+    pub fn is_abort(&self) -> bool {
+        self.entries.first().is_some_and(Envelope::is_vote)
+    }
+}
+
+/// The result of one hand: what the four (or, for an abort, the three) seats sign.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HandResult {
+    /// The hand number.
+    pub hand: u32,
+    /// Its set-up (absent when it was aborted before the dice).
+    pub setup: Option<Setup>,
+    /// How it ended (an abort is [`Outcome::Abandoned`] with the named seat as leaver).
+    pub outcome: Outcome,
+    /// Coins per seat (after 逛花园 chips), summing to zero.
+    pub payments: [Money; 4],
+    /// Ended by an abort co-signed by the three other seats.
+    pub aborted: bool,
+    /// The session after this hand (dealer, 荒番, rounds, balances).
+    pub session: Session,
+}
+
+impl HandResult {
+    /// `sha256(tag ‖ postcard(self))`: what `Settle` and `Abort` entries sign.
+    pub fn hash(&self) -> Hash {
+        tagged_hash("hand-result", &encode_value(self))
+    }
+}
+
+/// How a table ended.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Ending {
+    /// A seat declined the set-up or never answered.
+    SetupFailed(Seat),
+    /// The session was played out or stopped.
+    SessionOver,
+    /// This seat left the table.
+    Left,
+    /// Nobody can be blamed and nothing can go on.
+    Halted(String),
+}
+
+/// Where the table is.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Stage {
+    /// Waiting for the host's proposal.
+    Propose,
+    /// Waiting for the others' acceptance.
+    Accept,
+    /// In a hand.
+    Hand(HandStage),
+    /// Signing the result.
+    Settle,
+    /// Replacing a seat that left.
+    Roster {
+        /// The seat that left.
+        leaver: Seat,
+    },
+    /// Over.
+    Over(Ending),
+}
+
+/// What the next step takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum StepKind {
+    Propose,
+    Accept,
+    Deal,
+    Play { claim: bool },
+    Settle,
+    Roster,
+}
+
+impl StepKind {
+    /// Whether an entry body fits this step.
+    pub fn takes(self, body: &Body) -> bool {
+        matches!(
+            (self, body),
+            (StepKind::Propose, Body::Propose(_))
+                | (StepKind::Accept, Body::Accept { .. } | Body::Decline)
+                | (StepKind::Deal, Body::Deal(_))
+                | (StepKind::Play { .. }, Body::Play(_))
+                | (StepKind::Settle, Body::Settle { .. })
+                | (StepKind::Roster, Body::Roster(_))
+        )
+    }
+
+    /// Whether a hand can be aborted at this step.
+    pub fn abortable(self) -> bool {
+        matches!(
+            self,
+            StepKind::Deal | StepKind::Play { .. } | StepKind::Settle
+        )
+    }
+}
+
+/// The next step: who must speak and what.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Expect {
+    pub hand: u32,
+    pub seq: u32,
+    pub prev_hash: Hash,
+    pub speakers: u8,
+    pub kind: StepKind,
+}
+
+impl Expect {
+    pub fn speaks(&self, seat: Seat) -> bool {
+        self.speakers & (1 << seat) != 0
+    }
+}
+
+/// The replica's state at a hand boundary: enough to go on from there without replaying the
+/// hands before (a restarted seat trusts its own persisted checkpoint).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Checkpoint {
+    /// Steps in the log before it.
+    pub seq: u32,
+    /// The log hash through step `seq - 1`.
+    pub head: Hash,
+    /// The stage (the first step of a hand, a roster step, or over).
+    pub stage: Stage,
+    /// The current hand number.
+    pub hand: u32,
+    /// The roster in force.
+    pub roster: [VerifyingKey; 4],
+    /// Bot seats and the seat running each.
+    pub controllers: [Option<Seat>; 4],
+    /// The agreed set-up.
+    pub proposal: Option<Proposal>,
+    /// The session.
+    pub session: Option<Session>,
+    /// Every hand's result so far.
+    pub results: Vec<HandResult>,
+}
+
+/// This seat's identity in the replica (none for a verifier).
+#[derive(Clone, Copy)]
+pub(crate) struct Me {
+    pub seat: Seat,
+    pub root: [u8; 32],
+}
+
+/// The replicated table.
+#[derive(Clone)]
+pub(crate) struct Replica {
+    pub table: [u8; 32],
+    pub host: Seat,
+    pub initial_roster: [VerifyingKey; 4],
+    pub me: Option<Me>,
+    cards: Arc<CardTable>,
+    /// The log: `log[seq]` is step `seq`.
+    pub log: Vec<StepRecord>,
+    /// `heads[seq]`: the log hash through step `seq`.
+    heads: Vec<Hash>,
+    genesis: Hash,
+    pub stage: Stage,
+    pub hand_no: u32,
+    pub hand_first_seq: u32,
+    pub roster: [VerifyingKey; 4],
+    pub controllers: [Option<Seat>; 4],
+    pub proposal: Option<Proposal>,
+    pub session: Option<Session>,
+    pub hand: Option<Box<HandPlay>>,
+    pub results: Vec<HandResult>,
+    /// The result being signed in the `Settle` step.
+    pub pending_result: Option<HandResult>,
+}
+
+impl Replica {
+    /// A replica at an empty table.
+    pub fn new(
+        table: [u8; 32],
+        host: Seat,
+        roster: [VerifyingKey; 4],
+        me: Option<Me>,
+        cards: Arc<CardTable>,
+    ) -> Replica {
+        Replica {
+            table,
+            host,
+            initial_roster: roster,
+            me,
+            cards,
+            log: Vec::new(),
+            heads: Vec::new(),
+            genesis: genesis(&table),
+            stage: Stage::Propose,
+            hand_no: 0,
+            hand_first_seq: 0,
+            roster,
+            controllers: [None; 4],
+            proposal: None,
+            session: None,
+            hand: None,
+            results: Vec::new(),
+            pending_result: None,
+        }
+    }
+
+    /// A replica from a checkpoint and the log before it.
+    pub fn from_checkpoint(
+        base: Replica,
+        cp: Checkpoint,
+        log: Vec<StepRecord>,
+    ) -> Result<Replica, String> {
+        let mut r = base;
+        if log.len() != cp.seq as usize {
+            return Err(format!(
+                "checkpoint at step {} but {} steps logged",
+                cp.seq,
+                log.len()
+            ));
+        }
+        let mut head = r.genesis;
+        for (seq, rec) in log.iter().enumerate() {
+            head = chain(&head, seq as u32, &rec.entries);
+            r.heads.push(head);
+        }
+        if head != cp.head {
+            return Err("the log does not hash to the checkpoint".into());
+        }
+        r.log = log;
+        r.hand_no = cp.hand;
+        r.roster = cp.roster;
+        r.controllers = cp.controllers;
+        r.proposal = cp.proposal;
+        r.session = cp.session;
+        r.results = cp.results;
+        r.stage = cp.stage.clone();
+        if cp.stage == Stage::Hand(HandStage::Commit) {
+            r.start_hand();
+        }
+        Ok(r)
+    }
+
+    /// The checkpoint, if the replica is at a hand boundary.
+    pub fn checkpoint(&self) -> Option<Checkpoint> {
+        let at_boundary = match &self.stage {
+            Stage::Hand(HandStage::Commit) => self.hand_first_seq == self.next_seq(),
+            Stage::Roster { .. } | Stage::Over(_) => true,
+            _ => false,
+        };
+        at_boundary.then(|| Checkpoint {
+            seq: self.next_seq(),
+            head: self.head(),
+            stage: self.stage.clone(),
+            hand: self.hand_no,
+            roster: self.roster,
+            controllers: self.controllers,
+            proposal: self.proposal.clone(),
+            session: self.session.clone(),
+            results: self.results.clone(),
+        })
+    }
+
+    /// The next step number.
+    pub fn next_seq(&self) -> u32 {
+        self.log.len() as u32
+    }
+
+    /// The log hash through the last step.
+    pub fn head(&self) -> Hash {
+        self.heads.last().copied().unwrap_or(self.genesis)
+    }
+
+    /// The log hash through step `seq - 1` (the `prev_hash` of step `seq`).
+    pub fn prev_of(&self, seq: u32) -> Option<Hash> {
+        match seq {
+            0 => Some(self.genesis),
+            s => self.heads.get(s as usize - 1).copied(),
+        }
+    }
+
+    /// The next step, unless the table is over.
+    pub fn expected(&self) -> Option<Expect> {
+        let (speakers, kind) = match &self.stage {
+            Stage::Propose => (1 << self.host, StepKind::Propose),
+            Stage::Accept => (0b1111 & !(1 << self.host), StepKind::Accept),
+            Stage::Hand(stage) => {
+                let hand = self.hand.as_ref()?;
+                let kind = match stage {
+                    HandStage::Play => StepKind::Play {
+                        claim: hand.is_claim_window(),
+                    },
+                    _ => StepKind::Deal,
+                };
+                (hand.speakers(), kind)
+            }
+            Stage::Settle => (0b1111, StepKind::Settle),
+            Stage::Roster { leaver } => (0b1111 & !(1 << leaver), StepKind::Roster),
+            Stage::Over(_) => return None,
+        };
+        Some(Expect {
+            hand: self.hand_no,
+            seq: self.next_seq(),
+            prev_hash: self.head(),
+            speakers,
+            kind,
+        })
+    }
+
+    /// Checks that `entries` are exactly the next step's: one per speaker, in seat order, with
+    /// this step's header, a body the step takes, and a valid signature.
+    pub fn check_step(&self, entries: &[Envelope]) -> Result<(), String> {
+        let exp = self.expected().ok_or("the table is over")?;
+        let mut seen = 0u8;
+        for e in entries {
+            if e.table != self.table
+                || e.hand != exp.hand
+                || e.seq != exp.seq
+                || e.prev_hash != exp.prev_hash
+            {
+                return Err(format!("seat {}'s entry is for another step", e.seat));
+            }
+            if e.seat > 3 || !exp.speaks(e.seat) || seen & (1 << e.seat) != 0 {
+                return Err(format!("seat {} is not expected here", e.seat));
+            }
+            if seen >> e.seat != 0 {
+                return Err("entries are not in seat order".into());
+            }
+            seen |= 1 << e.seat;
+            e.verify(&self.roster[e.seat as usize])
+                .map_err(|err| err.to_string())?;
+        }
+        if seen != exp.speakers {
+            return Err("entries are missing".into());
+        }
+        Ok(())
+    }
+
+    /// Processes the next step (checked with [`Replica::check_step`] by the caller). On
+    /// success the step is logged and the table has moved on.
+    pub fn process(&mut self, entries: Vec<Envelope>) -> Result<Vec<TableEvent>, StepError> {
+        let exp = self
+            .expected()
+            .ok_or_else(|| StepError::Internal("the table is over".into()))?;
+        for e in &entries {
+            if !exp.kind.takes(&e.body) {
+                return Err(Fault::malformed(e.seat, "an entry this step does not take").into());
+            }
+        }
+        let seq = exp.seq;
+        let mut events = Vec::new();
+        let mut start_hand = false;
+        match self.stage.clone() {
+            Stage::Propose => {
+                let [e] = entries.as_slice() else {
+                    return Err(StepError::Internal("one proposal expected".into()));
+                };
+                let Body::Propose(p) = &e.body else {
+                    return Err(Fault::malformed(e.seat, "expected a proposal").into());
+                };
+                self.check_proposal(e.seat, p)?;
+                self.proposal = Some(Proposal::clone(p));
+                self.stage = Stage::Accept;
+                events.push(TableEvent::Proposed(p.clone()));
+            }
+            Stage::Accept => {
+                let p = self
+                    .proposal
+                    .clone()
+                    .ok_or_else(|| StepError::Internal("no proposal".into()))?;
+                let hash = p.hash();
+                let mut declined = None;
+                for e in &entries {
+                    match &e.body {
+                        Body::Accept { proposal } if *proposal == hash => {}
+                        Body::Accept { .. } => {
+                            return Err(Fault::new(
+                                e.seat,
+                                Offence::BadProposal("accepted another proposal".into()),
+                            )
+                            .into());
+                        }
+                        _ => {
+                            declined.get_or_insert(e.seat);
+                        }
+                    }
+                }
+                if let Some(seat) = declined {
+                    self.stage = Stage::Over(Ending::SetupFailed(seat));
+                    events.push(TableEvent::SetupFailed { seat });
+                } else {
+                    self.session = Some(Session::new(p.options.clone(), p.stake, p.length));
+                    self.hand_no = 1;
+                    start_hand = true;
+                    events.push(TableEvent::SetupAgreed(Box::new(p)));
+                }
+            }
+            Stage::Hand(_) => {
+                let session = self
+                    .session
+                    .clone()
+                    .ok_or_else(|| StepError::Internal("no session".into()))?;
+                let hand = self
+                    .hand
+                    .as_mut()
+                    .ok_or_else(|| StepError::Internal("no hand".into()))?;
+                hand.process(seq, &session, &entries, &mut events)?;
+                let stage = hand.stage;
+                if let (HandStage::Audit, Some(outcome)) = (stage, hand.audited.clone()) {
+                    let result = self.result_of(outcome)?;
+                    self.pending_result = Some(result);
+                    self.stage = Stage::Settle;
+                } else {
+                    self.stage = Stage::Hand(stage);
+                }
+            }
+            Stage::Settle => {
+                start_hand = self.process_settle(&entries, &mut events)?;
+            }
+            Stage::Roster { leaver } => {
+                start_hand = self.process_roster(leaver, &entries, &mut events)?;
+            }
+            Stage::Over(_) => return Err(StepError::Internal("the table is over".into())),
+        }
+        self.push(entries);
+        if start_hand {
+            self.start_hand();
+        }
+        Ok(events)
+    }
+
+    fn push(&mut self, entries: Vec<Envelope>) {
+        let head = chain(&self.head(), self.next_seq(), &entries);
+        self.heads.push(head);
+        self.log.push(StepRecord { entries });
+    }
+
+    fn start_hand(&mut self) {
+        self.hand = Some(Box::new(HandPlay::new(
+            self.table,
+            self.hand_no,
+            self.roster,
+            self.me.map(|m| (m.seat, m.root)),
+            self.cards.clone(),
+        )));
+        self.hand_first_seq = self.next_seq();
+        self.pending_result = None;
+        self.stage = Stage::Hand(HandStage::Commit);
+    }
+
+    fn check_proposal(&self, seat: Seat, p: &Proposal) -> Result<(), Fault> {
+        let bad = |why: &str| Fault::new(seat, Offence::BadProposal(why.into()));
+        if seat != self.host || p.host != seat {
+            return Err(bad("not from the host"));
+        }
+        if p.table != self.table {
+            return Err(bad("for another table"));
+        }
+        if p.roster != self.initial_roster {
+            return Err(bad("another roster"));
+        }
+        if p.preset != p.options.ruleset {
+            return Err(bad("preset and options disagree"));
+        }
+        p.options.validate().map_err(|e| bad(&e.to_string()))?;
+        if p.options_hash != options_hash(&p.options) {
+            return Err(bad("the options hash is wrong"));
+        }
+        if p.stake.0 <= 0 {
+            return Err(bad("the stake must be positive"));
+        }
+        Ok(())
+    }
+
+    /// The result of the audited hand.
+    fn result_of(&self, outcome: Outcome) -> Result<HandResult, StepError> {
+        let hand = self
+            .hand
+            .as_ref()
+            .ok_or_else(|| StepError::Internal("no hand".into()))?;
+        let setup = hand
+            .setup
+            .clone()
+            .ok_or_else(|| StepError::Internal("no setup".into()))?;
+        let mut session = self
+            .session
+            .clone()
+            .ok_or_else(|| StepError::Internal("no session".into()))?;
+        let counter = hand.huangfan_in_force().unwrap_or(setup.huangfan);
+        let rec = session.record(&setup, counter, &outcome);
+        Ok(HandResult {
+            hand: self.hand_no,
+            setup: Some(setup),
+            outcome,
+            payments: rec.payments,
+            aborted: false,
+            session,
+        })
+    }
+
+    fn process_settle(
+        &mut self,
+        entries: &[Envelope],
+        events: &mut Vec<TableEvent>,
+    ) -> Result<bool, StepError> {
+        let result = self
+            .pending_result
+            .clone()
+            .ok_or_else(|| StepError::Internal("no result to settle".into()))?;
+        let hash = result.hash();
+        let mut leavers = 0u8;
+        let mut stop = false;
+        for e in entries {
+            let Body::Settle { result, next } = &e.body else {
+                return Err(Fault::malformed(e.seat, "expected a settlement").into());
+            };
+            if *result != hash {
+                return Err(Fault::new(e.seat, Offence::WrongResult).into());
+            }
+            match next {
+                Next::Continue => {}
+                Next::Stop => stop = true,
+                Next::Leave => leavers |= 1 << e.seat,
+            }
+        }
+        if let Outcome::Abandoned { leaver, .. } = &result.outcome {
+            leavers |= 1 << leaver;
+        }
+        self.session = Some(result.session.clone());
+        self.results.push(result.clone());
+        events.push(TableEvent::HandOver {
+            result: Box::new(result),
+            signatures: entries.to_vec(),
+        });
+        Ok(self.after_hand(leavers, stop, events))
+    }
+
+    /// After a final hand: the session goes on (true: start the next hand), needs a roster
+    /// step, or is over.
+    fn after_hand(&mut self, leavers: u8, stop: bool, events: &mut Vec<TableEvent>) -> bool {
+        self.pending_result = None;
+        self.hand = None;
+        self.hand_no += 1;
+        let finished = self.session.as_ref().is_none_or(Session::is_finished);
+        let me = self.me.map(|m| m.seat);
+        if stop || finished || leavers.count_ones() > 1 {
+            self.over(Ending::SessionOver, events);
+            return false;
+        }
+        if leavers != 0 {
+            let leaver = leavers.trailing_zeros() as Seat;
+            if me == Some(leaver) {
+                self.stage = Stage::Over(Ending::Left);
+                events.push(TableEvent::Left);
+            } else if self.controller_for(leaver).is_none() {
+                self.over(Ending::SessionOver, events);
+            } else {
+                self.stage = Stage::Roster { leaver };
+            }
+            return false;
+        }
+        true
+    }
+
+    fn over(&mut self, ending: Ending, events: &mut Vec<TableEvent>) {
+        if ending == Ending::SessionOver {
+            let balances = self
+                .session
+                .as_ref()
+                .map_or([Money::ZERO; 4], |s| s.balances);
+            events.push(TableEvent::SessionOver { balances });
+        }
+        self.stage = Stage::Over(ending);
+    }
+
+    /// The seat whose peer runs a bot in `leaver`'s place: the first seat after it in turn
+    /// order that is not itself a bot.
+    pub fn controller_for(&self, leaver: Seat) -> Option<Seat> {
+        (1..4)
+            .map(|k| (leaver + k) % 4)
+            .find(|&s| self.controllers[s as usize].is_none())
+    }
+
+    /// The bot key and root this seat derives for a seat it controls, from the roster step
+    /// at `seq`.
+    pub fn bot_secrets(&self, seat: Seat, seq: u32) -> Option<(SigningKey, [u8; 32])> {
+        let me = self.me?;
+        let mut bytes = Vec::with_capacity(69);
+        bytes.extend_from_slice(&me.root);
+        bytes.extend_from_slice(&self.table);
+        bytes.push(seat);
+        bytes.extend_from_slice(&seq.to_le_bytes());
+        let key = SigningKey::from_bytes(&tagged_hash("bot-key", &bytes));
+        Some((key, tagged_hash("bot-root", &bytes)))
+    }
+
+    fn process_roster(
+        &mut self,
+        leaver: Seat,
+        entries: &[Envelope],
+        events: &mut Vec<TableEvent>,
+    ) -> Result<bool, StepError> {
+        let controller = self
+            .controller_for(leaver)
+            .ok_or_else(|| StepError::Internal("no seat can run a bot".into()))?;
+        let mut key = None;
+        let mut stop = false;
+        for e in entries {
+            let Body::Roster(vote) = &e.body else {
+                return Err(Fault::malformed(e.seat, "expected a roster vote").into());
+            };
+            match vote {
+                RosterVote::Stop => stop = true,
+                RosterVote::Replace { seat, key: k } if *seat == leaver && e.seat == controller => {
+                    key = Some(*k);
+                }
+                RosterVote::Agree { seat } if *seat == leaver && e.seat != controller => {}
+                _ => return Err(Fault::malformed(e.seat, "a roster vote out of place").into()),
+            }
+        }
+        match (stop, key) {
+            (false, Some(key)) => {
+                self.roster[leaver as usize] = key;
+                self.controllers[leaver as usize] = Some(controller);
+                if let Some(s) = self.session.as_mut() {
+                    s.player_left();
+                }
+                events.push(TableEvent::SeatReplaced {
+                    seat: leaver,
+                    controller,
+                });
+                if self.me.map(|m| m.seat) == Some(controller) {
+                    events.push(TableEvent::RunBot { seat: leaver });
+                }
+                Ok(true)
+            }
+            _ => {
+                self.over(Ending::SessionOver, events);
+                Ok(false)
+            }
+        }
+    }
+
+    // ---- aborts ----
+
+    /// The result of aborting the current hand at step `seq` with `culprit` as the leaver,
+    /// if the hand can be aborted there.
+    pub fn abort_result(&self, seq: u32, culprit: Seat) -> Option<HandResult> {
+        if culprit > 3
+            || !matches!(self.stage, Stage::Hand(_) | Stage::Settle)
+            || seq < self.hand_first_seq
+            || seq > self.next_seq()
+        {
+            return None;
+        }
+        let hand = self.hand.as_ref()?;
+        let session = self.session.as_ref()?;
+        let setup = match hand.setup_seq {
+            Some(s) if s < seq => hand.setup.clone(),
+            _ => None,
+        };
+        let counter = match &setup {
+            Some(_) => hand.huangfan_in_force()?,
+            None => session.huangfan,
+        };
+        let payments = leaver_payments(&session.options, session.stake, culprit, counter);
+        let outcome = Outcome::Abandoned {
+            leaver: culprit,
+            payments,
+        };
+        let mut after = session.clone();
+        let paid = match &setup {
+            Some(setup) => after.record(setup, counter, &outcome).payments,
+            None => {
+                // No dice yet, so no hand to count: the penalty alone (RULES.md §6 leavers).
+                for s in 0..4 {
+                    after.balances[s] = Money(after.balances[s].0 + payments[s].0);
+                }
+                after.huangfan = 0;
+                payments
+            }
+        };
+        Some(HandResult {
+            hand: self.hand_no,
+            setup,
+            outcome,
+            payments: paid,
+            aborted: true,
+            session: after,
+        })
+    }
+
+    /// Checks three abort votes (sorted by seat) for one step of the current hand and, if they
+    /// hold, ends the hand there: the log is cut back to that step, which becomes the votes.
+    pub fn check_abort(&self, votes: &[Envelope]) -> Result<(Seat, u32, HandResult), String> {
+        let [a, ..] = votes else {
+            return Err("no votes".into());
+        };
+        let Body::Abort { culprit, result } = a.body else {
+            return Err("not a vote".into());
+        };
+        let seq = a.seq;
+        let mut seen = 0u8;
+        for v in votes {
+            if v.table != self.table
+                || v.hand != self.hand_no
+                || v.seq != seq
+                || v.body != (Body::Abort { culprit, result })
+            {
+                return Err("votes disagree".into());
+            }
+            if v.seat == culprit || v.seat > 3 || seen >> v.seat != 0 {
+                return Err("votes not from the other seats in order".into());
+            }
+            seen |= 1 << v.seat;
+            if Some(v.prev_hash) != self.prev_of(seq) {
+                return Err("votes follow another history".into());
+            }
+            v.verify(&self.roster[v.seat as usize])
+                .map_err(|e| e.to_string())?;
+        }
+        if seen != 0b1111 & !(1 << culprit) {
+            return Err("votes are missing".into());
+        }
+        let expected = self
+            .abort_result(seq, culprit)
+            .ok_or("the hand cannot be aborted there")?;
+        if expected.hash() != result {
+            return Err("the votes sign another result".into());
+        }
+        Ok((culprit, seq, expected))
+    }
+
+    /// Applies checked votes (see [`Replica::check_abort`]).
+    pub fn apply_abort(&mut self, votes: Vec<Envelope>) -> Result<Vec<TableEvent>, StepError> {
+        let (culprit, seq, result) = self.check_abort(&votes).map_err(StepError::Internal)?;
+        self.log.truncate(seq as usize);
+        self.heads.truncate(seq as usize);
+        self.session = Some(result.session.clone());
+        self.results.push(result.clone());
+        let mut events = vec![TableEvent::HandOver {
+            result: Box::new(result),
+            signatures: votes.clone(),
+        }];
+        self.push(votes);
+        if self.after_hand(1 << culprit, false, &mut events) {
+            self.start_hand();
+        }
+        Ok(events)
+    }
+
+    // ---- own entries ----
+
+    /// This seat's deal entry for the current step.
+    pub fn make_deal(&mut self, signer: &SigningKey) -> Result<Body, ActError> {
+        let hand = self.hand.as_mut().ok_or(ActError::NotYourTurn)?;
+        hand.make_deal(signer)
+            .map(Body::Deal)
+            .map_err(ActError::Deal)
+    }
+
+    /// This seat's move.
+    pub fn make_play(
+        &mut self,
+        action: mahjong_rules::Action,
+        timed_out: bool,
+        signer: &SigningKey,
+    ) -> Result<Play, ActError> {
+        let hand = self.hand.as_mut().ok_or(ActError::NotYourTurn)?;
+        hand.make_play(action, timed_out, signer)
+    }
+
+    /// This seat's settlement signature.
+    pub fn make_settle(&self, next: Next) -> Option<Body> {
+        let result = self.pending_result.as_ref()?.hash();
+        Some(Body::Settle { result, next })
+    }
+
+    /// This seat's roster vote (`stop`: end the session instead).
+    pub fn make_roster(&self, stop: bool) -> Option<Body> {
+        let Stage::Roster { leaver } = self.stage else {
+            return None;
+        };
+        let me = self.me?.seat;
+        if stop {
+            return Some(Body::Roster(RosterVote::Stop));
+        }
+        if Some(me) == self.controller_for(leaver) {
+            let (key, _) = self.bot_secrets(leaver, self.next_seq())?;
+            Some(Body::Roster(RosterVote::Replace {
+                seat: leaver,
+                key: key.verifying_key(),
+            }))
+        } else {
+            Some(Body::Roster(RosterVote::Agree { seat: leaver }))
+        }
+    }
+
+    /// The shared deal card table.
+    pub fn cards(&self) -> Arc<CardTable> {
+        self.cards.clone()
+    }
+
+    /// The rules engine of the current hand.
+    pub fn state(&self) -> Option<&HandState> {
+        self.hand.as_ref().and_then(|h| h.state.as_ref())
+    }
+
+    /// The current hand's deal seat.
+    pub fn deal_seat(&self) -> Option<&DealSeat> {
+        self.hand.as_ref().and_then(|h| h.deal_seat())
+    }
+}

@@ -1,0 +1,328 @@
+//! Lying seats: each lie is proven by the liar's own signed messages, the hand stops with an
+//! evidence record anyone can verify offline, and the three honest seats abort it naming
+//! the liar.
+
+use mahjong_deal::{Body as DealBody, SignedMessage};
+use mahjong_rules::{Action, Card, Outcome, Ruleset, Seat, SessionLength};
+use mahjong_table::{Body, Charge, Envelope, Offence, Play, TableEvent};
+
+use crate::sim::{Hook, HookCtx, Net, Sim, options};
+
+fn resign(ctx: &HookCtx, env: &Envelope, body: Body) -> Vec<u8> {
+    Envelope::sign(env.table, env.header(), env.seat, body, ctx.key).encode()
+}
+
+fn resign_deal(ctx: &HookCtx, msg: &SignedMessage) -> SignedMessage {
+    msg.message.clone().sign(ctx.key).expect("sign")
+}
+
+/// Runs a table with a liar and checks the outcome: every honest seat holds evidence that
+/// verifies against `liar` with an offence matching `offence`, the hand is aborted naming
+/// the liar, and the honest seats agree.
+fn expect_caught(
+    seed: u64,
+    ruleset: Ruleset,
+    liar: Seat,
+    hands: u32,
+    hook: Hook,
+    offence: impl Fn(&Offence) -> bool,
+) -> Sim {
+    let mut sim = Sim::new(
+        seed,
+        Net::LOSSY,
+        options(ruleset),
+        SessionLength::Hands(hands),
+    );
+    sim.hooks[liar as usize] = Some(hook);
+    let honest: Vec<usize> = (0..4).filter(|&s| s != liar as usize).collect();
+    let all_over = |sim: &Sim| {
+        honest
+            .iter()
+            .all(|&s| sim.clients[s].as_ref().is_some_and(|c| c.is_over()))
+    };
+    sim.run_until(6 * 3_600_000, all_over);
+    assert!(all_over(&sim), "the honest seats did not finish");
+    let cards = crate::sim::cards();
+    for &s in &honest {
+        let ev = sim.client(s).evidence();
+        assert!(!ev.is_empty(), "seat {s} holds no evidence");
+        for e in ev {
+            let culprit = e
+                .verify_with_cards(cards.clone())
+                .expect("evidence verifies");
+            assert_eq!(culprit.seat, liar);
+            assert!(
+                offence(&culprit.offence),
+                "unexpected offence {:?}",
+                culprit.offence
+            );
+        }
+        assert!(sim.count(s, |e| matches!(e, TableEvent::Evidence(_))) >= 1);
+    }
+    sim.assert_agree(&honest);
+    let aborted = sim
+        .client(honest[0])
+        .results()
+        .iter()
+        .find(|r| r.aborted)
+        .expect("aborted hand");
+    assert!(matches!(aborted.outcome, Outcome::Abandoned { leaver, .. } if leaver == liar));
+    let record = sim
+        .client(honest[0])
+        .log()
+        .iter()
+        .rev()
+        .find(|r| r.is_abort())
+        .expect("votes");
+    assert_eq!(
+        record
+            .entries
+            .iter()
+            .map(|e| e.seat as usize)
+            .collect::<Vec<_>>(),
+        honest
+    );
+    sim
+}
+
+#[test]
+fn equivocating_seat_is_caught() {
+    // Seat 1 signs two versions of its first discard (one marked timed out): seat 2 gets one,
+    // seats 0 and 3 the other. The honest seats split, notice the other history, fetch it,
+    // and find the two signed versions.
+    let mut original: Option<Envelope> = None;
+    let mut variant: Vec<u8> = Vec::new();
+    let hook: Hook = Box::new(move |ctx, env| {
+        let is_discard =
+            matches!(&env.body, Body::Play(p) if matches!(p.action, Action::Discard { .. }));
+        if original.is_none() && is_discard {
+            let Body::Play(p) = &env.body else {
+                unreachable!()
+            };
+            let mut p = p.clone();
+            p.timed_out = !p.timed_out;
+            variant = resign(ctx, env, Body::Play(p));
+            original = Some(env.clone());
+        }
+        if original.as_ref() == Some(env) {
+            vec![
+                (Some(2), env.encode()),
+                (Some(0), variant.clone()),
+                (Some(3), variant.clone()),
+            ]
+        } else {
+            vec![(None, env.encode())]
+        }
+    });
+    let sim = expect_caught(51, Ruleset::Qiaoma, 1, 1, hook, |o| {
+        *o == Offence::Equivocation
+    });
+    for s in [0, 2, 3] {
+        assert!(
+            sim.client(s)
+                .evidence()
+                .iter()
+                .any(|e| matches!(e.charge, Charge::Equivocation { .. }))
+        );
+    }
+}
+
+#[test]
+fn pung_without_the_tiles_is_caught() {
+    // Seat 2 answers a discard with a pung of two tiles it holds but that are not the
+    // discarded kind, and proves them with genuine shows: the shows open to other faces.
+    let mut done = false;
+    let hook: Hook = Box::new(move |ctx, env| {
+        let pass = matches!(&env.body, Body::Play(p) if p.action == Action::Pass);
+        if done || !pass {
+            return vec![(None, env.encode())];
+        }
+        let client = ctx.client;
+        // The discard is the move of the step before this claim window.
+        let discard = client.log().get(env.seq as usize - 1).and_then(|r| {
+            r.entries.iter().find_map(|e| match &e.body {
+                Body::Play(Play {
+                    action: Action::Discard { card, .. },
+                    ..
+                }) => Some(*card),
+                _ => None,
+            })
+        });
+        let (Some(discard), Some(view), Some(deal)) = (discard, client.view(), client.deal())
+        else {
+            return vec![(None, env.encode())];
+        };
+        let t = discard.tile;
+        let mine: Vec<Card> = view
+            .hand
+            .iter()
+            .filter(|c| c.tile != t && view.drawn.is_none_or(|d| d.pos != c.pos))
+            .copied()
+            .collect();
+        if view.seats[2].ready || mine.len() < 2 || t.is_flower() {
+            return vec![(None, env.encode())];
+        }
+        let mut deal = deal.clone();
+        let (a, b) = (mine[0], mine[1]);
+        let shows = vec![
+            deal.show(ctx.key, a.pos).expect("show"),
+            deal.show(ctx.key, b.pos).expect("show"),
+        ];
+        done = true;
+        let lie = Play {
+            action: Action::Pung {
+                cards: [
+                    Card {
+                        pos: a.pos,
+                        tile: t,
+                    },
+                    Card {
+                        pos: b.pos,
+                        tile: t,
+                    },
+                ],
+            },
+            timed_out: false,
+            shows,
+        };
+        vec![(None, resign(ctx, env, Body::Play(lie)))]
+    });
+    expect_caught(52, Ruleset::Qiaoma, 2, 1, hook, |o| {
+        matches!(o, Offence::FaceMismatch { .. })
+    });
+}
+
+#[test]
+fn bad_share_is_caught() {
+    // Seat 3 swaps the shares of two positions in its deal entry (re-signing them): each
+    // share's proof now fails.
+    let hook: Hook = Box::new(move |ctx, env| {
+        let Body::Deal(msgs) = &env.body else {
+            return vec![(None, env.encode())];
+        };
+        if msgs.len() < 2
+            || !msgs
+                .iter()
+                .all(|m| matches!(m.message.body, DealBody::Share(_)))
+        {
+            return vec![(None, env.encode())];
+        }
+        let mut msgs = msgs.clone();
+        let (DealBody::Share(a), DealBody::Share(b)) =
+            (msgs[0].message.body.clone(), msgs[1].message.body.clone())
+        else {
+            unreachable!()
+        };
+        if let DealBody::Share(s) = &mut msgs[0].message.body {
+            s.share = b.share;
+        }
+        if let DealBody::Share(s) = &mut msgs[1].message.body {
+            s.share = a.share;
+        }
+        msgs[0] = resign_deal(ctx, &msgs[0]);
+        msgs[1] = resign_deal(ctx, &msgs[1]);
+        vec![(None, resign(ctx, env, Body::Deal(msgs)))]
+    });
+    expect_caught(53, Ruleset::Classic, 3, 1, hook, |o| {
+        matches!(o, Offence::Deal(mahjong_deal::DealError::BadShare { .. }))
+    });
+}
+
+#[test]
+fn tampered_shuffle_is_caught() {
+    // Seat 1 swaps two ciphertexts of its shuffle output (re-signing it): the proof fails.
+    let hook: Hook = Box::new(move |ctx, env| {
+        let Body::Deal(msgs) = &env.body else {
+            return vec![(None, env.encode())];
+        };
+        let [m] = msgs.as_slice() else {
+            return vec![(None, env.encode())];
+        };
+        let DealBody::Shuffle(out) = &m.message.body else {
+            return vec![(None, env.encode())];
+        };
+        let mut out = out.clone();
+        out.wall.swap(0, 1);
+        let mut m = m.clone();
+        m.message.body = DealBody::Shuffle(out);
+        let m = resign_deal(ctx, &m);
+        vec![(None, resign(ctx, env, Body::Deal(vec![m])))]
+    });
+    expect_caught(54, Ruleset::Baida, 1, 1, hook, |o| {
+        matches!(o, Offence::Deal(mahjong_deal::DealError::BadShuffle { .. }))
+    });
+}
+
+#[test]
+fn replayed_envelope_is_a_harmless_duplicate() {
+    // Seat 0 re-sends its envelopes of hand 1 during hand 2: they are ignored.
+    let mut sim = Sim::new(
+        55,
+        Net::LOSSY,
+        options(Ruleset::Qiaoma),
+        SessionLength::Hands(2),
+    );
+    sim.run_until(3_600_000, |s| {
+        s.client(1).hand_number() == 2 && s.client(1).view().is_some()
+    });
+    let old: Vec<Vec<u8>> = sim
+        .client(0)
+        .log()
+        .iter()
+        .filter(|r| r.hand() == Some(1))
+        .flat_map(|r| {
+            r.entries
+                .iter()
+                .filter(|e| e.seat == 0)
+                .map(Envelope::encode)
+        })
+        .collect();
+    assert!(!old.is_empty());
+    for f in &old {
+        for to in 1..4 {
+            sim.input_now(to, mahjong_table::Input::Frame(f.clone()));
+        }
+    }
+    sim.run(4 * 3_600_000);
+    sim.assert_agree(&[0, 1, 2, 3]);
+    assert_eq!(sim.client(0).results().len(), 2);
+    assert!(sim.client(0).results().iter().all(|r| !r.aborted));
+    for s in 0..4 {
+        assert!(sim.client(s).evidence().is_empty());
+    }
+}
+
+#[test]
+fn old_deal_message_in_a_new_entry_is_caught() {
+    // In hand 2, seat 0 sends its hand-1 seed commitment and key again, in a freshly signed
+    // envelope: the deal crate names the replay (another hand), before the dice.
+    let mut old: Option<Vec<SignedMessage>> = None;
+    let hook: Hook = Box::new(move |ctx, env| {
+        let commit = matches!(&env.body, Body::Deal(m) if matches!(m.first().map(|m| &m.message.body), Some(DealBody::Commit(_))));
+        if commit && env.hand == 1 {
+            if let Body::Deal(m) = &env.body {
+                old = Some(m.clone());
+            }
+        } else if commit
+            && env.hand == 2
+            && let Some(m) = &old
+        {
+            return vec![(None, resign(ctx, env, Body::Deal(m.clone())))];
+        }
+        vec![(None, env.encode())]
+    });
+    let sim = expect_caught(56, Ruleset::Qiaoma, 0, 2, hook, |o| {
+        matches!(o, Offence::Deal(mahjong_deal::DealError::WrongHand { .. }))
+    });
+    let r = sim
+        .client(1)
+        .results()
+        .iter()
+        .find(|r| r.aborted)
+        .expect("aborted");
+    assert_eq!(r.hand, 2);
+    assert!(
+        r.setup.is_none(),
+        "aborted before the dice: the penalty alone"
+    );
+}

@@ -1,0 +1,10 @@
+//! Table scenarios: four in-memory clients over a simulated network.
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+mod audit;
+mod fuzz;
+mod honest;
+mod lying;
+mod session;
+mod silent;
+mod sim;

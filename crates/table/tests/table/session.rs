@@ -1,0 +1,137 @@
+//! Sessions: hands in a row, stopping, leaving, and a bot taking a seat over.
+
+use mahjong_rules::{Outcome, Ruleset, Session, SessionLength};
+use mahjong_table::{Input, TableEvent};
+
+use crate::honest::play_session;
+use crate::sim::{Net, Sim, options};
+
+#[test]
+fn session_carries_dealer_rotation_and_huangfan_from_hand_to_hand() {
+    let sim = play_session(61, Ruleset::Classic, 3, Net::LOSSY);
+    let results = sim.client(0).results();
+    let p = sim.client(0).proposal().expect("agreed").clone();
+    let mut session = Session::new(p.options.clone(), p.stake, p.length);
+    let started: Vec<(u8, u32)> = sim.events[0]
+        .iter()
+        .filter_map(|e| match e {
+            TableEvent::HandStarted {
+                dealer, huangfan, ..
+            } => Some((*dealer, *huangfan)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(started.len(), 3);
+    for (i, r) in results.iter().enumerate() {
+        let setup = r.setup.clone().expect("played hands have a setup");
+        // The dealer comes from the session (after the first hand).
+        if let Some(d) = session.dealer {
+            assert_eq!(setup.dealer, d);
+        }
+        assert_eq!(started[i].0, setup.dealer);
+        assert_eq!(setup.huangfan, session.huangfan);
+        let counter = setup.huangfan + setup.dice.huangfan_bonus();
+        session.record(&setup, counter, &r.outcome);
+        assert_eq!(r.session, session, "hand {}", r.hand);
+    }
+    assert_eq!(session.hands_played, 3);
+}
+
+#[test]
+fn a_seat_stops_the_session_after_the_current_hand() {
+    let mut sim = Sim::new(
+        62,
+        Net::LOSSY,
+        options(Ruleset::Qiaoma),
+        SessionLength::Hands(5),
+    );
+    sim.run_until(3_600_000, |s| s.client(2).view().is_some());
+    sim.input_now(2, Input::Stop);
+    sim.run(3_600_000);
+    sim.assert_agree(&[0, 1, 2, 3]);
+    assert_eq!(sim.client(0).results().len(), 1);
+    for s in 0..4 {
+        assert!(sim.client(s).is_over());
+        assert_eq!(
+            sim.count(s, |e| matches!(e, TableEvent::SessionOver { .. })),
+            1
+        );
+    }
+}
+
+#[test]
+fn a_leaving_seat_is_aborted_at_once_and_a_bot_takes_its_place() {
+    let mut sim = Sim::new(
+        63,
+        Net::LOSSY,
+        options(Ruleset::Baida),
+        SessionLength::Hands(2),
+    );
+    sim.run_until(3_600_000, |s| {
+        s.count(0, |e| matches!(e, TableEvent::Moved { .. })) >= 10
+    });
+    let left_at = sim.now;
+    sim.input_now(1, Input::Leave);
+    sim.run_until(3_600_000, |s| !s.client(0).results().is_empty());
+    // No waiting for the disconnect limit: the seat said it leaves.
+    assert!(
+        sim.now < left_at + 30_000,
+        "abort took {} ms",
+        sim.now - left_at
+    );
+    sim.run(3 * 3_600_000);
+    for s in [0, 2, 3] {
+        assert_eq!(
+            sim.count(s, |e| matches!(
+                e,
+                TableEvent::SeatReplaced {
+                    seat: 1,
+                    controller: 2
+                }
+            )),
+            1
+        );
+    }
+    assert_eq!(
+        sim.count(2, |e| matches!(e, TableEvent::RunBot { seat: 1 })),
+        1
+    );
+    // Slot 1 now holds the bot's client (run by seat 2's peer).
+    sim.assert_agree(&[0, 1, 2, 3]);
+    let results = sim.client(0).results();
+    assert_eq!(results.len(), 2);
+    assert!(results[0].aborted);
+    assert!(matches!(
+        results[0].outcome,
+        Outcome::Abandoned { leaver: 1, .. }
+    ));
+    // baida: 60 stakes, 20 to each other seat.
+    assert_eq!(results[0].payments[1].0, -6000);
+    assert!(!results[1].aborted);
+    // The bot seat has a new key in the roster.
+    let bot_key = sim.keys[1].verifying_key();
+    assert!(
+        sim.client(0)
+            .log()
+            .last()
+            .expect("log")
+            .entries
+            .iter()
+            .all(|e| e.seat != 1 || e.verify(&bot_key).is_err())
+    );
+}
+
+#[test]
+#[ignore = "a four-round session is long; run with --ignored"]
+fn four_rounds() {
+    let mut sim = Sim::new(
+        64,
+        Net::LOSSY,
+        options(Ruleset::Qiaoma),
+        SessionLength::Rounds(4),
+    );
+    sim.run(1_000 * 3_600_000);
+    sim.assert_agree(&[0, 1, 2, 3]);
+    let s = sim.client(0).session().expect("session");
+    assert_eq!(s.rounds, 4);
+}

@@ -1,0 +1,202 @@
+//! Silent seats: one that never answers, one that answers late, one asleep at the table, one
+//! that crashes and resumes.
+
+use mahjong_rules::{Outcome, Ruleset, SessionLength};
+use mahjong_table::{Body, TableEvent};
+use rand_chacha::ChaCha8Rng;
+use rand_core::{RngCore, SeedableRng};
+
+use crate::sim::{Net, Sim, options};
+
+fn moves(sim: &Sim, seat: usize) -> usize {
+    sim.count(seat, |e| matches!(e, TableEvent::Moved { .. }))
+}
+
+/// Runs until seat 0 has seen `n` moves.
+fn run_to_move(sim: &mut Sim, n: usize) {
+    sim.run_until(3_600_000, |s| moves(s, 0) >= n);
+    assert!(moves(sim, 0) >= n, "the hand never got to move {n}");
+}
+
+#[test]
+fn silent_seat_is_aborted_after_the_disconnect_limit_and_replaced_by_a_bot() {
+    let mut sim = Sim::new(
+        21,
+        Net::LOSSY,
+        options(Ruleset::Qiaoma),
+        SessionLength::Hands(2),
+    );
+    run_to_move(&mut sim, 12);
+    let cut_at = sim.now;
+    sim.cut = Some((2, cut_at, u64::MAX));
+    sim.run(4 * 3_600_000);
+    let others = [0, 1, 3];
+    for &s in &others {
+        assert!(sim.count(s, |e| matches!(e, TableEvent::SeatSilent { seat: 2 })) >= 1);
+        assert_eq!(
+            sim.count(s, |e| matches!(
+                e,
+                TableEvent::SeatReplaced {
+                    seat: 2,
+                    controller: 3
+                }
+            )),
+            1
+        );
+    }
+    // Seat 3's peer now runs a bot in seat 2 (slot 2 holds the bot's client).
+    sim.assert_agree(&[0, 1, 2, 3]);
+    let results = sim.client(0).results();
+    assert_eq!(results.len(), 2);
+    let first = &results[0];
+    assert!(first.aborted);
+    assert!(matches!(
+        first.outcome,
+        Outcome::Abandoned { leaver: 2, .. }
+    ));
+    // Qiaoma leaver penalty: 1 stake split among the three others.
+    assert_eq!(first.payments.iter().map(|m| m.0).sum::<i64>(), 0);
+    assert!(first.payments[2].0 < 0);
+    // The abort is three votes, cast no earlier than the disconnect limit.
+    let abort = sim
+        .client(0)
+        .log()
+        .iter()
+        .find(|r| r.is_abort())
+        .expect("abort step");
+    assert_eq!(abort.entries.len(), 3);
+    assert!(abort.entries.iter().all(|e| e.seat != 2));
+    assert!(sim.now >= cut_at + 180_000);
+    assert!(!results[1].aborted);
+    for s in 0..4 {
+        assert!(sim.client(s).is_over());
+    }
+}
+
+#[test]
+fn late_seat_is_warned_about_then_returns_and_the_hand_goes_on() {
+    let mut sim = Sim::new(
+        22,
+        Net::LOSSY,
+        options(Ruleset::Classic),
+        SessionLength::Hands(1),
+    );
+    run_to_move(&mut sim, 8);
+    sim.cut = Some((1, sim.now, sim.now + 60_000));
+    sim.run(3_600_000);
+    for s in [0, 2, 3] {
+        assert!(sim.count(s, |e| matches!(e, TableEvent::SeatSilent { seat: 1 })) >= 1);
+        assert!(sim.count(s, |e| matches!(e, TableEvent::SeatReturned { seat: 1 })) >= 1);
+    }
+    sim.assert_agree(&[0, 1, 2, 3]);
+    let results = sim.client(0).results();
+    assert_eq!(results.len(), 1);
+    assert!(!results[0].aborted);
+    assert!(!sim.client(0).log().iter().any(|r| r.is_abort()));
+}
+
+#[test]
+fn sleeping_player_is_played_by_its_own_clients_timer() {
+    let mut sim = Sim::new(
+        23,
+        Net::LOSSY,
+        options(Ruleset::Qiaoma),
+        SessionLength::Hands(1),
+    );
+    sim.asleep = Some(3);
+    sim.run(3_600_000);
+    sim.assert_agree(&[0, 1, 2, 3]);
+    assert_eq!(sim.client(0).results().len(), 1);
+    let log = sim.client(0).log();
+    let timed: Vec<u8> = log
+        .iter()
+        .flat_map(|r| r.entries.iter())
+        .filter(|e| matches!(&e.body, Body::Play(p) if p.timed_out))
+        .map(|e| e.seat)
+        .collect();
+    assert!(!timed.is_empty());
+    assert!(timed.iter().all(|&s| s == 3), "{timed:?}");
+    // Every move of seat 3 was played by its timer.
+    assert!(
+        log.iter()
+            .flat_map(|r| r.entries.iter())
+            .filter(|e| e.seat == 3)
+            .all(|e| !matches!(&e.body, Body::Play(p) if !p.timed_out))
+    );
+}
+
+#[test]
+fn baida_sleeper_becomes_a_leaver_on_its_sixth_timeout() {
+    let mut sim = Sim::new(
+        24,
+        Net::LOSSY,
+        options(Ruleset::Baida),
+        SessionLength::Hands(2),
+    );
+    sim.asleep = Some(1);
+    sim.stop_after_hands = 1;
+    sim.run(3_600_000);
+    sim.assert_agree(&[0, 1, 2, 3]);
+    let first = &sim.client(0).results()[0];
+    // A rules leaver (not an abort): the hand ends Abandoned, settled by all four.
+    assert!(!first.aborted);
+    assert!(matches!(
+        first.outcome,
+        Outcome::Abandoned { leaver: 1, .. }
+    ));
+    // 60 stakes, 20 to each other seat.
+    assert_eq!(first.payments[1].0, -6000);
+}
+
+/// Crashes a random seat at a random moment and restarts it from its store.
+fn crash_and_resume(seed: u64) {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut sim = Sim::new(
+        seed,
+        Net::LOSSY,
+        options(Ruleset::Qiaoma),
+        SessionLength::Hands(2),
+    );
+    let victim = (rng.next_u32() % 4) as usize;
+    let at = 1_000 + rng.next_u64() % 250_000;
+    let down = 500 + rng.next_u64() % 60_000;
+    sim.run_until(3_600_000, |s| s.now >= at);
+    sim.crash(victim, down);
+    sim.run(4 * 3_600_000);
+    for s in 0..4 {
+        assert!(sim.client(s).is_over(), "seed {seed}: seat {s} not over");
+    }
+    sim.assert_agree(&[0, 1, 2, 3]);
+    let results = sim.client(0).results();
+    assert_eq!(results.len(), 2, "seed {seed}");
+    assert!(
+        results.iter().all(|r| !r.aborted),
+        "seed {seed}: crash within the limit aborts nothing"
+    );
+}
+
+#[test]
+fn crashed_seat_resumes_from_its_store_at_a_random_step() {
+    for seed in [31, 32, 33] {
+        crash_and_resume(seed);
+    }
+}
+
+#[test]
+fn seat_down_past_the_limit_is_aborted_and_learns_it_when_back() {
+    let mut sim = Sim::new(
+        41,
+        Net::LOSSY,
+        options(Ruleset::Qiaoma),
+        SessionLength::Hands(1),
+    );
+    run_to_move(&mut sim, 20);
+    sim.crash(1, 400_000);
+    sim.run(3_600_000);
+    // The hand was aborted naming seat 1; when it came back, it found the abort, took its
+    // penalty and left.
+    let r = &sim.client(0).results()[0];
+    assert!(r.aborted && matches!(r.outcome, Outcome::Abandoned { leaver: 1, .. }));
+    assert_eq!(sim.client(1).results(), sim.client(0).results());
+    assert!(sim.client(1).is_over());
+}
