@@ -159,6 +159,21 @@ impl Session {
         }
     }
 
+    /// Books a penalty that ends a hand before it was dealt (a seat left or was aborted
+    /// before the dice): the payments go through the chip limit into the balances, the hand
+    /// does not count, the dealer stays, and 荒番 resets (a player left the table).
+    pub fn record_penalty(&mut self, payments: [Money; 4]) -> HandRecord {
+        let payments = self.apply_chips(payments);
+        for s in 0..4 {
+            self.balances[s] = Money(self.balances[s].0 + payments[s].0);
+        }
+        self.huangfan = 0;
+        HandRecord {
+            payments,
+            finished: self.is_finished(),
+        }
+    }
+
     /// Caps each payer at the chips it has left (逛花园) and updates the chips.
     fn apply_chips(&mut self, payments: [Money; 4]) -> [Money; 4] {
         let Some(chips) = self.chips.as_mut() else {

@@ -22,9 +22,23 @@ use rand_chacha::ChaCha20Rng;
 use rand_core::{RngCore, SeedableRng};
 use serde::{Deserialize, Serialize};
 
-/// Two dice, each 1–6.
+/// Two dice, each 1–6 (checked on construction and when decoded).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(try_from = "(u8, u8)", into = "(u8, u8)")]
 pub struct Dice(u8, u8);
+
+impl TryFrom<(u8, u8)> for Dice {
+    type Error = BadDice;
+    fn try_from((a, b): (u8, u8)) -> Result<Dice, BadDice> {
+        Dice::new(a, b)
+    }
+}
+
+impl From<Dice> for (u8, u8) {
+    fn from(d: Dice) -> (u8, u8) {
+        (d.0, d.1)
+    }
+}
 
 /// The dice are out of range.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
@@ -221,6 +235,11 @@ mod tests {
         assert_eq!(Dice::new(4, 4).unwrap().huangfan_bonus(), 2);
         assert!(Dice::new(0, 3).is_err());
         assert!(Dice::new(6, 7).is_err());
+        // Decoding checks too.
+        let bytes = postcard::to_allocvec(&(9u8, 1u8)).unwrap();
+        assert!(postcard::from_bytes::<Dice>(&bytes).is_err());
+        let ok = postcard::to_allocvec(&Dice::new(2, 5).unwrap()).unwrap();
+        assert_eq!(postcard::from_bytes::<Dice>(&ok).unwrap(), Dice::new(2, 5).unwrap());
         for a in 1..=6 {
             for b in 1..=6 {
                 let p = Dice::new(a, b).unwrap().indicator_position() as usize;

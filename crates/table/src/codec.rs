@@ -97,7 +97,7 @@ pub struct Play {
     /// Played by the seat's own client when its timer ran out (RULES.md §4.8).
     pub timed_out: bool,
     /// One deal `show` per card the action reveals from the seat's hand, in the action's
-    /// order (none for a win or a pass: the end-of-hand audit proves those).
+    /// order (a win: every concealed tile; a pass: none).
     pub shows: Vec<SignedMessage>,
 }
 

@@ -16,8 +16,8 @@
 //! 4. `Deal` — all four: a draw share of every dealt position (0..53) another seat holds, in
 //!    position order, and (`baida`) a public share of the indicator.
 //! 5. `Play` — the seats the rules say must act send their move, with a deal `show` for every
-//!    card it takes from the hand face up (flower, discard, kongs, chow/pung/kong claims; a win
-//!    shows nothing here: the audit proves it).
+//!    card it takes from the hand face up (flower, discard, kongs, chow/pung/kong claims, and
+//!    a win's whole concealed hand).
 //! 6. `Shares` — after a step whose moves made a seat draw a position nobody else may see,
 //!    the three others send their share for it; the drawer reads the tile.
 //! 7. `Audit` — when the rules say the hand is over: all four reveal their hand secrets; every
@@ -35,7 +35,7 @@ use ed25519_dalek::{SigningKey, VerifyingKey};
 use mahjong_deal::{
     Accepted, AuditReport, Body as DealBody, CardTable, DealError, DealSeat, HandContext,
     HandSecrets, JointRandomness, Observer, Opening, SeatIndex, ShareKind, SignedMessage,
-    audit_with_cards,
+    audit_verified,
 };
 use mahjong_rules::wall::{DEALT, deal_seat};
 use mahjong_rules::{
@@ -156,9 +156,10 @@ impl DealState {
         }
     }
 
+    /// The end-of-hand audit of the deal. Every message in the observer was checked on
+    /// receipt, so the audit does not check them again.
     fn audit(&self) -> AuditReport {
-        let o = self.observer();
-        audit_with_cards(*o.ctx(), o.roster(), o.messages(), o.card_table().clone())
+        audit_verified(self.observer())
     }
 
     fn is_public(&self, pos: u8) -> bool {
@@ -318,7 +319,10 @@ impl HandPlay {
             Action::ConcealedKong { cards } => cards.to_vec(),
             Action::Chow { cards } | Action::Pung { cards } => cards.to_vec(),
             Action::Kong { cards } => cards.to_vec(),
-            Action::Win { .. } | Action::Pass | Action::Leave => vec![],
+            // A win shows the whole concealed hand, so the outcome stands on proven tiles
+            // even if a loser then withholds its audit secrets.
+            Action::Win { reveal } => reveal.clone(),
+            Action::Pass | Action::Leave => vec![],
         };
         cards
             .into_iter()
@@ -334,9 +338,27 @@ impl HandPlay {
             return Ok(vec![]);
         };
         let reqs = self.required(me);
+        // Positions this seat is drawing at this step: it must never release its own share of
+        // them, whatever order the others' shares arrive in.
+        let mine: Vec<u8> = match (self.stage, &self.setup) {
+            (HandStage::Deal, Some(setup)) => (0..DEALT)
+                .filter(|&pos| deal_seat(setup.dealer, pos) == me)
+                .map(|pos| pos as u8)
+                .collect(),
+            (HandStage::Shares, _) => self
+                .draws
+                .iter()
+                .filter(|d| d.seat == me)
+                .map(|d| d.pos)
+                .collect(),
+            _ => vec![],
+        };
         let DealState::Seat(d) = &mut self.deal else {
             return Ok(vec![]);
         };
+        for pos in mine {
+            d.expect_draw(pos);
+        }
         reqs.into_iter()
             .map(|r| match r {
                 Req::Commit => d.commit(signer),

@@ -37,9 +37,12 @@
 //! After a discard the three others answer in one step (claim or pass); the resolution is the
 //! rules crate's pure function of the three answers. Claim answers carry the shows of their
 //! tiles, so a claim without the tiles is proven false by the answer itself (cost: a chow that
-//! loses to a pung has shown two tiles). A win shows nothing: the audit right after proves it.
-//! The full-knowledge replay after the audit catches what partial engines cannot see: a hidden
-//! flower, a false ready declaration, a win barred by 漏胡.
+//! loses to a pung has shown two tiles). A win shows the winner's whole concealed hand, so the
+//! outcome rests on proven tiles at once. The full-knowledge replay after the audit catches
+//! what partial engines cannot see: a hidden flower, a false ready declaration, a win barred
+//! by 漏胡. A seat that goes silent or leaves after the last move cannot trade its loss for the
+//! leaver penalty: the agreed outcome is settled (a silent winner forfeits) and the seat is
+//! replaced; only the audit of its own secrets is lost.
 //!
 //! **Control frames** (not logged): `Request{from_seq, have}` asks a seat for every envelope it
 //! holds from that step on (but the entries of step `from_seq` from the seats in `have`); the

@@ -708,21 +708,27 @@ impl Replica {
             None => session.huangfan,
         };
         let payments = leaver_payments(&session.options, session.stake, culprit, counter);
-        let outcome = Outcome::Abandoned {
+        // After the last move the outcome is agreed and every tile that decides it was shown
+        // with its proof (a win shows the winner's hand): a seat that then goes silent, or
+        // leaves, cannot escape a loss for the leaver penalty. The hand is settled as it ended
+        // (unless the silent seat is a winner, who forfeits), and the seat is still replaced.
+        let ended = matches!(self.stage, Stage::Settle | Stage::Hand(HandStage::Audit))
+            && seq == self.next_seq();
+        let agreed = hand
+            .state
+            .as_ref()
+            .and_then(HandState::outcome)
+            .filter(|o| ended && !o.winners().contains(&culprit))
+            .cloned();
+        let outcome = agreed.unwrap_or(Outcome::Abandoned {
             leaver: culprit,
             payments,
-        };
+        });
         let mut after = session.clone();
         let paid = match &setup {
             Some(setup) => after.record(setup, counter, &outcome).payments,
-            None => {
-                // No dice yet, so no hand to count: the penalty alone (RULES.md §6 leavers).
-                for s in 0..4 {
-                    after.balances[s] = Money(after.balances[s].0 + payments[s].0);
-                }
-                after.huangfan = 0;
-                payments
-            }
+            // No dice yet, so no hand to count: the penalty alone (RULES.md §6 leavers).
+            None => after.record_penalty(payments).payments,
         };
         Some(HandResult {
             hand: self.hand_no,

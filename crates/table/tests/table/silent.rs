@@ -200,3 +200,51 @@ fn seat_down_past_the_limit_is_aborted_and_learns_it_when_back() {
     assert_eq!(sim.client(1).results(), sim.client(0).results());
     assert!(sim.client(1).is_over());
 }
+
+/// The outcome of the first hand as seat 0 saw it when the last move was played.
+fn first_outcome(sim: &Sim) -> Option<Outcome> {
+    sim.events[0].iter().find_map(|e| match e {
+        TableEvent::Moved { events, .. } => events.iter().find_map(|ev| match ev {
+            mahjong_rules::Event::HandOver { outcome } => Some((**outcome).clone()),
+            _ => None,
+        }),
+        _ => None,
+    })
+}
+
+#[test]
+fn a_loser_silent_after_the_last_move_still_pays_its_loss() {
+    // Find a seed whose first hand is won, then cut the biggest loser off right after the
+    // winning move, before it reveals its secrets for the audit.
+    for seed in 40..60 {
+        let mut sim = Sim::new(
+            seed,
+            Net::LOSSY,
+            options(Ruleset::Qiaoma),
+            SessionLength::Hands(2),
+        );
+        sim.run_until(3_600_000, |s| first_outcome(s).is_some());
+        let Some(outcome @ Outcome::Win { .. }) = first_outcome(&sim) else {
+            continue;
+        };
+        let paid = outcome.payments();
+        let loser = (0..4).min_by_key(|&s| paid[s].0).expect("a seat");
+        assert!(paid[loser].0 < 0);
+        sim.cut = Some((loser as u8, sim.now, u64::MAX));
+        sim.run(4 * 3_600_000);
+        let others: Vec<usize> = (0..4).filter(|&s| s != loser).collect();
+        let results = sim.client(others[0]).results();
+        let first = &results[0];
+        assert!(first.aborted, "the silent seat was voted out");
+        assert_eq!(first.outcome, outcome, "the agreed outcome stands");
+        assert_eq!(
+            first.payments, paid,
+            "the loser pays its loss, not the leaver penalty"
+        );
+        for &s in &others[1..] {
+            assert_eq!(sim.client(s).results()[0].payments, paid);
+        }
+        return;
+    }
+    panic!("no seed in 40..60 gave a won first hand");
+}
