@@ -57,7 +57,7 @@ const HARSH: Net = Net {
     dup: 100,
 };
 
-/// Plays `TABLE_SOAK_HANDS` hands (default 3) of `ruleset` in sessions of up to 8 hands,
+/// Plays `TABLE_SOAK_HANDS` hands (default 24: three sessions of eight) of `ruleset` in sessions of up to 8 hands,
 /// alternating a lossy and a harsh network, and checks every seat agrees on everything.
 /// A larger soak: `TABLE_SOAK_HANDS=1000 cargo test -p mahjong-table --release --test table
 /// soak -- --nocapture`.
@@ -65,7 +65,7 @@ fn soak(ruleset: Ruleset, base_seed: u64) {
     let hands: u32 = std::env::var("TABLE_SOAK_HANDS")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(3);
+        .unwrap_or(24);
     let started = std::time::Instant::now();
     let (mut played, mut sessions) = (0u32, 0u64);
     let (mut wins, mut drawn, mut abandoned, mut steps, mut delivered) = (0, 0, 0, 0, 0);
