@@ -959,18 +959,7 @@ impl HandState {
                         "during the flower replacement only four wildcards win",
                     );
                 }
-                let winner = WinnerHand {
-                    seat,
-                    concealed,
-                    winning_tile: None,
-                    melds: self.meld_shapes(seat),
-                    flowers: self.seats[seat as usize]
-                        .flowers
-                        .iter()
-                        .map(|c| c.tile)
-                        .collect(),
-                    replacement_draw: false,
-                };
+                let winner = self.winner_hand(seat, concealed, None, false);
                 self.settle(WinKind::FourWildcards, None, vec![winner], events)
             }
             _ => illegal(seat, "during the flower replacement only Flower or Pass"),
@@ -1160,22 +1149,13 @@ impl HandState {
                 } else {
                     WinKind::SelfDraw
                 };
-                let winner = WinnerHand {
+                let winning_tile = winning_tile.filter(|_| kind != WinKind::FourWildcards);
+                let winner = self.winner_hand(
                     seat,
                     concealed,
-                    winning_tile: if kind == WinKind::FourWildcards {
-                        None
-                    } else {
-                        winning_tile
-                    },
-                    melds: self.meld_shapes(seat),
-                    flowers: self.seats[seat as usize]
-                        .flowers
-                        .iter()
-                        .map(|c| c.tile)
-                        .collect(),
-                    replacement_draw: replacement && drawn.is_some(),
-                };
+                    winning_tile,
+                    replacement && drawn.is_some(),
+                );
                 self.settle(kind, None, vec![winner], events)
             }
             _ => illegal(
@@ -1208,18 +1188,7 @@ impl HandState {
     }
 
     fn win_eight_flowers(&mut self, seat: Seat, events: &mut Vec<Event>) -> Result<(), MoveError> {
-        let winner = WinnerHand {
-            seat,
-            concealed: vec![],
-            winning_tile: None,
-            melds: self.meld_shapes(seat),
-            flowers: self.seats[seat as usize]
-                .flowers
-                .iter()
-                .map(|c| c.tile)
-                .collect(),
-            replacement_draw: false,
-        };
+        let winner = self.winner_hand(seat, vec![], None, false);
         self.settle(WinKind::EightFlowers, None, vec![winner], events)
     }
 
@@ -1444,23 +1413,7 @@ impl HandState {
             .filter(|&s| answers[s as usize] == Some(Answer::Win))
             .collect();
         if !winners.is_empty() {
-            let mut hands = Vec::with_capacity(winners.len());
-            for &w in &winners {
-                let mut concealed = self.concealed_tiles(w)?;
-                concealed.push(t);
-                hands.push(WinnerHand {
-                    seat: w,
-                    concealed,
-                    winning_tile: Some(t),
-                    melds: self.meld_shapes(w),
-                    flowers: self.seats[w as usize]
-                        .flowers
-                        .iter()
-                        .map(|c| c.tile)
-                        .collect(),
-                    replacement_draw: false,
-                });
-            }
+            let hands = self.hands_winning_on(&winners, t)?;
             return self.settle(WinKind::Discard, Some(from), hands, events);
         }
         let claim = (1..4).map(order).find_map(|s| match answers[s as usize] {
@@ -1566,25 +1519,44 @@ impl HandState {
             self.complete_added_kong(from, card, events);
             return Ok(());
         }
-        let mut hands = Vec::with_capacity(robbers.len());
-        for &w in &robbers {
-            let mut concealed = self.concealed_tiles(w)?;
-            concealed.push(card.tile);
-            hands.push(WinnerHand {
-                seat: w,
-                concealed,
-                winning_tile: Some(card.tile),
-                melds: self.meld_shapes(w),
-                flowers: self.seats[w as usize]
-                    .flowers
-                    .iter()
-                    .map(|c| c.tile)
-                    .collect(),
-                replacement_draw: false,
-            });
-        }
+        let hands = self.hands_winning_on(&robbers, card.tile)?;
         self.robbed = Some(card.pos);
         self.settle(WinKind::RobKong, Some(from), hands, events)
+    }
+
+    /// A winner's hand for the scorer: its concealed tiles as given, its melds and flowers.
+    fn winner_hand(
+        &self,
+        seat: Seat,
+        concealed: Vec<Tile>,
+        winning_tile: Option<Tile>,
+        replacement_draw: bool,
+    ) -> WinnerHand {
+        WinnerHand {
+            seat,
+            concealed,
+            winning_tile,
+            melds: self.meld_shapes(seat),
+            flowers: self.seats[seat as usize]
+                .flowers
+                .iter()
+                .map(|c| c.tile)
+                .collect(),
+            replacement_draw,
+        }
+    }
+
+    /// The hands of seats winning on another seat's tile `t` (a discard or a robbed kong),
+    /// the tile joining their concealed tiles.
+    fn hands_winning_on(&self, seats: &[Seat], t: Tile) -> Result<Vec<WinnerHand>, MoveError> {
+        seats
+            .iter()
+            .map(|&w| {
+                let mut concealed = self.concealed_tiles(w)?;
+                concealed.push(t);
+                Ok(self.winner_hand(w, concealed, Some(t), false))
+            })
+            .collect()
     }
 
     fn complete_added_kong(&mut self, seat: Seat, card: Card, events: &mut Vec<Event>) {

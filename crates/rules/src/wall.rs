@@ -239,7 +239,10 @@ mod tests {
         let bytes = postcard::to_allocvec(&(9u8, 1u8)).unwrap();
         assert!(postcard::from_bytes::<Dice>(&bytes).is_err());
         let ok = postcard::to_allocvec(&Dice::new(2, 5).unwrap()).unwrap();
-        assert_eq!(postcard::from_bytes::<Dice>(&ok).unwrap(), Dice::new(2, 5).unwrap());
+        assert_eq!(
+            postcard::from_bytes::<Dice>(&ok).unwrap(),
+            Dice::new(2, 5).unwrap()
+        );
         for a in 1..=6 {
             for b in 1..=6 {
                 let p = Dice::new(a, b).unwrap().indicator_position() as usize;

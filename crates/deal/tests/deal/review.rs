@@ -16,6 +16,33 @@ fn honest_hand(seed: u64, hand: u32) -> Table {
     t
 }
 
+/// A hand where seat 1 shuffles with `other_seed` instead of the seed it committed to (a
+/// valid shuffle with a valid proof: only the audit can tell), then the rest shuffle.
+fn uncommitted_shuffle(seed: u64, hand: u32, other_seed: [u8; 32]) -> Table {
+    let mut t = Table::new(seed, hand);
+    t.commit_and_reveal();
+    t.shuffle(0);
+    let key = *t.seats[1].observer().joint_key().unwrap();
+    let input: Vec<_> = t.seats[1]
+        .observer()
+        .messages()
+        .iter()
+        .find_map(|m| match &m.message.body {
+            Body::Shuffle(s) if m.seat() == seat(0) => Some(s.wall.clone()),
+            _ => None,
+        })
+        .unwrap()
+        .iter()
+        .map(|c| c.decompress().unwrap())
+        .collect();
+    let other = ShuffleOutput::new(&t.ctx, seat(1), &other_seed, &key, &input, &cards());
+    let msg = t.sign_as(1, Body::Shuffle(other));
+    t.broadcast(&msg);
+    t.shuffle(2);
+    t.shuffle(3);
+    t
+}
+
 #[test]
 fn a_message_replayed_from_another_hand_blames_nobody_at_the_audit() {
     let h1 = honest_hand(29, 1);
@@ -49,28 +76,7 @@ fn junk_with_a_bad_signature_blames_nobody_at_the_audit() {
 #[test]
 fn an_injected_replay_does_not_mask_the_real_culprit() {
     let h1 = honest_hand(37, 1);
-    let mut t = Table::new(37, 2);
-    t.commit_and_reveal();
-    t.shuffle(0);
-    let key = *t.seats[1].observer().joint_key().unwrap();
-    let input: Vec<_> = t.seats[1]
-        .observer()
-        .messages()
-        .iter()
-        .find_map(|m| match &m.message.body {
-            Body::Shuffle(s) if m.seat() == seat(0) => Some(s.wall.clone()),
-            _ => None,
-        })
-        .unwrap()
-        .iter()
-        .map(|c| c.decompress().unwrap())
-        .collect();
-    // Seat 1 shuffles with a seed it did not commit to.
-    let other = ShuffleOutput::new(&t.ctx, seat(1), &[0x5E; 32], &key, &input, &cards());
-    let msg = t.sign_as(1, Body::Shuffle(other));
-    t.broadcast(&msg);
-    t.shuffle(2);
-    t.shuffle(3);
+    let mut t = uncommitted_shuffle(37, 2, [0x5E; 32]);
     t.audit_reveals();
     let mut log = t.log.clone();
     log.push(h1.log.iter().find(|m| m.seat() == seat(0)).unwrap().clone());
@@ -149,27 +155,7 @@ fn the_audit_of_an_accepted_transcript_agrees_with_the_full_audit() {
         assert_eq!(s.audit(), Ok(full.clone()));
     }
     // And it still recomputes every shuffle: a shuffle from an uncommitted seed is caught.
-    let mut t = Table::new(59, 0);
-    t.commit_and_reveal();
-    t.shuffle(0);
-    let key = *t.seats[1].observer().joint_key().unwrap();
-    let input: Vec<_> = t.seats[1]
-        .observer()
-        .messages()
-        .iter()
-        .find_map(|m| match &m.message.body {
-            Body::Shuffle(s) if m.seat() == seat(0) => Some(s.wall.clone()),
-            _ => None,
-        })
-        .unwrap()
-        .iter()
-        .map(|c| c.decompress().unwrap())
-        .collect();
-    let other = ShuffleOutput::new(&t.ctx, seat(1), &[0x77; 32], &key, &input, &cards());
-    let msg = t.sign_as(1, Body::Shuffle(other));
-    t.broadcast(&msg);
-    t.shuffle(2);
-    t.shuffle(3);
+    let mut t = uncommitted_shuffle(59, 0, [0x77; 32]);
     t.audit_reveals();
     let v = t.seats[0].audit().expect_err("caught");
     assert_eq!((v.seat, v.step), (Some(seat(1)), Step::Shuffle));
