@@ -4,7 +4,7 @@
 //! this crate. It knows nothing of crypto, networking or UI, and randomness enters only as
 //! input (the wall order and the dice), so the same inputs give the same states everywhere.
 //!
-//! - [`tile`]: tiles and the compact notation (`123m55z`, `1f`), §1.
+//! - [`tile`](mod@tile): tiles and the compact notation (`123m55z`, `1f`), §1.
 //! - [`options`]: the three presets and every option, §9.
 //! - [`shape`] and [`hand`]: standard-shape analysis, waits, winning hand types, §5.
 //! - [`scoring`] and [`settlement`]: values, caps, who pays, the settlement file, §6 and §8.

@@ -258,7 +258,7 @@ pub fn score(s: &Settlement) -> Result<ScoreResult, ScoreError> {
 
 /// The table limit (单局封顶, §9 "most a seat pays per hand"): a seat that would pay more
 /// than `cap` points in all pays exactly `cap`, shared among its winners in proportion
-/// (odd points to the winners nearest after it in turn order). **[reading]** §6 step 6 caps
+/// (odd points to the winners nearest after it in turn order). **\[reading\]** §6 step 6 caps
 /// S; §9 and 000 ("玩家一局最多只输5个勒子") cap what a seat loses in the hand, which matters
 /// when a bound seat pays several S or one discard pays several winners. Both are applied.
 fn cap_per_seat(owe: &mut [[i64; 4]; 4], cap: i64) {

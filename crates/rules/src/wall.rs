@@ -11,7 +11,7 @@
 //! draws go on clockwise from the break; the S counted stacks, and then the next seat's wall,
 //! are the back of the sequence.
 //!
-//! **[reading]** `baida` indicator (004: "在两个骰子数之和指定的玩家的下家牌墙上… 取两个骰子
+//! **\[reading\]** `baida` indicator (004: "在两个骰子数之和指定的玩家的下家牌墙上… 取两个骰子
 //! 中面上数较小的那个数"): in the wall of the seat after the broken wall's seat, counted
 //! counter-clockwise from its end next to the break side, the smaller die's stack; its top
 //! tile. In the draw sequence that is back stack S + min(d1, d2) (back stack 1 = the last
