@@ -106,13 +106,12 @@ fn waits(c: &mut Criterion) {
 fn scoring(c: &mut Criterion) {
     let files: Vec<Settlement> = (1..=3)
         .map(|i| {
-            let p = format!("{}/../../../shared/examples/settlement-{i}.json", env!("CARGO_MANIFEST_DIR"));
-            let text = std::fs::read_to_string(&p).unwrap_or_else(|_| {
-                r#"{"declared":[false,true,false,false],"win":{"kind":"discard","from":3,"winners":[{"seat":1,
-                "concealed":"222m55p999s","winning_tile":"9s","melds":[{"type":"pung","tiles":"777z"},
-                {"type":"kong","tiles":"1111z","concealed":true}],"flowers":"12f"}]}}"#
-                    .to_string()
-            });
+            let p = format!(
+                "{}/../../tests/settlements/settlement-{i}.json",
+                env!("CARGO_MANIFEST_DIR")
+            );
+            let text =
+                std::fs::read_to_string(&p).expect("the worked examples in tests/settlements");
             parse_settlement(&text).unwrap()
         })
         .collect();

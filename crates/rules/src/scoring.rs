@@ -14,6 +14,10 @@
 //! - 吃三口 has no row for robbing a kong or for a discard that wins for both bound seats: the
 //!   承包 rows are used (the kong player pays 3 and the bound seat 3; the discarder pays 1).
 //! - 门清 is literal: no chow, pung or claimed kong among the melds, whatever the win kind.
+//! - The table limit (单局封顶) caps S, as §6 step 6 computes it; a seat that pays several S
+//!   (a bound seat, a kong player robbed, a discarder paying two winners) may pay more than
+//!   the limit in all. §9 describes the option as "most a seat pays per hand", which would
+//!   cap the total instead; we follow the explicit algorithm of §6.
 //! - Money is counted in hundredths of a coin so that a leaver's penalty split three ways
 //!   stays exact to the cent and sums to zero (the odd cents go to the seats after the leaver).
 
@@ -242,9 +246,6 @@ pub fn score(s: &Settlement) -> Result<ScoreResult, ScoreError> {
         }
         winners.push(ws);
     }
-    if let (Some(limit), Some(lezi)) = (s.options.table_limit_lezi, s.options.lezi_points) {
-        cap_per_seat(&mut owe, limit as i64 * lezi as i64);
-    }
     let mut payments = [Money::ZERO; 4];
     for p in 0..4 {
         for w in 0..4 {
@@ -254,36 +255,6 @@ pub fn score(s: &Settlement) -> Result<ScoreResult, ScoreError> {
     }
     debug_assert_eq!(payments.iter().map(|m| m.0).sum::<i64>(), 0);
     Ok(ScoreResult { winners, payments })
-}
-
-/// The table limit (单局封顶, §9 "most a seat pays per hand"): a seat that would pay more
-/// than `cap` points in all pays exactly `cap`, shared among its winners in proportion
-/// (odd points to the winners nearest after it in turn order). **\[reading\]** §6 step 6 caps
-/// S; §9 and 000 ("玩家一局最多只输5个勒子") cap what a seat loses in the hand, which matters
-/// when a bound seat pays several S or one discard pays several winners. Both are applied.
-fn cap_per_seat(owe: &mut [[i64; 4]; 4], cap: i64) {
-    for p in 0..4 {
-        let total: i64 = owe[p].iter().sum();
-        if total <= cap {
-            continue;
-        }
-        let mut given = 0;
-        let mut row = [0i64; 4];
-        for w in 0..4 {
-            row[w] = owe[p][w] * cap / total;
-            given += row[w];
-        }
-        let mut k = 1;
-        while given < cap && k < 8 {
-            let w = (p + k) % 4;
-            if owe[p][w] > row[w] {
-                row[w] += 1;
-                given += 1;
-            }
-            k += 1;
-        }
-        owe[p] = row;
-    }
 }
 
 /// Cross-winner and general checks that do not depend on the hand's value.

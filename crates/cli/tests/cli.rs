@@ -1,0 +1,363 @@
+//! The `mahjong` binary through its real interface: arguments, files, standard input,
+//! standard output, standard error and the exit status.
+
+use serde_json::Value;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+fn mahjong(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_mahjong"))
+        .args(args)
+        .output()
+        .expect("the mahjong binary runs")
+}
+
+fn mahjong_stdin(args: &[&str], input: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mahjong"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the mahjong binary runs");
+    child
+        .stdin
+        .take()
+        .expect("piped stdin")
+        .write_all(input.as_bytes())
+        .expect("write stdin");
+    child.wait_with_output().expect("the mahjong binary ends")
+}
+
+fn settlements() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/settlements")
+}
+
+/// A file under the test's scratch directory holding `text`.
+fn scratch(name: &str, text: &str) -> PathBuf {
+    let p = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
+    std::fs::write(&p, text).expect("write scratch file");
+    p
+}
+
+fn stdout_json(out: &Output) -> Value {
+    assert!(
+        out.status.success(),
+        "exit {:?}, stderr: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.stderr.is_empty(),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout.clone()).expect("utf-8 stdout");
+    assert_eq!(text.lines().count(), 1, "one JSON line: {text}");
+    serde_json::from_str(&text).expect("stdout is JSON")
+}
+
+/// A failure: non-zero exit, nothing on stdout, exactly one line on stderr, returned.
+fn one_line_error(out: &Output) -> String {
+    assert!(!out.status.success(), "expected a failure");
+    assert!(
+        out.stdout.is_empty(),
+        "stdout: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let err = String::from_utf8(out.stderr.clone()).expect("utf-8 stderr");
+    assert_eq!(
+        err.trim_end().lines().count(),
+        1,
+        "one line on stderr: {err:?}"
+    );
+    err
+}
+
+#[test]
+fn the_worked_examples_of_rules_section_8_score_as_expected() {
+    for i in 1..=3 {
+        let file = settlements().join(format!("settlement-{i}.json"));
+        let expected: Value = serde_json::from_str(
+            &std::fs::read_to_string(settlements().join(format!("settlement-{i}.expected.json")))
+                .expect("expected file"),
+        )
+        .expect("expected JSON");
+        let got = stdout_json(&mahjong(&["score", file.to_str().expect("utf-8 path")]));
+        assert_eq!(got["payments"], expected["payments"], "settlement-{i}");
+        assert_eq!(got["hands"], expected["hands"], "settlement-{i}");
+        let sum: f64 = got["payments"]
+            .as_array()
+            .expect("payments")
+            .iter()
+            .map(|p| p.as_f64().expect("number"))
+            .sum();
+        assert_eq!(sum, 0.0, "settlement-{i} sums to zero");
+    }
+}
+
+#[test]
+fn score_reads_standard_input_with_a_dash_or_no_file() {
+    let text = std::fs::read_to_string(settlements().join("settlement-1.json")).expect("file");
+    for args in [&["score", "-"][..], &["score"][..]] {
+        let got = stdout_json(&mahjong_stdin(args, &text));
+        assert_eq!(got["payments"], serde_json::json!([0, 9, 0, -9]));
+        assert_eq!(got["winners"][0]["hand"], "pengpenghu");
+        assert_eq!(got["winners"][0]["points"], 9);
+    }
+}
+
+#[test]
+fn a_hand_that_does_not_win_fails_with_one_line_naming_it() {
+    // A standard-shape hand of mixed suits: no qiaoma hand type.
+    let input = r#"{"ruleset":"qiaoma","declared":[true,false,false,false],
+        "win":{"kind":"self_draw","winners":[{"seat":0,
+        "concealed":"123m456p789s11122z","winning_tile":"2z"}]}}"#;
+    let err = one_line_error(&mahjong_stdin(&["score"], input));
+    assert!(err.starts_with("mahjong: "), "{err}");
+    assert!(err.contains("does not win"), "{err}");
+    assert!(err.contains("123m456p789s11122z"), "names the hand: {err}");
+    // The same hand undeclared: qiaoma needs 敲 to win, and the error says so.
+    let input = input.replace("[true,false,false,false]", "[false,false,false,false]");
+    let err = one_line_error(&mahjong_stdin(&["score"], &input));
+    assert!(err.contains("declared ready"), "{err}");
+}
+
+#[test]
+fn bad_input_fails_with_one_line_naming_the_problem() {
+    let cases: &[(&str, &str)] = &[
+        ("{\"win\": ", "JSON"),
+        ("[1, 2, 3]", "object"),
+        ("{}", "win"),
+        (
+            r#"{"ruleset":"qiaomo","win":{"kind":"self_draw","winners":[{"seat":0,"concealed":"11122233344455m","winning_tile":"5m"}]}}"#,
+            "qiaomo",
+        ),
+        (
+            r#"{"win":{"kind":"self_draw","winners":[{"seat":0,"concealed":"111222333444m8z","winning_tile":"8z"}]}}"#,
+            "8z",
+        ),
+        (
+            r#"{"win":{"kind":"self_draw","winners":[{"seat":0,"concealed":"11111m222333444p","winning_tile":"1m"}]}}"#,
+            "1m",
+        ),
+        (
+            r#"{"stake":-1,"win":{"kind":"self_draw","winners":[{"seat":0,"concealed":"11122233344455m","winning_tile":"5m"}]}}"#,
+            "stake",
+        ),
+        (
+            r#"{"win":{"kind":"discard","winners":[{"seat":0,"concealed":"11122233344455m","winning_tile":"5m"}]}}"#,
+            "from",
+        ),
+    ];
+    for (input, names) in cases {
+        let err = one_line_error(&mahjong_stdin(&["score"], input));
+        assert!(
+            err.to_lowercase().contains(&names.to_lowercase()),
+            "error for {input} should name {names}: {err}"
+        );
+    }
+    let err = one_line_error(&mahjong(&["score", "/nonexistent/settlement.json"]));
+    assert!(err.contains("/nonexistent/settlement.json"), "{err}");
+}
+
+/// **[reading]** The table limit (单局封顶) caps S as §6 step 6 computes it; a bound seat
+/// that pays 5 × S may lose more than the limit in all.
+#[test]
+fn the_table_limit_caps_the_score_not_a_bound_seats_total() {
+    // 清碰 + 门清 self-drawn: V × M = 20 × 2 = 40, capped at 10 × C = 20 (C = 2 lezi).
+    let input = r#"{"ruleset":"qiaoma","declared":[true,false,false,false],
+        "claims":[[0,3,0,0],[0,0,0,0],[0,0,0,0],[0,0,0,0]],
+        "win":{"kind":"self_draw","winners":[{"seat":0,"concealed":"11122233344455m","winning_tile":"5m"}]}}"#;
+    let got = stdout_json(&mahjong_stdin(&["score"], input));
+    let s = got["winners"][0]["score"].as_i64().expect("score");
+    assert!(s <= 50, "S within the table limit: {got}");
+    // Seat 0 is bound to seat 1 (three claims): seat 1 pays 5 S, the others S each.
+    assert_eq!(
+        got["payments"],
+        serde_json::json!([7 * s, -5 * s, -s, -s]),
+        "{got}"
+    );
+    // With 荒番 and 开宝 S reaches the limit, and the bound seat still pays 5 × 50.
+    let input = input.replace(
+        r#""ruleset":"qiaoma","#,
+        r#""ruleset":"qiaoma","kaibao":true,"huangfan":1,"#,
+    );
+    let got = stdout_json(&mahjong_stdin(&["score"], &input));
+    assert_eq!(got["winners"][0]["score"], 50, "{got}");
+    assert_eq!(got["payments"], serde_json::json!([350, -250, -50, -50]));
+    // Without the limit the same hand scores 10 × C = 80.
+    let input = input.replace(
+        r#""ruleset":"qiaoma","#,
+        r#""ruleset":"qiaoma","options":{"table_limit_lezi":null},"#,
+    );
+    let got = stdout_json(&mahjong_stdin(&["score"], &input));
+    assert_eq!(got["winners"][0]["score"], 80, "{got}");
+}
+
+#[test]
+fn score_help_explains_the_format_with_an_example() {
+    let out = mahjong(&["score", "--help"]);
+    assert!(out.status.success());
+    let help = String::from_utf8(out.stdout).expect("utf-8");
+    for needle in [
+        "settlement",
+        "winning_tile",
+        "claims",
+        "Example",
+        "payments",
+        "stderr",
+    ] {
+        assert!(help.contains(needle), "--help mentions {needle}");
+    }
+    // The example in the help text scores as it says.
+    let start = help
+        .find("  {\"ruleset\"")
+        .expect("example JSON in the help");
+    let rest = &help[start..];
+    let example = &rest[..rest.find("\n\n").unwrap_or(rest.len())];
+    let got = stdout_json(&mahjong_stdin(&["score"], example));
+    assert_eq!(got["payments"], serde_json::json!([0, 9, 0, -9]));
+}
+
+#[test]
+fn bench_win_check_prints_one_json_line_with_the_count_of_winning_hands() {
+    let file = scratch(
+        "win_check_hands.txt",
+        "11122233344455m\n123456789m11p789s\n13579m2468p13579s\n# a comment\n\n19m19p19s12345677z\n",
+    );
+    let got = stdout_json(&mahjong(&[
+        "bench",
+        "win-check",
+        file.to_str().expect("utf-8 path"),
+        "--verdicts",
+    ]));
+    assert_eq!(got["hands"], 4);
+    // Thirteen orphans is not the standard shape.
+    assert_eq!(got["winning"], 2);
+    assert_eq!(got["verdicts"], "1100");
+    assert!(got["ns_per_hand"].as_f64().expect("ns_per_hand") > 0.0);
+}
+
+#[test]
+fn bench_win_check_names_the_bad_line() {
+    let file = scratch("win_check_bad.txt", "11122233344455m\n0m123456789m1234p\n");
+    let err = one_line_error(&mahjong(&[
+        "bench",
+        "win-check",
+        file.to_str().expect("path"),
+    ]));
+    assert!(err.contains(":2"), "names line 2: {err}");
+    assert!(
+        err.contains("0m") || err.contains('0'),
+        "names the tile: {err}"
+    );
+    let file = scratch("win_check_short.txt", "1112223334445m\n");
+    let err = one_line_error(&mahjong(&[
+        "bench",
+        "win-check",
+        file.to_str().expect("path"),
+    ]));
+    assert!(err.contains("14"), "says 14 tiles are needed: {err}");
+}
+
+#[test]
+fn bench_hands_plays_complete_hands() {
+    for preset in ["qiaoma", "classic", "baida"] {
+        let got = stdout_json(&mahjong(&[
+            "bench", "hands", "--preset", preset, "--hands", "50",
+        ]));
+        assert_eq!(got["preset"], preset);
+        assert_eq!(got["hands"], 50);
+        assert!(got["moves"].as_u64().expect("moves") > 50 * 20);
+        assert!(got["hands_per_second"].as_f64().expect("rate") > 0.0);
+    }
+}
+
+#[test]
+fn arena_json_reports_every_seat_in_the_order_given() {
+    let got = stdout_json(&mahjong(&[
+        "arena",
+        "--preset",
+        "qiaoma",
+        "--hands",
+        "40",
+        "--seats",
+        "strong,basic,random,basic",
+        "--seed",
+        "7",
+        "--json",
+    ]));
+    assert_eq!(got["hands"], 40);
+    let seats = got["seats"].as_array().expect("seats");
+    let levels: Vec<&str> = seats
+        .iter()
+        .map(|s| s["level"].as_str().expect("level"))
+        .collect();
+    assert_eq!(levels, ["strong", "basic", "random", "basic"]);
+    let mut total = 0.0;
+    for s in seats {
+        for rate in ["win_rate", "deal_in_rate"] {
+            let r = s[rate].as_f64().expect(rate);
+            assert!((0.0..=1.0).contains(&r), "{rate} {r}");
+        }
+        let avg = s["avg_points"].as_f64().expect("avg_points");
+        let ci = s["ci95"].as_array().expect("ci95");
+        let (lo, hi) = (ci[0].as_f64().expect("lo"), ci[1].as_f64().expect("hi"));
+        assert!(lo <= avg && avg <= hi, "{avg} in [{lo}, {hi}]");
+        total += avg;
+    }
+    assert!(total.abs() < 1e-6, "points are zero-sum: {total}");
+    // The same seed gives the same result.
+    let again = stdout_json(&mahjong(&[
+        "arena",
+        "--preset",
+        "qiaoma",
+        "--hands",
+        "40",
+        "--seats",
+        "strong,basic,random,basic",
+        "--seed",
+        "7",
+        "--json",
+    ]));
+    assert_eq!(got["seats"], again["seats"]);
+}
+
+#[test]
+fn arena_rejects_a_bad_seat_list() {
+    for seats in ["strong,basic,basic", "strong,basic,basic,genius"] {
+        let err = one_line_error(&mahjong(&["arena", "--hands", "1", "--seats", seats]));
+        assert!(err.contains("seat") || err.contains("level"), "{err}");
+    }
+}
+
+#[test]
+fn solo_plays_whole_hands_from_standard_input() {
+    for preset in ["qiaoma", "classic", "baida"] {
+        // Ask for a hint, then always take the first action offered.
+        let mut input = String::from("h\n");
+        input.push_str(&"1\n".repeat(3000));
+        let out = mahjong_stdin(
+            &["solo", "--preset", preset, "--hands", "2", "--seed", "11"],
+            &input,
+        );
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = String::from_utf8(out.stdout).expect("utf-8");
+        assert!(text.contains(&format!("({preset})")), "{preset}: {text}");
+        assert!(text.contains("hint: "), "{preset}: a hint is shown");
+        assert_eq!(text.matches("Hand over").count(), 2, "{preset}: {text}");
+        assert!(text.contains("Session over."), "{preset}");
+    }
+    // End of input stops the game cleanly with the balances so far.
+    let out = mahjong_stdin(&["solo", "--seed", "11"], "");
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Stopped. Balances"));
+    let err = one_line_error(&mahjong_stdin(&["solo", "--seat", "4"], ""));
+    assert!(err.contains("--seat"), "{err}");
+}
