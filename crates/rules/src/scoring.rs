@@ -693,7 +693,9 @@ fn score_baida(s: &Settlement, w: &WinnerHand) -> Result<WinnerScore, ScoreError
     let concealed: Counts = counts_of(&w.concealed);
     let jokers = wildcard.map(|x| concealed[x.index()]).unwrap_or(0);
     let standard = hand::is_winning(o, &concealed, &w.melds, wildcard);
-    let sibaida = o.four_wildcards && jokers == 4;
+    // The `four_wildcards` option governs the immediate win (§3); the 四百搭 fan (§6) is the
+    // pattern of holding the four, however the hand was won (004: 同时拥有4百搭和其他胡牌类型时).
+    let sibaida = jokers == 4;
     if !(standard || (sibaida && s.kind == WinKind::FourWildcards)) {
         return Err(not_winning(
             s,
@@ -754,12 +756,9 @@ fn score_baida(s: &Settlement, w: &WinnerHand) -> Result<WinnerScore, ScoreError
     if patterns.is_empty() {
         patterns.push("pinghu".into());
     }
-    // The hand is named by its first fan pattern; 门清 (a flower, not a fan) alone is 平胡.
-    let hand = patterns
-        .iter()
-        .find(|p| p.as_str() != "menqing")
-        .cloned()
-        .unwrap_or_else(|| "pinghu".into());
+    // The hand is named by its first pattern in the order of §5 (门清 included); 平胡 when
+    // none holds ("otherwise 平胡").
+    let hand = patterns[0].clone();
     if huangfan {
         patterns.push("huangfan".into());
     }
