@@ -288,16 +288,16 @@ pub fn is_winning(
         // 风一色 / 字一色: all honors in any arrangement (乱风).
         return true;
     }
-    if !shape::is_standard(&real) {
-        return false;
-    }
+    // One suit (with or without honors): any standard hand. Several suits: only all pungs
+    // (which is a standard shape by itself) or, where admitted, 大吊车. The cheap tests come
+    // first, so most mixed hands never reach the shape table.
     if (suited(0) as u8 + suited(1) as u8 + suited(2) as u8) <= 1 {
-        return true;
+        return shape::is_standard(&real);
     }
     if melds.iter().all(|m| m.kind != MeldType::Chow) && all_pungs_concealed(&real) {
         return true;
     }
-    options.hands == HandsRule::RestrictedDadiaoche && melds.len() == 4
+    options.hands == HandsRule::RestrictedDadiaoche && melds.len() == 4 && shape::is_standard(&real)
 }
 
 /// The kinds (bit per tile index) on which a hand one tile short wins under `options`.
