@@ -597,7 +597,12 @@ fn score_lezi(s: &Settlement, w: &WinnerHand) -> Result<WinnerScore, ScoreError>
     // there makes it a 荒番 hand even when the file's counter does not include the dice.
     let huangfan = s.huangfan > 0 || (o.dice_huangfan && s.kaibao);
     let mult = 1u32 << (menqing_double as u32 + kaibao as u32 + huangfan as u32);
-    let mut best: Option<(u32, u8, HandType, u32, Option<u32>)> = None;
+    let mut best: Option<(u32, u8, HandType, Option<u32>)> = None;
+    // "Where a hand fits several rows, the highest value is taken" (§5): the reported V is the
+    // highest of the rows (a 混碰 of 11 points is worth 11, not the row's 10). S is the best
+    // row's, which equals min(V × M, 10 × C) with that V and the largest cap of the rows,
+    // because every row with a cap above 1 lezi is worth exactly its cap.
+    let mut value_max = 0u32;
     for &t in &types {
         let mut v = match t {
             HandType::Pengpenghu | HandType::Hunyise | HandType::Pinghu => {
@@ -627,6 +632,7 @@ fn score_lezi(s: &Settlement, w: &WinnerHand) -> Result<WinnerScore, ScoreError>
         if gangkai || dadiaoche {
             v = v.max(lezi);
         }
+        value_max = value_max.max(v);
         let (mut sc, cap) = if classic {
             (v.saturating_mul(mult), None)
         } else {
@@ -657,12 +663,13 @@ fn score_lezi(s: &Settlement, w: &WinnerHand) -> Result<WinnerScore, ScoreError>
         };
         let key = (sc, rank);
         if best.as_ref().is_none_or(|b| key > (b.0, b.1)) {
-            best = Some((sc, rank, t, v, cap));
+            best = Some((sc, rank, t, cap));
         }
     }
-    let Some((score, _, ht, value, cap)) = best else {
+    let Some((score, _, ht, cap)) = best else {
         return Err(not_winning(s, w, "no winning type"));
     };
+    let value = value_max;
     let mut patterns = vec![ht.id().to_string()];
     let mut add = |cond: bool, id: &str| {
         if cond && !patterns.iter().any(|p| p == id) {

@@ -193,3 +193,20 @@ fn baida_sibaida_counts_even_when_the_immediate_win_is_off() {
         json!(["sibaida"]),
     );
 }
+
+/// "Where a hand fits several rows, the highest value is taken": a 混碰 (1 lezi) of 11 points
+/// (2 + 5 flower tiles + two wind pungs 2 + a dragon pung 2) also fits 碰碰胡 and 混一色 (worth
+/// their points), so V = 11; S = min(11 × 2, 2 lezi) = 20, as it would be with V = 10.
+#[test]
+fn a_hand_fitting_several_rows_takes_the_highest_value() {
+    let got = scored(
+        r#"{"declared":[true,true,true,true],"win":{"kind":"self_draw","winners":[{"seat":0,
+        "concealed":"999s33344455666z","flowers":"12347f","winning_tile":"6z"}]}}"#,
+    );
+    let w = &got["winners"][0];
+    assert_eq!(w["hand"], "hunpeng", "{got}");
+    assert_eq!(w["points"], 11, "{got}");
+    assert_eq!(w["value"], 11, "{got}");
+    assert_eq!(w["score"], 20, "{got}");
+    assert_eq!(got["payments"], json!([60, -20, -20, -20]));
+}
