@@ -280,18 +280,26 @@ pub fn is_winning(
     if options.hands == HandsRule::Standard {
         return shape::is_standard(&real);
     }
-    let suited = |s: usize| {
-        real[s * 9..s * 9 + 9].iter().any(|&n| n > 0)
-            || melds.iter().any(|m| m.tile.index() / 9 == s)
-    };
-    if !suited(0) && !suited(1) && !suited(2) {
+    // The suits present, in one pass (bit 0 characters, 1 dots, 2 bamboo).
+    let mut suits = 0u8;
+    for (s, chunk) in real[..27].chunks_exact(9).enumerate() {
+        if chunk.iter().any(|&n| n > 0) {
+            suits |= 1 << s;
+        }
+    }
+    for m in melds {
+        if m.tile.is_suited() {
+            suits |= 1 << (m.tile.index() / 9);
+        }
+    }
+    if suits == 0 {
         // 风一色 / 字一色: all honors in any arrangement (乱风).
         return true;
     }
     // One suit (with or without honors): any standard hand. Several suits: only all pungs
     // (which is a standard shape by itself) or, where admitted, 大吊车. The cheap tests come
     // first, so most mixed hands never reach the shape table.
-    if (suited(0) as u8 + suited(1) as u8 + suited(2) as u8) <= 1 {
+    if suits.count_ones() == 1 {
         return shape::is_standard(&real);
     }
     if melds.iter().all(|m| m.kind != MeldType::Chow) && all_pungs_concealed(&real) {

@@ -726,7 +726,19 @@ impl HandState {
             Action::Pass | Action::Chow { .. } | Action::Pung { .. } | Action::Kong { .. } => {
                 waiting.count_ones() > 1 || !self.win_pending()
             }
-            Action::Flower { .. } | Action::Win { .. } | Action::Leave => false,
+            // A flower is checked before anything changes, unless it is the eighth (八花齐
+            // is then scored, late).
+            Action::Flower { card } => {
+                !(self.setup.options.eight_flowers
+                    && card.tile.is_flower()
+                    && self.seats[seat as usize]
+                        .flowers
+                        .iter()
+                        .filter(|c| c.tile.is_flower())
+                        .count()
+                        >= 7)
+            }
+            Action::Win { .. } | Action::Leave => false,
         };
         let backup = if cheap { None } else { Some(self.clone()) };
         let result = self.dispatch(seat, &mv.action, events);

@@ -108,17 +108,38 @@ fn play(game: &Game, deep: bool) -> (u64, Vec<Move>, HandState) {
                     .unwrap_or_else(|e| panic!("{a:?} refused: {e}"));
                 next.check_conservation().unwrap();
             }
-            // A bogus action is refused without changing anything.
+            // Bogus actions are refused without changing anything: a card not in the wall,
+            // a flower not held, and a held tile that is no flower set aside as one.
             let before = st.state_hash();
-            let bogus = Action::Discard {
-                card: Card {
-                    pos: 200,
-                    tile: tile!("1m"),
-                },
-                ready: false,
+            let nowhere = Card {
+                pos: 200,
+                tile: tile!("1m"),
             };
-            assert!(st.apply(&Move::new(seat, bogus)).is_err());
-            assert_eq!(st.state_hash(), before);
+            let mut bogus = vec![
+                Action::Discard {
+                    card: nowhere,
+                    ready: false,
+                },
+                Action::Flower {
+                    card: Card {
+                        pos: 201,
+                        tile: tile!("1f"),
+                    },
+                },
+            ];
+            if let Some(&c) = st
+                .hand_cards(seat)
+                .iter()
+                .find(|c| !st.options().is_flower(c.tile))
+            {
+                bogus.push(Action::Flower { card: c });
+            }
+            for b in bogus {
+                let mut probe = st.clone();
+                assert!(probe.apply(&Move::new(seat, b.clone())).is_err(), "{b:?}");
+                assert_eq!(probe.state_hash(), before, "{b:?} changed the state");
+                assert!(probe == st, "{b:?} changed the state");
+            }
             // The view hides other hands, and never sees more copies of a tile than exist.
             let v = st.view(seat);
             assert_eq!(v.hand.len(), st.seat(seat).hand.len());
