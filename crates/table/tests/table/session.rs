@@ -121,8 +121,8 @@ fn a_leaving_seat_is_aborted_at_once_and_a_bot_takes_its_place() {
     );
 }
 
+/// A whole game of four rounds (about a minute in the test profile).
 #[test]
-#[ignore = "a four-round session is long; run with --ignored"]
 fn four_rounds() {
     let mut sim = Sim::new(
         64,
