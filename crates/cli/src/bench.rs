@@ -3,7 +3,7 @@
 use anyhow::{Context, Result, bail};
 use clap::Subcommand;
 use mahjong_rules::{
-    Counts, Dice, HandState, Money, Move, Options, Outcome, Ruleset, Setup, Wall, counts_of,
+    Counts, Dice, HandState, Money, Move, Options, Outcome, Ruleset, Setup, Tile, Wall, counts_of,
     parse_tiles, shape,
 };
 use std::time::Instant;
@@ -73,8 +73,9 @@ fn win_check(file: &str, show_verdicts: bool) -> Result<()> {
             );
         }
         let c = counts_of(&tiles);
-        if let Some((k, _)) = c.iter().enumerate().find(|(_, n)| **n > 4) {
-            bail!("{file}:{}: five or more of tile index {k}", i + 1);
+        if let Some((k, n)) = c.iter().enumerate().find(|(_, n)| **n > 4) {
+            let tile = Tile::from_index(k).map_or_else(|| format!("index {k}"), |t| t.to_string());
+            bail!("{file}:{}: {n} copies of {tile} (there are only 4)", i + 1);
         }
         hands.push(c);
     }

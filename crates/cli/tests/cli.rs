@@ -361,3 +361,24 @@ fn solo_plays_whole_hands_from_standard_input() {
     let err = one_line_error(&mahjong_stdin(&["solo", "--seat", "4"], ""));
     assert!(err.contains("--seat"), "{err}");
 }
+
+#[test]
+fn bench_win_check_names_a_fifth_copy_and_a_flower() {
+    let file = scratch("win_check_five.txt", "11111m22233344p5p\n");
+    let err = one_line_error(&mahjong(&[
+        "bench",
+        "win-check",
+        file.to_str().expect("path"),
+    ]));
+    assert!(
+        err.contains(":1") && err.contains("5 copies of 1m"),
+        "{err}"
+    );
+    let file = scratch("win_check_flower.txt", "1112223334445m1f\n");
+    let err = one_line_error(&mahjong(&[
+        "bench",
+        "win-check",
+        file.to_str().expect("path"),
+    ]));
+    assert!(err.contains("flower 1f"), "{err}");
+}
