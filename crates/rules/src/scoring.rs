@@ -11,8 +11,14 @@
 //!   the rarer type (风碰 > 清碰 > 风一色 > 八花齐 > 混碰 > 清一色 > 混一色 > 碰碰胡).
 //! - Bindings add up literally: each binding of the winner applies its whole row, and a seat
 //!   named by several rows pays the sum.
-//! - 吃三口 has no row for robbing a kong or for a discard that wins for both bound seats: the
-//!   承包 rows are used (the kong player pays 3 and the bound seat 3; the discarder pays 1).
+//! - 吃三口 has no row for robbing a kong: the kong player alone pays 3 S, as without a
+//!   binding. Nor for a discard that wins for both bound seats: the discarder pays each of
+//!   them 1 S (the third-seat row, whose bound seat is itself a winner).
+//! - Where a hand fits several rows, the reported value V is the highest of them (§5); S is
+//!   the same either way, since every row capped above 1 lezi is worth exactly its cap.
+//! - `baida`: 四百搭 (2 fan) counts whenever the four wildcards are held; the `four_wildcards`
+//!   option governs only the immediate win. The hand is named by its first pattern in the
+//!   order of §5, 门清 included, else 平胡.
 //! - 门清 is literal: no chow, pung or claimed kong among the melds, whatever the win kind.
 //! - The table limit (单局封顶) caps S, as §6 step 6 computes it; a seat that pays several S
 //!   (a bound seat, a kong player robbed, a discarder paying two winners) may pay more than
