@@ -482,7 +482,14 @@ impl HandState {
         } else {
             (None, None)
         };
-        let mut seats: [SeatState; 4] = Default::default();
+        // Room for a whole hand up front: no vector grows during play.
+        let mut seats: [SeatState; 4] = std::array::from_fn(|_| SeatState {
+            hand: Vec::with_capacity(18),
+            melds: Vec::with_capacity(4),
+            flowers: Vec::with_capacity(8),
+            discards: Vec::with_capacity(32),
+            ..SeatState::default()
+        });
         for pos in 0..DEALT {
             seats[deal_seat(setup.dealer, pos) as usize]
                 .hand
