@@ -10,7 +10,7 @@ use crate::seen::{Seen, suit_name};
 use crate::shape::{Analyzer, Target};
 use mahjong_rules::hand::{MeldShape, MeldType};
 use mahjong_rules::wall::uniform_below;
-use mahjong_rules::{Action, Counts, Ruleset, Tile};
+use mahjong_rules::{Action, Counts, Ruleset};
 use rand_core::RngCore;
 
 const TARGETS: [Target; 4] = [
@@ -137,44 +137,9 @@ pub fn claim(an: &mut Analyzer, seen: &Seen) -> Decision {
     };
     let (now, _) = nearest(an, seen, &seen.counts, &seen.melds);
     for a in legal {
-        let (own, shape): (Vec<Tile>, MeldShape) = match a {
-            Action::Kong { cards } => (
-                cards.iter().map(|c| c.tile).collect(),
-                MeldShape {
-                    kind: MeldType::ClaimedKong,
-                    tile,
-                },
-            ),
-            Action::Pung { cards } => (
-                cards.iter().map(|c| c.tile).collect(),
-                MeldShape {
-                    kind: MeldType::Pung,
-                    tile,
-                },
-            ),
-            Action::Chow { cards } => {
-                let low = cards
-                    .iter()
-                    .map(|c| c.tile)
-                    .chain([tile])
-                    .min()
-                    .unwrap_or(tile);
-                (
-                    cards.iter().map(|c| c.tile).collect(),
-                    MeldShape {
-                        kind: MeldType::Chow,
-                        tile: low,
-                    },
-                )
-            }
-            _ => continue,
+        let Some((c, melds, shape)) = seen.after_claim(a, tile) else {
+            continue;
         };
-        let mut c = seen.counts;
-        for t in &own {
-            c[t.index()] = c[t.index()].saturating_sub(1);
-        }
-        let mut melds = seen.melds.clone();
-        melds.push(shape);
         let after = if shape.kind == MeldType::ClaimedKong {
             nearest(an, seen, &c, &melds).0
         } else {

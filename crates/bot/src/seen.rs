@@ -6,9 +6,9 @@
 //! hands). Every other module of the bot works from a [`Seen`].
 
 use crate::shape::HandShape;
-use mahjong_rules::hand::MeldShape;
+use mahjong_rules::hand::{MeldShape, MeldType};
 use mahjong_rules::view::{PublicPhase, SeatView};
-use mahjong_rules::{Counts, Options, Ruleset, Seat, Tile, counts_of};
+use mahjong_rules::{Action, Counts, Options, Ruleset, Seat, Tile, counts_of};
 
 /// Facts read from one view.
 pub struct Seen<'a> {
@@ -114,6 +114,55 @@ impl<'a> Seen<'a> {
             PublicPhase::Claims { from, card, .. } => Some((*from, card.tile)),
             _ => None,
         }
+    }
+
+    /// The hand after claiming `tile` with `claim` (a chow, pung or kong answer): the own
+    /// tiles left, the melds with the new one, and the new meld. `None` for other actions.
+    pub fn after_claim(
+        &self,
+        claim: &Action,
+        tile: Tile,
+    ) -> Option<(Counts, Vec<MeldShape>, MeldShape)> {
+        let (cards, shape) = match claim {
+            Action::Pung { cards } => (
+                &cards[..],
+                MeldShape {
+                    kind: MeldType::Pung,
+                    tile,
+                },
+            ),
+            Action::Kong { cards } => (
+                &cards[..],
+                MeldShape {
+                    kind: MeldType::ClaimedKong,
+                    tile,
+                },
+            ),
+            Action::Chow { cards } => {
+                let low = cards
+                    .iter()
+                    .map(|c| c.tile)
+                    .chain([tile])
+                    .min()
+                    .unwrap_or(tile);
+                (
+                    &cards[..],
+                    MeldShape {
+                        kind: MeldType::Chow,
+                        tile: low,
+                    },
+                )
+            }
+            _ => return None,
+        };
+        let mut counts = self.counts;
+        for c in cards {
+            let i = c.tile.index();
+            counts[i] = counts[i].saturating_sub(1);
+        }
+        let mut melds = self.melds.clone();
+        melds.push(shape);
+        Some((counts, melds, shape))
     }
 }
 

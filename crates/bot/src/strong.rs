@@ -446,47 +446,9 @@ pub fn claim(an: &mut Analyzer, seen: &Seen) -> Decision {
         ),
     );
     for a in legal {
-        let (mut c, shape, own): (Counts, MeldShape, Vec<Tile>) = match a {
-            Action::Pung { cards } => (
-                seen.counts,
-                MeldShape {
-                    kind: MeldType::Pung,
-                    tile,
-                },
-                cards.iter().map(|c| c.tile).collect(),
-            ),
-            Action::Kong { cards } => (
-                seen.counts,
-                MeldShape {
-                    kind: MeldType::ClaimedKong,
-                    tile,
-                },
-                cards.iter().map(|c| c.tile).collect(),
-            ),
-            Action::Chow { cards } => {
-                let low = cards
-                    .iter()
-                    .map(|c| c.tile)
-                    .chain([tile])
-                    .min()
-                    .unwrap_or(tile);
-                (
-                    seen.counts,
-                    MeldShape {
-                        kind: MeldType::Chow,
-                        tile: low,
-                    },
-                    cards.iter().map(|c| c.tile).collect(),
-                )
-            }
-            _ => continue,
+        let Some((c, melds, shape)) = seen.after_claim(a, tile) else {
+            continue;
         };
-        for t in &own {
-            let i = t.index();
-            c[i] = c[i].saturating_sub(1);
-        }
-        let mut melds = seen.melds.clone();
-        melds.push(shape);
         let name = match shape.kind {
             MeldType::Chow => "chow",
             MeldType::Pung => "pung",
