@@ -270,19 +270,15 @@ fn split_suit(d: &mut [u8; 9], from: usize, m: i8, t: i8, p: usize, out: &mut Bl
         split_suit(d, i, m, t + 1, p, out);
         d[i] += 2;
     }
-    if i + 1 < 9 && d[i + 1] > 0 {
-        d[i] -= 1;
-        d[i + 1] -= 1;
-        split_suit(d, i, m, t + 1, p, out);
-        d[i] += 1;
-        d[i + 1] += 1;
-    }
-    if i + 2 < 9 && d[i + 2] > 0 {
-        d[i] -= 1;
-        d[i + 2] -= 1;
-        split_suit(d, i, m, t + 1, p, out);
-        d[i] += 1;
-        d[i + 2] += 1;
+    // A partial chow with the next tile or the one after it.
+    for k in [i + 1, i + 2] {
+        if k < 9 && d[k] > 0 {
+            d[i] -= 1;
+            d[k] -= 1;
+            split_suit(d, i, m, t + 1, p, out);
+            d[i] += 1;
+            d[k] += 1;
+        }
     }
     d[i] -= 1;
     split_suit(d, i, m, t, p, out);

@@ -122,14 +122,17 @@ fn round(x: f64, digits: i32) -> f64 {
     (x * f).round() / f
 }
 
+/// A comma-separated list of bot levels (`strong,basic,random`).
+pub fn parse_levels(list: &str) -> Result<Vec<Level>> {
+    list.split(',')
+        .map(|s| s.parse::<Level>().map_err(|e| anyhow::anyhow!("{e}")))
+        .collect()
+}
+
 /// Runs `mahjong arena`.
 pub fn run(args: ArenaArgs) -> Result<()> {
     let ruleset: Ruleset = args.preset.parse().map_err(|e| anyhow::anyhow!("{e}"))?;
-    let levels: Vec<Level> = args
-        .seats
-        .split(',')
-        .map(|s| s.parse::<Level>().map_err(|e| anyhow::anyhow!("{e}")))
-        .collect::<Result<_>>()?;
+    let levels = parse_levels(&args.seats)?;
     if levels.len() != 4 {
         bail!(
             "--seats needs four levels separated by commas, got {}",

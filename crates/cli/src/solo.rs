@@ -55,11 +55,7 @@ fn play(args: SoloArgs, input: &mut impl BufRead, out: &mut impl Write) -> Resul
     if args.seat > 3 {
         bail!("--seat must be 0-3, got {}", args.seat);
     }
-    let levels: Vec<Level> = args
-        .bots
-        .split(',')
-        .map(|s| s.parse::<Level>().map_err(|e| anyhow::anyhow!("{e}")))
-        .collect::<Result<_>>()?;
+    let levels = crate::arena::parse_levels(&args.bots)?;
     if levels.len() != 3 {
         bail!("--bots names three computer players, e.g. strong,basic,random");
     }

@@ -277,7 +277,7 @@ fn bench_hands_plays_complete_hands() {
 
 #[test]
 fn arena_json_reports_every_seat_in_the_order_given() {
-    let got = stdout_json(&mahjong(&[
+    let args = [
         "arena",
         "--preset",
         "qiaoma",
@@ -288,7 +288,8 @@ fn arena_json_reports_every_seat_in_the_order_given() {
         "--seed",
         "7",
         "--json",
-    ]));
+    ];
+    let got = stdout_json(&mahjong(&args));
     assert_eq!(got["hands"], 40);
     let seats = got["seats"].as_array().expect("seats");
     let levels: Vec<&str> = seats
@@ -310,18 +311,7 @@ fn arena_json_reports_every_seat_in_the_order_given() {
     }
     assert!(total.abs() < 1e-6, "points are zero-sum: {total}");
     // The same seed gives the same result.
-    let again = stdout_json(&mahjong(&[
-        "arena",
-        "--preset",
-        "qiaoma",
-        "--hands",
-        "40",
-        "--seats",
-        "strong,basic,random,basic",
-        "--seed",
-        "7",
-        "--json",
-    ]));
+    let again = stdout_json(&mahjong(&args));
     assert_eq!(got["seats"], again["seats"]);
 }
 
