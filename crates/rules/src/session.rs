@@ -120,10 +120,7 @@ impl Session {
             self.rounds += 1;
             self.dealt = 0;
         }
-        let payments = self.apply_chips(outcome.payments());
-        for s in 0..4 {
-            self.balances[s] = Money(self.balances[s].0 + payments[s].0);
-        }
+        let payments = self.book(outcome.payments());
         match outcome {
             Outcome::Win { settlement, .. } => {
                 self.dealer = Some(next_dealer_after_win(
@@ -163,15 +160,22 @@ impl Session {
     /// before the dice): the payments go through the chip limit into the balances, the hand
     /// does not count, the dealer stays, and 荒番 resets (a player left the table).
     pub fn record_penalty(&mut self, payments: [Money; 4]) -> HandRecord {
-        let payments = self.apply_chips(payments);
-        for s in 0..4 {
-            self.balances[s] = Money(self.balances[s].0 + payments[s].0);
-        }
-        self.huangfan = 0;
+        let payments = self.book(payments);
+        self.player_left();
         HandRecord {
             payments,
             finished: self.is_finished(),
         }
+    }
+
+    /// Adds a hand's payments, capped by the chips (逛花园), to the balances; returns them
+    /// as booked.
+    fn book(&mut self, payments: [Money; 4]) -> [Money; 4] {
+        let payments = self.apply_chips(payments);
+        for s in 0..4 {
+            self.balances[s] = Money(self.balances[s].0 + payments[s].0);
+        }
+        payments
     }
 
     /// Caps each payer at the chips it has left (逛花园) and updates the chips.

@@ -738,12 +738,7 @@ impl HandState {
             Action::Flower { card } => {
                 !(self.setup.options.eight_flowers
                     && card.tile.is_flower()
-                    && self.seats[seat as usize]
-                        .flowers
-                        .iter()
-                        .filter(|c| c.tile.is_flower())
-                        .count()
-                        >= 7)
+                    && self.flower_tiles_aside(seat) >= 7)
             }
             Action::Win { .. } | Action::Leave => false,
         };
@@ -914,13 +909,16 @@ impl HandState {
 
     /// 八花齐: all eight flower tiles (1f-8f) set aside.
     fn has_eight_flowers(&self, seat: Seat) -> bool {
-        self.setup.options.eight_flowers
-            && self.seats[seat as usize]
-                .flowers
-                .iter()
-                .filter(|c| c.tile.is_flower())
-                .count()
-                == 8
+        self.setup.options.eight_flowers && self.flower_tiles_aside(seat) == 8
+    }
+
+    /// Flower tiles (1f-8f; not `baida`'s dragons) the seat has set aside.
+    fn flower_tiles_aside(&self, seat: Seat) -> usize {
+        self.seats[seat as usize]
+            .flowers
+            .iter()
+            .filter(|c| c.tile.is_flower())
+            .count()
     }
 
     fn flowers_phase(
