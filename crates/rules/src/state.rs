@@ -397,6 +397,18 @@ pub struct Setup {
     pub huangfan: u32,
 }
 
+impl Setup {
+    /// The 荒番 counter in force in this hand: the one carried in, plus the dice's bonus where
+    /// the dice add to it (`classic`).
+    pub fn huangfan_in_force(&self) -> u32 {
+        if self.options.dice_huangfan {
+            self.huangfan + self.dice.huangfan_bonus()
+        } else {
+            self.huangfan
+        }
+    }
+}
+
 /// A problem with a [`Setup`].
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum SetupError {
@@ -471,10 +483,7 @@ impl HandState {
         if setup.stake.0 <= 0 {
             return Err(SetupError::Stake);
         }
-        let mut huangfan = setup.huangfan;
-        if setup.options.dice_huangfan {
-            huangfan += setup.dice.huangfan_bonus();
-        }
+        let huangfan = setup.huangfan_in_force();
         let (indicator, wildcard) = if setup.options.wildcard {
             let pos = setup.dice.indicator_position();
             let face = faces[pos as usize].ok_or(SetupError::Indicator)?;

@@ -701,14 +701,7 @@ impl HandPlay {
 
     /// The huangfan counter in force in this hand, if the setup is known.
     pub fn huangfan_in_force(&self) -> Option<u32> {
-        self.setup.as_ref().map(|s| {
-            s.huangfan
-                + if s.options.dice_huangfan {
-                    s.dice.huangfan_bonus()
-                } else {
-                    0
-                }
-        })
+        self.setup.as_ref().map(Setup::huangfan_in_force)
     }
 
     /// Whether the current play step is a claim window (claim timer) rather than a turn.
