@@ -430,8 +430,7 @@ impl Replica {
                     }
                 }
                 if let Some(seat) = declined {
-                    self.stage = Stage::Over(Ending::SetupFailed(seat));
-                    events.push(TableEvent::SetupFailed { seat });
+                    self.over(Ending::SetupFailed(seat), &mut events);
                 } else {
                     self.session = Some(Session::new(p.options.clone(), p.stake, p.length));
                     self.hand_no = 1;
@@ -594,8 +593,7 @@ impl Replica {
         if leavers != 0 {
             let leaver = leavers.trailing_zeros() as Seat;
             if me == Some(leaver) {
-                self.stage = Stage::Over(Ending::Left);
-                events.push(TableEvent::Left);
+                self.over(Ending::Left, events);
             } else if self.controller_for(leaver).is_none() {
                 self.over(Ending::SessionOver, events);
             } else {
@@ -606,13 +604,21 @@ impl Replica {
         true
     }
 
-    fn over(&mut self, ending: Ending, events: &mut Vec<TableEvent>) {
-        if ending == Ending::SessionOver {
-            let balances = self
-                .session
-                .as_ref()
-                .map_or([Money::ZERO; 4], |s| s.balances);
-            events.push(TableEvent::SessionOver { balances });
+    /// Ends the table with `ending` and the event that announces it.
+    pub(crate) fn over(&mut self, ending: Ending, events: &mut Vec<TableEvent>) {
+        match &ending {
+            Ending::SessionOver => {
+                let balances = self
+                    .session
+                    .as_ref()
+                    .map_or([Money::ZERO; 4], |s| s.balances);
+                events.push(TableEvent::SessionOver { balances });
+            }
+            Ending::SetupFailed(seat) => events.push(TableEvent::SetupFailed { seat: *seat }),
+            Ending::Halted(reason) => events.push(TableEvent::Halted {
+                reason: reason.clone(),
+            }),
+            Ending::Left => events.push(TableEvent::Left),
         }
         self.stage = Stage::Over(ending);
     }
@@ -783,7 +789,17 @@ impl Replica {
 
     /// Applies checked votes (see [`Replica::check_abort`]).
     pub fn apply_abort(&mut self, votes: Vec<Envelope>) -> Result<Vec<TableEvent>, StepError> {
-        let (culprit, seq, result) = self.check_abort(&votes).map_err(StepError::Internal)?;
+        let checked = self.check_abort(&votes).map_err(StepError::Internal)?;
+        Ok(self.apply_checked_abort(checked, votes))
+    }
+
+    /// Applies three votes already passed by [`check_abort`](Self::check_abort), with what
+    /// it returned.
+    pub fn apply_checked_abort(
+        &mut self,
+        (culprit, seq, result): (Seat, u32, HandResult),
+        votes: Vec<Envelope>,
+    ) -> Vec<TableEvent> {
         self.log.truncate(seq as usize);
         self.heads.truncate(seq as usize);
         self.session = Some(result.session.clone());
@@ -796,7 +812,7 @@ impl Replica {
         if self.after_hand(1 << culprit, false, &mut events) {
             self.start_hand();
         }
-        Ok(events)
+        events
     }
 
     // ---- own entries ----

@@ -23,13 +23,13 @@ impl Client {
         if let Body::Request { from_seq, have } = env.body {
             // A seat still in an earlier hand may have missed how it ended (an abort cuts
             // the log back): answer from that hand's last step at the latest.
-            let end_of_its_hand = self
-                .replica
-                .log
-                .iter()
-                .rposition(|r| r.hand() == Some(env.hand))
-                .map_or(from_seq, |i| i as u32);
             let from = if env.hand < self.replica.hand_no {
+                let end_of_its_hand = self
+                    .replica
+                    .log
+                    .iter()
+                    .rposition(|r| r.hand() == Some(env.hand))
+                    .map_or(from_seq, |i| i as u32);
                 from_seq.min(end_of_its_hand)
             } else {
                 from_seq

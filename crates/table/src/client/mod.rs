@@ -639,26 +639,17 @@ impl Client {
             })
             .collect();
         for votes in candidates {
-            if self.replica.check_abort(&votes).is_err() {
+            let Ok(checked) = self.replica.check_abort(&votes) else {
                 continue;
-            }
+            };
             let seq = votes[0].seq;
-            match self.replica.apply_abort(votes) {
-                Ok(events) => {
-                    self.journal.push(Record::Truncate(seq));
-                    if let Some(rec) = self.replica.log.last() {
-                        self.journal.push(Record::Step(rec.clone()));
-                    }
-                    self.after_step(out, events);
-                    return true;
-                }
-                Err(e) => {
-                    out.events.push(TableEvent::Halted {
-                        reason: e.to_string(),
-                    });
-                    return false;
-                }
+            let events = self.replica.apply_checked_abort(checked, votes);
+            self.journal.push(Record::Truncate(seq));
+            if let Some(rec) = self.replica.log.last() {
+                self.journal.push(Record::Step(rec.clone()));
             }
+            self.after_step(out, events);
+            return true;
         }
         false
     }
@@ -710,26 +701,27 @@ impl Client {
                 };
                 self.evidence.push(evidence.clone());
                 out.events.push(TableEvent::Evidence(Box::new(evidence)));
-                if exp.kind.abortable() {
-                    self.vote(exp.seq, fault.seat, out);
-                } else if matches!(exp.kind, StepKind::Propose | StepKind::Accept) {
-                    self.replica.stage = Stage::Over(Ending::SetupFailed(fault.seat));
-                    out.events
-                        .push(TableEvent::SetupFailed { seat: fault.seat });
-                } else {
-                    self.replica.stage = Stage::Over(Ending::Halted(fault.to_string()));
-                    out.events.push(TableEvent::Halted {
-                        reason: fault.to_string(),
-                    });
-                }
+                self.blame(exp, fault.seat, Ending::Halted(fault.to_string()), out);
                 false
             }
             Err(StepError::Internal(reason)) => {
                 self.halted_hand = Some(exp.hand);
-                self.replica.stage = Stage::Over(Ending::Halted(reason.clone()));
-                out.events.push(TableEvent::Halted { reason });
+                self.replica.over(Ending::Halted(reason), &mut out.events);
                 false
             }
+        }
+    }
+
+    /// `seat` is to blame at step `exp`: a vote to abort it where a hand can be aborted; a
+    /// failed set-up at the proposal or an acceptance; otherwise the table ends `otherwise`.
+    fn blame(&mut self, exp: &Expect, seat: Seat, otherwise: Ending, out: &mut Output) {
+        if exp.kind.abortable() {
+            self.vote(exp.seq, seat, out);
+        } else if matches!(exp.kind, StepKind::Propose | StepKind::Accept) {
+            self.replica
+                .over(Ending::SetupFailed(seat), &mut out.events);
+        } else {
+            self.replica.over(otherwise, &mut out.events);
         }
     }
 

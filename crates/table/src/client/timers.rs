@@ -2,12 +2,12 @@
 //! the others (silent, returned, the abort vote after `disconnect_seconds`), retransmission,
 //! and the next deadline.
 
-use mahjong_rules::{Money, Options, Seat};
+use mahjong_rules::{Options, Seat};
 
 use super::{Client, SILENT_GRACE_MS};
 use crate::event::TableEvent;
 use crate::io::{Output, Rejected};
-use crate::replica::{Ending, Expect, Stage, StepKind};
+use crate::replica::{Ending, Expect, StepKind};
 
 impl Client {
     // ---- timers ----
@@ -98,20 +98,7 @@ impl Client {
         if missing != 0 && now >= self.clock.started + self.disconnect_ms() && !self.clock.gave_up {
             self.clock.gave_up = true;
             let silent = missing.trailing_zeros() as Seat;
-            if exp.kind.abortable() {
-                self.vote(exp.seq, silent, out);
-            } else if matches!(exp.kind, StepKind::Propose | StepKind::Accept) {
-                self.replica.stage = Stage::Over(Ending::SetupFailed(silent));
-                out.events.push(TableEvent::SetupFailed { seat: silent });
-            } else {
-                let balances = self
-                    .replica
-                    .session
-                    .as_ref()
-                    .map_or([Money::ZERO; 4], |s| s.balances);
-                self.replica.stage = Stage::Over(Ending::SessionOver);
-                out.events.push(TableEvent::SessionOver { balances });
-            }
+            self.blame(&exp, silent, Ending::SessionOver, out);
         }
         // Retransmission while something is outstanding.
         let outstanding = missing != 0 || halted || self.settle_blocked();
