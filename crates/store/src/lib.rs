@@ -13,6 +13,10 @@
 //!   [`TableInfo`]s with the root secret of each [`LocalSeat`], every seat's journal of
 //!   [`mahjong_table::Record`]s (a `Record::Own` is durable before [`Store::append`]
 //!   returns), folded back into a [`mahjong_table::Persisted`] for `Client::restore`.
+//! - [`LedgerRow`]s: one per final hand, with the four `Settle` signatures or the three
+//!   abort votes, booked idempotently ([`Store::book_from_client`]); player [`level`]s.
+//! - [`export`]: a self-contained file of a table's signed log ([`Store::export`]), evidence
+//!   files, and [`verify_file`], which checks either offline.
 //! - [`init_logging`]: `tracing` to `<data dir>/mahjong.log`, `RUST_LOG` respected.
 //!
 //! # Example
@@ -31,6 +35,7 @@
 
 pub mod db;
 pub mod error;
+pub mod export;
 pub mod files;
 pub mod hex;
 pub mod identity;
@@ -41,6 +46,9 @@ use std::path::PathBuf;
 
 pub use db::{DB_FILE, LocalSeat, SCHEMA_VERSION, Store, TableInfo, now_ms};
 pub use error::StoreError;
+pub use export::{
+    Checked, EvidenceFile, LogCheck, LogFile, VerifyError, verify_bytes, verify_file,
+};
 pub use hex::{from_hex, from_hex32, to_hex};
 pub use identity::Identity;
 pub use ledger::{LedgerRow, Level, describe, level};

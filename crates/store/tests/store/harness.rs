@@ -207,6 +207,11 @@ impl Game {
         }
     }
 
+    /// Queues an input for a seat.
+    pub fn push(&mut self, seat: usize, input: Input) {
+        self.queue.push_back((seat, input));
+    }
+
     /// Runs until `stop` holds, every seat is over, or nothing is left to do.
     pub fn run_until(&mut self, mut stop: impl FnMut(&Game) -> bool) {
         for _ in 0..2_000_000 {

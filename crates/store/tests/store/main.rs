@@ -3,5 +3,6 @@
 
 mod crash;
 mod database;
+mod export;
 mod harness;
 mod play;
