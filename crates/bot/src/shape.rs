@@ -18,6 +18,10 @@ use mahjong_rules::Counts;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
+/// The distance of a hand no target fits any more (its melds rule every winning hand out):
+/// it cannot win.
+pub const NO_WIN: i32 = 99;
+
 /// `blocks[pair][sets]` = the most partial sets beside `sets` complete sets, with (`1`) or
 /// without (`0`) the pair; `-1` where impossible.
 pub type Blocks = [[i8; 5]; 2];

@@ -477,6 +477,23 @@ pub fn restricted_flowers(concealed: &Counts, melds: &[MeldShape], flower_tiles:
     f
 }
 
+/// Whether a hand with these melds can still win at all under `options`, whatever its
+/// concealed tiles become. Only the `restricted` hands rule a hand out by its melds: a chow
+/// with suited melds in two suits fits no winning hand (not all pungs, not one suit, not all
+/// honors). With 大吊车 admitted (`classic`) four melds of any kind still win, and any
+/// standard hand wins in `baida`.
+pub fn can_still_win(options: &Options, melds: &[MeldShape]) -> bool {
+    if options.hands != HandsRule::Restricted {
+        return true;
+    }
+    let chow = melds.iter().any(|m| m.kind == MeldType::Chow);
+    let suits = melds
+        .iter()
+        .filter(|m| m.tile.is_suited())
+        .fold(0u8, |acc, m| acc | 1 << (m.tile.index() / 9));
+    !(chow && suits.count_ones() >= 2)
+}
+
 /// 大吊车 / 大吊: four melds and the concealed tiles are the pair (a single wait).
 pub fn is_big_single_wait(concealed: &Counts, melds: &[MeldShape]) -> bool {
     melds.len() == 4 && concealed.iter().map(|&n| n as u32).sum::<u32>() == 2
@@ -584,6 +601,20 @@ mod tests {
             &[chow(tile!("1p")), pung(tile!("1z"))],
             None
         ));
+    }
+
+    #[test]
+    fn a_chow_and_a_second_suit_rule_every_restricted_hand_out() {
+        let o = q();
+        assert!(can_still_win(&o, &[chow(tile!("1m")), chow(tile!("4m"))]));
+        assert!(can_still_win(&o, &[pung(tile!("1m")), pung(tile!("4p"))]));
+        assert!(can_still_win(&o, &[chow(tile!("1m")), pung(tile!("1z"))]));
+        assert!(!can_still_win(&o, &[chow(tile!("1m")), chow(tile!("4p"))]));
+        assert!(!can_still_win(&o, &[chow(tile!("1m")), pung(tile!("4s"))]));
+        let cl = Options::preset(Ruleset::Classic);
+        assert!(can_still_win(&cl, &[chow(tile!("1m")), chow(tile!("4p"))]));
+        let b = Options::preset(Ruleset::Baida);
+        assert!(can_still_win(&b, &[chow(tile!("1m")), chow(tile!("4p"))]));
     }
 
     #[test]
