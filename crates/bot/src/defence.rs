@@ -1,4 +1,4 @@
-//! Defence: how much a discard may cost (RULES.md §4.4 wins on a discard, §6 who pays and
+//! Defence: how much a discard may cost (docs/rules.en.md §4.4 wins on a discard, §6 who pays and
 //! 承包).
 //!
 //! For every other seat the bot estimates the chance it is one tile from a win — certain
@@ -242,7 +242,7 @@ fn seat_value(seen: &Seen, seat: &PublicSeat, g: &Guess) -> f64 {
         + g.honors * scored(2.0 * lezi, 2.0)
 }
 
-/// Units of S the bot pays when its discard wins for `w` (RULES.md §6 承包 rows).
+/// Units of S the bot pays when its discard wins for `w` (docs/rules.en.md §6 承包 rows).
 fn pay_units(seen: &Seen, w: Seat) -> f64 {
     let o = seen.options;
     let Some(rule) = o.binding else { return 1.0 };

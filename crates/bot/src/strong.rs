@@ -2,7 +2,7 @@
 //! it, and the best is played.
 //!
 //! A hand (one tile short of a complete hand, as after a discard) is valued per target
-//! (RULES.md §5: 清一色, 混一色, 碰碰胡, 混碰/清碰, 风一色 in `qiaoma` and `classic`; any standard
+//! (docs/rules.en.md §5: 清一色, 混一色, 碰碰胡, 混碰/清碰, 风一色 in `qiaoma` and `classic`; any standard
 //! hand in `baida`) as chance × points × paying seats ([`crate::value`]); the best target,
 //! plus a little of the second best, is the hand's worth. A ready hand is valued tile by
 //! tile with the scorer. A discard's score is that worth minus what the discard may cost

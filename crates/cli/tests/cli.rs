@@ -287,6 +287,20 @@ fn score_help_explains_the_format_with_an_example() {
     ] {
         assert!(help.contains(needle), "--help mentions {needle}");
     }
+    // Every option name is listed, and where they are described.
+    let options = serde_json::to_value(mahjong_rules::Options::preset(
+        mahjong_rules::Ruleset::Qiaoma,
+    ))
+    .expect("options as JSON");
+    for name in options.as_object().expect("an object").keys() {
+        if name != "ruleset" {
+            assert!(
+                help.contains(name.as_str()),
+                "--help names the option {name}"
+            );
+        }
+    }
+    assert!(help.contains("docs/rules.en.md"));
     // The example in the help text scores as it says.
     let start = help
         .find("  {\"ruleset\"")

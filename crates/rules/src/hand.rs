@@ -1,4 +1,4 @@
-//! Hand analysis (RULES.md §5): whether a hand wins under a ruleset, its waits, and the hand
+//! Hand analysis (docs/rules.en.md §5): whether a hand wins under a ruleset, its waits, and the hand
 //! types and flowers that scoring needs.
 //!
 //! A hand is its concealed tiles as a count array (the winning tile included) plus its melds
@@ -139,7 +139,7 @@ pub fn honor_pung_flowers(t: Tile) -> u32 {
     }
 }
 
-/// The winning hand types of §5 (their ids are the pinyin of RULES.md).
+/// The winning hand types of §5 (their ids are the pinyin names of the rule book).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum HandType {
