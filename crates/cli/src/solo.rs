@@ -18,7 +18,7 @@ use mahjong_rules::explain_text::{self, Lang, wrap_words};
 use mahjong_rules::view::{PublicPhase, PublicSeat};
 use mahjong_rules::{
     Action, Dice, Event, HandState, MeldShape, MeldType, Money, Move, Options, Outcome, Ruleset,
-    Seat, SeatView, Session, SessionLength, Tile, Wall, format_tiles, hand, scoring,
+    Seat, SeatView, Session, SessionLength, Setup, Tile, Wall, format_tiles, hand, scoring,
 };
 use rand_chacha::ChaCha20Rng;
 use rand_core::{RngCore, SeedableRng};
@@ -146,7 +146,7 @@ fn play(args: SoloArgs, input: &mut impl BufRead, out: &mut impl Write) -> Resul
             .cloned()
             .ok_or_else(|| anyhow::anyhow!("hand not over"))?;
         let record = session.record(&setup, st.huangfan(), &outcome);
-        report(&outcome, &record.payments, out)?;
+        report(&outcome, &record.payments, &setup, st.huangfan(), out)?;
         writeln!(out, "Balances: {}", balances(&session))?;
         if record.finished {
             writeln!(out, "Session over.")?;
@@ -493,13 +493,28 @@ fn announce(events: &[Event], me: Seat, out: &mut impl Write) -> Result<()> {
     Ok(())
 }
 
-fn report(outcome: &Outcome, payments: &[Money; 4], out: &mut impl Write) -> Result<()> {
-    match outcome {
-        Outcome::Win { settlement, .. } => {
+fn report(
+    outcome: &Outcome,
+    payments: &[Money; 4],
+    setup: &Setup,
+    huangfan: u32,
+    out: &mut impl Write,
+) -> Result<()> {
+    let explained = match outcome {
+        // The explanation is computed by the scorer on the same settlement (or the same
+        // leaver penalty), so what it explains is what was paid.
+        Outcome::Win { settlement, .. } => Some(scoring::explain(settlement)?),
+        Outcome::Abandoned { leaver, .. } => Some(scoring::explain_leaver(
+            &setup.options,
+            setup.stake,
+            *leaver,
+            huangfan,
+        )),
+        Outcome::Drawn => None,
+    };
+    match explained {
+        Some(e) => {
             writeln!(out, "Hand over.")?;
-            // The explanation is computed by the scorer on the same settlement, so what it
-            // explains is what was paid.
-            let e = scoring::explain(settlement)?;
             for line in explain_text::render_width(&e, Lang::En, WIDTH) {
                 writeln!(out, "{line}")?;
             }
@@ -510,17 +525,14 @@ fn report(outcome: &Outcome, payments: &[Money; 4], out: &mut impl Write) -> Res
                     payment_list(payments)
                 )?;
             }
-            return Ok(());
+            Ok(())
         }
-        Outcome::Drawn => writeln!(out, "Hand over: drawn (流局), the wall is empty.")?,
-        Outcome::Abandoned { leaver, .. } => writeln!(
-            out,
-            "Hand over: {} left the table and pays the penalty.",
-            SEAT_NAMES[*leaver as usize]
-        )?,
+        None => {
+            writeln!(out, "Hand over: drawn (流局), the wall is empty.")?;
+            writeln!(out, "Payments: {}", payment_list(payments))?;
+            Ok(())
+        }
     }
-    writeln!(out, "Payments: {}", payment_list(payments))?;
-    Ok(())
 }
 
 fn payment_list(payments: &[Money; 4]) -> String {
@@ -560,7 +572,7 @@ mod tests {
         assert!(text.contains("Session over"));
     }
 
-    use mahjong_rules::{Card, Setup};
+    use mahjong_rules::Card;
 
     fn state(preset: Ruleset, seed: u8) -> HandState {
         let setup = Setup {
