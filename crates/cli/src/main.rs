@@ -1,6 +1,6 @@
 //! `mahjong`: the command line of the project (no GUI dependencies).
 //!
-//! - `mahjong score [FILE|-]`: score one hand's settlement file (RULES.md §8).
+//! - `mahjong score [FILE|-]`: score one hand's settlement file (docs/rules.en.md §8).
 //! - `mahjong bench win-check FILE`: time the standard win check on a file of hands.
 //! - `mahjong arena`: computer players against each other.
 //! - `mahjong solo`: play in the terminal against three computer players.
