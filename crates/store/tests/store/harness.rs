@@ -32,6 +32,9 @@ impl Player {
     pub fn open(dir: &Path, name: Option<&str>) -> Player {
         let identity = Identity::load_or_create(dir, name).expect("identity");
         let store = Store::open(dir).expect("store");
+        store
+            .claim_identity(&identity)
+            .expect("the store is this player's");
         Player {
             dir: dir.to_path_buf(),
             identity,
