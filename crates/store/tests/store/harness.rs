@@ -63,6 +63,9 @@ pub struct Game {
     queue: VecDeque<(usize, Input)>,
     deadlines: [Option<u64>; 4],
     bots: Vec<Bot>,
+    /// Each journal append: whether it held a `Record::Own` (committed with FULL sync), and
+    /// how long it took.
+    pub appends: Vec<(bool, std::time::Duration)>,
 }
 
 impl Game {
@@ -158,6 +161,7 @@ impl Game {
             bots: (0..4)
                 .map(|s| Bot::new(Level::Basic, seed * 4 + s))
                 .collect(),
+            appends: Vec::new(),
         }
     }
 
@@ -173,9 +177,17 @@ impl Game {
         let out = client.handle(now, input);
         let store = &self.players[seat].store;
         // Durable before anything is sent.
+        let started = std::time::Instant::now();
         store
             .append(&self.table, seat as u8, &out.journal)
             .expect("journal");
+        if !out.journal.is_empty() {
+            let own = out
+                .journal
+                .iter()
+                .any(|r| matches!(r, mahjong_table::Record::Own(_)));
+            self.appends.push((own, started.elapsed()));
+        }
         if out
             .events
             .iter()
