@@ -4,9 +4,13 @@
 //! - `mahjong bench win-check FILE`: time the standard win check on a file of hands.
 //! - `mahjong arena`: computer players against each other.
 //! - `mahjong solo`: play in the terminal against three computer players.
+//! - `mahjong ledger`, `mahjong export`, `mahjong verify`: the ledger and signed logs of the
+//!   tables played (`ledger.rs`, `export.rs`).
 
 mod arena;
 mod bench;
+mod export;
+mod ledger;
 mod score;
 mod solo;
 
@@ -36,6 +40,12 @@ enum Command {
     Arena(arena::ArenaArgs),
     /// Play in the terminal against three computer players.
     Solo(solo::SoloArgs),
+    /// The ledger of finished hands in the data directory.
+    Ledger(ledger::LedgerArgs),
+    /// Write a self-contained file of a table's signed log.
+    Export(export::ExportArgs),
+    /// Check a log or evidence file offline (exit 1: a fault, 2: unreadable input).
+    Verify(export::VerifyArgs),
 }
 
 fn main() -> ExitCode {
@@ -45,6 +55,9 @@ fn main() -> ExitCode {
         Command::Bench(b) => bench::run(b),
         Command::Arena(a) => arena::run(a),
         Command::Solo(a) => solo::run(a),
+        Command::Ledger(a) => ledger::run(a),
+        Command::Export(a) => export::run_export(a),
+        Command::Verify(a) => return export::run_verify(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

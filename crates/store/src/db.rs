@@ -310,6 +310,54 @@ impl Store {
         Ok(())
     }
 
+    // ---- identity ----
+
+    /// Binds the database to the player's identity: the first call records its public key
+    /// and name in the meta table; later calls update the name, and refuse another key
+    /// ([`StoreError::OtherIdentity`]: the key file or the database was swapped, and the
+    /// stored tables could not be resumed with this key).
+    pub fn claim_identity(&self, identity: &Identity) -> Result<(), StoreError> {
+        let given = to_hex(identity.public().as_bytes());
+        let stored: Option<String> = self
+            .conn
+            .query_row("SELECT value FROM meta WHERE key = 'public_key'", [], |r| {
+                r.get(0)
+            })
+            .optional()
+            .map_err(StoreError::sql("read the identity"))?;
+        if let Some(stored) = stored
+            && stored != given
+        {
+            return Err(StoreError::OtherIdentity {
+                path: self.path.clone(),
+                stored,
+                given,
+            });
+        }
+        self.conn
+            .execute(
+                "INSERT INTO meta (key, value) VALUES ('public_key', ?1), ('name', ?2)
+                 ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                params![given, identity.name],
+            )
+            .map_err(StoreError::sql("record the identity"))?;
+        Ok(())
+    }
+
+    /// The public key (hex) and name the database was claimed by, if any.
+    pub fn claimed_identity(&self) -> Result<Option<(String, String)>, StoreError> {
+        let get = |key: &str| -> Result<Option<String>, StoreError> {
+            self.conn
+                .query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
+                .optional()
+                .map_err(StoreError::sql("read the identity"))
+        };
+        Ok(match (get("public_key")?, get("name")?) {
+            (Some(k), Some(n)) => Some((k, n)),
+            _ => None,
+        })
+    }
+
     // ---- tables ----
 
     /// Saves a table: its row, and every listed seat (added, or replaced). Seats not listed

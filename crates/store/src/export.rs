@@ -421,11 +421,15 @@ impl fmt::Display for LogCheck {
                 .map_or_else(|| "none".to_string(), |id| to_hex(&id));
             let checks = if h.audited {
                 format!(
-                    "deal audited, {} moves replayed through the rules with full knowledge",
+                    "deal audited, {} play entries (moves and claim answers) replayed through \
+                     the rules with full knowledge",
                     h.moves
                 )
             } else {
-                format!("{} moves replayed through the rules", h.moves)
+                format!(
+                    "{} play entries (moves and claim answers) replayed through the rules",
+                    h.moves
+                )
             };
             let final_by = match h.aborted_by {
                 Some(seat) => format!(

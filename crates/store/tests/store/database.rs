@@ -90,3 +90,22 @@ fn a_newer_schema_is_refused_with_both_versions() {
     }
     assert!(err.to_string().contains("upgrade"), "{err}");
 }
+
+#[test]
+fn a_store_is_bound_to_its_players_key() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let me = mahjong_store::Identity::load_or_create(dir.path(), Some("Ann")).expect("me");
+    let store = Store::open(dir.path()).expect("open");
+    assert_eq!(store.claimed_identity().expect("read"), None);
+    store.claim_identity(&me).expect("claim");
+    let renamed = mahjong_store::Identity::load_or_create(dir.path(), Some("Annie")).expect("me");
+    store.claim_identity(&renamed).expect("same key, new name");
+    let (key, name) = store.claimed_identity().expect("read").expect("claimed");
+    assert_eq!(key, mahjong_store::to_hex(me.public().as_bytes()));
+    assert_eq!(name, "Annie");
+    // Another player's key (another data directory) is refused.
+    let other_dir = tempfile::tempdir().expect("tempdir");
+    let other = mahjong_store::Identity::load_or_create(other_dir.path(), None).expect("other");
+    let err = store.claim_identity(&other).expect_err("refused");
+    assert!(matches!(err, StoreError::OtherIdentity { .. }), "{err}");
+}
