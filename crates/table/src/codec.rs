@@ -187,6 +187,27 @@ pub enum Body {
         /// Plain `Settle` signatures of this step by other seats.
         voids: Vec<Void>,
     },
+    /// A claim answer, committed ([`claim_commitment`] of the [`Play`] and a nonce): the
+    /// answers of a claim window are committed in one step and opened in the next, so no
+    /// answer can depend on another.
+    ClaimCommit {
+        /// `sha256(tag ‖ postcard(play) ‖ nonce)`.
+        commitment: Hash,
+    },
+    /// The opening of this seat's commitment of the step before: its answer, with its shows.
+    ClaimOpen {
+        /// The answer.
+        play: Play,
+        /// The nonce of the commitment.
+        nonce: Hash,
+    },
+}
+
+/// What a [`Body::ClaimCommit`] signs: `sha256(tag ‖ postcard(play) ‖ nonce)`.
+pub fn claim_commitment(play: &Play, nonce: &Hash) -> Hash {
+    let mut bytes = encode_value(play);
+    bytes.extend_from_slice(nonce);
+    tagged_hash("claim", &bytes)
 }
 
 /// Another seat's plain `Settle` of the same step, carried in a [`Body::SettleVoided`]: the
@@ -250,6 +271,8 @@ impl Body {
             Body::Abort { .. } => "abort",
             Body::Request { .. } => "request",
             Body::SettleVoided { .. } => "settle",
+            Body::ClaimCommit { .. } => "claim-commit",
+            Body::ClaimOpen { .. } => "claim-open",
         }
     }
 }

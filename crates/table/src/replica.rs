@@ -117,7 +117,12 @@ pub(crate) enum StepKind {
     Propose,
     Accept,
     Deal,
-    Play { claim: bool },
+    /// A move; in a claim window, the committed answer.
+    Play {
+        claim: bool,
+    },
+    /// The opening of the claim answers committed in the step before.
+    Open,
     Settle,
     Roster,
 }
@@ -130,7 +135,9 @@ impl StepKind {
             (StepKind::Propose, Body::Propose(_))
                 | (StepKind::Accept, Body::Accept { .. } | Body::Decline)
                 | (StepKind::Deal, Body::Deal(_))
-                | (StepKind::Play { .. }, Body::Play(_))
+                | (StepKind::Play { claim: false }, Body::Play(_))
+                | (StepKind::Play { claim: true }, Body::ClaimCommit { .. })
+                | (StepKind::Open, Body::ClaimOpen { .. })
                 | (
                     StepKind::Settle,
                     Body::Settle { .. } | Body::SettleVoided { .. }
@@ -143,7 +150,7 @@ impl StepKind {
     pub fn abortable(self) -> bool {
         matches!(
             self,
-            StepKind::Deal | StepKind::Play { .. } | StepKind::Settle
+            StepKind::Deal | StepKind::Play { .. } | StepKind::Open | StepKind::Settle
         )
     }
 }
@@ -334,6 +341,7 @@ impl Replica {
             Stage::Hand(stage) => {
                 let hand = self.hand.as_ref()?;
                 let kind = match stage {
+                    HandStage::Play if hand.committed.is_some() => StepKind::Open,
                     HandStage::Play => StepKind::Play {
                         claim: hand.is_claim_window(),
                     },
@@ -890,6 +898,18 @@ impl Replica {
         } else {
             Some(Body::Roster(RosterVote::Agree { seat: leaver }))
         }
+    }
+
+    /// The nonce of this seat's claim commitment at step `seq` (derived from its root, so a
+    /// restarted seat finds it again).
+    pub fn claim_nonce(&self, seq: u32) -> Option<Hash> {
+        let me = self.me?;
+        let mut bytes = Vec::with_capacity(72);
+        bytes.extend_from_slice(&me.root);
+        bytes.extend_from_slice(&self.table);
+        bytes.extend_from_slice(&self.hand_no.to_le_bytes());
+        bytes.extend_from_slice(&seq.to_le_bytes());
+        Some(tagged_hash("claim-nonce", &bytes))
     }
 
     /// The shared deal card table.

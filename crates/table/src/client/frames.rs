@@ -96,6 +96,7 @@ impl Client {
             // Ahead of this seat: only what a later step can take is kept.
             let fits = match &env.body {
                 Body::Deal(_) | Body::Play(_) | Body::Roster(_) | Body::Abort { .. } => true,
+                Body::ClaimCommit { .. } | Body::ClaimOpen { .. } => true,
                 Body::Settle { .. } | Body::SettleVoided { .. } => true,
                 Body::Accept { .. } | Body::Decline => env.hand == 0,
                 Body::Propose(_) | Body::Request { .. } => false,

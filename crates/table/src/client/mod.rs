@@ -20,7 +20,7 @@ use ed25519_dalek::SigningKey;
 use mahjong_deal::{CardTable, DealSeat};
 use mahjong_rules::{Action, Money, Options, Seat, SeatView, Session, SessionLength};
 
-use crate::codec::{Body, Envelope, Hash, Header, Next, Proposal, Void};
+use crate::codec::{Body, Envelope, Hash, Header, Next, Play, Proposal, Void, claim_commitment};
 use crate::error::{ActError, StepError, TableError};
 use crate::event::TableEvent;
 use crate::evidence::{Charge, Evidence};
@@ -116,6 +116,8 @@ pub struct Client {
     heard: [u64; 4],
     /// The seats silent at once when the table paused (0: not paused).
     paused: u8,
+    /// This seat's committed claim answer (hand, step), opened in the next step.
+    opening: Option<(u32, u32, Play)>,
     journal: Vec<Record>,
     stats: Stats,
 }
@@ -195,6 +197,7 @@ impl Client {
             buffered: [0; 4],
             heard: [0; 4],
             paused: 0,
+            opening: None,
             journal: Vec::new(),
             stats: Stats::default(),
         })
@@ -591,8 +594,57 @@ impl Client {
         }
         let key = self.key.clone();
         let play = self.replica.make_play(action, timed_out, &key)?;
-        self.send_entry(&exp, Body::Play(play), out);
+        let body = match (exp.kind, self.replica.claim_nonce(exp.seq)) {
+            (StepKind::Play { claim: true }, Some(nonce)) => {
+                // A claim answer: committed now, opened in the next step.
+                let commitment = claim_commitment(&play, &nonce);
+                self.opening = Some((exp.hand, exp.seq, play));
+                Body::ClaimCommit { commitment }
+            }
+            _ => Body::Play(play),
+        };
+        self.send_entry(&exp, body, out);
         Ok(())
+    }
+
+    /// This seat's opening of its claim commitment of the step before `exp`: the answer kept
+    /// when it committed, or, after a restart, the legal answer whose commitment (with the
+    /// nonce derived from the root) is the logged one.
+    fn opening(&mut self, exp: &Expect) -> Option<Body> {
+        let seq = exp.seq.checked_sub(1)?;
+        let nonce = self.replica.claim_nonce(seq)?;
+        if let Some((h, s, play)) = &self.opening
+            && (*h, *s) == (exp.hand, seq)
+        {
+            return Some(Body::ClaimOpen {
+                play: play.clone(),
+                nonce,
+            });
+        }
+        let me = self.me();
+        let committed = self
+            .replica
+            .log
+            .get(seq as usize)?
+            .entries
+            .iter()
+            .find_map(|e| match e.body {
+                Body::ClaimCommit { commitment } if e.seat == me => Some(commitment),
+                _ => None,
+            })?;
+        let legal = self.view()?.legal;
+        let key = self.key.clone();
+        for action in legal {
+            for timed_out in [false, true] {
+                if let Ok(play) = self.replica.make_play(action.clone(), timed_out, &key)
+                    && claim_commitment(&play, &nonce) == committed
+                {
+                    self.opening = Some((exp.hand, seq, play.clone()));
+                    return Some(Body::ClaimOpen { play, nonce });
+                }
+            }
+        }
+        None
     }
 
     // ---- the step loop ----
@@ -991,6 +1043,10 @@ impl Client {
                     out.rejected.push(Rejected::Act(e));
                     return false;
                 }
+            },
+            StepKind::Open => match self.opening(exp) {
+                Some(b) => b,
+                None => return false,
             },
             StepKind::Settle => {
                 // A seat that voted earlier in the hand signs only once its votes are void.

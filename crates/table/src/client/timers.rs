@@ -30,6 +30,16 @@ impl Client {
         self.options().map_or(180, |o| o.disconnect_seconds) as u64 * 1000
     }
 
+    /// How long a seat may stay silent at step `exp` before the others vote against it: the
+    /// disconnect limit, but at the opening of committed claim answers only the claim timer
+    /// and the grace (an unopened commitment is the seat's own doing: opening is automatic).
+    pub(super) fn limit_ms(&self, exp: &Expect) -> u64 {
+        match exp.kind {
+            StepKind::Open => self.own_timer_ms(true) + SILENT_GRACE_MS,
+            _ => self.disconnect_ms(),
+        }
+    }
+
     pub(super) fn start_ms(&self) -> u64 {
         self.options().map_or(15, |o| o.start_seconds) as u64 * 1000
     }
@@ -38,6 +48,7 @@ impl Client {
     pub(super) fn warn_at(&self, exp: &Expect) -> u64 {
         let timer = match exp.kind {
             StepKind::Play { claim } => self.own_timer_ms(claim),
+            StepKind::Open => self.own_timer_ms(true),
             StepKind::Accept => self.start_ms(),
             _ => 0,
         };
@@ -114,9 +125,7 @@ impl Client {
             self.clock.gave_up = false;
             out.events.push(TableEvent::Resumed);
         }
-        if missing != 0
-            && now >= self.clock.limit_from + self.disconnect_ms()
-            && !self.clock.gave_up
+        if missing != 0 && now >= self.clock.limit_from + self.limit_ms(&exp) && !self.clock.gave_up
         {
             if blocked {
                 // No abort can gather three votes: the table pauses (once) and says so.
@@ -169,7 +178,7 @@ impl Client {
                 at(self.warn_at(&exp));
             }
             if !self.clock.gave_up && self.paused == 0 {
-                at(self.clock.limit_from + self.disconnect_ms());
+                at(self.clock.limit_from + self.limit_ms(&exp));
             }
         }
         if missing != 0 || halted || self.waiting_voids() {

@@ -40,6 +40,19 @@ fn variant(ctx: &HookCtx, env: &Envelope, rng: &mut ChaCha8Rng) -> Option<Vec<u8
             next: *next,
         },
         Body::Accept { .. } => Body::Decline,
+        Body::ClaimCommit { commitment } => {
+            let mut c = *commitment;
+            c[0] ^= 1;
+            Body::ClaimCommit { commitment: c }
+        }
+        Body::ClaimOpen { play, nonce } => {
+            let mut play = play.clone();
+            play.timed_out = !play.timed_out;
+            Body::ClaimOpen {
+                play,
+                nonce: *nonce,
+            }
+        }
         Body::Roster(_) => Body::Roster(RosterVote::Stop),
         Body::Deal(_) | Body::Abort { .. } => {
             header.prev_hash[(rng.next_u32() % 32) as usize] ^= 1;

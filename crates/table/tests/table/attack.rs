@@ -212,7 +212,9 @@ fn a_settlement_told_two_ways_at_a_hand_boundary_is_caught_and_blames_no_honest_
         assert_eq!(sim.client(s).results().len(), 1, "seat {s}");
         assert!(!sim.client(s).results()[0].aborted);
     }
-    all_prove(&sim, &honest, 1);
+    // Seats 0 and 2 (which would have blamed seat 3's silence) hold the proof; seat 3 ended
+    // at once and may hold it too (if the pair reached it), naming seat 1 only.
+    all_prove(&sim, &[0, 2], 1);
     for &s in &honest {
         assert!(sim.client(s).evidence().iter().all(|e| matches!(
             e.verify_with_cards(cards()).map(|c| c.offence),
@@ -355,15 +357,22 @@ fn an_equivocation_flood_keeps_one_proof_per_culprit_per_hand() {
         .iter()
         .flat_map(|r| r.entries.iter())
         .filter(|e| e.seat == 1 && e.hand == 1)
-        .filter_map(|e| match &e.body {
-            Body::Play(p) => {
-                let twin = Play {
+        .filter_map(|e| {
+            let body = match &e.body {
+                Body::Play(p) => Body::Play(Play {
                     timed_out: !p.timed_out,
                     ..p.clone()
-                };
-                Some(Envelope::sign(e.table, e.header(), 1, Body::Play(twin), &key).encode())
-            }
-            _ => None,
+                }),
+                Body::ClaimOpen { play, nonce } => Body::ClaimOpen {
+                    play: Play {
+                        timed_out: !play.timed_out,
+                        ..play.clone()
+                    },
+                    nonce: *nonce,
+                },
+                _ => return None,
+            };
+            Some(Envelope::sign(e.table, e.header(), 1, body, &key).encode())
         })
         .collect();
     assert!(twins.len() >= 10, "{} moves of seat 1", twins.len());
@@ -456,5 +465,65 @@ fn while_paused_the_two_remaining_seats_leave_with_nothing_booked() {
         assert!(!back.is_over());
         assert_eq!(back.hand_number(), 1);
         assert_eq!(back.log_hash(), sim.client(s).log_hash());
+    }
+}
+
+/// Finding 5: a seat that answers claims late (asleep: its own timer answers for it) sees
+/// only the others' commitments before it commits; the answers are opened in the next step.
+#[test]
+fn a_late_claim_answer_sees_only_commitments() {
+    use std::cell::RefCell;
+    use std::rc::Rc;
+    let mut sim = Sim::new(
+        98,
+        Net::LOSSY,
+        options(Ruleset::Classic),
+        SessionLength::Hands(1),
+    );
+    sim.asleep = Some(3);
+    // What seat 3 sent and received, in order: (sent?, step, body name).
+    type Seen = Rc<RefCell<Vec<(bool, u32, &'static str)>>>;
+    let seen: Seen = Rc::default();
+    let sent = seen.clone();
+    sim.hooks[3] = Some(Box::new(move |_, env| {
+        sent.borrow_mut().push((true, env.seq, env.body.name()));
+        vec![(None, env.encode())]
+    }));
+    let got = seen.clone();
+    sim.inbound[3] = Some(Box::new(move |env| {
+        got.borrow_mut().push((false, env.seq, env.body.name()));
+        true
+    }));
+    sim.run(3_600_000);
+    sim.assert_agree(&[0, 1, 2, 3]);
+    let log = seen.borrow();
+    let commits: Vec<u32> = log
+        .iter()
+        .filter(|(s, _, b)| *s && *b == "claim-commit")
+        .map(|(_, seq, _)| *seq)
+        .collect();
+    assert!(commits.len() >= 5, "{} claim windows", commits.len());
+    for seq in commits {
+        let own = log
+            .iter()
+            .position(|&(s, q, b)| s && q == seq && b == "claim-commit")
+            .expect("sent");
+        // Before its commitment, no answer of that window was readable: the others' entries
+        // for it are commitments, and their openings come in the next step.
+        for &(s, q, b) in &log[..own] {
+            assert!(
+                s || !(q == seq && b == "play" || q == seq + 1 && b == "claim-open"),
+                "seat 3 saw a {b} of step {q} before committing at step {seq}"
+            );
+        }
+    }
+    // Every claim window of the log is a commitment step followed by its opening.
+    let c = sim.client(0);
+    for (i, r) in c.log().iter().enumerate() {
+        if matches!(r.entries[0].body, Body::ClaimCommit { .. }) {
+            let next = &c.log()[i + 1];
+            assert!(matches!(next.entries[0].body, Body::ClaimOpen { .. }));
+            assert_eq!(next.entries.len(), r.entries.len());
+        }
     }
 }
