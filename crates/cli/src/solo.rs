@@ -8,8 +8,8 @@
 //! without asking; so are the forced discards after 敲 (the drawn tile, when it neither wins
 //! nor makes a kong). Discard choices are listed in the order of the hand as shown; a claim
 //! after which the hand could no longer win (`qiaoma`: a chow with a second suit) is marked.
-//! At the hand's end the settlement is explained (the rules crate's explanation, in English),
-//! and every line fits 80 columns.
+//! At the hand's end the settlement is explained (the rules crate's explanation, in English or
+//! with `--lang zh` in 中文), and every line fits 80 columns.
 
 use anyhow::{Result, bail};
 use clap::Args;
@@ -42,6 +42,9 @@ pub struct SoloArgs {
     /// Seed of the walls and the bots (default: from the clock).
     #[arg(long)]
     seed: Option<u64>,
+    /// The language of the settlement shown at each hand's end: en or zh (中文).
+    #[arg(long, default_value = "en")]
+    lang: String,
 }
 
 const SEAT_NAMES: [&str; 4] = ["East seat 0", "South seat 1", "West seat 2", "North seat 3"];
@@ -60,6 +63,10 @@ fn play(args: SoloArgs, input: &mut impl BufRead, out: &mut impl Write) -> Resul
     if args.seat > 3 {
         bail!("--seat must be 0-3, got {}", args.seat);
     }
+    let lang: Lang = args
+        .lang
+        .parse()
+        .map_err(|e| anyhow::anyhow!("--lang: {e}"))?;
     let levels = crate::arena::parse_levels(&args.bots)?;
     if levels.len() != 3 {
         bail!("--bots names three computer players, e.g. strong,basic,random");
@@ -146,7 +153,7 @@ fn play(args: SoloArgs, input: &mut impl BufRead, out: &mut impl Write) -> Resul
             .cloned()
             .ok_or_else(|| anyhow::anyhow!("hand not over"))?;
         let record = session.record(&setup, st.huangfan(), &outcome);
-        report(&outcome, &record.payments, &setup, st.huangfan(), out)?;
+        report(&outcome, &record.payments, &setup, st.huangfan(), lang, out)?;
         writeln!(out, "Balances: {}", balances(&session))?;
         if record.finished {
             writeln!(out, "Session over.")?;
@@ -498,6 +505,7 @@ fn report(
     payments: &[Money; 4],
     setup: &Setup,
     huangfan: u32,
+    lang: Lang,
     out: &mut impl Write,
 ) -> Result<()> {
     let explained = match outcome {
@@ -515,7 +523,7 @@ fn report(
     match explained {
         Some(e) => {
             writeln!(out, "Hand over.")?;
-            for line in explain_text::render_width(&e, Lang::En, WIDTH) {
+            for line in explain_text::render_width(&e, lang, WIDTH) {
                 writeln!(out, "{line}")?;
             }
             if e.payments != *payments {
@@ -556,6 +564,7 @@ mod tests {
             seat: 1,
             hands,
             seed: Some(seed),
+            lang: "en".into(),
         }
     }
 

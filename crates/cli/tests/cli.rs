@@ -435,12 +435,33 @@ fn solo_plays_whole_hands_from_standard_input() {
         assert!(text.contains("Session over."), "{preset}");
         solo_output_reads_well(preset, &text);
     }
+    // The settlement in 中文.
+    let mut input = String::new();
+    input.push_str(&"1\n".repeat(3000));
+    let out = mahjong_stdin(
+        &["solo", "--hands", "2", "--seed", "11", "--lang", "zh"],
+        &input,
+    );
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).expect("utf-8");
+    assert!(text.contains("付分："), "{text}");
+    assert!(text.contains("结果："), "{text}");
+    solo_output_reads_well_zh(&text);
+    let err = one_line_error(&mahjong_stdin(&["solo", "--lang", "fr"], ""));
+    assert!(err.contains("--lang"), "{err}");
     // End of input stops the game cleanly with the balances so far.
     let out = mahjong_stdin(&["solo", "--seed", "11"], "");
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stdout).contains("Stopped. Balances"));
     let err = one_line_error(&mahjong_stdin(&["solo", "--seat", "4"], ""));
     assert!(err.contains("--seat"), "{err}");
+}
+
+fn solo_output_reads_well_zh(text: &str) {
+    for line in text.lines() {
+        let line = line.trim_start_matches("> ");
+        assert!(columns(line) <= 80, "{} columns: {line}", columns(line));
+    }
 }
 
 /// What a player reads: lines within 80 columns (the prompt "> " is followed by the
