@@ -148,6 +148,19 @@ fn a_removed_step_is_named() {
 }
 
 #[test]
+fn a_header_that_contradicts_the_signed_log_is_named() {
+    let p = played();
+    let mut file = p.whole.clone();
+    file.roster.swap(0, 1);
+    let err = check(&file).expect_err("fault");
+    assert!(matches!(&err, VerifyError::Header(_)), "{err}");
+    let mut file = p.whole.clone();
+    file.table = to_hex(&[1; 32]);
+    let err = check(&file).expect_err("fault");
+    assert!(matches!(&err, VerifyError::Header(_)), "{err}");
+}
+
+#[test]
 fn a_changed_payment_is_named() {
     let p = played();
     let mut file = p.whole.clone();
