@@ -1,6 +1,6 @@
 //! `mahjong`: the command line of the project (no GUI dependencies).
 //!
-//! - `mahjong score [FILE|-]`: score one hand's settlement file (RULES.md §8).
+//! - `mahjong score [FILE|-]`: score one hand's settlement file (docs/rules.en.md §8).
 //! - `mahjong bench win-check FILE`: time the standard win check on a file of hands.
 //! - `mahjong arena`: computer players against each other.
 //! - `mahjong solo`: play in the terminal against three computer players.
@@ -32,11 +32,7 @@ struct Cli {
 enum Command {
     /// Score one hand: read a settlement JSON file (or - for stdin), print the result JSON.
     #[command(long_about = score::LONG_HELP)]
-    Score {
-        /// The settlement file, or - (the default) for standard input.
-        #[arg(default_value = "-")]
-        file: String,
-    },
+    Score(score::ScoreArgs),
     /// Benchmarks.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
@@ -55,7 +51,7 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Score { file } => score::run(&file),
+        Command::Score(a) => score::run(&a),
         Command::Bench(b) => bench::run(b),
         Command::Arena(a) => arena::run(a),
         Command::Solo(a) => solo::run(a),

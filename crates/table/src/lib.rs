@@ -192,11 +192,13 @@ pub mod io;
 pub mod replica;
 pub mod verify;
 
-pub use client::{Client, MAX_AHEAD, MAX_REPLY_BYTES, RETRANSMIT_MS, SILENT_GRACE_MS};
-pub use codec::{Body, Envelope, Hash, MAX_FRAME, Next, Play, Proposal, RosterVote, VERSION};
+pub use client::{
+    Client, MAX_AHEAD, MAX_BUFFER_BYTES, MAX_REPLY_BYTES, RETRANSMIT_MS, SILENT_GRACE_MS,
+};
+pub use codec::{Body, Envelope, Hash, MAX_FRAME, Next, Play, Proposal, RosterVote, VERSION, Void};
 pub use error::{ActError, EvidenceError, Fault, FrameError, Offence, StepError, TableError};
 pub use event::TableEvent;
-pub use evidence::{Charge, Culprit, Evidence};
+pub use evidence::{Charge, Culprit, Evidence, conflict};
 pub use hand::HandStage;
 pub use io::{Config, Input, Output, Persisted, Record, Rejected, Stats};
 pub use replica::{Checkpoint, Ending, HandResult, Stage, StepRecord};

@@ -131,7 +131,10 @@ impl StepKind {
                 | (StepKind::Accept, Body::Accept { .. } | Body::Decline)
                 | (StepKind::Deal, Body::Deal(_))
                 | (StepKind::Play { .. }, Body::Play(_))
-                | (StepKind::Settle, Body::Settle { .. })
+                | (
+                    StepKind::Settle,
+                    Body::Settle { .. } | Body::SettleVoided { .. }
+                )
                 | (StepKind::Roster, Body::Roster(_))
         )
     }
@@ -554,10 +557,15 @@ impl Replica {
         let mut leavers = 0u8;
         let mut stop = false;
         for e in entries {
-            let Body::Settle { result, next } = &e.body else {
+            let Some((result, next)) = e.settle() else {
                 return Err(Fault::malformed(e.seat, "expected a settlement").into());
             };
-            if *result != hash {
+            if let Body::SettleVoided { voids, .. } = &e.body
+                && voids.len() > 3
+            {
+                return Err(Fault::malformed(e.seat, "more voids than seats").into());
+            }
+            if result != hash {
                 return Err(Fault::new(e.seat, Offence::WrongResult).into());
             }
             match next {
@@ -703,6 +711,13 @@ impl Replica {
         {
             return None;
         }
+        if self.stage == Stage::Settle && seq == self.next_seq() {
+            // At the settlement step the result is agreed and signed by those who vote: the
+            // votes sign that very result (a silent seat is then replaced, as a leaver, but
+            // pays what the hand says). An abort there and the four-signed settlement book
+            // the same result.
+            return self.pending_result.clone();
+        }
         let hand = self.hand.as_ref()?;
         let session = self.session.as_ref()?;
         let setup = match hand.setup_seq {
@@ -836,10 +851,25 @@ impl Replica {
         hand.make_play(action, timed_out, signer)
     }
 
-    /// This seat's settlement signature.
-    pub fn make_settle(&self, next: Next) -> Option<Body> {
+    /// This seat's settlement signature: plain, or carrying `voids` when this seat voted
+    /// earlier in the hand.
+    pub fn make_settle(&self, next: Next, voids: Option<Vec<crate::codec::Void>>) -> Option<Body> {
         let result = self.pending_result.as_ref()?.hash();
-        Some(Body::Settle { result, next })
+        Some(match voids {
+            None => Body::Settle { result, next },
+            Some(voids) => Body::SettleVoided {
+                result,
+                next,
+                voids,
+            },
+        })
+    }
+
+    /// The log records of `hand`: `start..end` (empty at `end` when none is logged yet).
+    pub fn hand_range(&self, hand: u32) -> (usize, usize) {
+        let start = self.log.partition_point(|r| r.hand() < Some(hand));
+        let end = self.log.partition_point(|r| r.hand() <= Some(hand));
+        (start, end)
     }
 
     /// This seat's roster vote (`stop`: end the session instead).
