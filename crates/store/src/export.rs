@@ -119,11 +119,7 @@ fn frames(log: &[StepRecord]) -> Vec<Vec<String>> {
 pub fn log_through_hand(log: &[StepRecord], hand: u32) -> Option<&[StepRecord]> {
     let end = log.iter().rposition(|rec| {
         rec.hand() == Some(hand)
-            && (rec.is_abort()
-                || rec
-                    .entries
-                    .iter()
-                    .all(|e| matches!(e.body, mahjong_table::Body::Settle { .. })))
+            && (rec.is_abort() || rec.entries.iter().all(|e| e.settle().is_some()))
     })?;
     Some(&log[..=end])
 }
