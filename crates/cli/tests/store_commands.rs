@@ -10,7 +10,8 @@ use std::sync::OnceLock;
 use mahjong_bot::{Bot, Level};
 use mahjong_rules::{Money, Options, Ruleset, SessionLength};
 use mahjong_store::{Identity, LocalSeat, Store, TableInfo, to_hex};
-use mahjong_table::{Client, Config, Input, TableEvent};
+use mahjong_table::codec::Header;
+use mahjong_table::{Body, Charge, Client, Config, Envelope, Evidence, Input, Next, TableEvent};
 use serde_json::Value;
 
 const NAMES: [&str; 4] = ["Ann", "Bo", "Cy", "Di"];
@@ -358,4 +359,82 @@ fn export_of_an_unknown_table_fails_with_one_line() {
         arg(&dir.path().join("x.json")),
     ]);
     one_line_failure(&out, 1);
+}
+
+#[test]
+fn an_evidence_record_exports_and_verify_blames_its_seat() {
+    let f = fixture();
+    // Another data directory with a copy of Ann's store, so the shared fixture stays as is.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let ann = dir.path().join("Ann");
+    std::fs::create_dir(&ann).expect("dir");
+    for file in ["identity.key", "name", "mahjong.sqlite3"] {
+        std::fs::copy(f.ann.join(file), ann.join(file)).expect("copy");
+    }
+    let table = f.tables[0];
+    let store = Store::open(&ann).expect("store");
+    let log = store.persisted(&table, 0).expect("read").expect("seat").log;
+    // Seat 2 (Cy) signs two different settlements of hand 1.
+    let settle = log
+        .iter()
+        .position(|r| {
+            r.entries
+                .iter()
+                .all(|e| matches!(e.body, Body::Settle { .. }))
+        })
+        .expect("a settlement");
+    let e = log[settle].entries[2].clone();
+    let Body::Settle { result, .. } = e.body else {
+        panic!("a settlement");
+    };
+    let cy = Identity::load_or_create(&f.ann.with_file_name("Cy"), None).expect("Cy");
+    let sign = |next| {
+        Envelope::sign(
+            table,
+            Header {
+                hand: e.hand,
+                seq: e.seq,
+                prev_hash: e.prev_hash,
+            },
+            2,
+            Body::Settle { result, next },
+            &cy.key,
+        )
+    };
+    let evidence = Evidence {
+        log: log[..settle].to_vec(),
+        charge: Charge::Equivocation {
+            first: Box::new(sign(Next::Continue)),
+            second: Box::new(sign(Next::Stop)),
+        },
+    };
+    store.save_evidence(&table, &evidence).expect("save");
+    let file = dir.path().join("evidence.json");
+    let id = to_hex(&table);
+    let out = mahjong(&[
+        "export",
+        "--data-dir",
+        arg(&ann),
+        "--table",
+        &id,
+        "--evidence",
+        "1",
+        arg(&file),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let err = one_line_failure(&mahjong(&["verify", arg(&file)]), 1);
+    assert!(err.contains("blame seat 2 (Cy)"), "{err}");
+    assert!(err.contains("two different signed messages"), "{err}");
+    let out = mahjong(&[
+        "export",
+        "--data-dir",
+        arg(&ann),
+        "--table",
+        &id,
+        "--evidence",
+        "2",
+        arg(&file),
+    ]);
+    let err = one_line_failure(&out, 1);
+    assert!(err.contains("no evidence record 2"), "{err}");
 }

@@ -4,14 +4,15 @@
 //!
 //! ```json
 //! {"format": "shanghai-mahjong-log", "version": 1, "table": "<hex>", "hand": null,
-//!  "names": ["Ann", "Bo", "Cy", "Di"],
+//!  "host": 0, "roster": ["<public key hex>", …], "names": ["Ann", "Bo", "Cy", "Di"],
 //!  "steps": [["<envelope hex>", …], …],
 //!  "results": [{…HandResult…}, …]}
 //! ```
 //!
 //! `steps` is the table's log from the host's proposal on, each step's envelopes in seat
 //! order, each envelope as its exact signed frame (postcard, hex): the proposal names the
-//! four public keys, so the file needs nothing else to be checked. `results` are the
+//! four public keys, so the file needs nothing else to be checked (`host` and `roster`
+//! repeat it for the reader, and must agree with it). `results` are the
 //! results this player's ledger booked (readable: outcome, payments in coins, the session
 //! after the hand); they are claims that verification checks against the signed replay.
 //! `names` are display names, not signed. With `hand: N` the file holds the log up to the end
@@ -69,6 +70,10 @@ pub struct LogFile {
     pub table: String,
     /// The hand the file is about (the log ends with it), or `None` for the whole log.
     pub hand: Option<u32>,
+    /// The host seat (as the signed proposal says).
+    pub host: u8,
+    /// The four seats' public keys, hex (as the signed proposal says).
+    pub roster: Vec<String>,
     /// Display names per seat (not signed).
     pub names: Vec<String>,
     /// Each step's envelopes, as hex frames.
@@ -114,11 +119,7 @@ fn frames(log: &[StepRecord]) -> Vec<Vec<String>> {
 pub fn log_through_hand(log: &[StepRecord], hand: u32) -> Option<&[StepRecord]> {
     let end = log.iter().rposition(|rec| {
         rec.hand() == Some(hand)
-            && (rec.is_abort()
-                || rec
-                    .entries
-                    .iter()
-                    .all(|e| matches!(e.body, mahjong_table::Body::Settle { .. })))
+            && (rec.is_abort() || rec.entries.iter().all(|e| e.settle().is_some()))
     })?;
     Some(&log[..=end])
 }
@@ -132,11 +133,22 @@ impl LogFile {
         log: &[StepRecord],
         results: Vec<HandResult>,
     ) -> LogFile {
+        let proposal = log
+            .first()
+            .and_then(|r| r.entries.first())
+            .and_then(|e| match &e.body {
+                mahjong_table::Body::Propose(p) => Some(p),
+                _ => None,
+            });
         LogFile {
             format: LOG_FORMAT.into(),
             version: FILE_VERSION,
             table: to_hex(table),
             hand,
+            host: proposal.map_or(0, |p| p.host),
+            roster: proposal
+                .map(|p| p.roster.iter().map(|k| to_hex(k.as_bytes())).collect())
+                .unwrap_or_default(),
             names: names.to_vec(),
             steps: frames(log),
             results,
@@ -542,6 +554,17 @@ pub fn verify_log_file(file: &LogFile) -> Result<LogCheck, VerifyError> {
             file.table,
             to_hex(&report.table)
         )));
+    }
+    let roster: Vec<String> = report
+        .proposal
+        .roster
+        .iter()
+        .map(|k| to_hex(k.as_bytes()))
+        .collect();
+    if file.roster != roster || file.host != report.proposal.host {
+        return Err(VerifyError::Header(
+            "the roster or host differs from the signed proposal".into(),
+        ));
     }
     if let Some(h) = file.hand
         && report.hands.last().map(|r| r.hand) != Some(h)
