@@ -190,6 +190,7 @@ fn ledger_json_has_one_object_per_finished_hand() {
         );
     }
     assert_eq!(lines[0]["ruleset"], "classic");
+    assert_eq!(lines[0]["names"], serde_json::json!(NAMES));
     assert_eq!(lines[2]["ruleset"], "baida");
     for row in &lines[..2] {
         let sigs = row["signatures"].as_array().expect("signatures");
