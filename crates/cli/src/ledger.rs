@@ -3,7 +3,7 @@
 //!
 //! `--json`: one JSON object per line per finished hand (`table`, `hand_id`, `hand`,
 //! `ruleset`, `stake`, `payments` in coins, `signatures` as hex, for an aborted hand its three
-//! votes and `aborted_by`; see `mahjong_store::LedgerRow::to_json`). Without it: per table, each
+//! votes and `aborted_by`; see `mahjong_store::LedgerRow::to_json`), with the seats' `names`. Without it: per table, each
 //! hand's payments with each seat's running total, then every player's balance over all
 //! tables and level (the rules' level table, 贫民 … 富可敌国).
 
@@ -53,20 +53,24 @@ pub fn run(args: LedgerArgs) -> Result<()> {
         return Ok(());
     };
     let rows = store.ledger().context("reading the ledger")?;
-    if args.json {
-        let mut out = String::new();
-        for row in &rows {
-            writeln!(out, "{}", row.to_json())?;
-        }
-        print!("{out}");
-        return Ok(());
-    }
     let tables: BTreeMap<[u8; 32], TableInfo> = store
         .tables()
         .context("reading the tables")?
         .into_iter()
         .map(|t| (t.id, t))
         .collect();
+    if args.json {
+        let mut out = String::new();
+        for row in &rows {
+            let mut json = row.to_json();
+            if let (Some(t), Some(map)) = (tables.get(&row.table), json.as_object_mut()) {
+                map.insert("names".into(), serde_json::json!(t.names));
+            }
+            writeln!(out, "{json}")?;
+        }
+        print!("{out}");
+        return Ok(());
+    }
     print!("{}", render(&rows, &tables, &dir));
     Ok(())
 }

@@ -190,6 +190,7 @@ fn ledger_json_has_one_object_per_finished_hand() {
         );
     }
     assert_eq!(lines[0]["ruleset"], "classic");
+    assert_eq!(lines[0]["names"], serde_json::json!(NAMES));
     assert_eq!(lines[2]["ruleset"], "baida");
     for row in &lines[..2] {
         let sigs = row["signatures"].as_array().expect("signatures");
@@ -437,4 +438,25 @@ fn an_evidence_record_exports_and_verify_blames_its_seat() {
     ]);
     let err = one_line_failure(&out, 1);
     assert!(err.contains("no evidence record 2"), "{err}");
+}
+
+#[test]
+#[cfg(target_os = "linux")]
+fn the_data_dir_defaults_to_the_platform_data_directory() {
+    let f = fixture();
+    let home = tempfile::tempdir().expect("tempdir");
+    // On Linux the platform data directory is $XDG_DATA_HOME/shanghai-mahjong.
+    let data = home.path().join("xdg").join("shanghai-mahjong");
+    std::fs::create_dir_all(&data).expect("dir");
+    for file in ["identity.key", "name", "mahjong.sqlite3"] {
+        std::fs::copy(f.ann.join(file), data.join(file)).expect("copy");
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_mahjong"))
+        .args(["ledger", "--json"])
+        .env("HOME", home.path())
+        .env("XDG_DATA_HOME", home.path().join("xdg"))
+        .output()
+        .expect("runs");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout).lines().count(), 3);
 }

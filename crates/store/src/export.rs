@@ -14,7 +14,8 @@
 //! four public keys, so the file needs nothing else to be checked (`host` and `roster`
 //! repeat it for the reader, and must agree with it). `results` are the
 //! results this player's ledger booked (readable: outcome, payments in coins, the session
-//! after the hand); they are claims that verification checks against the signed replay.
+//! after the hand); they are claims that verification checks against the signed replay, hand
+//! by hand (a hand the ledger missed is simply not claimed; the replay still reports it).
 //! `names` are display names, not signed. With `hand: N` the file holds the log up to the end
 //! of hand N only: a hand cannot be checked without the hands before it (the dealer, the 荒番
 //! counter, the balances and any replaced seat come from them), so "one hand" is the shortest
@@ -463,8 +464,9 @@ impl fmt::Display for LogCheck {
         }
         write!(
             f,
-            "  results: {} claimed in the file, each the one the seats signed",
-            self.results_checked
+            "  results: {} of {} finished hands claimed in the file, each the one the seats signed",
+            self.results_checked,
+            r.hands.len()
         )
     }
 }
@@ -573,17 +575,22 @@ pub fn verify_log_file(file: &LogFile) -> Result<LogCheck, VerifyError> {
             "the file is for hand {h} but the log does not end with it"
         )));
     }
-    if file.results.len() != report.hands.len() {
-        return Err(VerifyError::Result {
-            hand: file.results.len().min(report.hands.len()).saturating_add(1) as u32,
-            why: format!(
-                "the file claims {} results, the log finishes {} hands",
-                file.results.len(),
-                report.hands.len()
-            ),
-        });
+    let mut claimed_hands = std::collections::BTreeSet::new();
+    for claimed in &file.results {
+        if !claimed_hands.insert(claimed.hand) {
+            return Err(VerifyError::Result {
+                hand: claimed.hand,
+                why: "the file claims two results for it".into(),
+            });
+        }
     }
-    for (claimed, replayed) in file.results.iter().zip(&report.hands) {
+    for claimed in &file.results {
+        let Some(replayed) = report.hands.iter().find(|h| h.hand == claimed.hand) else {
+            return Err(VerifyError::Result {
+                hand: claimed.hand,
+                why: "the log does not finish that hand".into(),
+            });
+        };
         let signed = &replayed.result;
         if claimed != signed {
             let why = if claimed.payments != signed.payments {
@@ -592,8 +599,6 @@ pub fn verify_log_file(file: &LogFile) -> Result<LogCheck, VerifyError> {
                     money_list(&claimed.payments),
                     money_list(&signed.payments)
                 )
-            } else if claimed.hand != signed.hand {
-                format!("hand {} in the file", claimed.hand)
             } else if claimed.outcome != signed.outcome {
                 format!(
                     "outcome \"{}\" in the file, \"{}\" signed",

@@ -161,6 +161,29 @@ fn a_header_that_contradicts_the_signed_log_is_named() {
 }
 
 #[test]
+fn claimed_results_are_checked_hand_by_hand() {
+    let p = played();
+    // A hand the ledger missed is not claimed: the log still verifies.
+    let mut file = p.whole.clone();
+    file.results.remove(0);
+    let Checked::Log(report) = check(&file).expect("verifies");
+    assert_eq!(report.results_checked, 1);
+    assert!(
+        report.to_string().contains("1 of 2 finished hands claimed"),
+        "{report}"
+    );
+    // A claim for a hand the log does not finish, or a second claim for one hand, is not.
+    let mut file = p.first_hand.clone();
+    file.results.push(p.whole.results[1].clone());
+    let err = check(&file).expect_err("fault");
+    assert!(matches!(&err, VerifyError::Result { hand: 2, .. }), "{err}");
+    let mut file = p.first_hand.clone();
+    file.results.push(p.first_hand.results[0].clone());
+    let err = check(&file).expect_err("fault");
+    assert!(matches!(&err, VerifyError::Result { hand: 1, .. }), "{err}");
+}
+
+#[test]
 fn a_changed_payment_is_named() {
     let p = played();
     let mut file = p.whole.clone();
