@@ -494,3 +494,89 @@ fn the_language_switches_mid_hand_and_is_remembered() -> Result<(), Error> {
     assert!(h.find("打出的牌"));
     Ok(())
 }
+
+/// Writes the screenshots under `docs/screenshots/` (a table in play, a claim prompt and a
+/// settlement, in both languages, at 1280×800 and at 900×600), rendered by the same software
+/// renderer as the window. Run with
+/// `cargo test -p shanghai-mahjong --test app screenshots -- --ignored`.
+#[test]
+#[ignore = "writes the documentation's screenshots"]
+fn screenshots() -> Result<(), Error> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/screenshots");
+    std::fs::create_dir_all(&dir)?;
+    let shot = |h: &mut Harness, name: &str| -> Result<(), Error> {
+        let path = dir.join(name);
+        for entry in std::fs::read_dir(&dir)?.flatten() {
+            if entry.file_name().to_string_lossy().starts_with(name) {
+                std::fs::remove_file(entry.path())?;
+            }
+        }
+        let mut ui = h.ui();
+        let snap = ui.snapshot(&iced::Theme::Dark)?;
+        assert!(snap.matches_image(&path)?);
+        // Half size (the simulator renders at scale 2), 256 colours: small files.
+        let written = dir.join(format!("{name}-tiny-skia.png"));
+        let status = std::process::Command::new("convert")
+            .arg(&written)
+            .args(["-resize", "50%", "-colors", "256", "-strip"])
+            .arg(dir.join(format!("{name}.png")))
+            .status()?;
+        assert!(status.success(), "ImageMagick convert failed");
+        std::fs::remove_file(written)?;
+        Ok(())
+    };
+    for lang in [Lang::Zh, Lang::En] {
+        for size in [
+            iced::Size::new(1280.0, 800.0),
+            iced::Size::new(900.0, 600.0),
+        ] {
+            let tag = format!("{lang}-{}x{}", size.width, size.height);
+            let start = lang.t(shanghai_mahjong::i18n::T::StartPractice);
+            // A table in play: the sixth prompt to discard (the first seed whose hand lasts).
+            let mut h = (20..60)
+                .find_map(|seed| {
+                    let mut h = Harness::named("shot-play", seed, lang);
+                    h.send(Message::Resized(size));
+                    h.click(start).ok()?;
+                    h.sit_down();
+                    let mut discards = 0;
+                    for _ in 0..400 {
+                        if h.table().end.is_some() {
+                            return None;
+                        }
+                        if h.legal()
+                            .iter()
+                            .any(|a| matches!(a, Action::Discard { .. }))
+                        {
+                            discards += 1;
+                            if discards == 6 {
+                                return Some(h);
+                            }
+                        }
+                        h.play_hint(lang).ok()?;
+                    }
+                    None
+                })
+                .expect("a seed whose hand lasts six discards");
+            h.send(Message::Table(TableMsg::ToggleHint));
+            shot(&mut h, &format!("table-{tag}"))?;
+            // A claim prompt.
+            let mut h = find_prompt("shot-claim", 1..40, |l| {
+                l.iter().any(|a| matches!(a, Action::Pung { .. }))
+            });
+            h.send(Message::Resized(size));
+            if lang == Lang::En {
+                h.send(Message::ToggleLang);
+            }
+            shot(&mut h, &format!("claim-{tag}"))?;
+            // A settlement.
+            let mut h = Harness::named("shot-settle", 5, lang);
+            h.send(Message::Resized(size));
+            h.click(start)?;
+            h.sit_down();
+            h.play_to_end(lang)?;
+            shot(&mut h, &format!("settlement-{tag}"))?;
+        }
+    }
+    Ok(())
+}
