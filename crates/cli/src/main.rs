@@ -1,12 +1,16 @@
 //! `mahjong`: the command line of the project (no GUI dependencies).
 //!
-//! - `mahjong score [FILE|-]`: score one hand's settlement file (RULES.md §8).
+//! - `mahjong score [FILE|-]`: score one hand's settlement file (docs/rules.en.md §8).
 //! - `mahjong bench win-check FILE`: time the standard win check on a file of hands.
 //! - `mahjong arena`: computer players against each other.
 //! - `mahjong solo`: play in the terminal against three computer players.
+//! - `mahjong ledger`, `mahjong export`, `mahjong verify`: the ledger and signed logs of the
+//!   tables played (`ledger.rs`, `export.rs`).
 
 mod arena;
 mod bench;
+mod export;
+mod ledger;
 mod score;
 mod solo;
 
@@ -28,11 +32,7 @@ struct Cli {
 enum Command {
     /// Score one hand: read a settlement JSON file (or - for stdin), print the result JSON.
     #[command(long_about = score::LONG_HELP)]
-    Score {
-        /// The settlement file, or - (the default) for standard input.
-        #[arg(default_value = "-")]
-        file: String,
-    },
+    Score(score::ScoreArgs),
     /// Benchmarks.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
@@ -40,15 +40,24 @@ enum Command {
     Arena(arena::ArenaArgs),
     /// Play in the terminal against three computer players.
     Solo(solo::SoloArgs),
+    /// The ledger of finished hands in the data directory.
+    Ledger(ledger::LedgerArgs),
+    /// Write a self-contained file of a table's signed log.
+    Export(export::ExportArgs),
+    /// Check a log or evidence file offline (exit 1: a fault, 2: unreadable input).
+    Verify(export::VerifyArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Score { file } => score::run(&file),
+        Command::Score(a) => score::run(&a),
         Command::Bench(b) => bench::run(b),
         Command::Arena(a) => arena::run(a),
         Command::Solo(a) => solo::run(a),
+        Command::Ledger(a) => ledger::run(a),
+        Command::Export(a) => export::run_export(a),
+        Command::Verify(a) => return export::run_verify(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,4 +1,4 @@
-//! Hand analysis (RULES.md §5): whether a hand wins under a ruleset, its waits, and the hand
+//! Hand analysis (docs/rules.en.md §5): whether a hand wins under a ruleset, its waits, and the hand
 //! types and flowers that scoring needs.
 //!
 //! A hand is its concealed tiles as a count array (the winning tile included) plus its melds
@@ -9,8 +9,9 @@
 //!
 //! Flowers in `qiaoma`/`classic` do not depend on how the concealed tiles are split: only
 //! honor pungs score, and honors can only form pungs; a concealed honor triple counts as a
-//! pung (a pung completed by a discard too). In `baida` a wildcard can complete a wind pung,
-//! so the split that gives the most flowers is taken.
+//! pung (a pung completed by a discard too). In `baida` only three real wind tiles make a
+//! wind pung that earns a flower (a wildcard earns its own flower only), and the split that
+//! keeps the most of them is taken.
 
 use crate::options::{HandsRule, Options};
 use crate::shape::{self, Set};
@@ -138,7 +139,7 @@ pub fn honor_pung_flowers(t: Tile) -> u32 {
     }
 }
 
-/// The winning hand types of §5 (their ids are the pinyin of RULES.md).
+/// The winning hand types of §5 (their ids are the pinyin names of the rule book).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum HandType {
@@ -476,6 +477,23 @@ pub fn restricted_flowers(concealed: &Counts, melds: &[MeldShape], flower_tiles:
     f
 }
 
+/// Whether a hand with these melds can still win at all under `options`, whatever its
+/// concealed tiles become. Only the `restricted` hands rule a hand out by its melds: a chow
+/// with suited melds in two suits fits no winning hand (not all pungs, not one suit, not all
+/// honors). With 大吊车 admitted (`classic`) four melds of any kind still win, and any
+/// standard hand wins in `baida`.
+pub fn can_still_win(options: &Options, melds: &[MeldShape]) -> bool {
+    if options.hands != HandsRule::Restricted {
+        return true;
+    }
+    let chow = melds.iter().any(|m| m.kind == MeldType::Chow);
+    let suits = melds
+        .iter()
+        .filter(|m| m.tile.is_suited())
+        .fold(0u8, |acc, m| acc | 1 << (m.tile.index() / 9));
+    !(chow && suits.count_ones() >= 2)
+}
+
 /// 大吊车 / 大吊: four melds and the concealed tiles are the pair (a single wait).
 pub fn is_big_single_wait(concealed: &Counts, melds: &[MeldShape]) -> bool {
     melds.len() == 4 && concealed.iter().map(|&n| n as u32).sum::<u32>() == 2
@@ -486,28 +504,44 @@ pub fn is_menqing(melds: &[MeldShape]) -> bool {
     melds.iter().all(|m| !m.kind.is_open())
 }
 
-/// `baida` flowers of the best split: wind pungs in the concealed hand (a wildcard may
-/// complete one; three wildcards alone count as one) plus meld flowers. Returns `None` when
-/// the hand is not standard.
-pub fn baida_concealed_wind_pungs(concealed: &Counts, wildcard: Option<Tile>) -> Option<u32> {
+/// `baida`: the concealed wind pungs that earn a flower, for the best split. Only three real
+/// wind tiles make such a pung (§6 `baida`): a wildcard standing in a set earns only its own
+/// flower, so the wildcards never complete one, and three wildcards together are no wind
+/// pung. Returns the winds of the pungs (the most that a standard split of the hand allows),
+/// or `None` when the hand is not standard.
+pub fn baida_concealed_wind_pungs(concealed: &Counts, wildcard: Option<Tile>) -> Option<Vec<Tile>> {
     let (real, jokers) = split_wild(concealed, wildcard);
-    let decs = shape::decompositions(&real, jokers);
-    decs.iter()
-        .map(|d| {
-            d.sets
-                .iter()
-                .filter(|s| matches!(s, Set::Pung(t) if t.is_wind()))
-                .count() as u32
-                + d.wild_sets as u32
-        })
-        .max()
+    let triples: Vec<usize> = (27..31).filter(|&i| real[i] >= 3).collect();
+    let mut best: Option<Vec<Tile>> = None;
+    // At most four winds: every subset of the real triples, taken as pungs of three real
+    // tiles, must leave a standard shape (with the wildcards) for the rest of the hand.
+    for mask in 0u32..(1 << triples.len()) {
+        let mut rest = real;
+        let mut winds = Vec::new();
+        for (k, &i) in triples.iter().enumerate() {
+            if mask & (1 << k) != 0 {
+                rest[i] -= 3;
+                winds.extend(Tile::from_index(i));
+            }
+        }
+        if best.as_ref().is_some_and(|b| b.len() >= winds.len()) {
+            continue;
+        }
+        if shape::is_standard_wild(&rest, jokers) {
+            best = Some(winds);
+        }
+    }
+    best
 }
 
-/// Wind triples in concealed tiles (wildcards not used): the count for a 四百搭 hand that
-/// is not standard.
-pub fn plain_wind_triples(concealed: &Counts, wildcard: Option<Tile>) -> u32 {
+/// Wind triples of real tiles among the concealed tiles (wildcards not used): the wind
+/// pungs of a 四百搭 hand that is not standard.
+pub fn plain_wind_triples(concealed: &Counts, wildcard: Option<Tile>) -> Vec<Tile> {
     let (real, _) = split_wild(concealed, wildcard);
-    (27..31).filter(|&i| real[i] >= 3).count() as u32
+    (27..31)
+        .filter(|&i| real[i] >= 3)
+        .filter_map(Tile::from_index)
+        .collect()
 }
 
 #[cfg(test)]
@@ -567,6 +601,20 @@ mod tests {
             &[chow(tile!("1p")), pung(tile!("1z"))],
             None
         ));
+    }
+
+    #[test]
+    fn a_chow_and_a_second_suit_rule_every_restricted_hand_out() {
+        let o = q();
+        assert!(can_still_win(&o, &[chow(tile!("1m")), chow(tile!("4m"))]));
+        assert!(can_still_win(&o, &[pung(tile!("1m")), pung(tile!("4p"))]));
+        assert!(can_still_win(&o, &[chow(tile!("1m")), pung(tile!("1z"))]));
+        assert!(!can_still_win(&o, &[chow(tile!("1m")), chow(tile!("4p"))]));
+        assert!(!can_still_win(&o, &[chow(tile!("1m")), pung(tile!("4s"))]));
+        let cl = Options::preset(Ruleset::Classic);
+        assert!(can_still_win(&cl, &[chow(tile!("1m")), chow(tile!("4p"))]));
+        let b = Options::preset(Ruleset::Baida);
+        assert!(can_still_win(&b, &[chow(tile!("1m")), chow(tile!("4p"))]));
     }
 
     #[test]
