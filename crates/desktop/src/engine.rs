@@ -19,7 +19,10 @@ use std::sync::{Arc, OnceLock};
 use ed25519_dalek::SigningKey;
 use mahjong_bot::{Bot, Level};
 use mahjong_deal::CardTable;
-use mahjong_rules::{Action, Card, Event, Money, Options, Ruleset, Seat, SeatView, SessionLength};
+use mahjong_rules::explain::Explanation;
+use mahjong_rules::{
+    Action, Card, Event, Money, Options, Outcome, Ruleset, Seat, SeatView, SessionLength, scoring,
+};
 use mahjong_table::{Client, Config, HandResult, Input, Output, TableError, TableEvent};
 use rand_chacha::ChaCha8Rng;
 use rand_core::{RngCore, SeedableRng};
@@ -90,6 +93,26 @@ pub struct HandEnd {
     pub signed_by_all: bool,
     /// The audit passed: no seat was proven at fault during the hand.
     pub audited: bool,
+    /// Why the payments are what they are (the rules crate's explanation of the settlement,
+    /// or of a leaver's penalty); `None` for a drawn hand.
+    pub explanation: Option<Box<Explanation>>,
+}
+
+/// The rules crate's explanation of a hand's outcome.
+pub fn explain(result: &HandResult) -> Option<Box<Explanation>> {
+    match &result.outcome {
+        Outcome::Win { settlement, .. } => scoring::explain(settlement).ok().map(Box::new),
+        Outcome::Abandoned { leaver, .. } => {
+            let setup = result.setup.as_ref();
+            let options = setup.map_or(&result.session.options, |s| &s.options);
+            let stake = setup.map_or(result.session.stake, |s| s.stake);
+            let huangfan = setup.map_or(0, |s| s.huangfan);
+            Some(Box::new(scoring::explain_leaver(
+                options, stake, *leaver, huangfan,
+            )))
+        }
+        Outcome::Drawn => None,
+    }
 }
 
 /// What the UI is told.
@@ -453,6 +476,7 @@ impl Engine {
                     view: self.final_view.take(),
                     signed_by_all: !result.aborted && signatures.len() == 4,
                     audited: !self.faults && !result.aborted,
+                    explanation: explain(result),
                 };
                 self.faults = false;
                 updates.push(Update::HandEnded(Box::new(end)));

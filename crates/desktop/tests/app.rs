@@ -454,10 +454,18 @@ fn a_whole_hand_ends_in_a_verified_explained_settlement_in_both_languages() -> R
     assert!(h.find("第 1 局结算"));
     assert!(h.find("✓ 已验证：发牌审计通过，四家签名"));
     assert!(h.find("四家亮牌"));
-    if let mahjong_rules::Outcome::Win { result, .. } = &end.result.outcome {
-        let ws = &result.winners[0];
-        assert!(h.find(&format!("点数 P：{}", ws.points)));
-        assert!(h.find(&format!("每个付钱的人付 S = {} 点", ws.score)));
+    if let mahjong_rules::Outcome::Win { .. } = &end.result.outcome {
+        // The score explained line by line: the rules crate's explanation, every line shown.
+        let e = end.explanation.as_ref().expect("a win is explained");
+        let lines = mahjong_rules::explain_text::render_width(
+            e,
+            mahjong_rules::explain_text::Lang::Zh,
+            100,
+        );
+        assert!(lines.len() >= 4);
+        for line in &lines {
+            assert!(h.find(line.as_str()), "line not shown: {line}");
+        }
     } else {
         assert!(h.find("流局：牌摸完了，没人胡"));
     }
