@@ -98,11 +98,23 @@ fn multiplier(ws: &WinnerScore) -> u32 {
 /// The score explained line by line by the rules crate (`explain_text::render_width`): each
 /// flower item, points, multipliers, the cap in 勒子, the table limit, who pays what and why,
 /// 承包 included.
-fn explanation_lines<'a>(lang: Lang, e: &Explanation) -> Element<'a, Message> {
+fn explanation_lines<'a>(lang: Lang, me: &str, e: &Explanation) -> Element<'a, Message> {
     let rules_lang = match lang {
         Lang::Zh => explain_text::Lang::Zh,
         Lang::En => explain_text::Lang::En,
     };
+    // The explanation names seats by number: say who is who.
+    let seat = explain_text::catalogue(rules_lang).seat;
+    let legend: Vec<String> = (0..4u8)
+        .map(|s| {
+            format!(
+                "{} = {}",
+                seat.replace("{s}", &s.to_string()),
+                seat_name(lang, me, s)
+            )
+        })
+        .collect();
+    let legend = label(legend.join(" · "), 13.0, MUTED);
     explain_text::render_width(e, rules_lang, 100)
         .into_iter()
         .fold(column![].spacing(2), |c, line| {
@@ -110,6 +122,7 @@ fn explanation_lines<'a>(lang: Lang, e: &Explanation) -> Element<'a, Message> {
             let color = if indent == 0 { ACCENT } else { ON_FELT };
             c.push(label(line, 14.0, color))
         })
+        .push(legend)
         .into()
 }
 
@@ -307,7 +320,7 @@ pub fn view<'a>(st: &'a State, end: &'a HandEnd, ctx: Ctx<'a>) -> Element<'a, Me
     }
     if let Some(e) = &end.explanation {
         col = col.push(
-            container(explanation_lines(lang, e))
+            container(explanation_lines(lang, ctx.name, e))
                 .padding(10)
                 .width(Length::Fill)
                 .style(panel),
