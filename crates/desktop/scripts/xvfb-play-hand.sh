@@ -43,10 +43,11 @@ while :; do
     exit 1
   fi
   # Win if offered; else discard the first tile (press 1 twice); pass a claim.
-  xdotool key h
-  xdotool key Escape 1 1
-  xdotool key space
-  sleep 0.4
+  # One key per call with a pause: two quick presses of one key can reach the app as one.
+  for k in h Escape 1 1 space; do
+    xdotool key "$k"
+    sleep 0.12
+  done
 done
 echo "settlement reached after $(( $(date +%s) - start )) s: $title"
 rss=$(awk '/VmRSS/ {print $2}' "/proc/$app/status")
