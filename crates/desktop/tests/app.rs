@@ -503,6 +503,47 @@ fn the_language_switches_mid_hand_and_is_remembered() -> Result<(), Error> {
     Ok(())
 }
 
+#[test]
+fn a_baida_table_shows_the_indicator_and_the_wildcard() -> Result<(), Error> {
+    let mut h = Harness::named("baida", 3, Lang::En);
+    h.click("Baida 百搭")?;
+    h.click("Start practice")?;
+    assert_eq!(
+        h.app.table_key().map(|k| k.config.ruleset),
+        Some(mahjong_rules::Ruleset::Baida)
+    );
+    h.sit_down();
+    let v = h.table().view.clone().expect("dealt");
+    assert!(v.indicator.is_some() && v.wildcard.is_some());
+    assert!(h.find("Indicator") && h.find("Wildcard"));
+    Ok(())
+}
+
+#[test]
+fn the_practice_flag_goes_straight_to_a_table() {
+    let dir = temp_dir("flag");
+    Settings {
+        name: "Mei".into(),
+        ..Settings::default()
+    }
+    .save(&dir)
+    .expect("settings");
+    let (app, _) = App::new(Flags {
+        data_dir: dir.clone(),
+        lang: Some(Lang::En),
+        practice: Some(mahjong_rules::Ruleset::Classic),
+        seed: Some(1),
+        think_ms: (0, 0),
+    });
+    assert_eq!(
+        app.table_key().map(|k| k.config.ruleset),
+        Some(mahjong_rules::Ruleset::Classic)
+    );
+    // --lang is remembered.
+    assert_eq!(Settings::load(&dir).expect("saved").lang, Lang::En);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// Writes the screenshots under `docs/screenshots/` (a table in play, a claim prompt and a
 /// settlement, in both languages, at 1280×800 and at 900×600), rendered by the same software
 /// renderer as the window. Run with
