@@ -260,7 +260,7 @@ impl App {
         if let Screen::Table(t) = &self.screen {
             subs.push(worker::practice(t.key.clone()).map(feed));
             if t.counting() {
-                subs.push(worker::every(250).map(tick));
+                subs.push(worker::every(500).map(tick));
             }
         }
         Subscription::batch(subs)

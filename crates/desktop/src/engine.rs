@@ -19,7 +19,10 @@ use std::sync::{Arc, OnceLock};
 use ed25519_dalek::SigningKey;
 use mahjong_bot::{Bot, Level};
 use mahjong_deal::CardTable;
-use mahjong_rules::{Action, Card, Event, Money, Options, Ruleset, Seat, SeatView, SessionLength};
+use mahjong_rules::explain::Explanation;
+use mahjong_rules::{
+    Action, Card, Event, Money, Options, Outcome, Ruleset, Seat, SeatView, SessionLength, scoring,
+};
 use mahjong_table::{Client, Config, HandResult, Input, Output, TableError, TableEvent};
 use rand_chacha::ChaCha8Rng;
 use rand_core::{RngCore, SeedableRng};
@@ -90,6 +93,26 @@ pub struct HandEnd {
     pub signed_by_all: bool,
     /// The audit passed: no seat was proven at fault during the hand.
     pub audited: bool,
+    /// Why the payments are what they are (the rules crate's explanation of the settlement,
+    /// or of a leaver's penalty); `None` for a drawn hand.
+    pub explanation: Option<Box<Explanation>>,
+}
+
+/// The rules crate's explanation of a hand's outcome.
+pub fn explain(result: &HandResult) -> Option<Box<Explanation>> {
+    match &result.outcome {
+        Outcome::Win { settlement, .. } => scoring::explain(settlement).ok().map(Box::new),
+        Outcome::Abandoned { leaver, .. } => {
+            let setup = result.setup.as_ref();
+            let options = setup.map_or(&result.session.options, |s| &s.options);
+            let stake = setup.map_or(result.session.stake, |s| s.stake);
+            let huangfan = setup.map_or(0, |s| s.huangfan);
+            Some(Box::new(scoring::explain_leaver(
+                options, stake, *leaver, huangfan,
+            )))
+        }
+        Outcome::Drawn => None,
+    }
 }
 
 /// What the UI is told.
@@ -453,6 +476,7 @@ impl Engine {
                     view: self.final_view.take(),
                     signed_by_all: !result.aborted && signatures.len() == 4,
                     audited: !self.faults && !result.aborted,
+                    explanation: explain(result),
                 };
                 self.faults = false;
                 updates.push(Update::HandEnded(Box::new(end)));
@@ -543,5 +567,70 @@ mod tests {
         };
         assert_eq!(first(3), first(3));
         assert_ne!(first(3), first(4));
+    }
+}
+
+/// Timings of the practice engine (bots answer at once), for the README's figures:
+/// `cargo test --release -p shanghai-mahjong --lib timings -- --ignored --nocapture`.
+#[cfg(test)]
+mod timings {
+    use super::*;
+    use std::time::{Duration, Instant};
+
+    #[test]
+    #[ignore = "prints timings; run in release"]
+    fn timings() {
+        let mut setups = Vec::new();
+        let mut turns: Vec<Duration> = Vec::new();
+        for seed in 1..=5 {
+            let config = PracticeConfig {
+                think_ms: (0, 0),
+                hands: 1,
+                ..PracticeConfig::new(Ruleset::Qiaoma, seed)
+            };
+            let t = Instant::now();
+            let (mut engine, _) = Engine::new(&config).expect("engine");
+            let mut updates = engine.settle(u64::MAX / 2);
+            setups.push(t.elapsed());
+            let mut hint = None;
+            for _ in 0..500 {
+                for u in updates.drain(..) {
+                    if let Update::Hint { action, .. } = u {
+                        hint = Some(action);
+                    }
+                }
+                if engine.is_paused() {
+                    break;
+                }
+                if !engine.player_must_act() {
+                    updates = engine.settle(u64::MAX / 2);
+                    continue;
+                }
+                let Some(a) = hint.take() else { break };
+                let discard = matches!(a, Action::Discard { .. });
+                let t = Instant::now();
+                updates = engine.command(Command::Act(a));
+                if !engine.player_must_act() && !engine.is_paused() {
+                    updates.extend(engine.settle(u64::MAX / 2));
+                }
+                if discard && !engine.is_paused() {
+                    turns.push(t.elapsed());
+                }
+            }
+        }
+        turns.sort();
+        let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+        let mean_setup = setups.iter().map(|d| ms(*d)).sum::<f64>() / setups.len() as f64;
+        println!(
+            "hand set-up (agree, commit, reveal, four shuffles, deal, to the first prompt): mean {mean_setup:.0} ms over {} hands",
+            setups.len()
+        );
+        println!(
+            "player's discard to the next prompt (three bots, instant): median {:.1} ms, p90 {:.1} ms, max {:.1} ms over {} discards",
+            ms(turns[turns.len() / 2]),
+            ms(turns[turns.len() * 9 / 10]),
+            ms(turns[turns.len() - 1]),
+            turns.len()
+        );
     }
 }

@@ -10,7 +10,7 @@ use std::cell::Cell;
 use std::hash::{Hash, Hasher};
 
 use iced::widget::canvas::{self, Cache, Canvas, Frame, Geometry, Path, Stroke, Text};
-use iced::{Color, Element, Font, Length, Point, Rectangle, Renderer, Size, Theme, mouse};
+use iced::{Color, Element, Length, Point, Rectangle, Renderer, Size, Theme, mouse};
 use mahjong_rules::{Suit, Tile};
 use serde::{Deserialize, Serialize};
 
@@ -458,9 +458,21 @@ pub fn fit(width: f32, count: usize, min: f32, max: f32) -> f32 {
     w.clamp(min, max).floor()
 }
 
-/// The font a tile face uses, for callers that draw tile names as text.
-pub fn font() -> Font {
-    crate::FONT
+/// A tile named in words of its face style: `七萬`, `五筒`, `東`, `春` for the Chinese faces,
+/// `7m` for the notation.
+pub fn tile_name(t: Tile, faces: Faces) -> String {
+    if faces == Faces::Notation {
+        return t.to_string();
+    }
+    let n = t.number() as usize;
+    match t.suit() {
+        Suit::Characters => format!("{}萬", NUMERALS[n - 1]),
+        Suit::Dots => format!("{}筒", NUMERALS[n - 1]),
+        Suit::Bamboo => format!("{}條", NUMERALS[n - 1]),
+        Suit::Honors if n == 5 => "白".to_string(),
+        Suit::Honors => HONORS[n - 1].to_string(),
+        Suit::Flowers => FLOWERS[n - 1].to_string(),
+    }
 }
 
 #[cfg(test)]

@@ -454,10 +454,18 @@ fn a_whole_hand_ends_in_a_verified_explained_settlement_in_both_languages() -> R
     assert!(h.find("第 1 局结算"));
     assert!(h.find("✓ 已验证：发牌审计通过，四家签名"));
     assert!(h.find("四家亮牌"));
-    if let mahjong_rules::Outcome::Win { result, .. } = &end.result.outcome {
-        let ws = &result.winners[0];
-        assert!(h.find(&format!("点数 P：{}", ws.points)));
-        assert!(h.find(&format!("每个付钱的人付 S = {} 点", ws.score)));
+    if let mahjong_rules::Outcome::Win { .. } = &end.result.outcome {
+        // The score explained line by line: the rules crate's explanation, every line shown.
+        let e = end.explanation.as_ref().expect("a win is explained");
+        let lines = mahjong_rules::explain_text::render_width(
+            e,
+            mahjong_rules::explain_text::Lang::Zh,
+            100,
+        );
+        assert!(lines.len() >= 4);
+        for line in &lines {
+            assert!(h.find(line.as_str()), "line not shown: {line}");
+        }
     } else {
         assert!(h.find("流局：牌摸完了，没人胡"));
     }
@@ -492,5 +500,132 @@ fn the_language_switches_mid_hand_and_is_remembered() -> Result<(), Error> {
     );
     h.click("中文")?;
     assert!(h.find("打出的牌"));
+    Ok(())
+}
+
+#[test]
+fn a_baida_table_shows_the_indicator_and_the_wildcard() -> Result<(), Error> {
+    let mut h = Harness::named("baida", 3, Lang::En);
+    h.click("Baida 百搭")?;
+    h.click("Start practice")?;
+    assert_eq!(
+        h.app.table_key().map(|k| k.config.ruleset),
+        Some(mahjong_rules::Ruleset::Baida)
+    );
+    h.sit_down();
+    let v = h.table().view.clone().expect("dealt");
+    assert!(v.indicator.is_some() && v.wildcard.is_some());
+    assert!(h.find("Indicator") && h.find("Wildcard"));
+    Ok(())
+}
+
+#[test]
+fn the_practice_flag_goes_straight_to_a_table() {
+    let dir = temp_dir("flag");
+    Settings {
+        name: "Mei".into(),
+        ..Settings::default()
+    }
+    .save(&dir)
+    .expect("settings");
+    let (app, _) = App::new(Flags {
+        data_dir: dir.clone(),
+        lang: Some(Lang::En),
+        practice: Some(mahjong_rules::Ruleset::Classic),
+        seed: Some(1),
+        think_ms: (0, 0),
+    });
+    assert_eq!(
+        app.table_key().map(|k| k.config.ruleset),
+        Some(mahjong_rules::Ruleset::Classic)
+    );
+    // --lang is remembered.
+    assert_eq!(Settings::load(&dir).expect("saved").lang, Lang::En);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Writes the screenshots under `docs/screenshots/` (a table in play, a claim prompt and a
+/// settlement, in both languages, at 1280×800 and at 900×600), rendered by the same software
+/// renderer as the window. Run with
+/// `cargo test -p shanghai-mahjong --test app screenshots -- --ignored`.
+#[test]
+#[ignore = "writes the documentation's screenshots"]
+fn screenshots() -> Result<(), Error> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/screenshots");
+    std::fs::create_dir_all(&dir)?;
+    let shot = |h: &mut Harness, name: &str| -> Result<(), Error> {
+        let path = dir.join(name);
+        for entry in std::fs::read_dir(&dir)?.flatten() {
+            if entry.file_name().to_string_lossy().starts_with(name) {
+                std::fs::remove_file(entry.path())?;
+            }
+        }
+        let mut ui = h.ui();
+        let snap = ui.snapshot(&iced::Theme::Dark)?;
+        assert!(snap.matches_image(&path)?);
+        // Half size (the simulator renders at scale 2), 256 colours: small files.
+        let written = dir.join(format!("{name}-tiny-skia.png"));
+        let status = std::process::Command::new("convert")
+            .arg(&written)
+            .args(["-resize", "50%", "-colors", "256", "-strip"])
+            .arg(dir.join(format!("{name}.png")))
+            .status()?;
+        assert!(status.success(), "ImageMagick convert failed");
+        std::fs::remove_file(written)?;
+        Ok(())
+    };
+    for lang in [Lang::Zh, Lang::En] {
+        for size in [
+            iced::Size::new(1280.0, 800.0),
+            iced::Size::new(900.0, 600.0),
+        ] {
+            let tag = format!("{lang}-{}x{}", size.width, size.height);
+            let start = lang.t(shanghai_mahjong::i18n::T::StartPractice);
+            // A table in play: the sixth prompt to discard (the first seed whose hand lasts).
+            let mut h = (20..60)
+                .find_map(|seed| {
+                    let mut h = Harness::named("shot-play", seed, lang);
+                    h.send(Message::Resized(size));
+                    h.click(start).ok()?;
+                    h.sit_down();
+                    let mut discards = 0;
+                    for _ in 0..400 {
+                        if h.table().end.is_some() {
+                            return None;
+                        }
+                        if h.legal()
+                            .iter()
+                            .any(|a| matches!(a, Action::Discard { .. }))
+                        {
+                            discards += 1;
+                            if discards == 6 {
+                                return Some(h);
+                            }
+                        }
+                        h.play_hint(lang).ok()?;
+                    }
+                    None
+                })
+                .expect("a seed whose hand lasts six discards");
+            h.send(Message::Table(TableMsg::ToggleHint));
+            shot(&mut h, &format!("table-{tag}"))?;
+            // A claim prompt.
+            let mut h = find_prompt("shot-claim", 1..40, |l| {
+                l.iter().any(|a| matches!(a, Action::Pung { .. }))
+            });
+            h.send(Message::Resized(size));
+            if lang == Lang::En {
+                h.send(Message::ToggleLang);
+            }
+            shot(&mut h, &format!("claim-{tag}"))?;
+            // A settlement.
+            let mut h = Harness::named("shot-settle", 5, lang);
+            h.send(Message::Resized(size));
+            h.click(start)?;
+            h.sit_down();
+            h.play_to_end(lang)?;
+            shot(&mut h, &format!("settlement-{tag}"))?;
+        }
+    }
     Ok(())
 }

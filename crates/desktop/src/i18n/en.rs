@@ -90,7 +90,7 @@ pub fn text(key: T) -> &'static str {
         T::PaysNothing => "{0} is even",
         T::Totals => "Running totals",
         T::NextHand => "Next hand",
-        T::Stop => "Stop the session",
+        T::Stop => "Stop",
         T::Evidence => "Evidence",
         T::Cheated => "{0} cheated, and it is proven: {1}",
         T::SessionOver => "Session over",
@@ -103,7 +103,9 @@ pub fn text(key: T) -> &'static str {
         T::FromSeat => "{0} discarded it",
         T::PaidByAll => "Self-draw: each of the other three pays S",
         T::PaidByDiscarder => "On a discard: the discarder pays",
-        T::Binding => "承包: {0} and {1} made {2} claims on each other; {0} pays more",
+        T::Binding => {
+            "承包: {0} and {1} made {2} claims on each other: the 承包 payment table applies"
+        }
         T::Concealed => "Hand",
         T::Failed => "The table cannot go on: {0}",
         T::ChowWith => "Chow {0}",

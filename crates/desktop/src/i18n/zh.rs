@@ -101,7 +101,7 @@ pub fn text(key: T) -> &'static str {
         T::FromSeat => "{0} 放炮",
         T::PaidByAll => "自摸：其余三家每家付 S",
         T::PaidByDiscarder => "点炮：放炮的人付",
-        T::Binding => "承包：{0} 和 {1} 之间吃碰 {2} 次，{0} 多付",
+        T::Binding => "承包：{0} 和 {1} 之间吃碰 {2} 次，按承包表付",
         T::Concealed => "手牌",
         T::Failed => "牌桌无法继续：{0}",
         T::ChowWith => "吃 {0}",

@@ -3,12 +3,14 @@
 //! table limit, S, who pays what and why, 承包), running totals, the "verified" mark and the
 //! evidence against a cheating seat; next hand or stop.
 //!
-//! The lines come from what the rules crate's scoring result gives (`WinnerScore`: type,
-//! patterns, flowers, P, V, cap, S; the payments) and the settlement's inputs (win kind,
-//! discarder, claims between seats for 承包).
+//! The score's lines are the rules crate's explanation (`scoring::explain`, rendered by
+//! `explain_text`, the same text as `mahjong score --explain`); a result without one falls back
+//! to what the scoring result gives (`WinnerScore`: type, patterns, flowers, P, V, cap, S).
 
 use iced::widget::{button, column, container, row, scrollable};
 use iced::{Alignment, Element, Length};
+use mahjong_rules::explain::Explanation;
+use mahjong_rules::explain_text;
 use mahjong_rules::shape::{Set, decompositions};
 use mahjong_rules::{
     Money, Outcome, Seat, Settlement, Tile, WinKind, WinnerHand, WinnerScore, counts_of,
@@ -93,11 +95,100 @@ fn multiplier(ws: &WinnerScore) -> u32 {
         .fold(1, |m, _| m * 2)
 }
 
+/// The score explained line by line by the rules crate (`explain_text::render_width`): each
+/// flower item, points, multipliers, the cap in 勒子, the table limit, who pays what and why,
+/// 承包 included.
+fn explanation_lines<'a>(lang: Lang, me: &str, e: &Explanation) -> Element<'a, Message> {
+    let rules_lang = match lang {
+        Lang::Zh => explain_text::Lang::Zh,
+        Lang::En => explain_text::Lang::En,
+    };
+    // The explanation names seats by number: say who is who.
+    let seat = explain_text::catalogue(rules_lang).seat;
+    let legend: Vec<String> = (0..4u8)
+        .map(|s| {
+            format!(
+                "{} = {}",
+                seat.replace("{s}", &s.to_string()),
+                seat_name(lang, me, s)
+            )
+        })
+        .collect();
+    let legend = label(legend.join(" · "), 13.0, MUTED);
+    explain_text::render_width(e, rules_lang, 100)
+        .into_iter()
+        .fold(column![].spacing(2), |c, line| {
+            let indent = line.len() - line.trim_start().len();
+            let color = if indent == 0 { ACCENT } else { ON_FELT };
+            c.push(label(line, 14.0, color))
+        })
+        .push(legend)
+        .into()
+}
+
+/// What the scoring result alone gives, for a result without an explanation.
+fn fallback_lines<'a>(
+    lang: Lang,
+    me: &str,
+    s: &Settlement,
+    ws: &WinnerScore,
+) -> Element<'a, Message> {
+    let name = |seat: Seat| seat_name(lang, me, seat);
+    let mut col = column![].spacing(4);
+    let patterns: Vec<String> = ws.patterns.iter().map(|p| lang.pattern(p)).collect();
+    col = col.push(label(
+        lang.f(T::Of, &[&lang.t(T::Patterns), &patterns.join("、")]),
+        15.0,
+        ON_FELT,
+    ));
+    col = col.push(label(lang.f(T::FlowerCount, &[&ws.flowers]), 15.0, ON_FELT));
+    col = col.push(label(lang.f(T::Points, &[&ws.points]), 15.0, ON_FELT));
+    col = col.push(label(lang.f(T::Value, &[&ws.value]), 15.0, ON_FELT));
+    let m = multiplier(ws);
+    if m > 1 {
+        col = col.push(label(lang.f(T::Multiplier, &[&m]), 15.0, ON_FELT));
+    }
+    match (ws.cap, s.options.lezi_points) {
+        (Some(c), Some(lz)) => {
+            col = col.push(label(lang.f(T::Cap, &[&c, &(c * lz)]), 15.0, ON_FELT));
+        }
+        _ => col = col.push(label(lang.t(T::NoCap), 15.0, ON_FELT)),
+    }
+    if let Some(l) = s.options.table_limit_lezi {
+        col = col.push(label(lang.f(T::TableLimit, &[&l]), 15.0, ON_FELT));
+    }
+    col = col.push(bold(lang.f(T::ScoreS, &[&ws.score]), 16.0, ACCENT));
+    col = col.push(label(
+        lang.t(if s.kind.paid_by_all() {
+            T::PaidByAll
+        } else {
+            T::PaidByDiscarder
+        }),
+        14.0,
+        MUTED,
+    ));
+    if s.options.binding.is_some() {
+        for other in (0..4u8).filter(|&o| o != ws.seat) {
+            let n = s.claims[ws.seat as usize][other as usize]
+                + s.claims[other as usize][ws.seat as usize];
+            if n >= 3 {
+                col = col.push(label(
+                    lang.f(T::Binding, &[&name(other), &name(ws.seat), &n]),
+                    14.0,
+                    WARN,
+                ));
+            }
+        }
+    }
+    col.into()
+}
+
 fn explain<'a>(
     lang: Lang,
     me: &str,
     s: &Settlement,
     ws: &WinnerScore,
+    explanation: Option<&Explanation>,
     faces: Faces,
     w: f32,
 ) -> Element<'a, Message> {
@@ -129,53 +220,8 @@ fn explain<'a>(
         }
         col = col.push(label(lang.t(T::Sets), 13.0, MUTED)).push(sets_row);
     }
-    let patterns: Vec<String> = ws.patterns.iter().map(|p| lang.pattern(p)).collect();
-    col = col.push(label(
-        lang.f(T::Of, &[&lang.t(T::Patterns), &patterns.join("、")]),
-        15.0,
-        ON_FELT,
-    ));
-    col = col.push(label(lang.f(T::FlowerCount, &[&ws.flowers]), 15.0, ON_FELT));
-    col = col.push(label(lang.f(T::Points, &[&ws.points]), 15.0, ON_FELT));
-    col = col.push(label(lang.f(T::Value, &[&ws.value]), 15.0, ON_FELT));
-    let m = multiplier(ws);
-    if m > 1 {
-        col = col.push(label(lang.f(T::Multiplier, &[&m]), 15.0, ON_FELT));
-    }
-    match (ws.cap, s.options.lezi_points) {
-        (Some(c), Some(lz)) => {
-            col = col.push(label(lang.f(T::Cap, &[&c, &(c * lz)]), 15.0, ON_FELT));
-        }
-        _ => col = col.push(label(lang.t(T::NoCap), 15.0, ON_FELT)),
-    }
-    if let Some(l) = s.options.table_limit_lezi {
-        col = col.push(label(lang.f(T::TableLimit, &[&l]), 15.0, ON_FELT));
-    }
-    if ws.cap.is_some() {
-        col = col.push(label(lang.t(T::ScoreRule), 13.0, MUTED));
-    }
-    col = col.push(bold(lang.f(T::ScoreS, &[&ws.score]), 16.0, ACCENT));
-    col = col.push(label(
-        lang.t(if s.kind.paid_by_all() {
-            T::PaidByAll
-        } else {
-            T::PaidByDiscarder
-        }),
-        14.0,
-        MUTED,
-    ));
-    if s.options.binding.is_some() {
-        for other in (0..4u8).filter(|&o| o != ws.seat) {
-            let n = s.claims[ws.seat as usize][other as usize]
-                + s.claims[other as usize][ws.seat as usize];
-            if n >= 3 {
-                col = col.push(label(
-                    lang.f(T::Binding, &[&name(other), &name(ws.seat), &n]),
-                    14.0,
-                    WARN,
-                ));
-            }
-        }
+    if explanation.is_none() {
+        col = col.push(fallback_lines(lang, me, s, ws));
     }
     col.into()
 }
@@ -248,10 +294,18 @@ pub fn view<'a>(st: &'a State, end: &'a HandEnd, ctx: Ctx<'a>) -> Element<'a, Me
         Outcome::Win { settlement, result } => {
             for ws in &result.winners {
                 col = col.push(
-                    container(explain(lang, ctx.name, settlement, ws, ctx.faces, w))
-                        .padding(10)
-                        .width(Length::Fill)
-                        .style(panel),
+                    container(explain(
+                        lang,
+                        ctx.name,
+                        settlement,
+                        ws,
+                        end.explanation.as_deref(),
+                        ctx.faces,
+                        w,
+                    ))
+                    .padding(10)
+                    .width(Length::Fill)
+                    .style(panel),
                 );
             }
         }
@@ -263,6 +317,14 @@ pub fn view<'a>(st: &'a State, end: &'a HandEnd, ctx: Ctx<'a>) -> Element<'a, Me
                 WARN,
             ));
         }
+    }
+    if let Some(e) = &end.explanation {
+        col = col.push(
+            container(explanation_lines(lang, ctx.name, e))
+                .padding(10)
+                .width(Length::Fill)
+                .style(panel),
+        );
     }
     for (seat, what) in &st.proven {
         let line = match seat {

@@ -15,7 +15,7 @@ use super::{
 };
 use crate::engine::HUMAN;
 use crate::i18n::{Lang, T};
-use crate::tiles::{Faces, Mark, TileView, fit};
+use crate::tiles::{Faces, Mark, TileView, fit, tile_name};
 
 /// What the view needs besides the state.
 #[derive(Clone, Copy, Debug)]
@@ -121,35 +121,33 @@ fn whose_turn(v: &SeatView) -> Option<Seat> {
 
 fn seat_header<'a>(st: &State, v: &SeatView, seat: Seat, ctx: Ctx<'_>) -> Element<'a, Message> {
     let lang = ctx.lang;
-    let mut r = row![
+    let mut top = row![
         bold(lang.t(wind(seat, v.dealer)), 18.0, ACCENT),
         bold(seat_name(lang, ctx.name, seat), 16.0, ON_FELT),
-        label(lang.t(relative(seat, v.seat)), 12.0, MUTED),
     ]
     .spacing(8)
     .align_y(Alignment::Center);
-    if seat != HUMAN {
-        let level = st.config().levels[seat as usize - 1];
-        r = r.push(label(lang.t(super::level_name(level)), 12.0, MUTED));
-        r = r.push(label(
-            lang.f(
-                T::Of,
-                &[&lang.t(T::Concealed), &v.seats[seat as usize].hand_size],
-            ),
-            12.0,
-            MUTED,
-        ));
-    }
     if seat == v.dealer {
-        r = r.push(bold(lang.t(T::Dealer), 14.0, WARN));
+        top = top.push(bold(lang.t(T::Dealer), 14.0, WARN));
     }
     if v.seats[seat as usize].ready {
-        r = r.push(bold(lang.t(T::IsReady), 14.0, ACCENT));
+        top = top.push(bold(lang.t(T::IsReady), 14.0, ACCENT));
     }
     if st.silent[seat as usize] {
-        r = r.push(bold(lang.t(T::Silent), 14.0, WARN));
+        top = top.push(bold(lang.t(T::Silent), 14.0, WARN));
     }
-    r.into()
+    let mut details = vec![lang.t(relative(seat, v.seat)).to_string()];
+    if seat != HUMAN {
+        let level = st.config().levels[seat as usize - 1];
+        details.push(lang.t(super::level_name(level)).to_string());
+        details.push(lang.f(
+            T::Of,
+            &[&lang.t(T::Concealed), &v.seats[seat as usize].hand_size],
+        ));
+    }
+    column![top, label(details.join(" · "), 12.0, MUTED)]
+        .spacing(1)
+        .into()
 }
 
 fn other_seat<'a>(
@@ -202,8 +200,25 @@ fn centre<'a>(st: &State, v: &SeatView, ctx: Ctx<'_>, w: f32) -> Element<'a, Mes
         }
         info = info.push(r);
     }
-    // Whose turn, the claim in progress, and the player's countdown.
-    let status: String = match &v.phase {
+    if let Some(last) = &st.last {
+        info = info.push(label(
+            describe(lang, ctx.faces, ctx.name, &last.mv),
+            14.0,
+            MUTED,
+        ));
+    }
+    container(info)
+        .padding(8)
+        .center_x(Length::Fill)
+        .center_y(Length::Fill)
+        .style(panel)
+        .into()
+}
+
+/// Whose turn it is, or whose discard is open to claims, with the tile.
+fn status<'a>(st: &State, v: &SeatView, ctx: Ctx<'_>, w: f32) -> Element<'a, Message> {
+    let lang = ctx.lang;
+    let text: String = match &v.phase {
         PublicPhase::Turn { seat, .. } | PublicPhase::Flowers { seat } if *seat == v.seat => {
             lang.t(T::YourTurnDiscard).to_string()
         }
@@ -214,52 +229,46 @@ fn centre<'a>(st: &State, v: &SeatView, ctx: Ctx<'_>, w: f32) -> Element<'a, Mes
             lang.f(T::ClaimOn, &[&seat_name(lang, ctx.name, *from)])
         }
         PublicPhase::RobKong { from, .. } => lang.f(T::RobOn, &[&seat_name(lang, ctx.name, *from)]),
-        PublicPhase::Over(_) => lang.t(T::Verified).to_string(),
+        PublicPhase::Over(_) => String::new(),
     };
-    info = info.push(bold(status, 16.0, ON_FELT));
-    match &v.phase {
-        PublicPhase::Claims { card, .. } | PublicPhase::RobKong { card, .. } => {
-            info = info.push(
-                TileView::face(card.tile, ctx.faces, wild(v, card.tile))
-                    .mark(Mark::Glow)
-                    .view(w * 1.4),
-            );
-        }
-        _ => {}
+    let mut r = row![bold(text, 16.0, ON_FELT)]
+        .spacing(8)
+        .align_y(Alignment::Center);
+    if let PublicPhase::Claims { card, .. } | PublicPhase::RobKong { card, .. } = &v.phase {
+        r = r.push(
+            TileView::face(card.tile, ctx.faces, wild(v, card.tile))
+                .mark(Mark::Glow)
+                .view(w),
+        );
     }
     if let Some(s) = st.seconds_left() {
-        info = info.push(bold(
+        r = r.push(bold(
             lang.f(T::Seconds, &[&s]),
-            26.0,
+            22.0,
             if s <= 5 { WARN } else { ACCENT },
         ));
     }
-    if let Some(last) = &st.last {
-        info = info.push(label(describe(lang, ctx.name, &last.mv), 14.0, MUTED));
-    }
     if st.timed_out {
-        info = info.push(label(lang.f(T::TimedOut, &[&lang.t(T::Me)]), 14.0, WARN));
+        r = r.push(label(lang.f(T::TimedOut, &[&lang.t(T::Me)]), 14.0, WARN));
     }
-    container(info)
-        .padding(8)
-        .center_x(Length::Fill)
-        .center_y(Length::Fill)
-        .style(panel)
-        .into()
+    r.into()
 }
 
 /// One line for a move.
-pub fn describe(lang: Lang, me: &str, mv: &mahjong_rules::Move) -> String {
+pub fn describe(lang: Lang, faces: Faces, me: &str, mv: &mahjong_rules::Move) -> String {
     let who = seat_name(lang, me, mv.seat);
     let s = match &mv.action {
         Action::Discard { card, ready: true } => {
             format!(
                 "{} · {}",
                 lang.f(T::MoveReady, &[&who]),
-                lang.f(T::MoveDiscard, &[&"", &card.tile]).trim()
+                lang.f(T::MoveDiscard, &[&"", &tile_name(card.tile, faces)])
+                    .trim()
             )
         }
-        Action::Discard { card, .. } => lang.f(T::MoveDiscard, &[&who, &card.tile]),
+        Action::Discard { card, .. } => {
+            lang.f(T::MoveDiscard, &[&who, &tile_name(card.tile, faces)])
+        }
         Action::Chow { .. } => lang.f(T::MoveChow, &[&who]),
         Action::Pung { .. } => lang.f(T::MovePung, &[&who]),
         Action::Kong { .. } | Action::ConcealedKong { .. } | Action::AddedKong { .. } => {
@@ -460,14 +469,16 @@ pub fn view<'a>(st: &'a State, ctx: Ctx<'a>) -> Element<'a, Message> {
         .spacing(10)
         .align_y(Alignment::Center),
         hand(st, v, ctx, hand_w),
-        buttons(st, v, ctx, hand_w),
+        row![status(st, v, ctx, small * 1.2), buttons(st, v, ctx, hand_w)]
+            .spacing(16)
+            .align_y(Alignment::Center),
     ]
     .spacing(6);
     if st.show_hint
         && let Some((a, reason)) = &st.hint
     {
         bottom = bottom.push(label(
-            lang.f(T::HintText, &[&action_name(lang, a), reason]),
+            lang.f(T::HintText, &[&action_name(lang, ctx.faces, a), reason]),
             14.0,
             ACCENT,
         ));
@@ -492,8 +503,8 @@ pub fn view<'a>(st: &'a State, ctx: Ctx<'a>) -> Element<'a, Message> {
 }
 
 /// A short name of an action (for the hint).
-pub fn action_name(lang: Lang, a: &Action) -> String {
-    let tile = |c: &Card| c.tile.to_string();
+pub fn action_name(lang: Lang, faces: Faces, a: &Action) -> String {
+    let tile = |c: &Card| tile_name(c.tile, faces);
     match a {
         Action::Discard { card, ready } => {
             let d = format!("{} {}", lang.t(T::Discard), tile(card));
