@@ -5,8 +5,11 @@
 //! naming the adversary; no honest seat is ever named or charged.
 //!
 //! CI runs `ADVERSARY_SCHEDULES` (default 8) schedules; a longer run:
-//! `ADVERSARY_SCHEDULES=300 cargo test -p mahjong-table --release --test table \
-//! adversary -- --ignored --nocapture`.
+//! `ADVERSARY_SCHEDULES=60 cargo test -p mahjong-table --test table \
+//! adversary::one_adversarial_seat_over_many_schedules -- --ignored --nocapture` (60
+//! schedules, seeds 100000–100059: 112 hands booked, no hand booked two ways, 145 of the 180
+//! honest seat-schedules holding evidence against the adversary, none against an honest seat;
+//! 1,174 s on the loaded 2-core machine).
 
 use std::time::Instant;
 
@@ -294,7 +297,7 @@ fn one_adversarial_seat_never_splits_or_frames_the_honest_seats() {
 }
 
 #[test]
-#[ignore = "long: hundreds of schedules (see the module header)"]
+#[ignore = "long: 60 schedules, about twenty minutes (see the module header)"]
 fn one_adversarial_seat_over_many_schedules() {
-    run_schedules(schedules(300), 100_000);
+    run_schedules(schedules(60), 100_000);
 }
