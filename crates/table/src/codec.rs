@@ -34,7 +34,7 @@ pub const MAX_FRAME: usize = 64 * 1024;
 /// A 32-byte hash (sha256).
 pub type Hash = [u8; 32];
 
-/// The host's proposal for the table (RULES.md §7 table set-up): the first entry of the log.
+/// The host's proposal for the table (docs/rules.en.md §7 table set-up): the first entry of the log.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Proposal {
     /// The table id (fixed by the lobby; every envelope and deal message carries it).
@@ -94,7 +94,7 @@ pub fn options_hash(options: &Options) -> Hash {
 pub struct Play {
     /// The action (faces included, as the rules crate carries them).
     pub action: Action,
-    /// Played by the seat's own client when its timer ran out (RULES.md §4.8).
+    /// Played by the seat's own client when its timer ran out (docs/rules.en.md §4.8).
     pub timed_out: bool,
     /// One deal `show` per card the action reveals from the seat's hand, in the action's
     /// order (a win: every concealed tile; a pass: none).

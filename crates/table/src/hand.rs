@@ -1,7 +1,7 @@
 //! One hand as the table runs it: the deal crate's messages and the rules crate's moves, step
 //! by step, with what each seat must send at each step and the checks of what it did send.
 //!
-//! Implements ARCHITECTURE.md "Randomness and dealing" and "Agreement" for one hand (RULES.md
+//! Implements ARCHITECTURE.md "Randomness and dealing" and "Agreement" for one hand (docs/rules.en.md
 //! §2–§4 through the rules crate). A `HandPlay` is driven by [`crate::replica`]: it is given
 //! complete steps (every required entry, in seat order) and either moves on or names the seat
 //! at fault. It runs with a seat's secrets ([`mahjong_deal::DealSeat`]: that seat reads its own

@@ -2,7 +2,7 @@
 //! signed, hash-chained log, with no leader and nobody trusted.
 //!
 //! Implements ARCHITECTURE.md "Agreement", "Randomness and dealing" (through
-//! [`mahjong_deal`]), "Wire format" and RULES.md §4.8 (timers), §6 (leavers), §7 (across
+//! [`mahjong_deal`]), "Wire format" and docs/rules.en.md §4.8 (timers), §6 (leavers), §7 (across
 //! hands). The crate is sans-IO: [`Client::handle`] takes the time and one [`Input`] (a frame,
 //! the local player's choice, a tick, a set-up answer) and returns an [`Output`] (frames to
 //! send, [`TableEvent`]s, the next timer deadline, records to persist). No sockets, threads
@@ -70,7 +70,7 @@
 //! seat; the rest is dropped with a typed [`FrameError`] and asked for again when it is due.
 //! The work per frame is a signature check and a few map look-ups, whatever is buffered.
 //!
-//! **Timers** (RULES.md §4.8): a client enforces its own seat's timers only, because only it
+//! **Timers** (docs/rules.en.md §4.8): a client enforces its own seat's timers only, because only it
 //! holds its keys: when `discard_seconds` / `claim_seconds` run out it plays
 //! `HandState::default_action` marked `timed_out` (a ready seat's auto-play, auto-pass,
 //! auto-discard); `start_seconds` without an answer to the proposal declines it. The others
@@ -78,7 +78,7 @@
 //! [`TableEvent::SeatReturned`] if it speaks again, and after `disconnect_seconds` a vote to
 //! abort. Three `Abort{culprit, result}` votes from the other seats for one step end the hand
 //! there as abandoned by that seat (the penalty rules `Action::Leave` applies,
-//! `scoring::leaver_payments`, RULES.md §6, recorded through `Session::record`; before the
+//! `scoring::leaver_payments`, docs/rules.en.md §6, recorded through `Session::record`; before the
 //! dice there is no hand to count and the penalty alone is booked); the log is cut back to that
 //! step, which becomes the three votes (`result` is the hash of that [`HandResult`], so the
 //! votes are a settlement signed by the three). After the last move the agreed outcome
@@ -122,7 +122,7 @@
 //! Anyone can check an [`Evidence`] record offline with [`Evidence::verify`]. A bad signature
 //! proves nothing (anyone can send garbage): it is dropped with a typed [`FrameError`].
 //!
-//! **Sessions** (RULES.md §7): hands follow one another through `rules::Session` (dealer
+//! **Sessions** (docs/rules.en.md §7): hands follow one another through `rules::Session` (dealer
 //! rotation, 荒番, rounds, balances) until the set length is played or a seat stops. A seat
 //! that left (abort, `Next::Leave`, or a rules leaver) is replaced in a `Roster` step by a bot
 //! whose keys are derived from the root secret of the next human seat in turn order; that

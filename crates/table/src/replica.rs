@@ -1,7 +1,7 @@
 //! The replicated state machine: the table's log, step by step, from the set-up through every
 //! hand, its settlement and roster changes.
 //!
-//! Implements ARCHITECTURE.md "Agreement" and RULES.md §7 (set-up, sessions, leavers). A
+//! Implements ARCHITECTURE.md "Agreement" and docs/rules.en.md §7 (set-up, sessions, leavers). A
 //! `Replica` is a pure function of the log: it is given complete steps in order (every
 //! entry the step requires, sorted by seat) and moves on, or names the seat whose signed entry
 //! is at fault. The live [`crate::Client`] feeds it what the network delivers; the
@@ -756,7 +756,7 @@ impl Replica {
         let mut after = session.clone();
         let paid = match &setup {
             Some(setup) => after.record(setup, counter, &outcome).payments,
-            // No dice yet, so no hand to count: the penalty alone (RULES.md §6 leavers).
+            // No dice yet, so no hand to count: the penalty alone (docs/rules.en.md §6 leavers).
             None => after.record_penalty(payments).payments,
         };
         Some(HandResult {

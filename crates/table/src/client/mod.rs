@@ -2,7 +2,7 @@
 //! come out. No sockets, threads or clock of its own.
 //!
 //! Implements ARCHITECTURE.md "Data flow of one move" and "Agreement" (timers, silent seats,
-//! retransmission) and RULES.md §4.8 (timers) and §6 (leavers). The [`Client`] feeds complete
+//! retransmission) and docs/rules.en.md §4.8 (timers) and §6 (leavers). The [`Client`] feeds complete
 //! steps to its replica (`crate::replica`), makes this seat's own entries (automatically for
 //! the deal, settlement and roster steps; from [`Input::Act`] or its own timer for moves),
 //! buffers entries that arrive early, drops duplicates, detects equivocation, watches for

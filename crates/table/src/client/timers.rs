@@ -1,4 +1,4 @@
-//! Timers (RULES.md §4.8): this seat's own (auto-play, auto-pass, auto-decline), watching
+//! Timers (docs/rules.en.md §4.8): this seat's own (auto-play, auto-pass, auto-decline), watching
 //! the others (silent, returned, the abort vote after `disconnect_seconds`), retransmission,
 //! and the next deadline.
 
@@ -72,7 +72,7 @@ impl Client {
         };
         let now = self.now;
         let halted = self.halted_hand == Some(exp.hand);
-        // This seat's own timer (RULES.md §4.8).
+        // This seat's own timer (docs/rules.en.md §4.8).
         if !halted && exp.speaks(self.me()) && !self.has_entry(&exp) {
             match exp.kind {
                 StepKind::Play { claim }
