@@ -528,3 +528,54 @@ fn the_text_names_the_binding_and_the_fan() {
     let en = render(&e, Lang::En).join("\n");
     assert!(en.contains("fan 3\n"), "{en}");
 }
+
+/// 混碰 (S 10) self-drawn by seat 0, bound to seat 1 (2 + 1 claims) and to seat 2 (1 + 2):
+/// bindings add up, each row applied for each bound seat and a seat named twice paying the
+/// sum. Row for seat 1: seat 1 pays 5, seats 2 and 3 one each; row for seat 2: seat 2 pays
+/// 5, seats 1 and 3 one each. Seats 1 and 2 pay 6 S = 60, seat 3 pays 2 S = 20.
+#[test]
+fn binding_to_two_seats_on_a_self_draw_applies_each_row() {
+    check(
+        r#"{"declared":[true,false,false,false],"claims":[[0,2,1,0],[1,0,0,0],[2,0,0,0],[0,0,0,0]],"win":{"kind":"self_draw","winners":[{"seat":0,"concealed":"44455m","winning_tile":"5m","melds":[{"type":"pung","tiles":"111z"},{"type":"pung","tiles":"222m"},{"type":"pung","tiles":"333m"}]}]}}"#,
+        json!([140, -60, -60, -20]),
+        json!(["hunpeng"]),
+    );
+}
+
+/// `classic` 混碰 (8) self-drawn by seat 0 with five claims between seats 0 and 1 (3 + 2):
+/// 吃三口 binds once three claims are reached (both directions added), so seat 1 pays 3 × 8
+/// and the others 8 each.
+#[test]
+fn classic_chi_san_kou_binds_past_four_claims_too() {
+    check(
+        r#"{"ruleset":"classic","claims":[[0,3,0,0],[2,0,0,0],[0,0,0,0],[0,0,0,0]],"win":{"kind":"self_draw","winners":[{"seat":0,"concealed":"44455m","winning_tile":"5m","melds":[{"type":"pung","tiles":"111z"},{"type":"pung","tiles":"222m"},{"type":"pung","tiles":"333m"}]}]}}"#,
+        json!([40, -24, -8, -8]),
+        json!(["hunpeng"]),
+    );
+}
+
+/// `baida`, wildcard 5p: four melds and a lone wildcard, won on a drawn 9s. The 13 tiles
+/// before the draw win on any tile (跑百搭, 1 fan) and the wait is single behind four melds
+/// (大吊, 1 fan); a wildcard in hand, so no 无百搭; chows and a pung, so no 门清. Flowers:
+/// 底花 1 + the 5z flower 1 + exposed east pung 1 + concealed south kong 3 + the wildcard 1
+/// = 7; 7 × 2² = 28 from each of the three others.
+#[test]
+fn baida_paobaida_and_dadiao_behind_four_melds() {
+    check(
+        r#"{"ruleset":"baida","wildcard":"5p","win":{"kind":"self_draw","winners":[{"seat":0,"concealed":"5p9s","winning_tile":"9s","melds":[{"type":"chow","tiles":"123m"},{"type":"pung","tiles":"111z"},{"type":"kong","tiles":"2222z","concealed":true},{"type":"chow","tiles":"789s"}],"flowers":"5z"}]}}"#,
+        json!([84, -28, -28, -28]),
+        json!(["paobaida"]),
+    );
+}
+
+/// `baida`, wildcard 9m: seat 1 holds all four 9m and wins at once (四百搭, 2 fan and no
+/// other). Its concealed 222z is three real south winds, a wind pung worth 1 flower. Flowers:
+/// 底花 1 + 1f 1 + the wind pung 1 + four wildcards 4 + 门清 1 = 8; 8 × 2² = 32 each.
+#[test]
+fn baida_four_wildcards_win_counts_a_real_concealed_wind_pung() {
+    check(
+        r#"{"ruleset":"baida","wildcard":"9m","win":{"kind":"four_wildcards","winners":[{"seat":1,"concealed":"9999m2333445s222z","winning_tile":"9m","melds":[],"flowers":"1f"}]}}"#,
+        json!([-32, 96, -32, -32]),
+        json!(["sibaida"]),
+    );
+}
