@@ -280,6 +280,24 @@ impl Game {
     }
 
     /// Crashes `seat`: its client and store are dropped; frames in flight to it are lost.
+    /// Drops the frames in flight that `seat` signed with a settlement body, as if it died
+    /// after making its `Settle` entry but before any of it left the machine.
+    pub fn drop_settlements_of(&mut self, seat: usize) {
+        self.queue.retain(|(_, input)| {
+            let Input::Frame(bytes) = input else {
+                return true;
+            };
+            !mahjong_table::Envelope::decode(bytes).is_ok_and(|e| {
+                e.seat as usize == seat
+                    && matches!(
+                        e.body,
+                        mahjong_table::Body::Settle { .. }
+                            | mahjong_table::Body::SettleVoided { .. }
+                    )
+            })
+        });
+    }
+
     pub fn crash(&mut self, seat: usize) {
         self.clients[seat] = None;
         self.queue.retain(|(to, _)| *to != seat);
