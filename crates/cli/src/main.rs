@@ -4,9 +4,11 @@
 //! - `mahjong bench win-check FILE`: time the standard win check on a file of hands.
 //! - `mahjong arena`: computer players against each other.
 //! - `mahjong solo`: play in the terminal against three computer players.
+//! - `mahjong play`: sit at a table on the LAN (mDNS or `--peer`) and play a session.
 
 mod arena;
 mod bench;
+mod play;
 mod score;
 mod solo;
 
@@ -40,6 +42,8 @@ enum Command {
     Arena(arena::ArenaArgs),
     /// Play in the terminal against three computer players.
     Solo(solo::SoloArgs),
+    /// Sit at a table on the LAN and play: `--bot` lets the strong bot play this seat.
+    Play(play::PlayArgs),
 }
 
 fn main() -> ExitCode {
@@ -49,6 +53,7 @@ fn main() -> ExitCode {
         Command::Bench(b) => bench::run(b),
         Command::Arena(a) => arena::run(a),
         Command::Solo(a) => solo::run(a),
+        Command::Play(a) => play::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
