@@ -30,11 +30,7 @@ struct Cli {
 enum Command {
     /// Score one hand: read a settlement JSON file (or - for stdin), print the result JSON.
     #[command(long_about = score::LONG_HELP)]
-    Score {
-        /// The settlement file, or - (the default) for standard input.
-        #[arg(default_value = "-")]
-        file: String,
-    },
+    Score(score::ScoreArgs),
     /// Benchmarks.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
@@ -49,7 +45,7 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Score { file } => score::run(&file),
+        Command::Score(a) => score::run(&a),
         Command::Bench(b) => bench::run(b),
         Command::Arena(a) => arena::run(a),
         Command::Solo(a) => solo::run(a),

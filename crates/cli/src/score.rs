@@ -1,6 +1,7 @@
 //! `mahjong score`: the scorer for a real table (RULES.md §8).
 
 use anyhow::{Context, Result};
+use mahjong_rules::explain_text::{self, Lang};
 use std::io::Read;
 
 /// The `--help` text of `mahjong score`.
@@ -8,8 +9,11 @@ pub const LONG_HELP: &str = r#"Score one hand of Shanghai mahjong from a settlem
 
 Reads FILE, or standard input when FILE is - or absent. Prints one JSON object on stdout:
   {"winners": [{"seat", "hand", "patterns", "flowers", "points", "value", "cap", "score"}],
-   "payments": [p0, p1, p2, p3], "hands": [hand id per winner]}
-payments are in coins (points x stake) and sum to zero. If the hand does not win under the
+   "payments": [p0, p1, p2, p3], "hands": [hand id per winner], "explain": {...}}
+payments are in coins (points x stake) and sum to zero. "explain" says why: each winner's
+flower items, points, rows, modifiers, multiplier, cap and table limit, and every share paid
+with its reason (self-draw, discarder, robbed kong, 承包 / 吃三口 row, leaver penalty).
+With --explain the same explanation is printed as text instead (--lang en or zh). If the hand does not win under the
 ruleset, or the input is impossible (five of a tile, a flower in a meld, 13 tiles where 14 are
 needed, ...), the exit status is 1, one line on stderr names the problem, stdout stays empty.
 
@@ -43,8 +47,27 @@ Example (seat 1 wins 碰碰胡 on seat 3's discard; pays [0, 9, 0, -9]):
      "flowers": "12f"}]}}
 "#;
 
+/// The arguments of `mahjong score`.
+#[derive(clap::Args)]
+pub struct ScoreArgs {
+    /// The settlement file, or - (the default) for standard input.
+    #[arg(default_value = "-")]
+    file: String,
+    /// Print why each seat pays what it pays, as text, instead of the JSON.
+    #[arg(long)]
+    explain: bool,
+    /// The language of --explain: zh (中文) or en.
+    #[arg(long, default_value = "en")]
+    lang: String,
+}
+
 /// Runs `mahjong score FILE`.
-pub fn run(file: &str) -> Result<()> {
+pub fn run(args: &ScoreArgs) -> Result<()> {
+    let file = args.file.as_str();
+    let lang: Lang = args
+        .lang
+        .parse()
+        .map_err(|e| anyhow::anyhow!("--lang: {e}"))?;
     let text = if file == "-" {
         let mut s = String::new();
         std::io::stdin()
@@ -55,6 +78,12 @@ pub fn run(file: &str) -> Result<()> {
         std::fs::read_to_string(file).with_context(|| format!("reading {file}"))?
     };
     let out = mahjong_rules::score_json(&text)?;
-    println!("{}", serde_json::to_string(&out)?);
+    if args.explain {
+        for line in explain_text::render(&out.explain, lang) {
+            println!("{line}");
+        }
+    } else {
+        println!("{}", serde_json::to_string(&out)?);
+    }
     Ok(())
 }

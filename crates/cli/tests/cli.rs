@@ -97,6 +97,82 @@ fn the_worked_examples_of_rules_section_8_score_as_expected() {
     }
 }
 
+/// Terminal columns of a line (CJK characters take two).
+fn columns(s: &str) -> usize {
+    s.chars()
+        .map(|c| if (c as u32) >= 0x2E80 { 2 } else { 1 })
+        .sum()
+}
+
+#[test]
+fn score_explain_prints_who_pays_what_and_why_in_english_and_chinese() {
+    let file = settlements().join("settlement-3.json");
+    let file = file.to_str().expect("utf-8 path");
+    let out = mahjong(&["score", "--explain", file]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let en = String::from_utf8(out.stdout).expect("utf-8");
+    for needle in [
+        "Seat 0 won by self-draw",
+        "碰碰胡 (pengpenghu)",
+        "points P = base 2 + flowers 4 = 6",
+        "Who pays:",
+        "seat 1 pays seat 0 30: 5 × S 6, 承包 (qiaoma)",
+        "seat 2 pays seat 0 6: 1 × S 6",
+        "Result: seat 0 +42, seat 1 -30, seat 2 -6, seat 3 -6",
+    ] {
+        assert!(en.contains(needle), "{needle:?} in {en}");
+    }
+    let out = mahjong(&["score", "--explain", "--lang", "zh", file]);
+    assert!(out.status.success());
+    let zh = String::from_utf8(out.stdout).expect("utf-8");
+    for needle in [
+        "座位0 自摸",
+        "付分：",
+        "点数 P = 底分 2 + 花 4 = 6",
+        "结果：座位0 +42",
+    ] {
+        assert!(zh.contains(needle), "{needle:?} in {zh}");
+    }
+    for line in en.lines().chain(zh.lines()) {
+        assert!(columns(line) <= 80, "{} columns: {line}", columns(line));
+    }
+    let err = one_line_error(&mahjong(&["score", "--explain", "--lang", "fr", file]));
+    assert!(err.contains("--lang"), "{err}");
+}
+
+#[test]
+fn the_json_result_gains_the_explanation_with_its_fields_unchanged() {
+    let file = settlements().join("settlement-2.json");
+    let got = stdout_json(&mahjong(&["score", file.to_str().expect("utf-8 path")]));
+    let keys: Vec<&String> = got["winners"][0]
+        .as_object()
+        .expect("winner")
+        .keys()
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "cap", "flowers", "hand", "patterns", "points", "score", "seat", "value"
+        ]
+    );
+    let e = &got["explain"];
+    assert_eq!(e["payments"], got["payments"]);
+    assert_eq!(e["winners"][0]["score"], 40);
+    assert_eq!(e["winners"][0]["cap"]["lezi"], 4);
+    assert_eq!(e["winners"][0]["multiplier"], 4);
+    let reasons: Vec<&Value> = e["shares"]
+        .as_array()
+        .expect("shares")
+        .iter()
+        .map(|s| &s["reason"]["reason"])
+        .collect();
+    assert_eq!(reasons, ["self_draw", "self_draw", "self_draw"]);
+}
+
 #[test]
 fn score_reads_standard_input_with_a_dash_or_no_file() {
     let text = std::fs::read_to_string(settlements().join("settlement-1.json")).expect("file");

@@ -9,8 +9,9 @@
 //!
 //! Flowers in `qiaoma`/`classic` do not depend on how the concealed tiles are split: only
 //! honor pungs score, and honors can only form pungs; a concealed honor triple counts as a
-//! pung (a pung completed by a discard too). In `baida` a wildcard can complete a wind pung,
-//! so the split that gives the most flowers is taken.
+//! pung (a pung completed by a discard too). In `baida` only three real wind tiles make a
+//! wind pung that earns a flower (a wildcard earns its own flower only), and the split that
+//! keeps the most of them is taken.
 
 use crate::options::{HandsRule, Options};
 use crate::shape::{self, Set};
@@ -486,28 +487,44 @@ pub fn is_menqing(melds: &[MeldShape]) -> bool {
     melds.iter().all(|m| !m.kind.is_open())
 }
 
-/// `baida` flowers of the best split: wind pungs in the concealed hand (a wildcard may
-/// complete one; three wildcards alone count as one) plus meld flowers. Returns `None` when
-/// the hand is not standard.
-pub fn baida_concealed_wind_pungs(concealed: &Counts, wildcard: Option<Tile>) -> Option<u32> {
+/// `baida`: the concealed wind pungs that earn a flower, for the best split. Only three real
+/// wind tiles make such a pung (§6 `baida`): a wildcard standing in a set earns only its own
+/// flower, so the wildcards never complete one, and three wildcards together are no wind
+/// pung. Returns the winds of the pungs (the most that a standard split of the hand allows),
+/// or `None` when the hand is not standard.
+pub fn baida_concealed_wind_pungs(concealed: &Counts, wildcard: Option<Tile>) -> Option<Vec<Tile>> {
     let (real, jokers) = split_wild(concealed, wildcard);
-    let decs = shape::decompositions(&real, jokers);
-    decs.iter()
-        .map(|d| {
-            d.sets
-                .iter()
-                .filter(|s| matches!(s, Set::Pung(t) if t.is_wind()))
-                .count() as u32
-                + d.wild_sets as u32
-        })
-        .max()
+    let triples: Vec<usize> = (27..31).filter(|&i| real[i] >= 3).collect();
+    let mut best: Option<Vec<Tile>> = None;
+    // At most four winds: every subset of the real triples, taken as pungs of three real
+    // tiles, must leave a standard shape (with the wildcards) for the rest of the hand.
+    for mask in 0u32..(1 << triples.len()) {
+        let mut rest = real;
+        let mut winds = Vec::new();
+        for (k, &i) in triples.iter().enumerate() {
+            if mask & (1 << k) != 0 {
+                rest[i] -= 3;
+                winds.extend(Tile::from_index(i));
+            }
+        }
+        if best.as_ref().is_some_and(|b| b.len() >= winds.len()) {
+            continue;
+        }
+        if shape::is_standard_wild(&rest, jokers) {
+            best = Some(winds);
+        }
+    }
+    best
 }
 
-/// Wind triples in concealed tiles (wildcards not used): the count for a 四百搭 hand that
-/// is not standard.
-pub fn plain_wind_triples(concealed: &Counts, wildcard: Option<Tile>) -> u32 {
+/// Wind triples of real tiles among the concealed tiles (wildcards not used): the wind
+/// pungs of a 四百搭 hand that is not standard.
+pub fn plain_wind_triples(concealed: &Counts, wildcard: Option<Tile>) -> Vec<Tile> {
     let (real, _) = split_wild(concealed, wildcard);
-    (27..31).filter(|&i| real[i] >= 3).count() as u32
+    (27..31)
+        .filter(|&i| real[i] >= 3)
+        .filter_map(Tile::from_index)
+        .collect()
 }
 
 #[cfg(test)]

@@ -17,6 +17,8 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod explain;
+pub mod explain_text;
 pub mod hand;
 pub mod options;
 pub mod scoring;
@@ -27,7 +29,8 @@ pub mod tile;
 pub use hand::{HandType, MeldShape, MeldType};
 pub use options::{BindingRule, HandsRule, MenqingEffect, Options, OptionsError, Ruleset};
 pub use scoring::{
-    Money, ScoreError, ScoreResult, Seat, Settlement, WinKind, WinnerHand, WinnerScore, score,
+    Explanation, Money, ScoreError, ScoreResult, Seat, Settlement, WinKind, WinnerHand,
+    WinnerScore, explain, score, settle,
 };
 pub use settlement::{SettlementError, parse_settlement, score_json};
 pub use tile::{Counts, NotationError, Suit, Tile, counts_of, format_tiles, parse_tiles};

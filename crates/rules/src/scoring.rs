@@ -1,33 +1,47 @@
-//! Scoring (RULES.md §6): flowers, points, values, caps, multipliers, the table limit, who
-//! pays (self-draw, discard, robbing, several winners), 承包 / 吃三口, `baida` flowers × fan,
-//! leaver penalties and the stake. Payments always sum to zero.
+//! Scoring (the rules, "Scoring"): flowers, points, values, caps, multipliers, the table
+//! limit, who pays (self-draw, discard, robbing, several winners), 承包 / 吃三口, `baida`
+//! flowers × fan, leaver penalties and the stake. Payments always sum to zero.
 //!
 //! The input is a [`Settlement`] (the same whether it comes from a finished hand of the state
-//! machine or from a settlement file, §8); [`score`] checks that every winner's hand wins and
-//! returns each winner's breakdown and the payments in coins ([`Money`]).
+//! machine or from a settlement file); [`settle`] checks that every winner's hand wins and
+//! returns each winner's breakdown and the payments in coins ([`Money`]) together with the
+//! [`Explanation`] of them, computed in the same pass ([`score`] and [`explain`] are its two
+//! halves), so the scores explained are the ones paid.
 //!
-//! Readings where RULES.md leaves room (each also noted where it is applied):
+//! Readings where the rules leave room (each also noted where it is applied):
 //! - Where a hand fits several types, the type giving the highest score S is taken; ties go to
 //!   the rarer type (风碰 > 清碰 > 风一色 > 八花齐 > 混碰 > 清一色 > 混一色 > 碰碰胡).
 //! - Bindings add up literally: each binding of the winner applies its whole row, and a seat
 //!   named by several rows pays the sum.
-//! - 吃三口 has no row for robbing a kong: the kong player alone pays 3 S, as without a
-//!   binding. Nor for a discard that wins for both bound seats: the discarder pays each of
-//!   them 1 S (the third-seat row, whose bound seat is itself a winner).
-//! - Where a hand fits several rows, the reported value V is the highest of them (§5); S is
-//!   the same either way, since every row capped above 1 lezi is worth exactly its cap.
+//! - 吃三口 (`classic`), as the rules now settle it: robbing the kong, the kong player pays
+//!   3 S and the bound seat (if not the kong player) also 3 S, as in `qiaoma`; a third seat's
+//!   discard that wins for both bound seats: the discarder pays each of them 1 S.
+//! - Robbing the kong with a binding: a bound seat that is itself one of the robbers still
+//!   pays its 3 S (the row names no exception, unlike the discard rows).
+//! - 八花齐: the `eight_flowers` win is worth 八花齐 whatever the concealed tiles (it is
+//!   settled before the eighth flower's replacement); its flowers are the flower tiles and the
+//!   melds, the concealed tiles being no hand.
+//! - Where a hand fits several rows, the reported value V is the highest of them; S is the
+//!   same either way, since every row capped above 1 lezi is worth exactly its cap.
+//! - `baida`: a wind pung earns its flower only as three real wind tiles; a wildcard standing
+//!   in any set (three wildcards together included) earns only its own flower. The split of
+//!   the hand keeping the most real wind pungs is taken.
 //! - `baida`: 四百搭 (2 fan) counts whenever the four wildcards are held; the `four_wildcards`
 //!   option governs only the immediate win. The hand is named by its first pattern in the
-//!   order of §5, 门清 included, else 平胡.
+//!   order of the rules, 门清 included, else 平胡.
 //! - 门清 is literal: no chow, pung or claimed kong among the melds, whatever the win kind.
-//! - The table limit (单局封顶) caps S, as §6 step 6 computes it; a seat that pays several S
-//!   (a bound seat, a kong player robbed, a discarder paying two winners) may pay more than
-//!   the limit in all. §9 describes the option as "most a seat pays per hand", which would
-//!   cap the total instead; we follow the explicit algorithm of §6.
+//! - The table limit (单局封顶) caps S, as the scoring steps compute it; a seat that pays
+//!   several S (a bound seat, a kong player robbed, a discarder paying two winners) may pay
+//!   more than the limit in all. The option's one-line summary ("most a seat pays per hand")
+//!   would cap the total instead; we follow the explicit steps.
 //! - Money is counted in hundredths of a coin so that a leaver's penalty split three ways
 //!   stays exact to the cent and sums to zero (the odd cents go to the seats after the leaver).
 
-use crate::hand::{self, HandType, MeldShape};
+pub use crate::explain::{
+    BoundRow, Cap, Effect, Explanation, FlowerItem, FlowerSource, HandEnd, HandRow, LimitedBy,
+    Modifier, ModifierId, Share, ShareReason, ValueBasis, WinnerExplanation,
+};
+use crate::hand::{self, HandType, MeldShape, MeldType};
 use crate::options::{BindingRule, MenqingEffect, Options, Ruleset};
 use crate::tile::{Counts, PLAY_KINDS, Tile, counts_of};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -239,28 +253,63 @@ pub fn bound_seats(claims: &[[u32; 4]; 4], w: Seat) -> Vec<Seat> {
 
 /// Scores a settlement: checks every winner's hand and computes the payments.
 pub fn score(s: &Settlement) -> Result<ScoreResult, ScoreError> {
+    settle(s).map(|(r, _)| r)
+}
+
+/// Explains a settlement: the same computation as [`score`], as data.
+pub fn explain(s: &Settlement) -> Result<Explanation, ScoreError> {
+    settle(s).map(|(_, e)| e)
+}
+
+/// Scores and explains a settlement in one pass: the payments of the result are the sums of
+/// the explanation's shares, and each winner's breakdown comes from the same computation as
+/// its explanation.
+pub fn settle(s: &Settlement) -> Result<(ScoreResult, Explanation), ScoreError> {
     check_shape(s)?;
     let mut winners = Vec::with_capacity(s.winners.len());
-    // owe[p][w]: points seat p pays seat w.
-    let mut owe = [[0i64; 4]; 4];
+    let mut explained = Vec::with_capacity(s.winners.len());
+    let mut shares = Vec::new();
     let winner_seats: Vec<Seat> = s.winners.iter().map(|w| w.seat).collect();
     for w in &s.winners {
-        let ws = score_winner(s, w)?;
-        let units = paid_units(s, w.seat, &winner_seats);
-        for p in 0..4 {
-            owe[p][w.seat as usize] += units[p] * ws.score as i64;
+        let (ws, we) = value_winner(s, w)?;
+        for (payer, units, reason) in share_rows(s, w.seat, &winner_seats) {
+            let points = units.saturating_mul(ws.score);
+            shares.push(Share {
+                payer,
+                payee: w.seat,
+                units,
+                points,
+                amount: s.stake.times(points as i64),
+                reason,
+            });
         }
         winners.push(ws);
+        explained.push(we);
     }
+    let payments = payments_of(&shares);
+    let explanation = Explanation {
+        ruleset: s.options.ruleset,
+        stake: s.stake,
+        end: HandEnd::Win {
+            kind: s.kind,
+            from: s.from,
+        },
+        winners: explained,
+        shares,
+        payments,
+    };
+    Ok((ScoreResult { winners, payments }, explanation))
+}
+
+/// Each seat's coins from a list of shares.
+fn payments_of(shares: &[Share]) -> [Money; 4] {
     let mut payments = [Money::ZERO; 4];
-    for p in 0..4 {
-        for w in 0..4 {
-            payments[p] = Money(payments[p].0 - s.stake.times(owe[p][w]).0);
-            payments[w] = Money(payments[w].0 + s.stake.times(owe[p][w]).0);
-        }
+    for sh in shares {
+        payments[sh.payer as usize].0 -= sh.amount.0;
+        payments[sh.payee as usize].0 += sh.amount.0;
     }
     debug_assert_eq!(payments.iter().map(|m| m.0).sum::<i64>(), 0);
-    Ok(ScoreResult { winners, payments })
+    payments
 }
 
 /// Cross-winner and general checks that do not depend on the hand's value.
@@ -540,9 +589,17 @@ fn not_winning(s: &Settlement, w: &WinnerHand, why: &str) -> ScoreError {
 
 /// Scores one winner (§6 value), without payments.
 pub fn score_winner(s: &Settlement, w: &WinnerHand) -> Result<WinnerScore, ScoreError> {
+    value_winner(s, w).map(|(ws, _)| ws)
+}
+
+/// One winner's value: its breakdown and the explanation of it, from one computation.
+fn value_winner(
+    s: &Settlement,
+    w: &WinnerHand,
+) -> Result<(WinnerScore, WinnerExplanation), ScoreError> {
     match s.options.ruleset {
-        Ruleset::Baida => score_baida(s, w),
-        _ => score_lezi(s, w),
+        Ruleset::Baida => value_baida(s, w),
+        _ => value_lezi(s, w),
     }
 }
 
@@ -563,28 +620,76 @@ fn rarity(t: HandType) -> u8 {
     }
 }
 
-fn score_lezi(s: &Settlement, w: &WinnerHand) -> Result<WinnerScore, ScoreError> {
+fn item(source: FlowerSource, tile: Tile, meld: Option<MeldType>, flowers: u32) -> FlowerItem {
+    FlowerItem {
+        source,
+        tile: Some(tile),
+        meld,
+        flowers,
+    }
+}
+
+/// Flower items common to both families: the flower tiles set aside and the melds.
+fn tile_and_meld_flowers(w: &WinnerHand) -> Vec<FlowerItem> {
+    let mut items: Vec<FlowerItem> = w
+        .flowers
+        .iter()
+        .map(|&f| item(FlowerSource::FlowerTile, f, None, 1))
+        .collect();
+    for m in &w.melds {
+        let n = m.flowers();
+        if n > 0 {
+            items.push(item(FlowerSource::Meld, m.tile, Some(m.kind), n));
+        }
+    }
+    items
+}
+
+fn sorted(tiles: &[Tile]) -> Vec<Tile> {
+    let mut v = tiles.to_vec();
+    v.sort();
+    v
+}
+
+/// The row the hand is scored by, `qiaoma` and `classic`.
+struct LeziRow {
+    score: u32,
+    rank: u8,
+    hand: HandType,
+    cap: Option<Cap>,
+}
+
+fn value_lezi(
+    s: &Settlement,
+    w: &WinnerHand,
+) -> Result<(WinnerScore, WinnerExplanation), ScoreError> {
     let o = &s.options;
     let classic = o.ruleset == Ruleset::Classic;
     let lezi = o.lezi_points.unwrap_or(10);
     let concealed: Counts = counts_of(&w.concealed);
-    let flowers = hand::restricted_flowers(&concealed, &w.melds, w.flowers.len());
+    let eight = s.kind == WinKind::EightFlowers;
+    let mut flower_items = tile_and_meld_flowers(w);
+    if !eight {
+        // Honors only form pungs, so a concealed honor triple is a pung in any split.
+        for (i, &n) in concealed.iter().enumerate().skip(27) {
+            if let Some(t) = Tile::from_index(i)
+                && n >= 3
+                && hand::honor_pung_flowers(t) > 0
+            {
+                let f = hand::honor_pung_flowers(t);
+                flower_items.push(item(FlowerSource::ConcealedPung, t, None, f));
+            }
+        }
+    }
+    let flowers: u32 = flower_items.iter().map(|i| i.flowers).sum();
     let points = o.base_points + flowers;
-    let mut types = if s.kind == WinKind::EightFlowers {
+    // 八花齐 is worth 八花齐 whatever the concealed tiles (§3): it is settled before the eighth
+    // flower's replacement, so no other row is looked at.
+    let types = if eight {
         vec![HandType::Bahuaqi]
     } else {
         hand::restricted_types(o, &concealed, &w.melds)
     };
-    let may_win_otherwise = !o.must_declare_ready || s.declared[w.seat as usize];
-    if s.kind == WinKind::EightFlowers
-        && may_win_otherwise
-        && w.winning_tile.is_some()
-        && w.concealed.len() == hand::complete_size(&w.melds)
-    {
-        // 如果抓满这8个后按其他方式胡牌，则其他胡法照算: a complete winning hand, by a seat
-        // allowed to win with it, is scored as that hand where it is worth more.
-        types.extend(hand::restricted_types(o, &concealed, &w.melds));
-    }
     if types.is_empty() {
         let why = if crate::shape::is_standard(&concealed) {
             "a standard hand, but not one of the winning types (碰碰胡, 混一色, 清一色, 混碰, 清碰, 风一色, 风碰)"
@@ -593,7 +698,7 @@ fn score_lezi(s: &Settlement, w: &WinnerHand) -> Result<WinnerScore, ScoreError>
         };
         return Err(not_winning(s, w, why));
     }
-    let natural = s.kind != WinKind::EightFlowers;
+    let natural = !eight;
     let menqing = hand::is_menqing(&w.melds) && o.menqing != MenqingEffect::None;
     let menqing_double = menqing && o.menqing == MenqingEffect::Double;
     let gangkai = natural && w.replacement_draw && s.kind == WinKind::SelfDraw;
@@ -603,104 +708,205 @@ fn score_lezi(s: &Settlement, w: &WinnerHand) -> Result<WinnerScore, ScoreError>
     // there makes it a 荒番 hand even when the file's counter does not include the dice.
     let huangfan = s.huangfan > 0 || (o.dice_huangfan && s.kaibao);
     let mult = 1u32 << (menqing_double as u32 + kaibao as u32 + huangfan as u32);
-    let mut best: Option<(u32, u8, HandType, Option<u32>)> = None;
+    let limit = o.table_limit_lezi.map(|l| l.saturating_mul(lezi));
+    let mut best: Option<LeziRow> = None;
+    let mut rows = Vec::with_capacity(types.len());
     // "Where a hand fits several rows, the highest value is taken" (§5): the reported V is the
     // highest of the rows (a 混碰 of 11 points is worth 11, not the row's 10). S is the best
-    // row's, which equals min(V × M, 10 × C) with that V and the largest cap of the rows,
-    // because every row with a cap above 1 lezi is worth exactly its cap.
+    // row's, which equals min(V × M, 10 × C) with that V and the best row's cap, because
+    // every row with a cap above 1 lezi is worth exactly its cap.
     let mut value_max = 0u32;
     for &t in &types {
-        let mut v = match t {
+        let basis = match t {
             HandType::Pengpenghu | HandType::Hunyise | HandType::Pinghu => {
                 if classic {
-                    points.min(lezi)
+                    ValueBasis::PointsUpToLezi { lezi_points: lezi }
                 } else {
-                    points
+                    ValueBasis::Points
                 }
             }
-            HandType::Qingyise | HandType::Hunpeng | HandType::Ziyise | HandType::Dadiaoche => lezi,
-            HandType::Qingpeng | HandType::Fengyise | HandType::Bahuaqi => {
-                if classic {
-                    lezi
-                } else {
-                    2 * lezi
-                }
-            }
-            HandType::Fengpeng => {
-                if classic {
-                    lezi
-                } else {
-                    4 * lezi
-                }
-            }
-            HandType::Sibaida => lezi,
+            HandType::Qingyise
+            | HandType::Hunpeng
+            | HandType::Ziyise
+            | HandType::Dadiaoche
+            | HandType::Sibaida => ValueBasis::Lezi {
+                lezi: 1,
+                lezi_points: lezi,
+            },
+            HandType::Qingpeng | HandType::Fengyise | HandType::Bahuaqi => ValueBasis::Lezi {
+                lezi: if classic { 1 } else { 2 },
+                lezi_points: lezi,
+            },
+            HandType::Fengpeng => ValueBasis::Lezi {
+                lezi: if classic { 1 } else { 4 },
+                lezi_points: lezi,
+            },
         };
-        if gangkai || dadiaoche {
-            v = v.max(lezi);
-        }
+        let row_value = match basis {
+            ValueBasis::Points => points,
+            ValueBasis::PointsUpToLezi { lezi_points } => points.min(lezi_points),
+            ValueBasis::Lezi { lezi, lezi_points } => lezi * lezi_points,
+        };
+        rows.push(HandRow {
+            hand: t,
+            basis,
+            value: row_value,
+        });
+        let v = if gangkai || dadiaoche {
+            row_value.max(lezi)
+        } else {
+            row_value
+        };
         value_max = value_max.max(v);
         let (mut sc, cap) = if classic {
             (v.saturating_mul(mult), None)
         } else {
-            let mut c = match t {
+            let base_lezi = match t {
                 HandType::Fengpeng => 4,
                 HandType::Qingpeng | HandType::Fengyise | HandType::Bahuaqi => 2,
                 _ => 1,
             };
+            let mut c = base_lezi;
+            let raised = menqing_double && c < 2;
             if menqing_double {
                 c = c.max(2);
             }
+            let mut doubled_by = Vec::new();
             if kaibao {
                 c *= 2;
+                doubled_by.push(ModifierId::Kaibao);
             }
             if huangfan {
                 c *= 2;
+                doubled_by.push(ModifierId::Huangfan);
             }
-            (v.saturating_mul(mult).min(lezi * c), Some(c))
+            let cap = Cap {
+                base_lezi,
+                menqing: raised,
+                doubled_by,
+                lezi: c,
+                points: lezi * c,
+            };
+            (v.saturating_mul(mult).min(lezi * c), Some(cap))
         };
-        if let Some(limit) = o.table_limit_lezi {
-            sc = sc.min(limit * lezi);
+        if let Some(limit) = limit {
+            sc = sc.min(limit);
         }
         // On an eight-flowers win, 八花齐 itself wins ties.
-        let rank = if s.kind == WinKind::EightFlowers && t == HandType::Bahuaqi {
+        let rank = if eight && t == HandType::Bahuaqi {
             255
         } else {
             rarity(t)
         };
-        let key = (sc, rank);
-        if best.as_ref().is_none_or(|b| key > (b.0, b.1)) {
-            best = Some((sc, rank, t, cap));
+        if best.as_ref().is_none_or(|b| (sc, rank) > (b.score, b.rank)) {
+            best = Some(LeziRow {
+                score: sc,
+                rank,
+                hand: t,
+                cap,
+            });
         }
     }
-    let Some((score, _, ht, cap)) = best else {
+    let Some(LeziRow {
+        score,
+        hand: ht,
+        cap,
+        ..
+    }) = best
+    else {
         return Err(not_winning(s, w, "no winning type"));
     };
     let value = value_max;
-    let mut patterns = vec![ht.id().to_string()];
-    let mut add = |cond: bool, id: &str| {
-        if cond && !patterns.iter().any(|p| p == id) {
-            patterns.push(id.to_string());
+    let uncapped = value.saturating_mul(mult);
+    let limited_by = if score >= uncapped {
+        None
+    } else if limit == Some(score) && cap.as_ref().is_none_or(|c| c.points > score) {
+        Some(LimitedBy::TableLimit)
+    } else {
+        Some(LimitedBy::Cap)
+    };
+    debug_assert_eq!(
+        score,
+        uncapped
+            .min(cap.as_ref().map_or(u32::MAX, |c| c.points))
+            .min(limit.unwrap_or(u32::MAX))
+    );
+    let mut modifiers: Vec<Modifier> = Vec::new();
+    let mut add = |cond: bool, id: ModifierId, effect: Effect| {
+        if cond && !modifiers.iter().any(|m| m.id == id) {
+            modifiers.push(Modifier { id, effect });
         }
     };
-    add(menqing, "menqing");
-    add(gangkai, "gangkai");
-    add(dadiaoche, "dadiaoche");
-    add(kaibao, "kaibao");
-    add(huangfan, "huangfan");
-    add(s.kind == WinKind::RobKong, "qianggang");
-    Ok(WinnerScore {
+    add(
+        menqing,
+        ModifierId::Menqing,
+        if menqing_double {
+            Effect::Times { times: 2 }
+        } else {
+            Effect::None
+        },
+    );
+    add(
+        gangkai,
+        ModifierId::Gangkai,
+        Effect::AtLeast { points: lezi },
+    );
+    add(
+        dadiaoche,
+        ModifierId::Dadiaoche,
+        Effect::AtLeast { points: lezi },
+    );
+    add(kaibao, ModifierId::Kaibao, Effect::Times { times: 2 });
+    add(huangfan, ModifierId::Huangfan, Effect::Times { times: 2 });
+    add(
+        s.kind == WinKind::RobKong,
+        ModifierId::Qianggang,
+        Effect::PaidByKongPlayer,
+    );
+    let mut patterns = vec![ht.id().to_string()];
+    for m in &modifiers {
+        if !patterns.iter().any(|p| p == m.id.id()) {
+            patterns.push(m.id.id().to_string());
+        }
+    }
+    let ws = WinnerScore {
         seat: w.seat,
         hand: ht.id().to_string(),
         patterns,
         flowers,
         points,
         value,
-        cap,
+        cap: cap.as_ref().map(|c| c.lezi),
         score,
-    })
+    };
+    let we = WinnerExplanation {
+        seat: w.seat,
+        concealed: sorted(&w.concealed),
+        melds: w.melds.clone(),
+        winning_tile: w.winning_tile,
+        hand: ht.id().to_string(),
+        rows,
+        flower_items,
+        flowers,
+        base: o.base_points,
+        points,
+        value,
+        modifiers,
+        fan: None,
+        multiplier: mult,
+        uncapped,
+        cap,
+        table_limit: limit,
+        limited_by,
+        score,
+    };
+    Ok((ws, we))
 }
 
-fn score_baida(s: &Settlement, w: &WinnerHand) -> Result<WinnerScore, ScoreError> {
+fn value_baida(
+    s: &Settlement,
+    w: &WinnerHand,
+) -> Result<(WinnerScore, WinnerExplanation), ScoreError> {
     let o = &s.options;
     let wildcard = s.wildcard.filter(|_| o.wildcard);
     let concealed: Counts = counts_of(&w.concealed);
@@ -716,19 +922,37 @@ fn score_baida(s: &Settlement, w: &WinnerHand) -> Result<WinnerScore, ScoreError
             "not four sets and a pair, even with the wildcards",
         ));
     }
+    // Wind pungs earn a flower only as three real wind tiles; a wildcard earns its own.
     let wind_pungs = if standard {
-        hand::baida_concealed_wind_pungs(&concealed, wildcard).unwrap_or(0)
+        hand::baida_concealed_wind_pungs(&concealed, wildcard).unwrap_or_default()
     } else {
         hand::plain_wind_triples(&concealed, wildcard)
     };
     let menqing = hand::is_menqing(&w.melds) && o.menqing != MenqingEffect::None;
-    let mut flowers = o.base_points + w.flowers.len() as u32 + wind_pungs + jokers as u32;
-    for m in &w.melds {
-        flowers += m.flowers();
+    let mut flower_items = vec![FlowerItem {
+        source: FlowerSource::Base,
+        tile: None,
+        meld: None,
+        flowers: o.base_points,
+    }];
+    flower_items.extend(tile_and_meld_flowers(w));
+    for t in wind_pungs {
+        flower_items.push(item(FlowerSource::ConcealedPung, t, None, 1));
+    }
+    if let Some(x) = wildcard {
+        for _ in 0..jokers {
+            flower_items.push(item(FlowerSource::Wildcard, x, None, 1));
+        }
     }
     if menqing && o.menqing == MenqingEffect::Flower {
-        flowers += 1;
+        flower_items.push(FlowerItem {
+            source: FlowerSource::Menqing,
+            tile: None,
+            meld: None,
+            flowers: 1,
+        });
     }
+    let flowers: u32 = flower_items.iter().map(|i| i.flowers).sum();
     let natural = s.kind == WinKind::SelfDraw || (s.kind != WinKind::FourWildcards && standard);
     let wubaida = wildcard.is_some() && jokers == 0;
     let paobaida = natural
@@ -743,105 +967,179 @@ fn score_baida(s: &Settlement, w: &WinnerHand) -> Result<WinnerScore, ScoreError
         });
     let dadiao = natural && hand::is_big_single_wait(&concealed, &w.melds);
     let gangkai = natural && w.replacement_draw && s.kind == WinKind::SelfDraw;
-    let fan = if sibaida {
-        2
+    let fans: Vec<(bool, ModifierId, u32)> = if sibaida {
+        vec![(true, ModifierId::Sibaida, 2)]
     } else {
-        (wubaida as u32 + paobaida as u32 + dadiao as u32 + gangkai as u32).min(3)
+        vec![
+            (wubaida, ModifierId::Wubaida, 1),
+            (paobaida, ModifierId::Paobaida, 1),
+            (dadiao, ModifierId::Dadiao, 1),
+            (gangkai, ModifierId::Gangkai, 1),
+        ]
     };
+    let mut modifiers: Vec<Modifier> = fans
+        .iter()
+        .filter(|f| f.0)
+        .map(|&(_, id, fan)| Modifier {
+            id,
+            effect: Effect::Fan { fan },
+        })
+        .collect();
+    let fan_sum: u32 = fans.iter().filter(|f| f.0).map(|f| f.2).sum();
+    let fan = fan_sum.min(3);
+    if menqing {
+        modifiers.push(Modifier {
+            id: ModifierId::Menqing,
+            effect: match o.menqing {
+                MenqingEffect::Flower => Effect::Flowers { flowers: 1 },
+                MenqingEffect::Double => Effect::Times { times: 2 },
+                MenqingEffect::None => Effect::None,
+            },
+        });
+    }
     let huangfan = s.huangfan > 0;
+    if huangfan {
+        modifiers.push(Modifier {
+            id: ModifierId::Huangfan,
+            effect: Effect::Times { times: 2 },
+        });
+    }
     let mut value = flowers << fan;
+    let mut multiplier = 1u32 << fan;
     if menqing && o.menqing == MenqingEffect::Double {
         value *= 2;
+        multiplier *= 2;
     }
     let score = if huangfan { value * 2 } else { value };
-    let mut patterns: Vec<String> = [
-        (sibaida, "sibaida"),
-        (!sibaida && wubaida, "wubaida"),
-        (!sibaida && paobaida, "paobaida"),
-        (!sibaida && dadiao, "dadiao"),
-        (!sibaida && gangkai, "gangkai"),
-        (menqing, "menqing"),
-    ]
-    .iter()
-    .filter(|(c, _)| *c)
-    .map(|(_, id)| id.to_string())
-    .collect();
-    if patterns.is_empty() {
-        patterns.push("pinghu".into());
+    if huangfan {
+        multiplier *= 2;
     }
     // The hand is named by its first pattern in the order of §5 (门清 included); 平胡 when
     // none holds ("otherwise 平胡").
+    let mut patterns: Vec<String> = modifiers
+        .iter()
+        .filter(|m| m.id != ModifierId::Huangfan)
+        .map(|m| m.id.id().to_string())
+        .collect();
+    if patterns.is_empty() {
+        patterns.push(HandType::Pinghu.id().into());
+    }
     let hand = patterns[0].clone();
     if huangfan {
         patterns.push("huangfan".into());
     }
-    Ok(WinnerScore {
+    let ws = WinnerScore {
         seat: w.seat,
-        hand,
+        hand: hand.clone(),
         patterns,
         flowers,
         points: flowers,
         value,
         cap: None,
         score,
-    })
+    };
+    let we = WinnerExplanation {
+        seat: w.seat,
+        concealed: sorted(&w.concealed),
+        melds: w.melds.clone(),
+        winning_tile: w.winning_tile,
+        hand,
+        rows: vec![],
+        flower_items,
+        flowers,
+        base: 0,
+        points: flowers,
+        value: flowers,
+        modifiers,
+        fan: Some(fan),
+        multiplier,
+        uncapped: score,
+        cap: None,
+        table_limit: None,
+        limited_by: None,
+        score,
+    };
+    Ok((ws, we))
+}
+
+/// The shares one winner is paid, in units of its S, with the reason for each: the whole
+/// payment table of §6 (self-draw, discard, robbing; 承包 / 吃三口 rows for each seat bound
+/// to the winner, adding up).
+fn share_rows(s: &Settlement, w: Seat, winners: &[Seat]) -> Vec<(Seat, u32, ShareReason)> {
+    let mut rows = Vec::with_capacity(4);
+    let others = |x: Seat| (0..4u8).filter(move |&o| o != x);
+    let from = s.from.unwrap_or(0);
+    let bound = match s.options.binding {
+        Some(_) => bound_seats(&s.claims, w),
+        None => vec![],
+    };
+    match (s.options.binding, bound.is_empty()) {
+        (Some(rule), false) => {
+            let chi_san_kou = rule == BindingRule::ChiSanKou;
+            for &r in &bound {
+                let b = |row: BoundRow| ShareReason::Bound {
+                    rule,
+                    row,
+                    bound: r,
+                    winner_claimed: s.claims[w as usize][r as usize],
+                    bound_claimed: s.claims[r as usize][w as usize],
+                };
+                match s.kind {
+                    k if k.paid_by_all() => {
+                        let extra = if chi_san_kou { 3 } else { 5 };
+                        for o in others(w) {
+                            if o == r {
+                                rows.push((o, extra, b(BoundRow::SelfDrawBound)));
+                            } else {
+                                rows.push((o, 1, b(BoundRow::SelfDrawOther)));
+                            }
+                        }
+                    }
+                    WinKind::Discard => {
+                        let soft = chi_san_kou || s.declared[from as usize];
+                        if from == r {
+                            rows.push((r, 2, b(BoundRow::BoundDiscards)));
+                        } else if winners.contains(&r) {
+                            // T's discard wins for both W and R: R pays nothing as a winner.
+                            rows.push((from, if soft { 1 } else { 2 }, b(BoundRow::BothWin)));
+                        } else if soft {
+                            rows.push((from, 1, b(BoundRow::ThirdPays)));
+                            rows.push((r, 1, b(BoundRow::BoundAlsoPays)));
+                        } else {
+                            rows.push((from, 2, b(BoundRow::ThirdNotReady)));
+                        }
+                    }
+                    _ => {
+                        // Robbing the kong, both tables: the kong player pays 3 S, and the
+                        // bound seat, if it is not the kong player, also 3 S.
+                        rows.push((from, 3, b(BoundRow::RobKongPlayer)));
+                        if r != from {
+                            rows.push((r, 3, b(BoundRow::RobKongBound)));
+                        }
+                    }
+                }
+            }
+        }
+        _ => match s.kind {
+            k if k.paid_by_all() => {
+                for o in others(w) {
+                    rows.push((o, 1, ShareReason::SelfDraw));
+                }
+            }
+            WinKind::Discard => rows.push((from, 1, ShareReason::Discarder)),
+            _ => rows.push((from, 3, ShareReason::KongRobbed)),
+        },
+    }
+    rows.retain(|&(p, _, _)| p != w);
+    rows
 }
 
 /// How many units of S each seat pays winner `w` (0 for the winner itself).
 pub fn paid_units(s: &Settlement, w: Seat, winners: &[Seat]) -> [i64; 4] {
     let mut pay = [0i64; 4];
-    let others = |x: Seat| (0..4u8).filter(move |&o| o != x);
-    let chi_san_kou = s.options.binding == Some(BindingRule::ChiSanKou);
-    let bound = match s.options.binding {
-        // 吃三口 has no row for robbing a kong: it is paid by the kong player alone.
-        Some(_) if !(chi_san_kou && s.kind == WinKind::RobKong) => bound_seats(&s.claims, w),
-        _ => vec![],
-    };
-    if bound.is_empty() {
-        match s.kind {
-            k if k.paid_by_all() => {
-                for o in others(w) {
-                    pay[o as usize] += 1;
-                }
-            }
-            WinKind::Discard => pay[s.from.unwrap_or(0) as usize] += 1,
-            _ => pay[s.from.unwrap_or(0) as usize] += 3,
-        }
-    } else {
-        for &r in &bound {
-            match s.kind {
-                k if k.paid_by_all() => {
-                    let extra = if chi_san_kou { 3 } else { 5 };
-                    for o in others(w) {
-                        pay[o as usize] += if o == r { extra } else { 1 };
-                    }
-                }
-                WinKind::Discard => {
-                    let t = s.from.unwrap_or(0);
-                    let ready = s.declared[t as usize];
-                    if t == r {
-                        pay[r as usize] += 2;
-                    } else if winners.contains(&r) {
-                        // T's discard wins for both W and R: R pays nothing as a winner.
-                        pay[t as usize] += if chi_san_kou || ready { 1 } else { 2 };
-                    } else if chi_san_kou || ready {
-                        pay[t as usize] += 1;
-                        pay[r as usize] += 1;
-                    } else {
-                        pay[t as usize] += 2;
-                    }
-                }
-                _ => {
-                    let k = s.from.unwrap_or(0);
-                    pay[k as usize] += 3;
-                    if r != k {
-                        pay[r as usize] += 3;
-                    }
-                }
-            }
-        }
+    for (p, units, _) in share_rows(s, w, winners) {
+        pay[p as usize] += units as i64;
     }
-    pay[w as usize] = 0;
     pay
 }
 
@@ -849,21 +1147,44 @@ pub fn paid_units(s: &Settlement, w: Seat, winners: &[Seat]) -> [i64; 4] {
 /// holds), split equally among the other three; odd hundredths go to the seats after the
 /// leaver in turn order.
 pub fn leaver_payments(options: &Options, stake: Money, leaver: Seat, huangfan: u32) -> [Money; 4] {
+    explain_leaver(options, stake, leaver, huangfan).payments
+}
+
+/// The leaver's penalty explained: one share for each other seat (the computation of
+/// [`leaver_payments`]).
+pub fn explain_leaver(options: &Options, stake: Money, leaver: Seat, huangfan: u32) -> Explanation {
+    let leaver = leaver % 4;
+    let doubled = options.ruleset == Ruleset::Baida && huangfan > 0;
     let mut amount = stake.times(options.leaver_penalty as i64);
-    if options.ruleset == Ruleset::Baida && huangfan > 0 {
+    if doubled {
         amount = amount.times(2);
     }
-    let mut out = [Money::ZERO; 4];
     let share = amount.0 / 3;
     let mut rest = amount.0 - share * 3;
+    let mut shares = Vec::with_capacity(3);
     for k in 1..4u8 {
-        let seat = ((leaver + k) % 4) as usize;
         let extra = if rest > 0 { 1 } else { 0 };
         rest -= extra;
-        out[seat] = Money(share + extra);
+        shares.push(Share {
+            payer: leaver,
+            payee: (leaver + k) % 4,
+            units: 0,
+            points: 0,
+            amount: Money(share + extra),
+            reason: ShareReason::Leaver {
+                penalty: options.leaver_penalty,
+                huangfan: doubled,
+            },
+        });
     }
-    out[(leaver % 4) as usize] = Money(-amount.0);
-    out
+    Explanation {
+        ruleset: options.ruleset,
+        stake,
+        end: HandEnd::Leaver { seat: leaver },
+        winners: vec![],
+        payments: payments_of(&shares),
+        shares,
+    }
 }
 
 #[cfg(test)]

@@ -7,7 +7,9 @@
 
 use crate::hand::{MeldShape, MeldType};
 use crate::options::{Options, Ruleset};
-use crate::scoring::{self, Money, ScoreError, ScoreResult, Settlement, WinKind, WinnerHand};
+use crate::scoring::{
+    self, Explanation, Money, ScoreError, ScoreResult, Settlement, WinKind, WinnerHand,
+};
 use crate::tile::{Tile, format_tiles, parse_tiles};
 use serde::{Deserialize, Serialize};
 
@@ -298,7 +300,8 @@ fn parse_meld(at: &str, m: &FileMeld) -> Result<MeldShape, SettlementError> {
     Ok(MeldShape { kind, tile: first })
 }
 
-/// The output object of §8: `{"winners": [...], "payments": [...], "hands": [...]}`.
+/// The output object of a settlement file: `{"winners": [...], "payments": [...], "hands":
+/// [...], "explain": {...}}`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ResultFile {
     /// Per winner breakdown.
@@ -307,14 +310,17 @@ pub struct ResultFile {
     pub payments: [Money; 4],
     /// The hand type id of each winner, in order.
     pub hands: Vec<String>,
+    /// Why each seat pays what it pays, from the same computation as the payments.
+    pub explain: Explanation,
 }
 
-/// The output object for a result.
-pub fn result_json(r: &ScoreResult) -> ResultFile {
+/// The output object for a result and its explanation (both from [`scoring::settle`]).
+pub fn result_json(r: &ScoreResult, explain: Explanation) -> ResultFile {
     ResultFile {
         winners: r.winners.clone(),
         payments: r.payments,
         hands: r.winners.iter().map(|w| w.hand.clone()).collect(),
+        explain,
     }
 }
 
@@ -329,8 +335,8 @@ pub fn result_json(r: &ScoreResult) -> ResultFile {
 /// ```
 pub fn score_json(json: &str) -> Result<ResultFile, SettlementError> {
     let s = parse_settlement(json)?;
-    let r = scoring::score(&s)?;
-    Ok(result_json(&r))
+    let (r, e) = scoring::settle(&s)?;
+    Ok(result_json(&r, e))
 }
 
 /// A settlement as a file (the inverse of [`parse_settlement`]), e.g. to save a hand

@@ -1,5 +1,6 @@
-//! Scoring (RULES.md §6) through the settlement format of §8, one named case per rule,
-//! each computed by hand from RULES.md (the computation is in the case's doc line).
+//! Scoring (the rules, "Scoring") through the settlement file, one named case per rule, each
+//! computed by hand from the rules (the computation is in the case's doc line). Every case
+//! also checks that its explanation (`"explain"`) adds up to the payments it explains.
 
 use serde_json::{Value, json};
 
@@ -12,6 +13,46 @@ fn check(input: &str, payments: Value, hands: Value) {
     let got = scored(input);
     assert_eq!(got["payments"], payments, "{got}");
     assert_eq!(got["hands"], hands, "{got}");
+    explanation_adds_up(&got);
+}
+
+/// The explanation's shares sum to the payments, each share is its units × the winner's S,
+/// each winner's flower items sum to its flowers, and its S is the one scored.
+fn explanation_adds_up(got: &Value) {
+    let e = &got["explain"];
+    let mut sums = [0f64; 4];
+    let shares = e["shares"].as_array().expect("shares");
+    for sh in shares {
+        let amount = sh["amount"].as_f64().expect("amount");
+        sums[sh["payer"].as_u64().expect("payer") as usize] -= amount;
+        sums[sh["payee"].as_u64().expect("payee") as usize] += amount;
+        let payee = &sh["payee"];
+        let w = e["winners"]
+            .as_array()
+            .expect("winners")
+            .iter()
+            .find(|w| &w["seat"] == payee)
+            .expect("a share is paid to a winner");
+        let s = w["score"].as_u64().expect("score");
+        assert_eq!(
+            sh["points"].as_u64(),
+            Some(sh["units"].as_u64().expect("units") * s)
+        );
+    }
+    for (p, sum) in sums.iter().enumerate() {
+        assert_eq!(Some(*sum), got["payments"][p].as_f64(), "{got}");
+    }
+    for (i, w) in e["winners"].as_array().expect("winners").iter().enumerate() {
+        let items: u64 = w["flower_items"]
+            .as_array()
+            .expect("items")
+            .iter()
+            .map(|it| it["flowers"].as_u64().expect("flowers"))
+            .sum();
+        assert_eq!(Some(items), w["flowers"].as_u64(), "{got}");
+        assert_eq!(w["score"], got["winners"][i]["score"], "{got}");
+        assert_eq!(w["hand"], got["winners"][i]["hand"], "{got}");
+    }
 }
 
 /// 风碰 + 荒番 (§6 check): V 40 × 2 = 80, C = 4 × 2 = 8 lezi → 80, table limit → 50.
@@ -209,4 +250,230 @@ fn a_hand_fitting_several_rows_takes_the_highest_value() {
     assert_eq!(w["value"], 11, "{got}");
     assert_eq!(w["score"], 20, "{got}");
     assert_eq!(got["payments"], json!([60, -20, -20, -20]));
+}
+
+/// `baida`, the rules' first example: `123m 456m 789s 22s 11z` and the wildcard 5p, self-drawn,
+/// all concealed. The wildcard makes the east pung but earns only its own flower: 底花 1 +
+/// wildcard 1 + 门清 1 = 3, no fan (not 跑百搭: before the 2s the hand waited on 2s and 1z and
+/// the wildcard only). Each pays 3.
+#[test]
+fn baida_a_wildcard_completing_a_wind_pung_earns_only_its_own_flower() {
+    check(
+        r#"{"ruleset":"baida","wildcard":"5p","win":{"kind":"self_draw","winners":[{"seat":0,"concealed":"123m456m789s22s11z5p","winning_tile":"2s"}]}}"#,
+        json!([9, -3, -3, -3]),
+        json!(["menqing"]),
+    );
+}
+
+/// `baida`, the rules' second example: `123m 456m 789s 22s` and three wildcards 5p: three
+/// wildcards together are no wind pung, each earns its own flower: 1 + 3 + 门清 1 = 5;
+/// 跑百搭 (before the last 5p, two wildcards won on any tile) 1 fan: 10 each.
+#[test]
+fn baida_three_wildcards_together_earn_three_flowers_not_a_wind_pung() {
+    check(
+        r#"{"ruleset":"baida","wildcard":"5p","win":{"kind":"self_draw","winners":[{"seat":0,"concealed":"123m456m789s22s555p","winning_tile":"5p"}]}}"#,
+        json!([30, -10, -10, -10]),
+        json!(["paobaida"]),
+    );
+}
+
+/// `baida`: three real east tiles are a wind pung even when a wildcard could stand in it; the
+/// split keeping the real pung is taken: 1 + wind pung 1 + wildcard 1 + 门清 1 = 4, 跑百搭
+/// (a lone wildcard waits on everything) 1 fan: 8 each.
+#[test]
+fn baida_three_real_wind_tiles_still_earn_their_pung_flower() {
+    check(
+        r#"{"ruleset":"baida","wildcard":"5p","win":{"kind":"self_draw","winners":[{"seat":0,"concealed":"123m456m789s111z2s5p","winning_tile":"2s"}]}}"#,
+        json!([24, -8, -8, -8]),
+        json!(["paobaida"]),
+    );
+}
+
+/// `baida`: an exposed pung of north (its tiles real by face) earns 1: 底花 1 + pung 1 +
+/// wildcard 1 = 3, not 门清, no fan (before the 4s, 234s + wildcard waited on few tiles).
+#[test]
+fn baida_an_exposed_wind_pung_earns_one_flower() {
+    check(
+        r#"{"ruleset":"baida","wildcard":"5p","win":{"kind":"self_draw","winners":[{"seat":3,"concealed":"123m456m23s4s9p5p","winning_tile":"4s","melds":[{"type":"pung","tiles":"444z"}]}]}}"#,
+        json!([-3, -3, -3, 9]),
+        json!(["pinghu"]),
+    );
+}
+
+/// `classic` 吃三口, robbing the kong: seat 0 (bound to seat 1 by three claims) robs seat 3's
+/// added kong of 3m with a 混一色. P = 2 + 6 flowers + the concealed wind pung 1 = 9 → 8. The kong player
+/// pays 3 S = 24 and the bound seat 1 also 3 S = 24.
+#[test]
+fn classic_chi_san_kou_robbing_the_kong_the_kong_player_and_the_bound_seat_pay_three_each() {
+    check(
+        r#"{"ruleset":"classic","claims":[[0,3,0,0],[0,0,0,0],[0,0,0,0],[0,0,0,0]],"win":{"kind":"rob_kong","from":3,"winners":[{"seat":0,"concealed":"123456789m11155z","winning_tile":"3m","flowers":"123456f"}]}}"#,
+        json!([48, -24, 0, -24]),
+        json!(["hunyise"]),
+    );
+}
+
+/// The same robbed kong made by the bound seat 1 itself: it pays 3 S once (as the kong
+/// player), nobody else pays.
+#[test]
+fn classic_chi_san_kou_robbing_the_bound_seats_kong_it_pays_three() {
+    check(
+        r#"{"ruleset":"classic","claims":[[0,3,0,0],[0,0,0,0],[0,0,0,0],[0,0,0,0]],"win":{"kind":"rob_kong","from":1,"winners":[{"seat":0,"concealed":"123456789m11155z","winning_tile":"3m","flowers":"123456f"}]}}"#,
+        json!([24, -24, 0, 0]),
+        json!(["hunyise"]),
+    );
+}
+
+/// `classic` 吃三口, robbing without a binding: the kong player alone pays 3 S.
+#[test]
+fn classic_robbing_the_kong_unbound_the_kong_player_pays_three() {
+    check(
+        r#"{"ruleset":"classic","claims":[[0,2,0,0],[0,0,0,0],[0,0,0,0],[0,0,0,0]],"win":{"kind":"rob_kong","from":3,"winners":[{"seat":0,"concealed":"123456789m11155z","winning_tile":"3m","flowers":"123456f"}]}}"#,
+        json!([24, 0, 0, -24]),
+        json!(["hunyise"]),
+    );
+}
+
+/// `classic` 吃三口: seat 2's 9p wins for seats 0 and 1, bound to each other (3 claims, 2 one
+/// way and 1 the other). Seat 0 碰碰胡 P 2 (S 2); seat 1 清一色 8. The discarder pays each
+/// 1 S; the bound seat 1 pays seat 0 nothing (it is a winner).
+#[test]
+fn classic_chi_san_kou_a_third_seats_discard_winning_for_both_bound_seats_pays_each_once() {
+    check(
+        r#"{"ruleset":"classic","claims":[[0,2,0,0],[1,0,0,0],[0,0,0,0],[0,0,0,0]],"win":{"kind":"discard","from":2,"winners":[{"seat":0,"concealed":"999p55z","winning_tile":"9p","melds":[{"type":"pung","tiles":"111m"},{"type":"pung","tiles":"222p"},{"type":"pung","tiles":"333s"}]},{"seat":1,"concealed":"11134555666789p","winning_tile":"9p","melds":[]}]}}"#,
+        json!([2, 8, -10, 0]),
+        json!(["pengpenghu", "qingyise"]),
+    );
+}
+
+/// `qiaoma` 承包, the same two bound winners on seat 2's discard, seat 2 not declared: it pays
+/// each 2 S (seat 0 S 2 → 4; seat 1 清一色 门清 S 20 → 40).
+#[test]
+fn qiaoma_a_third_seat_not_ready_winning_for_both_bound_seats_pays_each_twice() {
+    check(
+        r#"{"declared":[true,true,false,false],"claims":[[0,2,0,0],[1,0,0,0],[0,0,0,0],[0,0,0,0]],"win":{"kind":"discard","from":2,"winners":[{"seat":0,"concealed":"999p55z","winning_tile":"9p","melds":[{"type":"pung","tiles":"111m"},{"type":"pung","tiles":"222p"},{"type":"pung","tiles":"333s"}]},{"seat":1,"concealed":"11134555666789p","winning_tile":"9p"}]}}"#,
+        json!([4, 40, -44, 0]),
+        json!(["pengpenghu", "qingyise"]),
+    );
+}
+
+/// …and declared ready: it pays each 1 S.
+#[test]
+fn qiaoma_a_third_seat_ready_winning_for_both_bound_seats_pays_each_once() {
+    check(
+        r#"{"declared":[true,true,true,false],"claims":[[0,2,0,0],[1,0,0,0],[0,0,0,0],[0,0,0,0]],"win":{"kind":"discard","from":2,"winners":[{"seat":0,"concealed":"999p55z","winning_tile":"9p","melds":[{"type":"pung","tiles":"111m"},{"type":"pung","tiles":"222p"},{"type":"pung","tiles":"333s"}]},{"seat":1,"concealed":"11134555666789p","winning_tile":"9p"}]}}"#,
+        json!([2, 20, -22, 0]),
+        json!(["pengpenghu", "qingyise"]),
+    );
+}
+
+/// 八花齐 is worth 八花齐 whatever the concealed tiles: a complete 风碰 (4 lezi) in hand,
+/// declared, still scores 2 lezi (门清 ×2 within its cap of 2 lezi): 20 each.
+#[test]
+fn eight_flowers_is_worth_bahuaqi_even_over_a_complete_fengpeng() {
+    check(
+        r#"{"declared":[true,true,true,true],"win":{"kind":"eight_flowers","winners":[{"seat":0,"concealed":"11122233344455z","winning_tile":"5z","flowers":"12345678f"}]}}"#,
+        json!([60, -20, -20, -20]),
+        json!(["bahuaqi"]),
+    );
+}
+
+/// `classic`: 八花齐 is worth one lezi (8) over a complete 清一色 with 杠开 in hand; 荒番 ×2.
+#[test]
+fn classic_eight_flowers_is_worth_eight_whatever_the_hand() {
+    check(
+        r#"{"ruleset":"classic","huangfan":1,"win":{"kind":"eight_flowers","winners":[{"seat":2,"concealed":"11123455678999s","winning_tile":"5s","replacement_draw":true,"flowers":"12345678f"}]}}"#,
+        json!([-16, -16, 48, -16]),
+        json!(["bahuaqi"]),
+    );
+}
+
+/// The first worked example explained: seat 1's flower items (two flower tiles, the exposed
+/// red-dragon pung 2, the concealed east kong 3), P = 2 + 7, 碰碰胡 V = P, cap 1 lezi, the table
+/// limit 50, and one share: seat 3 pays 9 as the discarder.
+#[test]
+fn the_first_worked_example_is_explained_item_by_item() {
+    let got = scored(
+        r#"{"ruleset":"qiaoma","stake":1,"declared":[false,true,false,false],"win":{"kind":"discard","from":3,"winners":[{"seat":1,"concealed":"222m55p999s","winning_tile":"9s","melds":[{"type":"pung","tiles":"777z"},{"type":"kong","tiles":"1111z","concealed":true}],"flowers":"12f"}]}}"#,
+    );
+    let e = &got["explain"];
+    assert_eq!(
+        e["end"],
+        json!({"type": "win", "kind": "discard", "from": 3})
+    );
+    let w = &e["winners"][0];
+    assert_eq!(
+        w["flower_items"],
+        json!([
+            {"source": "flower_tile", "tile": "1f", "meld": null, "flowers": 1},
+            {"source": "flower_tile", "tile": "2f", "meld": null, "flowers": 1},
+            {"source": "meld", "tile": "7z", "meld": "pung", "flowers": 2},
+            {"source": "meld", "tile": "1z", "meld": "concealed_kong", "flowers": 3},
+        ])
+    );
+    assert_eq!(w["base"], 2);
+    assert_eq!(w["points"], 9);
+    assert_eq!(w["hand"], "pengpenghu");
+    assert_eq!(
+        w["rows"],
+        json!([{"hand": "pengpenghu", "basis": {"basis": "points"}, "value": 9}])
+    );
+    assert_eq!(w["modifiers"], json!([]));
+    assert_eq!(w["multiplier"], 1);
+    assert_eq!(w["cap"]["lezi"], 1);
+    assert_eq!(w["table_limit"], 50);
+    assert_eq!(w["limited_by"], Value::Null);
+    assert_eq!(w["score"], 9);
+    assert_eq!(
+        e["shares"],
+        json!([{"payer": 3, "payee": 1, "units": 1, "points": 9, "amount": 9,
+                "reason": {"reason": "discarder"}}])
+    );
+}
+
+/// A bound self-draw explained: the 承包 rows name the bound seat and the claims that bind it,
+/// and the cap names the modifiers that doubled it.
+#[test]
+fn a_bound_self_draw_names_its_rows_and_the_claims() {
+    let got = scored(
+        r#"{"kaibao":true,"declared":[true,true,true,true],"claims":[[0,2,0,0],[1,0,0,0],[0,0,0,0],[0,0,0,0]],"win":{"kind":"self_draw","winners":[{"seat":0,"concealed":"44455m","winning_tile":"5m","melds":[{"type":"pung","tiles":"111z"},{"type":"pung","tiles":"222m"},{"type":"pung","tiles":"333m"}]}]}}"#,
+    );
+    let e = &got["explain"];
+    // 混碰 10 × 2 (开宝), cap 1 × 2 = 2 lezi: S = 20; seat 1 pays 5 S, the others S.
+    assert_eq!(got["payments"], json!([140, -100, -20, -20]));
+    let w = &e["winners"][0];
+    assert_eq!(w["cap"]["doubled_by"], json!(["kaibao"]));
+    assert_eq!(
+        w["modifiers"],
+        json!([{"id": "kaibao", "effect": {"effect": "times", "times": 2}}])
+    );
+    let rows: Vec<&str> = e["shares"]
+        .as_array()
+        .expect("shares")
+        .iter()
+        .map(|s| s["reason"]["row"].as_str().expect("row"))
+        .collect();
+    assert_eq!(
+        rows,
+        ["self_draw_bound", "self_draw_other", "self_draw_other"]
+    );
+    assert_eq!(e["shares"][0]["reason"]["bound"], 1);
+    assert_eq!(e["shares"][0]["reason"]["winner_claimed"], 2);
+    assert_eq!(e["shares"][0]["reason"]["bound_claimed"], 1);
+    assert_eq!(e["shares"][0]["reason"]["rule"], "qiaoma");
+    explanation_adds_up(&got);
+}
+
+/// A leaver's penalty is explained as three shares that sum to the payments.
+#[test]
+fn a_leavers_penalty_is_explained_share_by_share() {
+    use mahjong_rules::{Money, Options, Ruleset, scoring};
+    let o = Options::preset(Ruleset::Qiaoma);
+    let e = scoring::explain_leaver(&o, Money::coins(1), 2, 0);
+    assert_eq!(
+        e.payments,
+        scoring::leaver_payments(&o, Money::coins(1), 2, 0)
+    );
+    assert_eq!(e.shares.len(), 3);
+    assert!(e.shares.iter().all(|s| s.payer == 2));
+    assert_eq!(e.shares.iter().map(|s| s.amount.0).sum::<i64>(), 100);
 }

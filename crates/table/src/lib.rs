@@ -190,6 +190,7 @@ pub mod evidence;
 pub mod hand;
 pub mod io;
 pub mod replica;
+pub mod verify;
 
 pub use client::{Client, MAX_AHEAD, MAX_REPLY_BYTES, RETRANSMIT_MS, SILENT_GRACE_MS};
 pub use codec::{Body, Envelope, Hash, MAX_FRAME, Next, Play, Proposal, RosterVote, VERSION};
@@ -199,3 +200,4 @@ pub use evidence::{Charge, Culprit, Evidence};
 pub use hand::HandStage;
 pub use io::{Config, Input, Output, Persisted, Record, Rejected, Stats};
 pub use replica::{Checkpoint, Ending, HandResult, Stage, StepRecord};
+pub use verify::{HandReport, LogFault, LogReport, verify_log};

@@ -1,0 +1,671 @@
+//! The player's SQLite database: tables and their local seats, every seat's journal, the
+//! ledger and evidence records.
+//!
+//! One file, `<data dir>/mahjong.sqlite3`, mode 0600 (it holds the tables' root secrets and
+//! the keys of locally run bots), in WAL mode. Writes are `synchronous=NORMAL` (durable at
+//! the next checkpoint, never torn), except a journal batch holding a `Record::Own`, which is
+//! committed with `synchronous=FULL` before [`Store::append`] returns: the caller sends the
+//! frames of that output only after, so a restarted seat never sends a different entry for a
+//! step it already signed (that would be equivocation).
+//!
+//! **Schema versions** (`meta.schema_version`, and `PRAGMA application_id` = `MJST`):
+//! 1. `tables`, `seats`, `journal`, `ledger`;
+//! 2. adds `evidence` (proofs of misbehaviour this player's seats produced) and an index of
+//!    the journal by seat.
+//!
+//! Opening an older database migrates it step by step, each step in one transaction; a newer
+//! one is refused ([`StoreError::NewerSchema`]); a file that is not an SQLite database, fails
+//! SQLite's `quick_check`, or is another program's database is refused
+//! ([`StoreError::CorruptDatabase`]). Nothing is ever deleted or recreated on error.
+
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use ed25519_dalek::SigningKey;
+use mahjong_table::{Client, Config, Evidence, Persisted, Record};
+use rusqlite::{Connection, ErrorCode, OptionalExtension, params};
+use serde::{Deserialize, Serialize};
+
+use crate::error::StoreError;
+use crate::files;
+use crate::hex::to_hex;
+use crate::identity::Identity;
+
+/// The database file's name in the data directory.
+pub const DB_FILE: &str = "mahjong.sqlite3";
+
+/// The schema version this program writes.
+pub const SCHEMA_VERSION: i64 = 2;
+
+/// `PRAGMA application_id` of a mahjong store ("MJST").
+const APPLICATION_ID: i64 = 0x4D4A_5354;
+
+/// Version 1 of the schema (kept: migrations start from it).
+pub(crate) const SCHEMA_V1: &str = "
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE tables (
+    id BLOB PRIMARY KEY,
+    names TEXT NOT NULL,
+    created_ms INTEGER NOT NULL,
+    finished INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE seats (
+    table_id BLOB NOT NULL REFERENCES tables(id),
+    seat INTEGER NOT NULL,
+    config BLOB NOT NULL,
+    root BLOB NOT NULL,
+    bot_key BLOB,
+    PRIMARY KEY (table_id, seat)
+);
+CREATE TABLE journal (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    table_id BLOB NOT NULL,
+    seat INTEGER NOT NULL,
+    record BLOB NOT NULL
+);
+CREATE TABLE ledger (
+    table_id BLOB NOT NULL,
+    hand INTEGER NOT NULL,
+    hand_id BLOB NOT NULL,
+    ruleset TEXT NOT NULL,
+    stake INTEGER NOT NULL,
+    p0 INTEGER NOT NULL,
+    p1 INTEGER NOT NULL,
+    p2 INTEGER NOT NULL,
+    p3 INTEGER NOT NULL,
+    aborted_by INTEGER,
+    result BLOB NOT NULL,
+    signatures BLOB NOT NULL,
+    booked_ms INTEGER NOT NULL,
+    PRIMARY KEY (table_id, hand)
+);
+INSERT INTO meta (key, value) VALUES ('schema_version', '1');
+";
+
+/// Migration from version 1 to 2.
+const MIGRATE_V2: &str = "
+CREATE TABLE evidence (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    table_id BLOB NOT NULL,
+    evidence BLOB NOT NULL,
+    found_ms INTEGER NOT NULL
+);
+CREATE INDEX journal_by_seat ON journal (table_id, seat, id);
+UPDATE meta SET value = '2' WHERE key = 'schema_version';
+";
+
+/// The migrations: `MIGRATIONS[i]` takes version `i + 1` to `i + 2`.
+const MIGRATIONS: [&str; 1] = [MIGRATE_V2];
+
+/// One seat this player runs at a table: its own seat, or a bot seat it runs. Its `Debug`
+/// output leaves the secrets out.
+#[derive(Clone, PartialEq, Eq)]
+pub struct LocalSeat {
+    /// The seat's table configuration (table id, seat, roster, host).
+    pub config: Config,
+    /// The seat's root secret, from which every per-hand secret derives (needed to resume).
+    pub root: [u8; 32],
+    /// The bot's signing key, for a bot seat; `None` for the player's own seat, which signs
+    /// with the [`Identity`] key.
+    pub bot_key: Option<SigningKey>,
+}
+
+impl std::fmt::Debug for LocalSeat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LocalSeat")
+            .field("config", &self.config)
+            .field("root", &"<secret>")
+            .field("bot", &self.bot_key.is_some())
+            .finish()
+    }
+}
+
+impl LocalSeat {
+    /// The key this seat signs with.
+    pub fn key<'a>(&'a self, identity: &'a Identity) -> &'a SigningKey {
+        self.bot_key.as_ref().unwrap_or(&identity.key)
+    }
+}
+
+/// A table this player sits at.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TableInfo {
+    /// The table id.
+    pub id: [u8; 32],
+    /// The seats this player runs there (its own, and any bots it runs).
+    pub seats: Vec<LocalSeat>,
+    /// The display name of each seat.
+    pub names: [String; 4],
+    /// When the table was created (milliseconds since the Unix epoch).
+    pub created: u64,
+    /// Whether the table is over for this player.
+    pub finished: bool,
+}
+
+/// Milliseconds since the Unix epoch.
+pub fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+/// The player's database (see the module header).
+pub struct Store {
+    pub(crate) conn: Connection,
+    path: PathBuf,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store").field("path", &self.path).finish()
+    }
+}
+
+/// Postcard encoding of a stored value.
+pub(crate) fn encode<T: Serialize>(value: &T, what: &str) -> Result<Vec<u8>, StoreError> {
+    postcard::to_allocvec(value).map_err(|e| StoreError::Decode {
+        what: what.to_string(),
+        why: format!("cannot encode: {e}"),
+    })
+}
+
+/// Postcard decoding of a stored value.
+pub(crate) fn decode<'a, T: Deserialize<'a>>(bytes: &'a [u8], what: &str) -> Result<T, StoreError> {
+    postcard::from_bytes(bytes).map_err(|e| StoreError::Decode {
+        what: what.to_string(),
+        why: e.to_string(),
+    })
+}
+
+pub(crate) fn id32(bytes: Vec<u8>, what: &str) -> Result<[u8; 32], StoreError> {
+    bytes.try_into().map_err(|_| StoreError::Decode {
+        what: what.to_string(),
+        why: "not 32 bytes".into(),
+    })
+}
+
+impl Store {
+    /// Opens (creating it and the directory if needed) `<data_dir>/mahjong.sqlite3`.
+    pub fn open(data_dir: &Path) -> Result<Store, StoreError> {
+        files::create_private_dir(data_dir)?;
+        Store::open_file(&data_dir.join(DB_FILE))
+    }
+
+    /// Opens (creating it if needed) the database file `path`.
+    pub fn open_file(path: &Path) -> Result<Store, StoreError> {
+        files::touch_private(path)?;
+        if files::readable_by_others(path) {
+            files::make_private(path)?;
+        }
+        let corrupt = |why: String| StoreError::CorruptDatabase {
+            path: path.to_path_buf(),
+            why,
+        };
+        let classify = |what: &'static str| {
+            move |e: rusqlite::Error| match e.sqlite_error_code() {
+                Some(ErrorCode::NotADatabase | ErrorCode::DatabaseCorrupt) => {
+                    corrupt(e.to_string())
+                }
+                _ => StoreError::Sqlite { what, source: e },
+            }
+        };
+        let conn = Connection::open(path).map_err(classify("open"))?;
+        conn.busy_timeout(std::time::Duration::from_secs(10))
+            .map_err(StoreError::sql("set the busy timeout"))?;
+        let mode: String = conn
+            .query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))
+            .map_err(classify("set WAL mode"))?;
+        if !mode.eq_ignore_ascii_case("wal") {
+            return Err(corrupt(format!("cannot use WAL (journal mode {mode})")));
+        }
+        let check: String = conn
+            .query_row("PRAGMA quick_check", [], |r| r.get(0))
+            .map_err(classify("check the database"))?;
+        if check != "ok" {
+            return Err(corrupt(format!("integrity check: {check}")));
+        }
+        conn.execute_batch("PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;")
+            .map_err(StoreError::sql("set pragmas"))?;
+        let store = Store {
+            conn,
+            path: path.to_path_buf(),
+        };
+        store.migrate()?;
+        Ok(store)
+    }
+
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The schema version of the open database (after migration: [`SCHEMA_VERSION`]).
+    pub fn schema_version(&self) -> Result<i64, StoreError> {
+        let v: Option<String> = self
+            .conn
+            .query_row(
+                "SELECT value FROM meta WHERE key = 'schema_version'",
+                [],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(StoreError::sql("read the schema version"))?;
+        v.and_then(|v| v.parse().ok())
+            .ok_or_else(|| StoreError::CorruptDatabase {
+                path: self.path.clone(),
+                why: "no schema version in the meta table".into(),
+            })
+    }
+
+    fn migrate(&self) -> Result<(), StoreError> {
+        let corrupt = |why: &str| StoreError::CorruptDatabase {
+            path: self.path.clone(),
+            why: why.into(),
+        };
+        let app: i64 = self
+            .conn
+            .query_row("PRAGMA application_id", [], |r| r.get(0))
+            .map_err(StoreError::sql("read the application id"))?;
+        let objects: i64 = self
+            .conn
+            .query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))
+            .map_err(StoreError::sql("list the schema"))?;
+        if objects == 0 {
+            // A new database: version 1, then the migrations, as an old one would take.
+            let tx = self
+                .conn
+                .unchecked_transaction()
+                .map_err(StoreError::sql("begin"))?;
+            tx.execute_batch(SCHEMA_V1)
+                .map_err(StoreError::sql("create the schema"))?;
+            tx.pragma_update(None, "application_id", APPLICATION_ID)
+                .map_err(StoreError::sql("set the application id"))?;
+            tx.commit().map_err(StoreError::sql("commit the schema"))?;
+        } else if app != APPLICATION_ID {
+            return Err(corrupt("it is another program's SQLite database"));
+        }
+        let mut version = self.schema_version()?;
+        if version > SCHEMA_VERSION {
+            return Err(StoreError::NewerSchema {
+                path: self.path.clone(),
+                found: version,
+                supported: SCHEMA_VERSION,
+            });
+        }
+        if version < 1 {
+            return Err(corrupt("schema version below 1"));
+        }
+        while version < SCHEMA_VERSION {
+            let step = MIGRATIONS[(version - 1) as usize];
+            let tx = self
+                .conn
+                .unchecked_transaction()
+                .map_err(StoreError::sql("begin a migration"))?;
+            tx.execute_batch(step)
+                .map_err(StoreError::sql("migrate the schema"))?;
+            tx.commit().map_err(StoreError::sql("commit a migration"))?;
+            tracing::info!(from = version, to = version + 1, "migrated the store");
+            version += 1;
+        }
+        Ok(())
+    }
+
+    // ---- tables ----
+
+    /// Saves a table: its row, and every listed seat (added, or replaced). Seats not listed
+    /// and journals are kept.
+    pub fn save_table(&self, info: &TableInfo) -> Result<(), StoreError> {
+        let names = serde_json::to_string(&info.names).map_err(|e| StoreError::Decode {
+            what: "table names".into(),
+            why: e.to_string(),
+        })?;
+        let tx = self
+            .conn
+            .unchecked_transaction()
+            .map_err(StoreError::sql("begin"))?;
+        tx.execute(
+            "INSERT INTO tables (id, names, created_ms, finished) VALUES (?1, ?2, ?3, ?4)
+             ON CONFLICT (id) DO UPDATE SET names = ?2, created_ms = ?3, finished = ?4",
+            params![&info.id[..], names, info.created as i64, info.finished],
+        )
+        .map_err(StoreError::sql("save a table"))?;
+        for seat in &info.seats {
+            insert_seat(&tx, &info.id, seat)?;
+        }
+        tx.commit().map_err(StoreError::sql("commit a table"))
+    }
+
+    /// Adds (or replaces) one local seat of a saved table, e.g. a bot this player took over.
+    pub fn add_seat(&self, table: &[u8; 32], seat: &LocalSeat) -> Result<(), StoreError> {
+        if self.table(table)?.is_none() {
+            return Err(StoreError::UnknownTable(to_hex(table)));
+        }
+        insert_seat(&self.conn, table, seat)
+    }
+
+    /// A saved table.
+    pub fn table(&self, id: &[u8; 32]) -> Result<Option<TableInfo>, StoreError> {
+        let row = self
+            .conn
+            .query_row(
+                "SELECT names, created_ms, finished FROM tables WHERE id = ?1",
+                params![&id[..]],
+                |r| {
+                    Ok((
+                        r.get::<_, String>(0)?,
+                        r.get::<_, i64>(1)?,
+                        r.get::<_, bool>(2)?,
+                    ))
+                },
+            )
+            .optional()
+            .map_err(StoreError::sql("read a table"))?;
+        let Some((names, created, finished)) = row else {
+            return Ok(None);
+        };
+        let names: [String; 4] = serde_json::from_str(&names).map_err(|e| StoreError::Decode {
+            what: format!("names of table {}", to_hex(id)),
+            why: e.to_string(),
+        })?;
+        let mut stmt = self
+            .conn
+            .prepare("SELECT config, root, bot_key FROM seats WHERE table_id = ?1 ORDER BY seat")
+            .map_err(StoreError::sql("read seats"))?;
+        let rows = stmt
+            .query_map(params![&id[..]], |r| {
+                Ok((
+                    r.get::<_, Vec<u8>>(0)?,
+                    r.get::<_, Vec<u8>>(1)?,
+                    r.get::<_, Option<Vec<u8>>>(2)?,
+                ))
+            })
+            .map_err(StoreError::sql("read seats"))?;
+        let mut seats = Vec::new();
+        for row in rows {
+            let (config, root, bot_key) = row.map_err(StoreError::sql("read a seat"))?;
+            let what = format!("seat of table {}", to_hex(id));
+            let config: Config = decode(&config, &what)?;
+            let root = id32(root, &what)?;
+            let bot_key = bot_key
+                .map(|k| id32(k, &what).map(|b| SigningKey::from_bytes(&b)))
+                .transpose()?;
+            seats.push(LocalSeat {
+                config,
+                root,
+                bot_key,
+            });
+        }
+        Ok(Some(TableInfo {
+            id: *id,
+            seats,
+            names,
+            created: created as u64,
+            finished,
+        }))
+    }
+
+    /// Every saved table, oldest first.
+    pub fn tables(&self) -> Result<Vec<TableInfo>, StoreError> {
+        self.tables_where("1")
+    }
+
+    /// The tables not marked finished, oldest first (those a restarted peer resumes).
+    pub fn unfinished_tables(&self) -> Result<Vec<TableInfo>, StoreError> {
+        self.tables_where("finished = 0")
+    }
+
+    fn tables_where(&self, filter: &str) -> Result<Vec<TableInfo>, StoreError> {
+        let sql = format!("SELECT id FROM tables WHERE {filter} ORDER BY created_ms, id");
+        let mut stmt = self
+            .conn
+            .prepare(&sql)
+            .map_err(StoreError::sql("list tables"))?;
+        let ids: Vec<Vec<u8>> = stmt
+            .query_map([], |r| r.get(0))
+            .and_then(|rows| rows.collect())
+            .map_err(StoreError::sql("list tables"))?;
+        let mut out = Vec::new();
+        for id in ids {
+            let id = id32(id, "table id")?;
+            if let Some(t) = self.table(&id)? {
+                out.push(t);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Marks a table finished (it is no longer resumed).
+    pub fn mark_finished(&self, id: &[u8; 32]) -> Result<(), StoreError> {
+        let n = self
+            .conn
+            .execute(
+                "UPDATE tables SET finished = 1 WHERE id = ?1",
+                params![&id[..]],
+            )
+            .map_err(StoreError::sql("mark a table finished"))?;
+        if n == 0 {
+            return Err(StoreError::UnknownTable(to_hex(id)));
+        }
+        Ok(())
+    }
+
+    // ---- journal ----
+
+    /// Appends a seat's journal records (one [`mahjong_table::Output::journal`]) in one
+    /// transaction. A batch holding a `Record::Own` is committed with `synchronous=FULL`:
+    /// when this returns it is on disk, and the output's frames may be sent.
+    pub fn append(&self, table: &[u8; 32], seat: u8, records: &[Record]) -> Result<(), StoreError> {
+        if records.is_empty() {
+            return Ok(());
+        }
+        let durable = records.iter().any(|r| matches!(r, Record::Own(_)));
+        if durable {
+            self.conn
+                .pragma_update(None, "synchronous", "FULL")
+                .map_err(StoreError::sql("set synchronous=FULL"))?;
+        }
+        let result = self.append_tx(table, seat, records);
+        if durable {
+            self.conn
+                .pragma_update(None, "synchronous", "NORMAL")
+                .map_err(StoreError::sql("set synchronous=NORMAL"))?;
+        }
+        result
+    }
+
+    fn append_tx(&self, table: &[u8; 32], seat: u8, records: &[Record]) -> Result<(), StoreError> {
+        let tx = self
+            .conn
+            .unchecked_transaction()
+            .map_err(StoreError::sql("begin"))?;
+        {
+            let mut stmt = tx
+                .prepare_cached("INSERT INTO journal (table_id, seat, record) VALUES (?1, ?2, ?3)")
+                .map_err(StoreError::sql("append to the journal"))?;
+            for record in records {
+                let bytes = encode(record, "journal record")?;
+                stmt.execute(params![&table[..], seat, bytes])
+                    .map_err(StoreError::sql("append to the journal"))?;
+            }
+        }
+        tx.commit().map_err(StoreError::sql("commit the journal"))
+    }
+
+    /// The journal of a local seat folded into what [`Client::restore`] takes; `None` when
+    /// the table or the seat is not in the store.
+    pub fn persisted(&self, table: &[u8; 32], seat: u8) -> Result<Option<Persisted>, StoreError> {
+        let Some(local) = self.local_seat(table, seat)? else {
+            return Ok(None);
+        };
+        let mut persisted = Persisted::new(local.config, local.root);
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT id, record FROM journal WHERE table_id = ?1 AND seat = ?2 ORDER BY id",
+            )
+            .map_err(StoreError::sql("read the journal"))?;
+        let mut rows = stmt
+            .query(params![&table[..], seat])
+            .map_err(StoreError::sql("read the journal"))?;
+        while let Some(row) = rows.next().map_err(StoreError::sql("read the journal"))? {
+            let id: i64 = row.get(0).map_err(StoreError::sql("read the journal"))?;
+            let bytes: Vec<u8> = row.get(1).map_err(StoreError::sql("read the journal"))?;
+            let record: Record = decode(&bytes, &format!("journal record {id}"))?;
+            persisted.apply(record);
+        }
+        Ok(Some(persisted))
+    }
+
+    /// The number of journal records of a seat.
+    pub fn journal_len(&self, table: &[u8; 32], seat: u8) -> Result<u64, StoreError> {
+        self.conn
+            .query_row(
+                "SELECT count(*) FROM journal WHERE table_id = ?1 AND seat = ?2",
+                params![&table[..], seat],
+                |r| r.get::<_, i64>(0),
+            )
+            .map(|n| n as u64)
+            .map_err(StoreError::sql("count the journal"))
+    }
+
+    /// A local seat of a saved table.
+    pub fn local_seat(&self, table: &[u8; 32], seat: u8) -> Result<Option<LocalSeat>, StoreError> {
+        Ok(self
+            .table(table)?
+            .and_then(|t| t.seats.into_iter().find(|s| s.config.seat == seat)))
+    }
+
+    /// Rebuilds a local seat's client from its journal ([`Client::restore`]) with the key
+    /// that seat signs with; `None` when the table or seat is not in the store.
+    pub fn restore(
+        &self,
+        table: &[u8; 32],
+        seat: u8,
+        identity: &Identity,
+    ) -> Result<Option<Client>, StoreError> {
+        let Some(local) = self.local_seat(table, seat)? else {
+            return Ok(None);
+        };
+        let Some(persisted) = self.persisted(table, seat)? else {
+            return Ok(None);
+        };
+        Client::restore(persisted, local.key(identity).clone())
+            .map(Some)
+            .map_err(|source| StoreError::Restore {
+                table: to_hex(table),
+                seat,
+                source,
+            })
+    }
+
+    // ---- evidence ----
+
+    /// Keeps a proof of misbehaviour a local seat produced ([`mahjong_table::TableEvent::Evidence`]).
+    pub fn save_evidence(&self, table: &[u8; 32], evidence: &Evidence) -> Result<(), StoreError> {
+        let bytes = encode(evidence, "evidence")?;
+        self.conn
+            .execute(
+                "INSERT INTO evidence (table_id, evidence, found_ms) VALUES (?1, ?2, ?3)",
+                params![&table[..], bytes, now_ms() as i64],
+            )
+            .map_err(StoreError::sql("save evidence"))?;
+        Ok(())
+    }
+
+    /// The evidence records kept for a table, oldest first.
+    pub fn evidence(&self, table: &[u8; 32]) -> Result<Vec<Evidence>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT id, evidence FROM evidence WHERE table_id = ?1 ORDER BY id")
+            .map_err(StoreError::sql("read evidence"))?;
+        let rows: Vec<(i64, Vec<u8>)> = stmt
+            .query_map(params![&table[..]], |r| Ok((r.get(0)?, r.get(1)?)))
+            .and_then(|rows| rows.collect())
+            .map_err(StoreError::sql("read evidence"))?;
+        rows.into_iter()
+            .map(|(id, bytes)| decode(&bytes, &format!("evidence record {id}")))
+            .collect()
+    }
+}
+
+fn insert_seat(conn: &Connection, table: &[u8; 32], seat: &LocalSeat) -> Result<(), StoreError> {
+    let config = encode(&seat.config, "seat config")?;
+    let bot_key = seat.bot_key.as_ref().map(|k| k.to_bytes().to_vec());
+    conn.execute(
+        "INSERT INTO seats (table_id, seat, config, root, bot_key) VALUES (?1, ?2, ?3, ?4, ?5)
+         ON CONFLICT (table_id, seat) DO UPDATE SET config = ?3, root = ?4, bot_key = ?5",
+        params![
+            &table[..],
+            seat.config.seat,
+            config,
+            &seat.root[..],
+            bot_key
+        ],
+    )
+    .map_err(StoreError::sql("save a seat"))?;
+    Ok(())
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    /// A version-1 database with a table and a journal record is migrated on open, and
+    /// keeps its data.
+    #[test]
+    fn a_version_1_database_is_migrated_and_keeps_its_data() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(DB_FILE);
+        let key = SigningKey::from_bytes(&[3; 32]);
+        let config = Config {
+            table: [9; 32],
+            seat: 1,
+            roster: [key.verifying_key(); 4],
+            host: 0,
+        };
+        {
+            let conn = Connection::open(&path).unwrap();
+            conn.execute_batch(SCHEMA_V1).unwrap();
+            conn.pragma_update(None, "application_id", APPLICATION_ID)
+                .unwrap();
+            conn.execute(
+                "INSERT INTO tables (id, names, created_ms) VALUES (?1, ?2, 5)",
+                params![&[9u8; 32][..], r#"["a","b","c","d"]"#],
+            )
+            .unwrap();
+            conn.execute(
+                "INSERT INTO seats (table_id, seat, config, root) VALUES (?1, 1, ?2, ?3)",
+                params![
+                    &[9u8; 32][..],
+                    postcard::to_allocvec(&config).unwrap(),
+                    &[4u8; 32][..]
+                ],
+            )
+            .unwrap();
+            let record = Record::Truncate(0);
+            conn.execute(
+                "INSERT INTO journal (table_id, seat, record) VALUES (?1, 1, ?2)",
+                params![&[9u8; 32][..], postcard::to_allocvec(&record).unwrap()],
+            )
+            .unwrap();
+        }
+        let store = Store::open_file(&path).unwrap();
+        assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
+        let table = store.table(&[9; 32]).unwrap().unwrap();
+        assert_eq!(table.names[2], "c");
+        assert_eq!(table.seats[0].config, config);
+        assert_eq!(table.seats[0].root, [4; 32]);
+        assert_eq!(store.journal_len(&[9; 32], 1).unwrap(), 1);
+        let persisted = store.persisted(&[9; 32], 1).unwrap().unwrap();
+        assert_eq!(persisted.config, config);
+        // The version-2 table exists.
+        assert!(store.evidence(&[9; 32]).unwrap().is_empty());
+        drop(store);
+        // Opening again migrates nothing more.
+        assert_eq!(
+            Store::open_file(&path).unwrap().schema_version().unwrap(),
+            SCHEMA_VERSION
+        );
+    }
+}

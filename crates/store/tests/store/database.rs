@@ -1,0 +1,92 @@
+//! Opening databases: new, reopened, corrupt, another program's, newer, older (migrated).
+
+use std::fs;
+
+use mahjong_store::{SCHEMA_VERSION, Store, StoreError};
+
+#[test]
+fn a_new_database_is_private_in_wal_mode_and_reopens() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let data = dir.path().join("nested").join("data");
+    let store = Store::open(&data).expect("open");
+    assert_eq!(store.schema_version().expect("version"), SCHEMA_VERSION);
+    assert!(store.tables().expect("tables").is_empty());
+    drop(store);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode =
+            |p: &std::path::Path| fs::metadata(p).expect("meta").permissions().mode() & 0o777;
+        assert_eq!(mode(&data), 0o700);
+        assert_eq!(mode(&data.join(mahjong_store::DB_FILE)), 0o600);
+    }
+    let again = Store::open(&data).expect("reopen");
+    assert_eq!(again.schema_version().expect("version"), SCHEMA_VERSION);
+}
+
+#[test]
+fn a_corrupt_database_is_a_clear_error_and_is_left_alone() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("mahjong.sqlite3");
+    let garbage = b"this is not a database, just some bytes that happen to be here".repeat(100);
+    fs::write(&path, &garbage).expect("write");
+    let err = Store::open_file(&path).expect_err("refused");
+    assert!(matches!(err, StoreError::CorruptDatabase { .. }), "{err}");
+    assert!(err.to_string().contains("mahjong.sqlite3"), "{err}");
+    assert_eq!(fs::read(&path).expect("read"), garbage, "never overwritten");
+
+    // A real store whose pages were damaged after the header.
+    let path = dir.path().join("damaged.sqlite3");
+    let store = Store::open_file(&path).expect("open");
+    drop(store);
+    let mut bytes = fs::read(&path).expect("read");
+    assert!(bytes.len() >= 4096 * 2, "a store has several pages");
+    for b in &mut bytes[4096 + 8..4096 + 200] {
+        *b = 0xA5;
+    }
+    fs::write(&path, &bytes).expect("write");
+    let _ = fs::remove_file(dir.path().join("damaged.sqlite3-wal"));
+    let _ = fs::remove_file(dir.path().join("damaged.sqlite3-shm"));
+    let err = Store::open_file(&path).expect_err("refused");
+    assert!(matches!(err, StoreError::CorruptDatabase { .. }), "{err}");
+}
+
+#[test]
+fn another_programs_database_is_refused() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("other.sqlite3");
+    let conn = rusqlite::Connection::open(&path).expect("sqlite");
+    conn.execute_batch("CREATE TABLE notes (text TEXT); INSERT INTO notes VALUES ('hi');")
+        .expect("create");
+    drop(conn);
+    let err = Store::open_file(&path).expect_err("refused");
+    assert!(
+        matches!(&err, StoreError::CorruptDatabase { why, .. } if why.contains("another program")),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_newer_schema_is_refused_with_both_versions() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("mahjong.sqlite3");
+    drop(Store::open_file(&path).expect("open"));
+    let conn = rusqlite::Connection::open(&path).expect("sqlite");
+    conn.execute(
+        "UPDATE meta SET value = ?1 WHERE key = 'schema_version'",
+        [(SCHEMA_VERSION + 1).to_string()],
+    )
+    .expect("bump");
+    drop(conn);
+    let err = Store::open_file(&path).expect_err("refused");
+    match &err {
+        StoreError::NewerSchema {
+            found, supported, ..
+        } => {
+            assert_eq!(*found, SCHEMA_VERSION + 1);
+            assert_eq!(*supported, SCHEMA_VERSION);
+        }
+        other => panic!("{other}"),
+    }
+    assert!(err.to_string().contains("upgrade"), "{err}");
+}

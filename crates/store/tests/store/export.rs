@@ -1,0 +1,360 @@
+//! Export → verify round trips over real played hands, tampered files, evidence files.
+
+use std::sync::OnceLock;
+
+use ed25519_dalek::SigningKey;
+use mahjong_rules::{Action, Money, Ruleset};
+use mahjong_store::export::{ChargeFrames, EvidenceFile, LogFile};
+use mahjong_store::{Checked, VerifyError, to_hex, verify_bytes, verify_file};
+use mahjong_table::codec::Header;
+use mahjong_table::{Body, Charge, Envelope, Evidence, Input, LogFault, Next, Offence, StepRecord};
+
+use crate::harness::Game;
+
+/// One played two-hand session, exported whole and for hand 1, with the players' keys.
+struct Played {
+    whole: LogFile,
+    first_hand: LogFile,
+    log: Vec<StepRecord>,
+    keys: Vec<SigningKey>,
+    table: [u8; 32],
+}
+
+fn played() -> &'static Played {
+    static PLAYED: OnceLock<Played> = OnceLock::new();
+    PLAYED.get_or_init(|| {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut game = Game::new(dir.path(), 31, Ruleset::Qiaoma, 2);
+        game.run();
+        game.assert_agree();
+        let store = &game.players[1].store;
+        Played {
+            whole: store.export(&game.table, None).expect("export"),
+            first_hand: store.export(&game.table, Some(1)).expect("export hand 1"),
+            log: game.client(1).log().to_vec(),
+            keys: game
+                .players
+                .iter()
+                .map(|p| p.identity.key.clone())
+                .collect(),
+            table: game.table,
+        }
+    })
+}
+
+fn check(file: &LogFile) -> Result<Checked, VerifyError> {
+    verify_bytes(&file.to_bytes())
+}
+
+#[test]
+fn an_exported_session_verifies_through_a_file() {
+    let p = played();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("table.json");
+    std::fs::write(&path, p.whole.to_bytes()).expect("write");
+    let Checked::Log(check) = verify_file(&path).expect("verifies");
+    assert_eq!(check.report.hands.len(), 2);
+    assert_eq!(check.results_checked, 2);
+    assert_eq!(check.report.steps as usize, p.log.len());
+    assert!(check.report.over);
+    for h in &check.report.hands {
+        assert!(h.audited, "hand {} audited", h.hand);
+        assert!(h.moves > 0);
+        assert!(h.hand_id.is_some());
+        assert_eq!(h.signatures.len(), 4);
+    }
+    let text = check.to_string();
+    for needle in [
+        "verified table",
+        "signatures:",
+        "hash chain:",
+        "hand 1 (id",
+        "hand 2 (id",
+        "settled by 4 signatures",
+        "seat 0 (Ann)",
+    ] {
+        assert!(text.contains(needle), "{needle} in {text}");
+    }
+}
+
+#[test]
+fn a_one_hand_export_ends_with_that_hand() {
+    let p = played();
+    assert_eq!(p.first_hand.hand, Some(1));
+    assert!(p.first_hand.steps.len() < p.whole.steps.len());
+    assert_eq!(p.first_hand.results.len(), 1);
+    let Checked::Log(check) = check(&p.first_hand).expect("verifies");
+    assert_eq!(check.report.hands.len(), 1);
+    assert!(check.to_string().contains("hand 1 (id"));
+}
+
+#[test]
+fn a_flipped_signature_byte_is_named_with_its_step_and_seat() {
+    let p = played();
+    let mut file = p.whole.clone();
+    // Seat 2's entry of step 40: flip a byte of its signature (the last 64 bytes).
+    let seat = 2;
+    let step = 40;
+    let entry = file.steps[step]
+        .iter()
+        .position(|h| {
+            let e = Envelope::decode(&mahjong_store::from_hex(h).expect("hex")).expect("frame");
+            e.seat == seat
+        })
+        .expect("seat 2 speaks at step 40");
+    let mut bytes = mahjong_store::from_hex(&file.steps[step][entry]).expect("hex");
+    let n = bytes.len();
+    bytes[n - 10] ^= 0x01;
+    file.steps[step][entry] = to_hex(&bytes);
+    let err = check(&file).expect_err("fault");
+    match &err {
+        VerifyError::Log {
+            fault: LogFault::Signature { seq, seat: s },
+            ..
+        } => {
+            assert_eq!(*seq, step as u32);
+            assert_eq!(*s, seat);
+        }
+        other => panic!("{other}"),
+    }
+    let text = err.to_string();
+    assert!(
+        text.contains("step 40") && text.contains("seat 2"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_removed_step_is_named() {
+    let p = played();
+    let mut file = p.whole.clone();
+    file.steps.remove(25);
+    let err = check(&file).expect_err("fault");
+    assert!(
+        matches!(
+            &err,
+            VerifyError::Log {
+                fault: LogFault::Gap {
+                    seq: 25,
+                    found: 26,
+                    ..
+                },
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert!(err.to_string().contains("step 25"), "{err}");
+}
+
+#[test]
+fn a_changed_payment_is_named() {
+    let p = played();
+    let mut file = p.whole.clone();
+    let r = &mut file.results[1];
+    r.payments[0] = Money(r.payments[0].0 + 100);
+    r.payments[3] = Money(r.payments[3].0 - 100);
+    let err = check(&file).expect_err("fault");
+    assert!(matches!(&err, VerifyError::Result { hand: 2, .. }), "{err}");
+    assert!(err.to_string().contains("payments"), "{err}");
+}
+
+#[test]
+fn a_re_signed_entry_breaks_the_chain() {
+    // Seat 0's entry of step 30 re-signed (with its own key) on another history: the
+    // signature holds, the chain does not.
+    let p = played();
+    let mut file = p.whole.clone();
+    let e = Envelope::decode(&mahjong_store::from_hex(&file.steps[30][0]).expect("hex"))
+        .expect("frame");
+    let mut header = e.header();
+    header.prev_hash[0] ^= 1;
+    let resigned = Envelope::sign(
+        p.table,
+        header,
+        e.seat,
+        e.body.clone(),
+        &p.keys[e.seat as usize],
+    );
+    file.steps[30][0] = to_hex(&resigned.encode());
+    let err = check(&file).expect_err("fault");
+    assert!(
+        matches!(
+            &err,
+            VerifyError::Log {
+                fault: LogFault::Chain { seq: 30, .. },
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert_eq!(err.culprit(), None);
+}
+
+#[test]
+fn an_illegal_move_signed_by_its_seat_blames_that_seat() {
+    // A discard replaced by a pass, signed by the discarding seat and chained correctly:
+    // the seat's own signed entry proves it at fault.
+    let p = played();
+    let mut file = p.whole.clone();
+    let (step, entry, e) = file
+        .steps
+        .iter()
+        .enumerate()
+        .find_map(|(s, entries)| {
+            entries.iter().enumerate().find_map(|(i, h)| {
+                let e = Envelope::decode(&mahjong_store::from_hex(h)?).ok()?;
+                match &e.body {
+                    Body::Play(play) if matches!(play.action, Action::Discard { .. }) => {
+                        Some((s, i, e))
+                    }
+                    _ => None,
+                }
+            })
+        })
+        .expect("a discard");
+    let Body::Play(mut play) = e.body.clone() else {
+        panic!("a play");
+    };
+    play.action = Action::Pass;
+    play.shows.clear();
+    let forged = Envelope::sign(
+        p.table,
+        e.header(),
+        e.seat,
+        Body::Play(play),
+        &p.keys[e.seat as usize],
+    );
+    file.steps[step][entry] = to_hex(&forged.encode());
+    let err = check(&file).expect_err("fault");
+    match &err {
+        VerifyError::Log {
+            fault: LogFault::Fault { seq, fault },
+            ..
+        } => {
+            assert_eq!(*seq, step as u32);
+            assert_eq!(fault.seat, e.seat);
+        }
+        other => panic!("{other}"),
+    }
+    assert_eq!(err.culprit(), Some(e.seat));
+    let name = crate::harness::NAMES[e.seat as usize];
+    assert!(
+        err.to_string()
+            .contains(&format!("blame seat {} ({name})", e.seat)),
+        "{err}"
+    );
+}
+
+#[test]
+fn unreadable_input_is_told_apart_from_a_fault() {
+    for bytes in [
+        &b"\x00\x01binary"[..],
+        b"{}",
+        b"{\"format\":\"other\",\"version\":1}",
+        b"{\"format\":\"shanghai-mahjong-log\",\"version\":9}",
+    ] {
+        let err = verify_bytes(bytes).expect_err("unreadable");
+        assert!(err.is_unreadable(), "{err}");
+    }
+    let p = played();
+    let mut file = p.whole.clone();
+    file.steps[3][0] = "zz".into();
+    let err = check(&file).expect_err("fault");
+    assert!(
+        matches!(err, VerifyError::BadFrame { step: 3, .. }),
+        "{err}"
+    );
+}
+
+#[test]
+fn an_aborted_hand_is_booked_and_verifies_with_its_three_votes() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut game = Game::new(dir.path(), 32, Ruleset::Baida, 1);
+    game.run_until(|g| g.moves() >= 8);
+    game.push(3, Input::Leave);
+    game.run();
+    let rows = crate::play::assert_ledgers(&game, 1);
+    assert_eq!(rows[0].aborted_by, Some(3));
+    let json = rows[0].to_json();
+    assert_eq!(json["aborted_by"], 3);
+    assert_eq!(json["signatures"].as_array().expect("array").len(), 3);
+    let file = game.players[0]
+        .store
+        .export(&game.table, None)
+        .expect("export");
+    let Checked::Log(check) = verify_bytes(&file.to_bytes()).expect("verifies");
+    assert_eq!(check.report.hands[0].aborted_by, Some(3));
+    assert!(
+        check
+            .to_string()
+            .contains("seat 3 (Di) named by the 3 votes"),
+        "{check}"
+    );
+}
+
+#[test]
+fn an_equivocation_evidence_file_names_the_seat() {
+    let p = played();
+    // The log up to hand 1's settlement step; seat 2 signs two different settlements.
+    let settle = p
+        .log
+        .iter()
+        .position(|r| {
+            r.entries
+                .iter()
+                .all(|e| matches!(e.body, Body::Settle { .. }))
+        })
+        .expect("a settlement");
+    let log = p.log[..settle].to_vec();
+    let e = p.log[settle].entries[2].clone();
+    let Body::Settle { result, .. } = e.body else {
+        panic!("settlement");
+    };
+    let sign = |next| {
+        Envelope::sign(
+            p.table,
+            Header {
+                hand: e.hand,
+                seq: e.seq,
+                prev_hash: e.prev_hash,
+            },
+            2,
+            Body::Settle { result, next },
+            &p.keys[2],
+        )
+    };
+    let evidence = Evidence {
+        log,
+        charge: Charge::Equivocation {
+            first: Box::new(sign(Next::Continue)),
+            second: Box::new(sign(Next::Stop)),
+        },
+    };
+    let names: Vec<String> = crate::harness::NAMES
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let file = EvidenceFile::new(&p.table, &names, &evidence);
+    let err = verify_bytes(&file.to_bytes()).expect_err("a fault");
+    match &err {
+        VerifyError::Proven {
+            seat: 2,
+            offence: Offence::Equivocation,
+            name,
+            ..
+        } => {
+            assert_eq!(name.as_deref(), Some("Cy"));
+        }
+        other => panic!("{other}"),
+    }
+    assert_eq!(err.culprit(), Some(2));
+    // The same message twice proves nothing.
+    let mut same = file.clone();
+    if let ChargeFrames::Equivocation([a, b]) = &mut same.charge {
+        *b = a.clone();
+    }
+    let err = verify_bytes(&same.to_bytes()).expect_err("nothing proven");
+    assert!(matches!(err, VerifyError::Evidence(_)), "{err}");
+    assert_eq!(err.culprit(), None);
+}

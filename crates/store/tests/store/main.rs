@@ -1,0 +1,8 @@
+//! The store through its real interfaces: real SQLite files and key files in temporary
+//! directories, four real table clients playing with bots, restarts and crashes.
+
+mod crash;
+mod database;
+mod export;
+mod harness;
+mod play;
