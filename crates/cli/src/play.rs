@@ -18,8 +18,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, anyhow, bail};
 use clap::Args;
-use ed25519_dalek::SigningKey;
-use mahjong_net::{MemoryStorage, NetConfig, NetEvent, node};
+use mahjong_net::{NetConfig, NetEvent, StoreStorage, node};
 use mahjong_rules::{Money, Outcome, Ruleset};
 use mahjong_table::{HandResult, TableEvent};
 
@@ -103,9 +102,12 @@ pub fn run(args: PlayArgs) -> Result<()> {
     }
     let data_dir = match &args.data_dir {
         Some(d) => d.clone(),
-        None => default_data_dir()?,
+        None => mahjong_store::default_data_dir(),
     };
-    let identity = load_identity(&data_dir)?;
+    let identity = mahjong_store::Identity::load_or_create(&data_dir, Some(&args.name))?;
+    mahjong_store::init_logging(&data_dir)?;
+    let storage = StoreStorage::open(&data_dir)?;
+    let identity = identity.key;
     let settings = node::settings(&args.name, preset, stake, args.hands, args.bots);
     let mut config = NetConfig::new(identity, settings);
     config.peers = peers;
@@ -117,12 +119,17 @@ pub fn run(args: PlayArgs) -> Result<()> {
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    rt.block_on(session(config, &args))
+    rt.block_on(session(config, storage, &data_dir, &args))
 }
 
-async fn session(config: NetConfig, args: &PlayArgs) -> Result<()> {
-    let storage = MemoryStorage::new();
-    let (network, mut events) = mahjong_net::spawn(config, Box::new(storage.clone()))?;
+async fn session(
+    config: NetConfig,
+    storage: StoreStorage,
+    data_dir: &std::path::Path,
+    args: &PlayArgs,
+) -> Result<()> {
+    let (network, mut events) = mahjong_net::spawn(config, Box::new(storage))?;
+    let mut table = None;
     let started = std::time::Instant::now();
     let wait = tokio::time::sleep(Duration::from_secs(args.wait));
     tokio::pin!(wait);
@@ -147,6 +154,7 @@ async fn session(config: NetConfig, args: &PlayArgs) -> Result<()> {
             NetEvent::Misbehaved { peer, why } => eprintln!("peer {peer} disconnected: {why}"),
             NetEvent::Began { roster, seats } => {
                 seated = true;
+                table = Some(roster.advert.table);
                 eprintln!(
                     "table {} full after {:.1} s: {}; this peer runs seats {:?}",
                     &node::hex(&roster.advert.table)[..8],
@@ -157,6 +165,7 @@ async fn session(config: NetConfig, args: &PlayArgs) -> Result<()> {
             }
             NetEvent::Resumed { roster, hands } => {
                 seated = true;
+                table = Some(roster.advert.table);
                 eprintln!(
                     "resuming table {} after {hands} final hands: {}",
                     &node::hex(&roster.advert.table)[..8],
@@ -190,7 +199,11 @@ async fn session(config: NetConfig, args: &PlayArgs) -> Result<()> {
                 break Err(anyhow!("this seat left the table"));
             }
             NetEvent::Table(TableEvent::SessionOver { balances }) => {
-                let booked = storage.ledger().len() as u32;
+                let store = mahjong_store::Store::open(data_dir)?;
+                let booked = match &table {
+                    Some(t) => store.ledger_of(t)?.len() as u32,
+                    None => 0,
+                };
                 if let Some(f) = fault {
                     break Err(anyhow!("{f}"));
                 }
@@ -276,50 +289,4 @@ pub fn hand_line(result: &HandResult, hands: u32, signatures: usize) -> String {
         result.hand,
         p.join(",")
     )
-}
-
-fn default_data_dir() -> Result<PathBuf> {
-    let home = std::env::var_os("HOME").ok_or_else(|| anyhow!("no --data-dir and no HOME"))?;
-    Ok(PathBuf::from(home).join(".local/share/shanghai-mahjong"))
-}
-
-/// The player's ed25519 identity, made on first run (file mode 0600).
-fn load_identity(dir: &std::path::Path) -> Result<SigningKey> {
-    use std::io::Write;
-    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let path = dir.join("identity.key");
-    match std::fs::read(&path) {
-        Ok(bytes) => {
-            let bytes: [u8; 32] = bytes
-                .as_slice()
-                .try_into()
-                .map_err(|_| anyhow!("{} is corrupt: not a 32-byte key", path.display()))?;
-            Ok(SigningKey::from_bytes(&bytes))
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            let mut secret = [0u8; 32];
-            getrandom(&mut secret)?;
-            let mut opts = std::fs::OpenOptions::new();
-            opts.write(true).create_new(true);
-            #[cfg(unix)]
-            {
-                use std::os::unix::fs::OpenOptionsExt;
-                opts.mode(0o600);
-            }
-            let mut f = opts
-                .open(&path)
-                .with_context(|| format!("cannot create {}", path.display()))?;
-            f.write_all(&secret)?;
-            f.sync_all()?;
-            Ok(SigningKey::from_bytes(&secret))
-        }
-        Err(e) => Err(e).with_context(|| format!("cannot read {}", path.display())),
-    }
-}
-
-fn getrandom(buf: &mut [u8]) -> Result<()> {
-    use rand_core::RngCore;
-    rand_core::OsRng
-        .try_fill_bytes(buf)
-        .map_err(|e| anyhow!("no OS randomness: {e}"))
 }

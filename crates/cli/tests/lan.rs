@@ -306,11 +306,12 @@ fn run_table(
 
 #[test]
 fn four_bot_peers_find_each_other_and_play_three_hands() {
-    let (peers, codes, took) = run_table("four", 4, 3, &[]);
+    let (peers, codes, took, dir) = run_table("four", 4, 3, &[]);
     for (i, (p, c)) in peers.iter().zip(&codes).enumerate() {
         assert_eq!(*c, Some(0), "peer {i} failed: {:#?}", p.seen);
     }
     assert_same_hands(&peers, 3);
+    assert_same_ledgers(&dir, &names(4), 3);
     let full: Vec<&String> = peers
         .iter()
         .flat_map(|p| p.seen.iter().filter(|l| l.starts_with("table ")))
@@ -330,11 +331,12 @@ fn four_bot_peers_find_each_other_and_play_three_hands() {
 
 #[test]
 fn two_peers_play_a_table_with_two_bots_spread_one_each() {
-    let (peers, codes, _) = run_table("bots", 2, 1, &["--bots", "2"]);
+    let (peers, codes, _, dir) = run_table("bots", 2, 1, &["--bots", "2"]);
     for (i, (p, c)) in peers.iter().zip(&codes).enumerate() {
         assert_eq!(*c, Some(0), "peer {i} failed: {:#?}", p.seen);
     }
     assert_same_hands(&peers, 1);
+    assert_same_ledgers(&dir, &names(2), 1);
     for p in &peers {
         let full = p
             .seen
@@ -358,4 +360,81 @@ fn a_lone_peer_gives_up_after_wait_with_one_line() {
     assert_eq!(code, Some(1), "{:#?}", p.seen);
     let last = p.seen.last().expect("a line");
     assert_eq!(last, "mahjong: no table filled within 2 seconds");
+}
+
+/// Kills one peer with SIGKILL at a random moment of a hand and restarts it on the same data
+/// dir; the table goes on to the end. Returns the ledgers' agreement (asserted) and the time.
+fn kill_and_restart(seed: u64) -> Duration {
+    let net = Net::new(4);
+    let dir = scratch(&format!("kill{seed}"));
+    let hands = 2;
+    let start = Instant::now();
+    let mut peers: Vec<Peer> = (0..4)
+        .map(|i| Peer::spawn(net.command(i, &play_args(&format!("p{i}"), &dir, hands, &[]))))
+        .collect();
+    // A pseudo-random victim and moment: some time into the first hand.
+    let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ u64::from(std::process::id());
+    x ^= x >> 31;
+    let victim = (x % 4) as usize;
+    let delay = Duration::from_millis(300 + (x >> 8) % 2500);
+    // Wait for the table to fill at the victim, then for the random moment.
+    let fill = Instant::now() + Duration::from_secs(60);
+    while Instant::now() < fill {
+        peers[victim].drain();
+        if peers[victim]
+            .seen
+            .iter()
+            .any(|l| l.starts_with("set-up agreed"))
+        {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(delay);
+    let _ = peers[victim].child.kill(); // SIGKILL
+    let _ = peers[victim].child.wait();
+    peers[victim].drain();
+    let before = peers[victim].seen.clone();
+    println!(
+        "seed {seed}: killed p{victim} {} ms after the set-up ({} hand lines seen)",
+        delay.as_millis(),
+        before.iter().filter(|l| l.starts_with("hand ")).count()
+    );
+    std::thread::sleep(Duration::from_millis(200));
+    peers[victim] =
+        Peer::spawn(net.command(victim, &play_args(&format!("p{victim}"), &dir, hands, &[])));
+    let codes = wait_all(&mut peers, Duration::from_secs(150));
+    for (i, (p, c)) in peers.iter().zip(&codes).enumerate() {
+        assert_eq!(
+            *c,
+            Some(0),
+            "seed {seed}: peer {i} failed: {:#?}\nbefore the kill: {before:#?}",
+            p.seen
+        );
+    }
+    assert_same_ledgers(&dir, &names(4), hands as usize);
+    let took = start.elapsed();
+    drop(net);
+    took
+}
+
+#[test]
+fn a_peer_killed_mid_hand_resumes_and_the_ledgers_agree() {
+    let runs: u64 = std::env::var("MAHJONG_KILL_RUNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(10);
+    for seed in 0..runs {
+        let took = kill_and_restart(seed);
+        println!("seed {seed}: {:.1} s", took.as_secs_f64());
+    }
+}
+
+#[test]
+#[ignore = "long: 100 kills; run with --ignored"]
+fn a_hundred_kills() {
+    for seed in 1000..1100 {
+        let took = kill_and_restart(seed);
+        println!("seed {seed}: {:.1} s", took.as_secs_f64());
+    }
 }

@@ -38,5 +38,5 @@ pub mod wire;
 
 pub use lobby::{Lobby, Settings};
 pub use node::{Command, NetConfig, NetError, NetEvent, Network, Tamper, Traffic, spawn};
-pub use storage::{MemoryStorage, Resume, Storage, StorageError};
+pub use storage::{MemoryStorage, Resume, Storage, StorageError, StoreStorage};
 pub use wire::{Advert, PROTOCOL, PROTOCOL_VERSION, Roster, SeatInfo, TableId, TableState, Wire};

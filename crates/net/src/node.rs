@@ -282,6 +282,9 @@ struct Runner {
     client: Client,
     bot: Option<Bot>,
     deadline: Option<u64>,
+    /// Journalled in the store (a bot that replaced a seat that left is rebuilt from its
+    /// controller's seat instead).
+    stored: bool,
 }
 
 struct Playing {
@@ -952,7 +955,11 @@ impl EventLoop {
             rand_core::RngCore::fill_bytes(&mut rand_core::OsRng, &mut root);
             let config = roster.config(&seats, seat);
             self.storage
-                .begin_seat(&table, &Persisted::new(config.clone(), root))
+                .begin_seat(
+                    &table,
+                    &Persisted::new(config.clone(), root),
+                    s.bot.then_some(&key),
+                )
                 .map_err(|e| e.to_string())?;
             let client = Client::new(config, key, root).map_err(|e| e.to_string())?;
             let bot = (s.bot || self.own_bot).then(|| self.bot(seat));
@@ -962,6 +969,7 @@ impl EventLoop {
                     client,
                     bot,
                     deadline: None,
+                    stored: true,
                 },
             );
         }
@@ -1030,6 +1038,7 @@ impl EventLoop {
                     client,
                     bot,
                     deadline: None,
+                    stored: true,
                 },
             );
         }
@@ -1144,7 +1153,8 @@ impl EventLoop {
             return Ok(());
         };
         let table = p.table;
-        if !journal.is_empty() {
+        let stored = p.runners.get(&seat).is_some_and(|r| r.stored);
+        if stored && !journal.is_empty() {
             self.storage
                 .append(&table, seat, &journal)
                 .map_err(|e| e.to_string())?;
@@ -1238,9 +1248,6 @@ impl EventLoop {
             TableEvent::RunBot { seat: b } => {
                 let b = *b;
                 if let Some(client) = p.runners.get(&seat).and_then(|r| r.client.bot_client(b)) {
-                    self.storage
-                        .begin_seat(&table, &client.persistent())
-                        .map_err(|e| e.to_string())?;
                     let bot = Bot::new(self.bot_level, self.seed ^ b as u64);
                     p.runners.insert(
                         b,
@@ -1248,10 +1255,16 @@ impl EventLoop {
                             client,
                             bot: Some(bot),
                             deadline: None,
+                            stored: false,
                         },
                     );
                     self.queue.push_back((b, Input::Tick));
                 }
+            }
+            TableEvent::Evidence(e) => {
+                self.storage
+                    .save_evidence(&table, e)
+                    .map_err(|e| e.to_string())?;
             }
             TableEvent::HandOver { .. } if own => {
                 if let Some(r) = p.runners.get(&seat) {

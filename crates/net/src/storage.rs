@@ -4,14 +4,18 @@
 //! table it begins, every seat's journal records (`Record::Own` durable **before** the frames
 //! of the same output are sent: the loop calls [`Storage::append`] first and sends only when it
 //! returned `Ok`), each final hand for the ledger, and on start the table to resume.
-//! The SQLite store implements it; [`MemoryStorage`] is the in-memory version for tests (and a
-//! shared handle, so a test can "restart" a peer on the same data).
+//! [`StoreStorage`] puts it in the player's SQLite store (`mahjong_store`, the roster beside it
+//! as a private file); [`MemoryStorage`] is the in-memory version for tests (and a shared
+//! handle, so a test can "restart" a peer on the same data).
 
 use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+use ed25519_dalek::SigningKey;
 use mahjong_rules::Seat;
-use mahjong_table::{Client, HandResult, Persisted, Record};
+use mahjong_store::{LocalSeat, Store, TableInfo};
+use mahjong_table::{Client, Evidence, HandResult, Persisted, Record};
 
 use crate::wire::{Roster, TableId};
 
@@ -33,8 +37,14 @@ pub struct Resume {
 pub trait Storage: Send + 'static {
     /// A table begins: keep its roster (before any record of it).
     fn begin_table(&mut self, roster: &Roster) -> Result<(), StorageError>;
-    /// A seat this peer runs starts at the table (its config and root secret).
-    fn begin_seat(&mut self, table: &TableId, seat: &Persisted) -> Result<(), StorageError>;
+    /// A seat this peer runs starts at the table (its config and root secret; a bot seat's
+    /// signing key).
+    fn begin_seat(
+        &mut self,
+        table: &TableId,
+        seat: &Persisted,
+        bot_key: Option<&SigningKey>,
+    ) -> Result<(), StorageError>;
     /// Appends a seat's journal records; durable before it returns when they hold
     /// `Record::Own`.
     fn append(
@@ -45,6 +55,8 @@ pub trait Storage: Send + 'static {
     ) -> Result<(), StorageError>;
     /// Books every final hand of the client not yet in the ledger (idempotent).
     fn book(&mut self, client: &Client) -> Result<(), StorageError>;
+    /// Keeps a proof of misbehaviour a local seat produced.
+    fn save_evidence(&mut self, table: &TableId, evidence: &Evidence) -> Result<(), StorageError>;
     /// The table is over (it is not resumed again).
     fn finish_table(&mut self, table: &TableId) -> Result<(), StorageError>;
     /// The unfinished table to resume, if any.
@@ -93,7 +105,12 @@ impl Storage for MemoryStorage {
         })
     }
 
-    fn begin_seat(&mut self, _table: &TableId, seat: &Persisted) -> Result<(), StorageError> {
+    fn begin_seat(
+        &mut self,
+        _table: &TableId,
+        seat: &Persisted,
+        _bot_key: Option<&SigningKey>,
+    ) -> Result<(), StorageError> {
         self.with(|m| {
             m.seats.insert(seat.config.seat, seat.clone());
         })
@@ -126,6 +143,10 @@ impl Storage for MemoryStorage {
         })
     }
 
+    fn save_evidence(&mut self, _table: &TableId, _e: &Evidence) -> Result<(), StorageError> {
+        Ok(())
+    }
+
     fn finish_table(&mut self, _table: &TableId) -> Result<(), StorageError> {
         self.with(|m| m.finished = true)
     }
@@ -138,5 +159,118 @@ impl Storage for MemoryStorage {
             }),
             _ => None,
         })
+    }
+}
+
+/// The player's SQLite store ([`mahjong_store::Store`]); the signed roster of each table (who
+/// runs which seat, needed to route frames after a restart) is kept beside it in
+/// `rosters/<table id>.roster`, private to the user.
+pub struct StoreStorage {
+    store: Store,
+    dir: PathBuf,
+}
+
+fn err(e: impl std::fmt::Display) -> StorageError {
+    StorageError(e.to_string())
+}
+
+impl StoreStorage {
+    /// Opens the store in `data_dir`.
+    pub fn open(data_dir: &Path) -> Result<StoreStorage, StorageError> {
+        let store = Store::open(data_dir).map_err(err)?;
+        Ok(StoreStorage {
+            store,
+            dir: data_dir.to_path_buf(),
+        })
+    }
+
+    fn roster_path(&self, table: &TableId) -> PathBuf {
+        self.dir
+            .join("rosters")
+            .join(format!("{}.roster", mahjong_store::to_hex(table)))
+    }
+}
+
+impl Storage for StoreStorage {
+    fn begin_table(&mut self, roster: &Roster) -> Result<(), StorageError> {
+        let table = roster.advert.table;
+        mahjong_store::files::create_private_dir(&self.dir.join("rosters")).map_err(err)?;
+        let bytes = postcard::to_allocvec(roster).map_err(err)?;
+        mahjong_store::files::replace_private(&self.roster_path(&table), &bytes).map_err(err)?;
+        let names = roster
+            .advert
+            .seats
+            .clone()
+            .map(|s| s.map(|s| s.name).unwrap_or_default());
+        self.store
+            .save_table(&TableInfo {
+                id: table,
+                seats: Vec::new(),
+                names,
+                created: mahjong_store::now_ms(),
+                finished: false,
+            })
+            .map_err(err)
+    }
+
+    fn begin_seat(
+        &mut self,
+        table: &TableId,
+        seat: &Persisted,
+        bot_key: Option<&SigningKey>,
+    ) -> Result<(), StorageError> {
+        self.store
+            .add_seat(
+                table,
+                &LocalSeat {
+                    config: seat.config.clone(),
+                    root: seat.root,
+                    bot_key: bot_key.cloned(),
+                },
+            )
+            .map_err(err)
+    }
+
+    fn append(
+        &mut self,
+        table: &TableId,
+        seat: Seat,
+        records: &[Record],
+    ) -> Result<(), StorageError> {
+        self.store.append(table, seat, records).map_err(err)
+    }
+
+    fn book(&mut self, client: &Client) -> Result<(), StorageError> {
+        self.store.book_from_client(client).map(|_| ()).map_err(err)
+    }
+
+    fn save_evidence(&mut self, table: &TableId, evidence: &Evidence) -> Result<(), StorageError> {
+        self.store.save_evidence(table, evidence).map_err(err)
+    }
+
+    fn finish_table(&mut self, table: &TableId) -> Result<(), StorageError> {
+        self.store.mark_finished(table).map_err(err)
+    }
+
+    fn resume(&mut self) -> Result<Option<Resume>, StorageError> {
+        let Some(info) = self.store.unfinished_tables().map_err(err)?.pop() else {
+            return Ok(None);
+        };
+        let path = self.roster_path(&info.id);
+        let bytes = std::fs::read(&path)
+            .map_err(|e| StorageError(format!("cannot read {}: {e}", path.display())))?;
+        let roster: Roster = postcard::from_bytes(&bytes)
+            .map_err(|e| StorageError(format!("{} is corrupt: {e}", path.display())))?;
+        let mut seats = Vec::new();
+        for local in &info.seats {
+            if let Some(p) = self
+                .store
+                .persisted(&info.id, local.config.seat)
+                .map_err(err)?
+            {
+                seats.push(p);
+            }
+        }
+        Ok(Some(Resume { roster, seats }))
     }
 }
