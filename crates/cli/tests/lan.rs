@@ -15,6 +15,14 @@ use std::time::{Duration, Instant};
 
 static COUNTER: AtomicU32 = AtomicU32::new(0);
 
+/// One table of processes at a time: the machine has two cores, and a table starved of CPU
+/// would see its timers run out.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 fn ip(args: &[&str]) -> bool {
     Command::new("ip")
         .args(args)
@@ -94,6 +102,17 @@ enum Net {
 }
 
 impl Net {
+    /// Loopback ports for `n` peers (tests whose other side runs in this process).
+    fn loopback(n: usize) -> Net {
+        let ports = (0..n)
+            .map(|_| {
+                let l = std::net::TcpListener::bind("127.0.0.1:0").expect("free port");
+                l.local_addr().expect("addr").port()
+            })
+            .collect();
+        Net::Loopback(ports)
+    }
+
     fn new(n: usize) -> Net {
         match Lan::new(n) {
             Some(lan) => Net::Namespaces(lan),
@@ -283,29 +302,78 @@ fn assert_same_hands(peers: &[Peer], hands: usize) {
     }
 }
 
+/// Waits for every peer, all within one limit (past it the rest are killed).
+fn wait_all(peers: &mut [Peer], limit: Duration) -> Vec<Option<i32>> {
+    let end = Instant::now() + limit;
+    peers
+        .iter_mut()
+        .map(|p| p.wait(end.saturating_duration_since(Instant::now())))
+        .collect()
+}
+
+/// A ledger row as compared: (table, hand, payments in cents, signing seats).
+type Row = ([u8; 32], u32, [i64; 4], Vec<u8>);
+
+/// The ledger of a peer's data dir (the store checked every signature when it booked).
+fn ledger(dir: &Path) -> Vec<Row> {
+    let store = mahjong_store::Store::open(dir).expect("store opens");
+    store
+        .ledger()
+        .expect("ledger reads")
+        .into_iter()
+        .map(|r| {
+            (
+                r.table,
+                r.hand,
+                r.payments.map(|m| m.0),
+                r.signatures.iter().map(|e| e.seat).collect(),
+            )
+        })
+        .collect()
+}
+
+/// Every peer's ledger holds the same `hands` rows, each zero-sum and four-signed (or three
+/// votes naming a seat): no row lost or doubled.
+fn assert_same_ledgers(dir: &Path, names: &[String], hands: usize) {
+    let first = ledger(&dir.join(&names[0]));
+    assert_eq!(first.len(), hands, "ledger of {}: {first:?}", names[0]);
+    for n in names {
+        assert_eq!(ledger(&dir.join(n)), first, "ledger of {n} differs");
+    }
+    for (_, hand, pay, signers) in &first {
+        assert_eq!(pay.iter().sum::<i64>(), 0, "hand {hand} not zero-sum");
+        assert!(
+            signers == &vec![0, 1, 2, 3] || signers.len() == 3,
+            "hand {hand} signed by {signers:?}"
+        );
+    }
+}
+
 fn run_table(
     name: &str,
     n: usize,
     hands: u32,
     extra: &[&str],
-) -> (Vec<Peer>, Vec<Option<i32>>, Duration) {
+) -> (Vec<Peer>, Vec<Option<i32>>, Duration, PathBuf) {
     let net = Net::new(n);
     let dir = scratch(name);
     let start = Instant::now();
     let mut peers: Vec<Peer> = (0..n)
         .map(|i| Peer::spawn(net.command(i, &play_args(&format!("p{i}"), &dir, hands, extra))))
         .collect();
-    let codes: Vec<Option<i32>> = peers
-        .iter_mut()
-        .map(|p| p.wait(Duration::from_secs(240)))
-        .collect();
+    let codes = wait_all(&mut peers, Duration::from_secs(150));
     let took = start.elapsed();
     drop(net);
-    (peers, codes, took)
+    (peers, codes, took, dir)
+}
+
+fn names(n: usize) -> Vec<String> {
+    (0..n).map(|i| format!("p{i}")).collect()
 }
 
 #[test]
 fn four_bot_peers_find_each_other_and_play_three_hands() {
+    let _serial = serial();
     let (peers, codes, took, dir) = run_table("four", 4, 3, &[]);
     for (i, (p, c)) in peers.iter().zip(&codes).enumerate() {
         assert_eq!(*c, Some(0), "peer {i} failed: {:#?}", p.seen);
@@ -331,6 +399,7 @@ fn four_bot_peers_find_each_other_and_play_three_hands() {
 
 #[test]
 fn two_peers_play_a_table_with_two_bots_spread_one_each() {
+    let _serial = serial();
     let (peers, codes, _, dir) = run_table("bots", 2, 1, &["--bots", "2"]);
     for (i, (p, c)) in peers.iter().zip(&codes).enumerate() {
         assert_eq!(*c, Some(0), "peer {i} failed: {:#?}", p.seen);
@@ -350,6 +419,7 @@ fn two_peers_play_a_table_with_two_bots_spread_one_each() {
 
 #[test]
 fn a_lone_peer_gives_up_after_wait_with_one_line() {
+    let _serial = serial();
     let net = Net::new(1);
     let dir = scratch("alone");
     let mut args = play_args("p0", &dir, 1, &[]);
@@ -420,6 +490,7 @@ fn kill_and_restart(seed: u64) -> Duration {
 
 #[test]
 fn a_peer_killed_mid_hand_resumes_and_the_ledgers_agree() {
+    let _serial = serial();
     let runs: u64 = std::env::var("MAHJONG_KILL_RUNS")
         .ok()
         .and_then(|v| v.parse().ok())
@@ -433,8 +504,363 @@ fn a_peer_killed_mid_hand_resumes_and_the_ledgers_agree() {
 #[test]
 #[ignore = "long: 100 kills; run with --ignored"]
 fn a_hundred_kills() {
+    let _serial = serial();
     for seed in 1000..1100 {
         let took = kill_and_restart(seed);
         println!("seed {seed}: {:.1} s", took.as_secs_f64());
     }
+}
+
+// ---- hostile peers (test code, not a flag of the shipped binary) ----
+
+mod hostile {
+    use futures::{AsyncWriteExt, StreamExt};
+    use libp2p::swarm::{NetworkBehaviour, SwarmEvent};
+    use libp2p::{Multiaddr, StreamProtocol, identify, noise, tcp, yamux};
+    use std::time::Duration;
+
+    #[derive(NetworkBehaviour)]
+    pub struct Raw {
+        identify: identify::Behaviour,
+        stream: libp2p_stream::Behaviour,
+    }
+
+    /// Connects to `addr` with a fresh identity, writes `payload` on a stream of the game's
+    /// protocol, and tells whether the target closed the connection within 10 s.
+    pub async fn attack(addr: Multiaddr, payload: Vec<u8>) -> bool {
+        let mut swarm = libp2p::SwarmBuilder::with_new_identity()
+            .with_tokio()
+            .with_tcp(
+                tcp::Config::default(),
+                noise::Config::new,
+                yamux::Config::default,
+            )
+            .expect("tcp")
+            .with_behaviour(|key| Raw {
+                identify: identify::Behaviour::new(identify::Config::new(
+                    mahjong_net::PROTOCOL_VERSION.to_string(),
+                    key.public(),
+                )),
+                stream: libp2p_stream::Behaviour::new(),
+            })
+            .expect("behaviour")
+            .with_swarm_config(|c| c.with_idle_connection_timeout(Duration::from_secs(60)))
+            .build();
+        let protocol = StreamProtocol::new(mahjong_net::PROTOCOL);
+        let mut control = swarm.behaviour().stream.new_control();
+        // Take the target's own stream (and ignore what it says).
+        let mut incoming = control.accept(protocol.clone()).expect("accept");
+        tokio::spawn(async move {
+            while let Some((_, mut s)) = incoming.next().await {
+                tokio::spawn(async move {
+                    let mut buf = vec![0u8; 4096];
+                    while futures::AsyncReadExt::read(&mut s, &mut buf)
+                        .await
+                        .is_ok_and(|n| n > 0)
+                    {}
+                });
+            }
+        });
+        swarm.dial(addr).expect("dial");
+        let peer = loop {
+            match swarm.select_next_some().await {
+                SwarmEvent::ConnectionEstablished { peer_id, .. } => break peer_id,
+                SwarmEvent::OutgoingConnectionError { error, .. } => panic!("dial: {error}"),
+                _ => {}
+            }
+        };
+        tokio::spawn(async move {
+            if let Ok(mut s) = control.open_stream(peer, protocol).await {
+                let _ = s.write_all(&payload).await;
+                let _ = s.flush().await;
+                tokio::time::sleep(Duration::from_secs(20)).await;
+            }
+        });
+        tokio::time::timeout(Duration::from_secs(10), async {
+            loop {
+                if let SwarmEvent::ConnectionClosed { .. } = swarm.select_next_some().await {
+                    return;
+                }
+            }
+        })
+        .await
+        .is_ok()
+    }
+
+    /// A length-prefixed message.
+    pub fn framed(bytes: &[u8]) -> Vec<u8> {
+        let mut v = (bytes.len() as u32).to_be_bytes().to_vec();
+        v.extend_from_slice(bytes);
+        v
+    }
+}
+
+fn rss_kib(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmRSS:"))
+                .and_then(|l| l.split_whitespace().nth(1).and_then(|v| v.parse().ok()))
+        })
+        .unwrap_or(0)
+}
+
+#[test]
+fn hostile_peers_are_disconnected_and_the_table_plays_on() {
+    let _serial = serial();
+    let net = Net::loopback(4);
+    let Net::Loopback(ports) = &net else {
+        unreachable!()
+    };
+    let target: libp2p::Multiaddr = format!("/ip4/127.0.0.1/tcp/{}", ports[0])
+        .parse()
+        .expect("addr");
+    let dir = scratch("hostile");
+    let mut peers: Vec<Peer> = (0..4)
+        .map(|i| Peer::spawn(net.command(i, &play_args(&format!("p{i}"), &dir, 2, &[]))))
+        .collect();
+    let end = Instant::now() + Duration::from_secs(60);
+    while Instant::now() < end {
+        peers[0].drain();
+        if peers[0].seen.iter().any(|l| l.starts_with("set-up agreed")) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let rss_before = rss_kib(peers[0].child.id());
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    // 1. A length far over the limit.
+    let mut oversized = u32::MAX.to_be_bytes().to_vec();
+    oversized.extend_from_slice(&[0; 1024]);
+    // 2. Random bytes in a valid length.
+    let mut x: u64 = 0x1234_5678;
+    let noise: Vec<u8> = (0..2000)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        })
+        .collect();
+    // 3. A flood of valid-looking frames for another table.
+    let mut flood = Vec::new();
+    for i in 0..20_000u32 {
+        let w = mahjong_net::Wire::Frame {
+            table: [0xab; 32],
+            to: 0b1111,
+            bytes: vec![(i % 251) as u8; 600],
+        };
+        flood.extend(hostile::framed(&w.encode()));
+    }
+    let mut max_rss = rss_before;
+    let mut results = Vec::new();
+    for (what, payload) in [
+        ("oversized", oversized),
+        ("random bytes", hostile::framed(&noise)),
+        ("flood", flood),
+    ] {
+        let t = target.clone();
+        let closed = rt.block_on(hostile::attack(t, payload));
+        max_rss = max_rss.max(rss_kib(peers[0].child.id()));
+        results.push((what, closed));
+    }
+    let codes = wait_all(&mut peers, Duration::from_secs(150));
+    drop(rt);
+    for (i, (p, c)) in peers.iter().zip(&codes).enumerate() {
+        assert_eq!(*c, Some(0), "peer {i} failed: {:#?}", p.seen);
+    }
+    for (what, closed) in &results {
+        assert!(
+            closed,
+            "the {what} attacker was not disconnected: {:#?}",
+            peers[0].seen
+        );
+    }
+    let log = peers[0].seen.join("\n");
+    assert!(log.contains("over the"), "{log}");
+    assert!(log.contains("does not decode"), "{log}");
+    assert!(log.contains("for a table it does not share"), "{log}");
+    assert_same_ledgers(&dir, &names(4), 2);
+    println!(
+        "attacked peer RSS: {} KiB before, at most {} KiB during the attacks ({} MB of flood)",
+        rss_before,
+        max_rss,
+        20_000 * 650 / 1_000_000
+    );
+    assert!(max_rss < 200 * 1024, "RSS grew to {max_rss} KiB");
+}
+
+fn in_process_peer(
+    rt: &tokio::runtime::Runtime,
+    port: u16,
+    others: &[u16],
+    wire_version: u32,
+    tamper: Option<mahjong_net::Tamper>,
+) -> std::sync::mpsc::Receiver<mahjong_net::NetEvent> {
+    let _guard = rt.enter();
+    let mut seed = [0u8; 32];
+    seed[..2].copy_from_slice(&port.to_le_bytes());
+    seed[2] = 0x77;
+    let identity = ed25519_dalek::SigningKey::from_bytes(&seed);
+    let settings = mahjong_net::node::settings(
+        "intruder",
+        mahjong_rules::Ruleset::Qiaoma,
+        mahjong_rules::Money::coins(1),
+        2,
+        0,
+    );
+    let mut config = mahjong_net::NetConfig::new(identity, settings);
+    config.mdns = false;
+    config.listen = vec![format!("/ip4/127.0.0.1/tcp/{port}").parse().expect("addr")];
+    config.peers = others
+        .iter()
+        .map(|p| format!("/ip4/127.0.0.1/tcp/{p}").parse().expect("addr"))
+        .collect();
+    config.wire_version = wire_version;
+    config.tamper = tamper;
+    let (network, mut events) =
+        mahjong_net::spawn(config, Box::new(mahjong_net::MemoryStorage::new())).expect("spawn");
+    let (tx, rx) = std::sync::mpsc::channel();
+    rt.spawn(async move {
+        let _keep = network;
+        while let Some(ev) = events.recv().await {
+            if tx.send(ev).is_err() {
+                break;
+            }
+        }
+    });
+    rx
+}
+
+#[test]
+fn a_peer_of_another_version_is_told_so_in_one_line() {
+    let _serial = serial();
+    let net = Net::loopback(2);
+    let Net::Loopback(ports) = &net else {
+        unreachable!()
+    };
+    let dir = scratch("version");
+    let mut args = play_args("p0", &dir, 1, &[]);
+    let pos = args.iter().position(|a| a == "60").expect("wait");
+    args[pos] = "6".into();
+    let mut honest = Peer::spawn(net.command(0, &args));
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    let events = in_process_peer(&rt, ports[1], &ports[..1], 2, None);
+    let mut told = None;
+    let end = Instant::now() + Duration::from_secs(20);
+    while Instant::now() < end && told.is_none() {
+        if let Ok(mahjong_net::NetEvent::Incompatible { theirs, .. }) =
+            events.recv_timeout(Duration::from_millis(100))
+        {
+            told = Some(theirs);
+        }
+    }
+    let code = honest.wait(Duration::from_secs(30));
+    drop(rt);
+    // Each side learns the other's version from identify or, when the other hung up first,
+    // that the other lacks its protocol: either way one clear line.
+    let told = told.expect("the newer peer was told");
+    assert!(
+        told == "shanghai-mahjong/1" || told == "a protocol without /shanghai-mahjong/2",
+        "{told}"
+    );
+    let lines: Vec<&String> = honest
+        .seen
+        .iter()
+        .filter(|l| l.contains("both must run the same version of mahjong"))
+        .collect();
+    assert_eq!(lines.len(), 1, "{:#?}", honest.seen);
+    assert!(
+        lines[0].contains("speaks shanghai-mahjong/2")
+            || lines[0].contains("speaks a protocol without /shanghai-mahjong/1"),
+        "{}",
+        lines[0]
+    );
+    assert_eq!(code, Some(1), "it waited for a table and gave up cleanly");
+}
+
+#[test]
+fn an_equivocating_peer_is_caught_and_the_others_abort_with_evidence() {
+    let _serial = serial();
+    use mahjong_table::{Body, Envelope};
+    let net = Net::loopback(4);
+    let Net::Loopback(ports) = &net else {
+        unreachable!()
+    };
+    let dir = scratch("liar");
+    // Three honest processes; the fourth seat is a lying peer in this process.
+    let mut peers: Vec<Peer> = (0..3)
+        .map(|i| {
+            let mut c = net.command(i, &play_args(&format!("p{i}"), &dir, 2, &[]));
+            c.args([
+                "--peer".to_string(),
+                format!("/ip4/127.0.0.1/tcp/{}", ports[3]),
+            ]);
+            c
+        })
+        .collect::<Vec<_>>()
+        .into_iter()
+        .map(Peer::spawn)
+        .collect();
+    let mut seed = [0u8; 32];
+    seed[..2].copy_from_slice(&ports[3].to_le_bytes());
+    seed[2] = 0x77;
+    let key = ed25519_dalek::SigningKey::from_bytes(&seed);
+    let mut done = false;
+    let tamper: mahjong_net::Tamper = Box::new(move |frame| {
+        let Ok(env) = Envelope::decode(&frame) else {
+            return vec![(None, frame)];
+        };
+        let Body::Play(p) = &env.body else {
+            return vec![(None, frame)];
+        };
+        if done || !matches!(p.action, mahjong_rules::Action::Discard { .. }) {
+            return vec![(None, frame)];
+        }
+        done = true;
+        let mut q = p.clone();
+        q.timed_out = !q.timed_out;
+        let variant =
+            Envelope::sign(env.table, env.header(), env.seat, Body::Play(q), &key).encode();
+        let others: Vec<u8> = (0..4).filter(|s| *s != env.seat).collect();
+        vec![
+            (Some(others[0]), frame),
+            (Some(others[1]), variant.clone()),
+            (Some(others[2]), variant),
+        ]
+    });
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    let _events = in_process_peer(
+        &rt,
+        ports[3],
+        &ports[..3],
+        mahjong_net::wire::WIRE_VERSION,
+        Some(tamper),
+    );
+    let codes = wait_all(&mut peers, Duration::from_secs(150));
+    drop(rt);
+    for (i, (p, c)) in peers.iter().zip(&codes).enumerate() {
+        assert!(c.is_some(), "peer {i} hung: {:#?}", p.seen);
+        assert!(
+            p.seen.iter().any(|l| l.contains("proven at fault")),
+            "peer {i} found no fault: {:#?}",
+            p.seen
+        );
+        assert_eq!(
+            *c,
+            Some(1),
+            "peer {i} must exit non-zero naming the fault: {:#?}",
+            p.seen
+        );
+    }
+    // The honest ledgers agree and hold the abort naming the liar.
+    let first = ledger(&dir.join("p0"));
+    for n in ["p1", "p2"] {
+        assert_eq!(ledger(&dir.join(n)), first, "ledger of {n}");
+    }
+    assert!(
+        first.iter().any(|(_, _, _, signers)| signers.len() == 3),
+        "{first:?}"
+    );
 }

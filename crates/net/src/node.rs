@@ -340,6 +340,12 @@ pub struct EventLoop {
     seed: u64,
     tamper: Option<Tamper>,
     generations: u64,
+    /// Protocol versions identify reported, by peer.
+    versions: HashMap<PeerId, String>,
+    /// Peers that refused the stream protocol before identify answered.
+    unsupported: HashSet<PeerId>,
+    /// Peers to disconnect at a time.
+    hang_up: Vec<(PeerId, u64)>,
 }
 
 /// Starts the network on the current tokio runtime: the handle and the events.
@@ -449,6 +455,9 @@ impl EventLoop {
             seed,
             tamper: config.tamper,
             generations: 0,
+            versions: HashMap::new(),
+            unsupported: HashSet::new(),
+            hang_up: Vec::new(),
         })
     }
 
@@ -581,6 +590,11 @@ impl EventLoop {
                 }
                 tracing::info!("disconnected from {peer_id}");
                 self.peers.remove(&peer_id);
+                self.versions.remove(&peer_id);
+                if self.unsupported.remove(&peer_id) {
+                    let theirs = format!("a protocol without {}", self.protocol.as_ref());
+                    self.incompatible(peer_id, theirs);
+                }
                 self.emit(NetEvent::Disconnected(peer_id));
                 if let Some(key) = peer_key(&peer_id) {
                     let now = self.now();
@@ -630,20 +644,33 @@ impl EventLoop {
                 peer_id,
                 info,
                 ..
-            })) if info.protocol_version != self.version => {
-                self.incompatible(peer_id, info.protocol_version);
+            })) => {
+                if self.versions.len() < 1024 {
+                    self.versions.insert(peer_id, info.protocol_version.clone());
+                }
+                if info.protocol_version != self.version || self.unsupported.remove(&peer_id) {
+                    self.incompatible(peer_id, info.protocol_version);
+                }
             }
             _ => {}
         }
     }
 
     fn incompatible(&mut self, peer: PeerId, theirs: String) {
+        if self.banned.get(&peer).is_some_and(|&u| u > self.now()) {
+            return; // told already
+        }
         tracing::warn!(
             "peer {peer} speaks {theirs}, this peer speaks {}: both must run the same version of mahjong",
             self.version
         );
         self.emit(NetEvent::Incompatible { peer, theirs });
-        self.ban(peer);
+        // Ignore it from now on, but let identify reach it before hanging up, so that it
+        // can tell its own user which version this peer speaks.
+        let now = self.now();
+        self.banned.insert(peer, now + BAN_MS);
+        self.redial.remove(&peer);
+        self.hang_up.push((peer, now + 2000));
     }
 
     fn ban(&mut self, peer: PeerId) {
@@ -829,6 +856,18 @@ impl EventLoop {
     }
 
     fn on_tick(&mut self) {
+        let now = self.now();
+        let due: Vec<PeerId> = self
+            .hang_up
+            .iter()
+            .filter(|(_, at)| *at <= now)
+            .map(|(p, _)| *p)
+            .collect();
+        self.hang_up.retain(|(_, at)| *at > now);
+        for peer in due {
+            self.peers.remove(&peer);
+            let _ = self.swarm.disconnect_peer_id(peer);
+        }
         let now_i = Instant::now();
         let due: Vec<PeerId> = self
             .redial
@@ -1280,10 +1319,43 @@ impl EventLoop {
             _ => {}
         }
         if own {
+            // Timing marks for the figures (discard seen by each seat, hand over).
+            match &ev {
+                TableEvent::Moved { mv, .. }
+                    if matches!(mv.action, mahjong_rules::Action::Discard { .. }) =>
+                {
+                    let step = self
+                        .playing
+                        .as_ref()
+                        .and_then(|p| p.runners.get(&seat))
+                        .map_or((0, 0), |r| (r.client.hand_number(), r.client.log().len()));
+                    tracing::info!(
+                        target: "mahjong_net::timing",
+                        "discard seen hand={} step={} by={} unix_us={}",
+                        step.0,
+                        step.1,
+                        mv.seat,
+                        unix_us()
+                    );
+                }
+                TableEvent::HandOver { result, .. } => tracing::info!(
+                    target: "mahjong_net::timing",
+                    "hand over hand={} unix_us={}",
+                    result.hand,
+                    unix_us()
+                ),
+                _ => {}
+            }
             self.emit(NetEvent::Table(ev));
         }
         Ok(())
     }
+}
+
+fn unix_us() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_micros())
 }
 
 /// Lower-case hex of bytes.
