@@ -54,7 +54,19 @@ impl Lan {
             bridge: bridge.clone(),
             hosts: Vec::new(),
         };
+        // No multicast snooping: the bridge floods mDNS to every port, querier or not.
         let ok = ip(&["-n", &bridge, "link", "add", "br0", "type", "bridge"])
+            && ip(&[
+                "-n",
+                &bridge,
+                "link",
+                "set",
+                "br0",
+                "type",
+                "bridge",
+                "mcast_snooping",
+                "0",
+            ])
             && ip(&["-n", &bridge, "link", "set", "br0", "up"]);
         if !ok {
             return None;
@@ -445,7 +457,7 @@ fn kill_and_restart(seed: u64) -> Duration {
     // A pseudo-random victim and moment: some time into the first hand.
     let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ u64::from(std::process::id());
     x ^= x >> 31;
-    let victim = (x % 4) as usize;
+    let victim = ((x >> 17) % 4) as usize;
     let delay = Duration::from_millis(300 + (x >> 8) % 2500);
     // Wait for the table to fill at the victim, then for the random moment.
     let fill = Instant::now() + Duration::from_secs(60);

@@ -399,7 +399,7 @@ impl EventLoop {
                 let mdns = if use_mdns {
                     Some(mdns::tokio::Behaviour::new(
                         mdns::Config {
-                            query_interval: Duration::from_secs(20),
+                            query_interval: Duration::from_secs(5),
                             ..mdns::Config::default()
                         },
                         key.public().to_peer_id(),
