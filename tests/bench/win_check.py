@@ -10,15 +10,24 @@ every verdict is the same. Prints one JSON line with both timings and their rati
     pip install mahjong
     cargo build --release -p mahjong-cli
     python3 tests/bench/win_check.py [HANDS] [FILE]
+
+The binary is looked for in $CARGO_TARGET_DIR/release (as cargo builds it there when that
+variable is set), else in the repository's target/release; $MAHJONG_BIN names it outright.
 """
-import json, random, subprocess, sys, time
+import json, os, random, subprocess, sys, time
 from pathlib import Path
 
 from mahjong.agari import Agari
 
 HANDS = int(sys.argv[1]) if len(sys.argv) > 1 else 100_000
 FILE = Path(sys.argv[2] if len(sys.argv) > 2 else "/tmp/win_check_hands.txt")
-BIN = Path(__file__).resolve().parents[2] / "target" / "release" / "mahjong"
+ROOT = Path(__file__).resolve().parents[2]
+# A relative CARGO_TARGET_DIR is relative to the directory cargo runs in, as here.
+TARGET = Path(os.environ.get("CARGO_TARGET_DIR") or ROOT / "target").resolve()
+BIN = Path(os.environ.get("MAHJONG_BIN") or TARGET / "release" / "mahjong")
+if not BIN.is_file():
+    sys.exit(f"win_check.py: no mahjong binary at {BIN}: run `cargo build --release -p mahjong-cli` "
+             "(with the same CARGO_TARGET_DIR), or set MAHJONG_BIN")
 
 def notation(c):
     out = []

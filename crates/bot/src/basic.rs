@@ -7,7 +7,7 @@
 
 use crate::Decision;
 use crate::seen::{Seen, suit_name};
-use crate::shape::{Analyzer, Target};
+use crate::shape::{Analyzer, NO_WIN, Target};
 use mahjong_rules::hand::{MeldShape, MeldType};
 use mahjong_rules::wall::uniform_below;
 use mahjong_rules::{Action, Counts, Ruleset};
@@ -39,7 +39,7 @@ fn nearest(an: &mut Analyzer, seen: &Seen, counts: &Counts, melds: &[MeldShape])
         .filter(|t| fits(**t, melds))
         .map(|&t| (an.distance(&shape, t), t))
         .min_by_key(|x| x.0)
-        .unwrap_or((99, Target::Pungs))
+        .unwrap_or((NO_WIN, Target::Pungs))
 }
 
 /// How many of the hand's tiles sit near this one (lonely tiles go first).
@@ -115,6 +115,9 @@ pub fn turn(an: &mut Analyzer, rng: &mut impl RngCore, seen: &Seen) -> Decision 
         Action::Discard { card, ready: true } => {
             format!("declare ready (敲) discarding {}", card.tile)
         }
+        Action::Discard { card, .. } if pick.1 >= NO_WIN => {
+            format!("this hand cannot win any more; discard {}", card.tile)
+        }
         Action::Discard { card, .. } => format!(
             "aiming at {}; {} away; discard {}",
             name(pick.3),
@@ -151,7 +154,7 @@ pub fn claim(an: &mut Analyzer, seen: &Seen) -> Decision {
                     nearest(an, seen, &d, &melds).0
                 })
                 .min()
-                .unwrap_or(99)
+                .unwrap_or(NO_WIN)
         };
         if after < now || (shape.kind == MeldType::ClaimedKong && after <= now) {
             return Decision {

@@ -1,4 +1,4 @@
-//! Defence: how much a discard may cost (RULES.md §4.4 wins on a discard, §6 who pays and
+//! Defence: how much a discard may cost (docs/rules.en.md §4.4 wins on a discard, §6 who pays and
 //! 承包).
 //!
 //! For every other seat the bot estimates the chance it is one tile from a win — certain
@@ -33,8 +33,22 @@ pub struct Threats {
     pub worst_value: f64,
     /// The seat that worries the bot most, and why (for explanations).
     pub main: Option<(Seat, String)>,
+    /// Each seat that may win on the bot's discards: what each discard may pay it.
+    pub seats: Vec<SeatThreat>,
     /// Sum over seats of their chance to be one tile from a win.
     pub pressure: f64,
+}
+
+/// One seat's threat to the bot's discards.
+pub struct SeatThreat {
+    /// The seat.
+    pub seat: Seat,
+    /// Why it worries ("seat 2 declared ready, likely a flush in dots (筒)").
+    pub why: String,
+    /// The suit of the flush it likely builds.
+    pub flush: Option<u8>,
+    /// Expected points each discard (by kind) may pay it.
+    pub pay: [f64; 34],
 }
 
 /// The hands another seat may be building, as weights.
@@ -117,26 +131,35 @@ fn wait_chances(g: &Guess, live: &[u8; 34], is_flower: impl Fn(usize) -> bool) -
         1 => 0.45,
         _ => 0.9,
     };
+    // A ready flush waits on two or three kinds of its suit, an honor only now and then (a
+    // 混一色 pair or pung wait): the expected waits are spread over the suit's tiles and the
+    // honors separately, so a middle tile of the suit is about a one-in-three wait.
     for s in 0..3 {
         if g.flush[s] <= 0.0 {
             continue;
         }
         let mut w = [0.0f64; 34];
-        let mut total = 0.0f64;
+        let (mut suit_total, mut honor_total) = (0.0f64, 0.0f64);
         for i in (9 * s..9 * s + 9).chain(27..34) {
             if is_flower(i) {
                 continue;
             }
-            w[i] = if i < 27 {
-                NUMBER_WEIGHT[i % 9] * (0.6 + 0.2 * live[i].min(2) as f64)
+            if i < 27 {
+                w[i] = NUMBER_WEIGHT[i % 9] * (0.6 + 0.2 * live[i].min(2) as f64);
+                suit_total += w[i];
             } else {
-                honor_w(live[i])
-            };
-            total += w[i];
+                w[i] = honor_w(live[i]);
+                honor_total += w[i];
+            }
         }
-        if total > 0.0 {
-            for i in 0..34 {
-                p[i] += g.flush[s] * (2.0 * w[i] / total).min(0.9);
+        for i in 0..34 {
+            let (waits, total) = if i < 27 {
+                (2.5, suit_total)
+            } else {
+                (0.6, honor_total)
+            };
+            if total > 0.0 {
+                p[i] += g.flush[s] * (waits * w[i] / total).min(0.9);
             }
         }
     }
@@ -219,7 +242,7 @@ fn seat_value(seen: &Seen, seat: &PublicSeat, g: &Guess) -> f64 {
         + g.honors * scored(2.0 * lezi, 2.0)
 }
 
-/// Units of S the bot pays when its discard wins for `w` (RULES.md §6 承包 rows).
+/// Units of S the bot pays when its discard wins for `w` (docs/rules.en.md §6 承包 rows).
 fn pay_units(seen: &Seen, w: Seat) -> f64 {
     let o = seen.options;
     let Some(rule) = o.binding else { return 1.0 };
@@ -304,6 +327,7 @@ pub fn threats(seen: &Seen) -> Threats {
         feed: [0.0; 34],
         worst_value: 0.0,
         main: None,
+        seats: Vec::new(),
         pressure: 0.0,
     };
     let classic = seen.ruleset() == Ruleset::Classic;
@@ -332,28 +356,38 @@ pub fn threats(seen: &Seen) -> Threats {
                 }
             }
             let units = pay_units(seen, o);
+            let mut pay = [0.0; 34];
             for i in 0..34 {
                 t.danger[i] += pt * p[i];
-                t.pay[i] += pt * p[i] * value * units;
+                pay[i] = pt * p[i] * value * units;
+                t.pay[i] += pay[i];
             }
+            let what = if seat.ready {
+                "declared ready"
+            } else {
+                "looks close to a win"
+            };
+            let flush = (0..3)
+                .max_by(|&a, &b| g.flush[a].total_cmp(&g.flush[b]))
+                .filter(|&s| g.flush[s] > 0.5);
+            let hand = match flush {
+                Some(s) => format!(", likely a flush in {}", crate::seen::suit_name(s as u8)),
+                None if g.pungs > 0.5 => ", likely all pungs".to_string(),
+                None => String::new(),
+            };
+            let why = format!("seat {o} {what}{hand}");
             let threat = pt * value;
             if threat > worst {
                 worst = threat;
                 t.worst_value = value;
-                let what = if seat.ready {
-                    "declared ready"
-                } else {
-                    "looks close to a win"
-                };
-                let hand = match (0..3).max_by(|&a, &b| g.flush[a].total_cmp(&g.flush[b])) {
-                    Some(s) if g.flush[s] > 0.5 => {
-                        format!(", likely a flush in {}", crate::seen::suit_name(s as u8))
-                    }
-                    _ if g.pungs > 0.5 => ", likely all pungs".to_string(),
-                    _ => String::new(),
-                };
-                t.main = Some((o, format!("seat {o} {what}{hand}")));
+                t.main = Some((o, why.clone()));
             }
+            t.seats.push(SeatThreat {
+                seat: o,
+                why,
+                flush: flush.map(|s| s as u8),
+                pay,
+            });
         }
         // 承包: a third claim between this seat and the bot binds them.
         if let Some(rule) = seen.options.binding {

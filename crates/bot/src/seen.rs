@@ -2,7 +2,7 @@
 //!
 //! Own concealed tiles as counts, own melds as shapes, and for every tile kind how many
 //! copies the seat can see (its hand, all melds shown, all discards, flowers and the `baida`
-//! indicator, RULES.md §1) and so how many are still *live* (unseen: in the wall or in other
+//! indicator, docs/rules.en.md §1) and so how many are still *live* (unseen: in the wall or in other
 //! hands). Every other module of the bot works from a [`Seen`].
 
 use crate::shape::HandShape;

@@ -1,5 +1,5 @@
 //! Shape analysis for bots: how far a hand is from a winning hand of a chosen kind (向听,
-//! shanten) and which tiles bring it closer (有效牌, acceptance). RULES.md §5 fixes which
+//! shanten) and which tiles bring it closer (有效牌, acceptance). docs/rules.en.md §5 fixes which
 //! hands win; this module only measures distance, the rules crate decides wins.
 //!
 //! A group of tiles (one suit, or the honors) is summarised by its [`Blocks`]: for "with or
@@ -17,6 +17,10 @@
 use mahjong_rules::Counts;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
+
+/// The distance of a hand no target fits any more (its melds rule every winning hand out):
+/// it cannot win.
+pub const NO_WIN: i32 = 99;
 
 /// `blocks[pair][sets]` = the most partial sets beside `sets` complete sets, with (`1`) or
 /// without (`0`) the pair; `-1` where impossible.
@@ -285,7 +289,7 @@ fn split_suit(d: &mut [u8; 9], from: usize, m: i8, t: i8, p: usize, out: &mut Bl
     d[i] += 1;
 }
 
-/// What a hand aims at (RULES.md §5 winning hands, as shapes).
+/// What a hand aims at (docs/rules.en.md §5 winning hands, as shapes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Target {
     /// 清一色: one suit only (0 characters, 1 dots, 2 bamboo), chows allowed.

@@ -2,7 +2,7 @@
 //! it, and the best is played.
 //!
 //! A hand (one tile short of a complete hand, as after a discard) is valued per target
-//! (RULES.md §5: 清一色, 混一色, 碰碰胡, 混碰/清碰, 风一色 in `qiaoma` and `classic`; any standard
+//! (docs/rules.en.md §5: 清一色, 混一色, 碰碰胡, 混碰/清碰, 风一色 in `qiaoma` and `classic`; any standard
 //! hand in `baida`) as chance × points × paying seats ([`crate::value`]); the best target,
 //! plus a little of the second best, is the hand's worth. A ready hand is valued tile by
 //! tile with the scorer. A discard's score is that worth minus what the discard may cost
@@ -20,7 +20,7 @@
 use crate::Decision;
 use crate::defence::{self, Threats};
 use crate::seen::{Seen, suit_name};
-use crate::shape::{Analyzer, Target};
+use crate::shape::{Analyzer, NO_WIN, Target};
 use crate::value::{self, k};
 use mahjong_rules::hand::{self, MeldShape, MeldType};
 use mahjong_rules::{Action, Counts, Ruleset, Tile, format_tiles};
@@ -43,11 +43,11 @@ pub struct Worth {
 /// A target's name for explanations.
 pub fn target_name(t: Target) -> String {
     match t {
-        Target::Qing(s) => format!("清一色 in {}", suit_name(s)),
-        Target::Hun(s) => format!("混一色 in {}", suit_name(s)),
-        Target::Pungs => "碰碰胡 (all pungs)".to_string(),
-        Target::FlushPungs(s) => format!("混碰/清碰 in {}", suit_name(s)),
-        Target::Honors => "风一色 (all honors)".to_string(),
+        Target::Qing(s) => format!("清一色 (qingyise) in {}", suit_name(s)),
+        Target::Hun(s) => format!("混一色 (hunyise) in {}", suit_name(s)),
+        Target::Pungs => "碰碰胡 (pengpenghu, all pungs)".to_string(),
+        Target::FlushPungs(s) => format!("混碰/清碰 (hunpeng/qingpeng) in {}", suit_name(s)),
+        Target::Honors => "风一色 (fengyise, all honors)".to_string(),
         Target::Standard => "a standard hand".to_string(),
     }
 }
@@ -98,7 +98,7 @@ impl Evaluator<'_, '_> {
             .map(|&t| (t, self.an.distance(&shape, t)))
             .collect();
         dists.sort_by_key(|&(_, d)| d);
-        let best_d = dists.first().map(|x| x.1).unwrap_or(99);
+        let best_d = dists.first().map(|x| x.1).unwrap_or(NO_WIN);
         let qiaoma_undeclared = o.must_declare_ready && !declared;
         let mut ready = None;
         if best_d <= 0 || declared {
@@ -231,7 +231,7 @@ impl Evaluator<'_, '_> {
     ) -> Option<Choice> {
         let seen = self.seen;
         let mut best: Option<Choice> = None;
-        let mut all: Vec<(f64, f64)> = Vec::with_capacity(options.len());
+        let mut all: Vec<(f64, f64, Tile)> = Vec::with_capacity(options.len());
         let keep_wild = seen.wildcard.is_some()
             && options
                 .iter()
@@ -252,22 +252,26 @@ impl Evaluator<'_, '_> {
             let w = self.worth(&c, melds, *ready);
             let loss = (threats.pay[i] + threats.danger[i] * w.ev + threats.feed[i]) * k::DEFENCE;
             let score = w.ev - loss;
-            all.push((w.ev, loss));
+            all.push((w.ev, loss, *tile));
             if best.as_ref().is_none_or(|b| score > b.score) {
                 best = Some(Choice {
                     score,
                     action: action.clone(),
+                    tile: *tile,
                     worth: w,
                     loss,
-                    defended: false,
+                    riskier: None,
                 });
             }
         }
         best.map(|b| Choice {
-            // Defence decided if a discard at least as good for the hand was riskier.
-            defended: all
+            // Defence decided if a discard at least as good for the hand was riskier: the
+            // riskiest of those is the one the choice avoided.
+            riskier: all
                 .iter()
-                .any(|&(e, l)| e >= b.worth.ev - 1e-9 && l > b.loss + 0.02),
+                .filter(|&&(e, l, _)| e >= b.worth.ev - 1e-9 && l > b.loss + 0.02)
+                .max_by(|a, b| a.1.total_cmp(&b.1))
+                .map(|&(_, _, t)| t),
             ..b
         })
     }
@@ -279,12 +283,46 @@ pub struct Choice {
     pub score: f64,
     /// The discard.
     pub action: Action,
+    /// Its tile.
+    pub tile: Tile,
     /// The hand's worth after it.
     pub worth: Worth,
     /// What it may cost (weighted).
     pub loss: f64,
-    /// A discard at least as good for the hand alone was riskier: defence decided.
-    pub defended: bool,
+    /// The riskiest discard at least as good for the hand alone, when there is one: then
+    /// defence decided, and this is the tile it avoided.
+    pub riskier: Option<Tile>,
+}
+
+/// Why defence chose `chosen` over the riskier `avoided`, from the threats that make the
+/// difference: the seat that `avoided` may pay most. The choice is called safe only when that
+/// seat's risk on `chosen` is small and `chosen` is not in the suit of its likely flush;
+/// otherwise the reason says only that `avoided` is more dangerous.
+pub fn defence_reason(threats: &Threats, chosen: Tile, avoided: Tile) -> String {
+    let (c, a) = (chosen.index(), avoided.index());
+    if threats.feed[a] > threats.pay[a] {
+        return format!(
+            " — keeping {avoided}: a seat could make a third claim on it and bind us (承包)"
+        );
+    }
+    let Some(st) = threats
+        .seats
+        .iter()
+        .max_by(|x, y| x.pay[a].total_cmp(&y.pay[a]))
+    else {
+        return format!(" — {avoided} is more dangerous");
+    };
+    let in_flush = st
+        .flush
+        .is_some_and(|s| chosen.is_suited() && chosen.index() / 9 == s as usize);
+    if !in_flush && st.pay[c] <= 0.25 * st.pay[a] {
+        format!(
+            " — playing safe: {avoided} may win for {}; {chosen} is safer",
+            st.why
+        )
+    } else {
+        format!(" — {avoided} is more dangerous: {}", st.why)
+    }
 }
 
 fn discard_options(legal: &[Action]) -> Vec<(Tile, bool, Action)> {
@@ -324,6 +362,7 @@ fn claim_discards(seen: &Seen, counts: &Counts, melds: &[MeldShape]) -> Vec<(Til
 
 fn dist_text(w: &Worth) -> String {
     match w.dist {
+        d if d >= NO_WIN => "this hand cannot win any more".to_string(),
         d if d <= 0 && w.waits != 0 => format!(
             "ready on {} ({} live)",
             format_tiles(&bits(w.waits)),
@@ -345,7 +384,7 @@ pub fn turn(an: &mut Analyzer, seen: &Seen) -> Decision {
         return fallback(legal, "no discard to weigh");
     };
     let (mut best_score, mut best_action, worth) = (choice.score, choice.action, choice.worth);
-    let defended = choice.defended;
+    let (chosen, riskier) = (choice.tile, choice.riskier);
     let mut reason = None;
     for a in legal {
         let (score, why) = match a {
@@ -416,8 +455,8 @@ pub fn turn(an: &mut Analyzer, seen: &Seen) -> Decision {
                 worth.live
             );
         }
-        if let (true, Some((_, why))) = (defended, &threats.main) {
-            r.push_str(&format!(" — playing safe: {why}"));
+        if let Some(avoided) = riskier {
+            r.push_str(&defence_reason(&threats, chosen, avoided));
         }
         r
     });

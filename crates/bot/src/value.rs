@@ -1,4 +1,4 @@
-//! What a hand is worth to its holder: the points a win would bring (RULES.md §6) and a
+//! What a hand is worth to its holder: the points a win would bring (docs/rules.en.md §6) and a
 //! rough chance of getting there before the wall runs out.
 //!
 //! Values: a finished target is valued as the scorer would value it — 清一色 and 混碰 one
@@ -48,7 +48,7 @@ pub fn weigh(v: f64) -> f64 {
     v.powf(k::VALUE_EXPONENT) * k::VALUE_REF.powf(1.0 - k::VALUE_EXPONENT)
 }
 
-/// Flowers a hand shows now (RULES.md §6 flower table): flower tiles, melds, and honor
+/// Flowers a hand shows now (docs/rules.en.md §6 flower table): flower tiles, melds, and honor
 /// triples in hand (`qiaoma`/`classic`).
 pub fn flowers_now(seen: &Seen, counts: &Counts, melds: &[MeldShape]) -> u32 {
     let mut f = seen.flower_tiles() + melds.iter().map(|m| m.flowers()).sum::<u32>();

@@ -1,13 +1,17 @@
 //! `mahjong`: the command line of the project (no GUI dependencies).
 //!
-//! - `mahjong score [FILE|-]`: score one hand's settlement file (RULES.md §8).
+//! - `mahjong score [FILE|-]`: score one hand's settlement file (docs/rules.en.md §8).
 //! - `mahjong bench win-check FILE`: time the standard win check on a file of hands.
 //! - `mahjong arena`: computer players against each other.
 //! - `mahjong solo`: play in the terminal against three computer players.
+//! - `mahjong ledger`, `mahjong export`, `mahjong verify`: the ledger and signed logs of the
+//!   tables played (`ledger.rs`, `export.rs`).
 //! - `mahjong play`: sit at a table on the LAN (mDNS or `--peer`) and play a session.
 
 mod arena;
 mod bench;
+mod export;
+mod ledger;
 mod play;
 mod score;
 mod solo;
@@ -40,6 +44,12 @@ enum Command {
     Solo(solo::SoloArgs),
     /// Sit at a table on the LAN and play: `--bot` lets the strong bot play this seat.
     Play(play::PlayArgs),
+    /// The ledger of finished hands in the data directory.
+    Ledger(ledger::LedgerArgs),
+    /// Write a self-contained file of a table's signed log.
+    Export(export::ExportArgs),
+    /// Check a log or evidence file offline (exit 1: a fault, 2: unreadable input).
+    Verify(export::VerifyArgs),
 }
 
 fn main() -> ExitCode {
@@ -50,6 +60,9 @@ fn main() -> ExitCode {
         Command::Arena(a) => arena::run(a),
         Command::Solo(a) => solo::run(a),
         Command::Play(a) => play::run(a),
+        Command::Ledger(a) => ledger::run(a),
+        Command::Export(a) => export::run_export(a),
+        Command::Verify(a) => return export::run_verify(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

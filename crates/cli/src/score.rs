@@ -1,4 +1,4 @@
-//! `mahjong score`: the scorer for a real table (RULES.md §8).
+//! `mahjong score`: the scorer for a real table (docs/rules.en.md §8).
 
 use anyhow::{Context, Result};
 use mahjong_rules::explain_text::{self, Lang};
@@ -22,7 +22,13 @@ red, 1f-8f flowers; digits share a suffix: "123m55z". Spaces are ignored.
 
 Fields (all but "win" optional):
   ruleset    "qiaoma" (default), "classic" or "baida"
-  options    {"name": value} overrides of the ruleset's options, e.g. {"table_limit_lezi": null}
+  options    {"name": value} overrides of the ruleset's options, e.g. {"table_limit_lezi": null};
+             the names: must_declare_ready, hands, wildcard, dragons_are_flowers,
+             win_on_discard, base_points, lezi_points, table_limit_lezi, binding, kaibao,
+             dice_huangfan, menqing, eight_flowers, four_wildcards, leaver_penalty,
+             discard_seconds, claim_seconds, start_seconds, timeouts_before_leaver,
+             disconnect_seconds, chip_limit, swap_five (each with its values per preset and
+             its effect in docs/rules.en.md §9, 中文 docs/rules.zh.md)
   stake      coins per point (default 1)
   dealer     the dealer's seat, 0-3
   kaibao     this hand's dice were a double or 1 and 4 (开宝; in classic such dice make it

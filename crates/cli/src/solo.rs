@@ -5,15 +5,20 @@
 //! Input per prompt: the number of an action, a tile (`5m`: discard it; `!5m`: discard it and
 //! declare ready), `h` for a hint (a strong bot's suggestion and its reason), `q` to stop.
 //! When a claim window offers only "pass", or a flower must be set aside, it is played
-//! without asking.
+//! without asking; so are the forced discards after 敲 (the drawn tile, when it neither wins
+//! nor makes a kong). Discard choices are listed in the order of the hand as shown; a claim
+//! after which the hand could no longer win (`qiaoma`: a chow with a second suit) is marked.
+//! At the hand's end the settlement is explained (the rules crate's explanation, in English or
+//! with `--lang zh` in 中文), and every line fits 80 columns.
 
 use anyhow::{Result, bail};
 use clap::Args;
 use mahjong_bot::{Bot, Level};
-use mahjong_rules::view::PublicPhase;
+use mahjong_rules::explain_text::{self, Lang, wrap_words};
+use mahjong_rules::view::{PublicPhase, PublicSeat};
 use mahjong_rules::{
-    Action, Dice, Event, HandState, MeldType, Money, Move, Options, Outcome, Ruleset, Seat,
-    SeatView, Session, SessionLength, Tile, Wall, format_tiles,
+    Action, Dice, Event, HandState, MeldShape, MeldType, Money, Move, Options, Outcome, Ruleset,
+    Seat, SeatView, Session, SessionLength, Setup, Tile, Wall, format_tiles, hand, scoring,
 };
 use rand_chacha::ChaCha20Rng;
 use rand_core::{RngCore, SeedableRng};
@@ -37,6 +42,9 @@ pub struct SoloArgs {
     /// Seed of the walls and the bots (default: from the clock).
     #[arg(long)]
     seed: Option<u64>,
+    /// The language of the settlement shown at each hand's end: en or zh (中文).
+    #[arg(long, default_value = "en")]
+    lang: String,
 }
 
 const SEAT_NAMES: [&str; 4] = ["East seat 0", "South seat 1", "West seat 2", "North seat 3"];
@@ -55,6 +63,10 @@ fn play(args: SoloArgs, input: &mut impl BufRead, out: &mut impl Write) -> Resul
     if args.seat > 3 {
         bail!("--seat must be 0-3, got {}", args.seat);
     }
+    let lang: Lang = args
+        .lang
+        .parse()
+        .map_err(|e| anyhow::anyhow!("--lang: {e}"))?;
     let levels = crate::arena::parse_levels(&args.bots)?;
     if levels.len() != 3 {
         bail!("--bots names three computer players, e.g. strong,basic,random");
@@ -91,7 +103,7 @@ fn play(args: SoloArgs, input: &mut impl BufRead, out: &mut impl Write) -> Resul
     )?;
     writeln!(
         out,
-        "Type the number of an action, a tile to discard (5m), !5m to discard and declare ready, h for a hint, q to quit."
+        "Type the number of an action, a tile to discard (5m), !5m to discard and declare\nready (敲), h for a hint, q to quit."
     )?;
     loop {
         let mut wall_seed = [0u8; 32];
@@ -141,7 +153,7 @@ fn play(args: SoloArgs, input: &mut impl BufRead, out: &mut impl Write) -> Resul
             .cloned()
             .ok_or_else(|| anyhow::anyhow!("hand not over"))?;
         let record = session.record(&setup, st.huangfan(), &outcome);
-        report(&outcome, &record.payments, out)?;
+        report(&outcome, &record.payments, &setup, st.huangfan(), lang, out)?;
         writeln!(out, "Balances: {}", balances(&session))?;
         if record.finished {
             writeln!(out, "Session over.")?;
@@ -177,9 +189,28 @@ fn ask(
     if legal.len() == 1 && !matches!(legal[0], Action::Discard { .. }) {
         return Ok(Some(legal[0].clone()));
     }
+    // After 敲 the drawn tile is discarded for the player unless it wins or makes a kong.
+    if view.seats[view.seat as usize].ready
+        && !legal.is_empty()
+        && legal.iter().all(|a| matches!(a, Action::Discard { .. }))
+    {
+        let drawn = view.drawn.map(|c| c.tile);
+        let pick = legal
+            .iter()
+            .find(|a| matches!(a, Action::Discard { card, .. } if Some(card.tile) == drawn))
+            .unwrap_or(&legal[0]);
+        return Ok(Some(pick.clone()));
+    }
     render(view, out)?;
-    for (i, a) in legal.iter().enumerate() {
-        writeln!(out, "  {}) {}", i + 1, describe(a))?;
+    let order = display_order(legal);
+    for (n, &i) in order.iter().enumerate() {
+        let mut line = format!("  {}) {}", n + 1, describe(&legal[i]));
+        if !claim_can_still_win(view, &legal[i]) {
+            line.push_str(" — this hand could not win any more");
+        }
+        for l in wrap_words(&line, WIDTH, 6) {
+            writeln!(out, "{l}")?;
+        }
     }
     loop {
         write!(out, "> ")?;
@@ -193,17 +224,20 @@ fn ask(
             "q" | "quit" => return Ok(None),
             "h" | "hint" => {
                 let d = hint.decide(view);
-                writeln!(out, "  hint: {} — {}", describe(&d.action), d.reason)?;
+                let text = format!("  hint: {} — {}", describe(&d.action), d.reason);
+                for l in wrap_words(&text, WIDTH, 8) {
+                    writeln!(out, "{l}")?;
+                }
                 continue;
             }
             "" => continue,
             _ => {}
         }
         if let Ok(n) = line.parse::<usize>() {
-            if (1..=legal.len()).contains(&n) {
-                return Ok(Some(legal[n - 1].clone()));
+            if (1..=order.len()).contains(&n) {
+                return Ok(Some(legal[order[n - 1]].clone()));
             }
-            writeln!(out, "  choose 1-{}", legal.len())?;
+            writeln!(out, "  choose 1-{}", order.len())?;
             continue;
         }
         let (ready, tile) = match line.strip_prefix('!') {
@@ -231,36 +265,95 @@ fn ask(
     }
 }
 
+/// The order in which the legal actions are listed: wins, kongs, claims and pass as the
+/// rules give them, then the discards in the order of the hand as shown (sorted), each
+/// plain discard before the same tile with a declaration.
+fn display_order(legal: &[Action]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..legal.len()).collect();
+    order.sort_by_key(|&i| match &legal[i] {
+        Action::Discard { card, ready } => (1, card.tile.index(), *ready as usize, i),
+        _ => (0, 0, 0, i),
+    });
+    order
+}
+
+/// Whether the hand could still win after this action (only a claim can rule it out).
+fn claim_can_still_win(view: &SeatView, a: &Action) -> bool {
+    let PublicPhase::Claims { card, .. } = &view.phase else {
+        return true;
+    };
+    let t = card.tile;
+    let meld = match a {
+        Action::Chow { cards } => {
+            let low = cards.iter().map(|c| c.tile).chain([t]).min().unwrap_or(t);
+            MeldShape {
+                kind: MeldType::Chow,
+                tile: low,
+            }
+        }
+        Action::Pung { .. } => MeldShape {
+            kind: MeldType::Pung,
+            tile: t,
+        },
+        Action::Kong { .. } => MeldShape {
+            kind: MeldType::ClaimedKong,
+            tile: t,
+        },
+        _ => return true,
+    };
+    let mut melds: Vec<MeldShape> = view.seats[view.seat as usize]
+        .melds
+        .iter()
+        .filter_map(|m| m.tile.map(|tile| MeldShape { kind: m.kind, tile }))
+        .collect();
+    melds.push(meld);
+    hand::can_still_win(&view.options, &melds)
+}
+
+/// Lines of the table fit this many columns.
+const WIDTH: usize = 80;
+
+fn tiles_word(n: usize) -> &'static str {
+    if n == 1 { "tile" } else { "tiles" }
+}
+
 fn render(v: &SeatView, out: &mut impl Write) -> Result<()> {
     writeln!(out)?;
+    let discards_of = |s: &PublicSeat| -> Vec<Tile> {
+        s.discards
+            .iter()
+            .filter(|d| !d.claimed)
+            .map(|d| d.card.tile)
+            .collect()
+    };
     for (i, s) in v.seats.iter().enumerate() {
         if i as Seat == v.seat {
             continue;
         }
-        let discards: Vec<Tile> = s
-            .discards
-            .iter()
-            .filter(|d| !d.claimed)
-            .map(|d| d.card.tile)
-            .collect();
-        writeln!(
-            out,
-            "  {:<13} {:>2} tiles{}  melds: {}  flowers: {}  discards: {}",
+        let mut line = format!(
+            "  {}: {} {}{}; melds {}",
             SEAT_NAMES[i],
             s.hand_size,
-            if s.ready { " 敲" } else { "" },
+            tiles_word(s.hand_size as usize),
+            if s.ready { ", 敲 (ready)" } else { "" },
             melds(&s.melds),
-            format_tiles(&s.flowers),
-            format_tiles(&discards)
-        )?;
+        );
+        if !s.flowers.is_empty() {
+            line.push_str(&format!("; flowers {}", format_tiles(&s.flowers)));
+        }
+        line.push_str(&format!("; discards {}", or_dash(&spaced(&discards_of(s)))));
+        for l in wrap_words(&line, WIDTH, 6) {
+            writeln!(out, "{l}")?;
+        }
     }
     let mine = &v.seats[v.seat as usize];
     let mut hand: Vec<Tile> = v.hand.iter().map(|c| c.tile).collect();
     hand.sort();
     writeln!(
         out,
-        "  wall: {} left{}",
+        "  wall: {} {} left{}",
         v.wall_remaining,
+        tiles_word(v.wall_remaining as usize),
         v.wildcard
             .map(|w| format!(" · wildcard {w}"))
             .unwrap_or_default()
@@ -278,18 +371,39 @@ fn render(v: &SeatView, out: &mut impl Write) -> Result<()> {
         )?,
         _ => {}
     }
-    writeln!(
-        out,
-        "  YOU: {}{}  melds: {}  flowers: {}{}",
-        format_tiles(&hand),
+    let mut line = format!("  YOUR discards: {}", or_dash(&spaced(&discards_of(mine))));
+    if !mine.flowers.is_empty() {
+        line.push_str(&format!("; flowers {}", format_tiles(&mine.flowers)));
+    }
+    for l in wrap_words(&line, WIDTH, 6) {
+        writeln!(out, "{l}")?;
+    }
+    let line = format!(
+        "  YOU: {}{}; melds {}{}",
+        spaced(&hand),
         v.drawn
-            .map(|c| format!("  (drew {})", c.tile))
+            .map(|c| format!(" (drew {})", c.tile))
             .unwrap_or_default(),
         melds(&mine.melds),
-        format_tiles(&mine.flowers),
-        if mine.ready { "  敲 (ready)" } else { "" }
-    )?;
+        if mine.ready { "; 敲 (ready)" } else { "" }
+    );
+    for l in wrap_words(&line, WIDTH, 6) {
+        writeln!(out, "{l}")?;
+    }
     Ok(())
+}
+
+/// Tiles grouped by suit: `123m 55p 7z`.
+fn spaced(tiles: &[Tile]) -> String {
+    tiles
+        .chunk_by(|a, b| a.suit() == b.suit())
+        .map(format_tiles)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn or_dash(s: &str) -> String {
+    if s.is_empty() { "-".into() } else { s.into() }
 }
 
 fn melds(ms: &[mahjong_rules::PublicMeld]) -> String {
@@ -337,6 +451,13 @@ fn announce(events: &[Event], me: Seat, out: &mut impl Write) -> Result<()> {
             SEAT_NAMES[seat as usize].to_string()
         }
     };
+    let whom = |seat: Seat| {
+        if seat == me {
+            "you".to_string()
+        } else {
+            SEAT_NAMES[seat as usize].to_string()
+        }
+    };
     for e in events {
         let line = match e {
             Event::Discarded { seat, card, ready } => format!(
@@ -356,7 +477,7 @@ fn announce(events: &[Event], me: Seat, out: &mut impl Write) -> Result<()> {
                     "{}: {verb} {} from {}",
                     who(*seat),
                     format_tiles(&meld.tiles()),
-                    who(*from)
+                    whom(*from)
                 )
             }
             Event::Konged { seat, meld } if *seat == me || meld.kind != MeldType::ConcealedKong => {
@@ -379,38 +500,56 @@ fn announce(events: &[Event], me: Seat, out: &mut impl Write) -> Result<()> {
     Ok(())
 }
 
-fn report(outcome: &Outcome, payments: &[Money; 4], out: &mut impl Write) -> Result<()> {
-    match outcome {
-        Outcome::Win { settlement, result } => {
-            for (w, s) in settlement.winners.iter().zip(&result.winners) {
+fn report(
+    outcome: &Outcome,
+    payments: &[Money; 4],
+    setup: &Setup,
+    huangfan: u32,
+    lang: Lang,
+    out: &mut impl Write,
+) -> Result<()> {
+    let explained = match outcome {
+        // The explanation is computed by the scorer on the same settlement (or the same
+        // leaver penalty), so what it explains is what was paid.
+        Outcome::Win { settlement, .. } => Some(scoring::explain(settlement)?),
+        Outcome::Abandoned { leaver, .. } => Some(scoring::explain_leaver(
+            &setup.options,
+            setup.stake,
+            *leaver,
+            huangfan,
+        )),
+        Outcome::Drawn => None,
+    };
+    match explained {
+        Some(e) => {
+            writeln!(out, "Hand over.")?;
+            for line in explain_text::render_width(&e, lang, WIDTH) {
+                writeln!(out, "{line}")?;
+            }
+            if e.payments != *payments {
                 writeln!(
                     out,
-                    "Hand over: {} wins with {} ({}), {} flowers, {} points a payer",
-                    SEAT_NAMES[w.seat as usize],
-                    format_tiles(&w.concealed),
-                    s.patterns.join(", "),
-                    s.flowers,
-                    s.score
+                    "Payments after the chip limit: {}",
+                    payment_list(payments)
                 )?;
             }
+            Ok(())
         }
-        Outcome::Drawn => writeln!(out, "Hand over: drawn (流局) — the wall is empty")?,
-        Outcome::Abandoned { leaver, .. } => writeln!(
-            out,
-            "Hand over: {} left the table",
-            SEAT_NAMES[*leaver as usize]
-        )?,
+        None => {
+            writeln!(out, "Hand over: drawn (流局), the wall is empty.")?;
+            writeln!(out, "Payments: {}", payment_list(payments))?;
+            Ok(())
+        }
     }
-    writeln!(
-        out,
-        "Payments: {}",
-        payments
-            .iter()
-            .map(|m| m.to_string())
-            .collect::<Vec<_>>()
-            .join(" ")
-    )?;
-    Ok(())
+}
+
+fn payment_list(payments: &[Money; 4]) -> String {
+    payments
+        .iter()
+        .enumerate()
+        .map(|(i, m)| format!("seat {i} {}", explain_text::signed(*m)))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 #[cfg(test)]
@@ -425,6 +564,7 @@ mod tests {
             seat: 1,
             hands,
             seed: Some(seed),
+            lang: "en".into(),
         }
     }
 
@@ -439,6 +579,127 @@ mod tests {
         assert!(text.contains("Hand over"), "{text}");
         assert!(text.contains("hint:"), "{text}");
         assert!(text.contains("Session over"));
+    }
+
+    use mahjong_rules::Card;
+
+    fn state(preset: Ruleset, seed: u8) -> HandState {
+        let setup = Setup {
+            options: Options::preset(preset),
+            stake: Money::coins(1),
+            dealer: 0,
+            dice: Dice::new(3, 5).unwrap(),
+            huangfan: 0,
+        };
+        HandState::new(setup, &Wall::shuffled([seed; 32])).unwrap()
+    }
+
+    /// After 敲 the drawn tile is discarded without a prompt: strong bots play until seat 0
+    /// has declared and must discard; `ask` then answers with the drawn tile from no input.
+    #[test]
+    fn after_declaring_ready_the_forced_discard_is_played_for_you() {
+        let mut checked = 0;
+        for seed in 0..40u8 {
+            let mut st = state(Ruleset::Qiaoma, seed);
+            let mut bots: Vec<Bot> = (0..4).map(|s| Bot::new(Level::Strong, s)).collect();
+            while !st.is_over() {
+                let seat = st.to_act()[0];
+                let view = st.view(seat);
+                if seat == 0
+                    && view.seats[0].ready
+                    && view
+                        .legal
+                        .iter()
+                        .all(|a| matches!(a, Action::Discard { .. }))
+                {
+                    let mut none = std::io::Cursor::new(Vec::new());
+                    let mut out = Vec::new();
+                    let mut hint = Bot::new(Level::Strong, 1);
+                    let a = ask(&view, &mut hint, &mut none, &mut out).unwrap();
+                    let Some(Action::Discard { card, ready: false }) = a else {
+                        panic!("{a:?}")
+                    };
+                    assert_eq!(Some(card), view.drawn);
+                    assert!(out.is_empty(), "no prompt");
+                    checked += 1;
+                }
+                let d = bots[seat as usize].decide(&view);
+                st.apply(&Move::new(seat, d.action)).unwrap();
+            }
+        }
+        assert!(checked > 0, "some hand had seat 0 declared");
+    }
+
+    /// A claim that puts a second suit beside a chow is marked in `qiaoma`.
+    #[test]
+    fn a_claim_that_ends_every_winning_hand_is_marked() {
+        let st = state(Ruleset::Qiaoma, 1);
+        let mut view = st.view(1);
+        let card = |pos, t: &str| Card {
+            pos,
+            tile: t.parse().unwrap(),
+        };
+        view.phase = PublicPhase::Claims {
+            from: 0,
+            card: card(0, "3p"),
+            answered: [true, false, false, false],
+        };
+        view.seats[1].melds = vec![mahjong_rules::PublicMeld {
+            kind: MeldType::Chow,
+            tile: Some("1m".parse().unwrap()),
+            from: Some(0),
+        }];
+        let chow = Action::Chow {
+            cards: [card(1, "4p"), card(2, "5p")],
+        };
+        let pung = Action::Pung {
+            cards: [card(1, "3p"), card(2, "3p")],
+        };
+        assert!(!claim_can_still_win(&view, &chow));
+        assert!(
+            !claim_can_still_win(&view, &pung),
+            "a chow and a pung in two suits"
+        );
+        assert!(claim_can_still_win(&view, &Action::Pass));
+        view.options = Options::preset(Ruleset::Classic);
+        assert!(claim_can_still_win(&view, &chow), "classic admits 大吊车");
+        view.options = Options::preset(Ruleset::Qiaoma);
+        view.phase = PublicPhase::Claims {
+            from: 0,
+            card: card(0, "3m"),
+            answered: [true, false, false, false],
+        };
+        let same_suit = Action::Chow {
+            cards: [card(1, "4m"), card(2, "5m")],
+        };
+        assert!(
+            claim_can_still_win(&view, &same_suit),
+            "one suit: 清一色 is open"
+        );
+    }
+
+    #[test]
+    fn discards_are_listed_in_the_order_of_the_hand() {
+        let card = |pos, t: &str| Card {
+            pos,
+            tile: t.parse().unwrap(),
+        };
+        let legal = vec![
+            Action::Discard {
+                card: card(5, "7z"),
+                ready: false,
+            },
+            Action::Discard {
+                card: card(9, "2m"),
+                ready: true,
+            },
+            Action::Discard {
+                card: card(9, "2m"),
+                ready: false,
+            },
+            Action::Win { reveal: vec![] },
+        ];
+        assert_eq!(display_order(&legal), [3, 2, 1, 0]);
     }
 
     #[test]

@@ -287,6 +287,20 @@ fn score_help_explains_the_format_with_an_example() {
     ] {
         assert!(help.contains(needle), "--help mentions {needle}");
     }
+    // Every option name is listed, and where they are described.
+    let options = serde_json::to_value(mahjong_rules::Options::preset(
+        mahjong_rules::Ruleset::Qiaoma,
+    ))
+    .expect("options as JSON");
+    for name in options.as_object().expect("an object").keys() {
+        if name != "ruleset" {
+            assert!(
+                help.contains(name.as_str()),
+                "--help names the option {name}"
+            );
+        }
+    }
+    assert!(help.contains("docs/rules.en.md"));
     // The example in the help text scores as it says.
     let start = help
         .find("  {\"ruleset\"")
@@ -419,13 +433,84 @@ fn solo_plays_whole_hands_from_standard_input() {
         assert!(text.contains("hint: "), "{preset}: a hint is shown");
         assert_eq!(text.matches("Hand over").count(), 2, "{preset}: {text}");
         assert!(text.contains("Session over."), "{preset}");
+        solo_output_reads_well(preset, &text);
     }
+    // The settlement in 中文.
+    let mut input = String::new();
+    input.push_str(&"1\n".repeat(3000));
+    let out = mahjong_stdin(
+        &["solo", "--hands", "2", "--seed", "11", "--lang", "zh"],
+        &input,
+    );
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).expect("utf-8");
+    assert!(text.contains("付分："), "{text}");
+    assert!(text.contains("结果："), "{text}");
+    solo_output_reads_well_zh(&text);
+    let err = one_line_error(&mahjong_stdin(&["solo", "--lang", "fr"], ""));
+    assert!(err.contains("--lang"), "{err}");
     // End of input stops the game cleanly with the balances so far.
     let out = mahjong_stdin(&["solo", "--seed", "11"], "");
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stdout).contains("Stopped. Balances"));
     let err = one_line_error(&mahjong_stdin(&["solo", "--seat", "4"], ""));
     assert!(err.contains("--seat"), "{err}");
+}
+
+fn solo_output_reads_well_zh(text: &str) {
+    for line in text.lines() {
+        let line = line.trim_start_matches("> ");
+        assert!(columns(line) <= 80, "{} columns: {line}", columns(line));
+    }
+}
+
+/// What a player reads: lines within 80 columns (the prompt "> " is followed by the
+/// player's own line in a terminal), own discards shown, discard choices in the order of the
+/// hand, no "1 tiles", and every won hand explained without "points a payer".
+fn solo_output_reads_well(preset: &str, text: &str) {
+    for line in text.lines() {
+        let line = line.trim_start_matches("> ");
+        assert!(
+            columns(line) <= 80,
+            "{preset}: {} columns: {line}",
+            columns(line)
+        );
+        assert!(!line.contains(" 1 tiles"), "{preset}: {line}");
+        assert!(!line.contains("a payer"), "{preset}: {line}");
+    }
+    assert!(text.contains("YOUR discards:"), "{preset}");
+    // The first prompt's discards follow the hand as shown (sorted by suit and number).
+    let prompt: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("  YOU: "))
+        .skip(1)
+        .take_while(|l| {
+            l.trim_start()
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_digit())
+        })
+        .filter_map(|l| l.split("discard ").nth(1))
+        .map(|t| t.split_whitespace().next().unwrap_or(""))
+        .collect();
+    let order = |t: &&str| {
+        let (n, s) = t.split_at(1);
+        ("mpsz".find(s).unwrap_or(9), n.to_string())
+    };
+    let mut sorted = prompt.clone();
+    sorted.sort_by_key(order);
+    assert!(!prompt.is_empty(), "{preset}: {text}");
+    assert_eq!(prompt, sorted, "{preset}");
+    // Each won hand: how it was won, the winner's hand, who pays and why.
+    for part in text.split("Hand over.").skip(1) {
+        assert!(
+            part.contains(" won ") || part.contains(" holds all "),
+            "{preset}: {part}"
+        );
+        assert!(part.contains("  hand: "), "{preset}: {part}");
+        assert!(part.contains("Who pays:"), "{preset}: {part}");
+        assert!(part.contains("Result: "), "{preset}: {part}");
+    }
 }
 
 #[test]

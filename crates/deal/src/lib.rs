@@ -23,7 +23,7 @@
 //!   seat at fault, [`DealError::culprit`]). It serializes as a [`SeatSnapshot`] (secrets +
 //!   messages) and [`restore`](DealSeat::restore)s by re-verifying them.
 //! - [`Observer`]: the same checks without secrets, for anyone watching.
-//! - [`audit`]: from a transcript alone, [`AuditSummary`] (the card at every position) or the
+//! - [`audit()`]: from a transcript alone, [`AuditSummary`] (the card at every position) or the
 //!   first [`Violation`] (seat, step, error, the culprit's signed messages).
 //!
 //! # One hand, message by message
@@ -42,7 +42,7 @@
 //!    ([`Accepted::Share`], [`card_at`](DealSeat::card_at)). A public open of a position nobody
 //!    holds: all four send [`public_share(k)`](DealSeat::public_share).
 //! 6. End of hand: every seat sends [`audit_reveal`](DealSeat::audit_reveal); anyone runs
-//!    [`audit`].
+//!    [`audit()`].
 //!
 //! Deliver every message to every seat (own messages too: they come back as
 //! [`Accepted::Duplicate`]) in the order of the table's log.
@@ -133,7 +133,7 @@
 //! - Every shuffle carries a zero-knowledge proof of shuffle ([`ShuffleProof`], Terelius–
 //!   Wikström), so a seat that replaces, duplicates or drops a card is caught on receipt.
 //!   Rogue keys, bad shares, forged shows, replays, bad signatures, equivocation and bad
-//!   reveals are caught on receipt too. What only the end-of-hand [`audit`] can check is that
+//!   reveals are caught on receipt too. What only the end-of-hand [`audit()`] can check is that
 //!   each shuffle is the one its committed seed derives (a seat that ground its seed to place a
 //!   card), and that the revealed secrets match.
 //! - A seat that withholds its reveal, shuffle or shares stalls the hand; the table treats it

@@ -4,7 +4,7 @@
 //! [`Observer::receive`] checks a [`SignedMessage`] (signature, version, table, hand, step
 //! order, equivocation, and every proof: key proofs, proofs of shuffle, share proofs) and
 //! keeps it. A [`crate::DealSeat`] is an observer
-//! plus one seat's secrets; the [`crate::audit`] replays a transcript through a fresh observer.
+//! plus one seat's secrets; the [`crate::audit()`] replays a transcript through a fresh observer.
 //! Anyone else (a spectator, a verifier) can use an observer directly.
 //!
 //! Messages must be delivered in the order of the table's agreed log: a reveal after all four

@@ -450,7 +450,7 @@ impl DealSeat {
         self.emit(signer, Slot::AuditReveal(self.seat), || Ok((body, None)))
     }
 
-    /// Audits this seat's transcript (see [`crate::audit`]); every message in it was checked
+    /// Audits this seat's transcript (see [`crate::audit()`]); every message in it was checked
     /// when it arrived, so the checks are not repeated ([`crate::audit_verified`]).
     pub fn audit(&self) -> crate::audit::AuditReport {
         crate::audit::audit_verified(&self.observer)

@@ -11,6 +11,22 @@
 //! the cap in 勒子 and the table limit, and S. For each paying seat: its share of each winner
 //! with the reason (a self-draw, the discarder, the kong player robbed, a 承包 / 吃三口 row with
 //! the claims that bind the two seats, or the leaver penalty).
+//!
+//! ```
+//! let out = mahjong_rules::score_json(r#"{"declared":[false,true,false,false],
+//!   "win":{"kind":"discard","from":3,"winners":[{"seat":1,"concealed":"222m55p999s111z",
+//!   "winning_tile":"9s","melds":[{"type":"pung","tiles":"777z"}],"flowers":"12f"}]}}"#).unwrap();
+//! let json = serde_json::to_value(&out.explain).unwrap();
+//! // 碰碰胡: P = 2 + 2 flower tiles + a red-dragon pung 2 + a concealed east pung 1 = 7.
+//! assert_eq!(json["winners"][0]["hand"], "pengpenghu");
+//! assert_eq!(json["winners"][0]["flower_items"][2]["source"], "meld");
+//! assert_eq!(json["winners"][0]["flower_items"][3]["source"], "concealed_pung");
+//! assert_eq!(json["winners"][0]["score"], 7);
+//! assert_eq!(json["shares"][0]["reason"]["reason"], "discarder");
+//! assert_eq!(json["payments"], serde_json::json!([0, 7, 0, -7]));
+//! let text = mahjong_rules::explain_text::render(&out.explain, mahjong_rules::explain_text::Lang::Zh);
+//! assert_eq!(text[0], "座位1 和 座位3 打出的 9s（点炮）。");
+//! ```
 
 use crate::hand::{HandType, MeldShape, MeldType};
 use crate::options::{BindingRule, Ruleset};

@@ -99,6 +99,8 @@ pub struct Catalogue {
     pub basis_lezi: &'static str,
     /// The value V: `{v}`.
     pub value: &'static str,
+    /// The value V, the highest of several rows: `{v}`.
+    pub value_highest: &'static str,
     /// Modifiers (followed by them).
     pub modifiers: &'static str,
     /// None.
@@ -113,8 +115,10 @@ pub struct Catalogue {
     pub paid_by_kong_player: &'static str,
     /// A modifier with no effect here.
     pub no_effect: &'static str,
-    /// Fan counted `{n}` of `{sum}` (at most 3).
+    /// Fan counted: `{n}`.
     pub fan_total: &'static str,
+    /// Fan counted `{n}` where the patterns give `{sum}` (at most 3).
+    pub fan_capped: &'static str,
     /// V × M: `{v}`, `{m}`, `{u}`.
     pub times: &'static str,
     /// The cap: `{c}` lezi = `{p}`, then `{why}`.
@@ -186,7 +190,8 @@ pub const EN: Catalogue = Catalogue {
     basis_points: "V = P = {v}",
     basis_up_to_lezi: "V = P, at most 1 lezi ({l}) = {v}",
     basis_lezi: "{n} lezi = {v}",
-    value: "value V = {v} (the highest row)",
+    value: "value V = {v}",
+    value_highest: "value V = {v} (the highest of the rows)",
     modifiers: "modifiers: ",
     none: "none",
     at_least: "V at least {n}",
@@ -194,10 +199,11 @@ pub const EN: Catalogue = Catalogue {
     plus_flowers: "+{n} flower",
     paid_by_kong_player: "paid as a self-draw by the kong player",
     no_effect: "no effect here",
-    fan_total: "fan {n} (of {sum}; at most 3)",
+    fan_total: "fan {n}",
+    fan_capped: "fan {n} (the patterns give {sum}; at most 3 count)",
     times: "V × M = {v} × {m} = {u}",
     cap: "cap {c} lezi = {p} ({why})",
-    cap_row: "the row's {n}",
+    cap_row: "{n} for the hand",
     cap_menqing: "门清 raises it to 2",
     table_limit: "table limit {n}",
     score: "S = {s}",
@@ -254,7 +260,8 @@ pub const ZH: Catalogue = Catalogue {
     basis_points: "V = P = {v}",
     basis_up_to_lezi: "V = P，最多 1 勒子（{l}）= {v}",
     basis_lezi: "{n} 勒子 = {v}",
-    value: "牌值 V = {v}（取最高）",
+    value: "牌值 V = {v}",
+    value_highest: "牌值 V = {v}（取最高的牌型）",
     modifiers: "加成：",
     none: "无",
     at_least: "V 至少 {n}",
@@ -262,7 +269,8 @@ pub const ZH: Catalogue = Catalogue {
     plus_flowers: "+{n} 花",
     paid_by_kong_player: "按自摸计，由杠牌者付",
     no_effect: "此处不计",
-    fan_total: "番 {n}（共 {sum}，最多 3）",
+    fan_total: "番 {n}",
+    fan_capped: "番 {n}（合计 {sum}，最多算 3）",
     times: "V × M = {v} × {m} = {u}",
     cap: "封顶 {c} 勒子 = {p}（{why}）",
     cap_row: "牌型 {n}",
@@ -560,10 +568,12 @@ fn winner_lines(c: &Catalogue, lang: Lang, w: &WinnerExplanation, width: usize) 
             })
             .collect();
         out.extend(wrap(&format!("  {}", c.rows), &rows, c.sep, width, 4));
-        out.push(format!(
-            "  {}",
-            fill(c.value, &[("v", &w.value.to_string())])
-        ));
+        let t = if w.rows.len() > 1 {
+            c.value_highest
+        } else {
+            c.value
+        };
+        out.push(format!("  {}", fill(t, &[("v", &w.value.to_string())])));
     }
     let mods: Vec<String> = w.modifiers.iter().map(|m| modifier(c, m)).collect();
     if mods.is_empty() {
@@ -580,12 +590,10 @@ fn winner_lines(c: &Catalogue, lang: Lang, w: &WinnerExplanation, width: usize) 
                 _ => 0,
             })
             .sum();
+        let t = if sum > fan { c.fan_capped } else { c.fan_total };
         out.push(format!(
             "  {}",
-            fill(
-                c.fan_total,
-                &[("n", &fan.to_string()), ("sum", &sum.to_string())]
-            )
+            fill(t, &[("n", &fan.to_string()), ("sum", &sum.to_string())])
         ));
     }
     let mut bounds = vec![fill(

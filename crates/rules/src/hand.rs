@@ -1,4 +1,4 @@
-//! Hand analysis (RULES.md §5): whether a hand wins under a ruleset, its waits, and the hand
+//! Hand analysis (docs/rules.en.md §5): whether a hand wins under a ruleset, its waits, and the hand
 //! types and flowers that scoring needs.
 //!
 //! A hand is its concealed tiles as a count array (the winning tile included) plus its melds
@@ -139,7 +139,7 @@ pub fn honor_pung_flowers(t: Tile) -> u32 {
     }
 }
 
-/// The winning hand types of §5 (their ids are the pinyin of RULES.md).
+/// The winning hand types of §5 (their ids are the pinyin names of the rule book).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum HandType {
@@ -477,6 +477,23 @@ pub fn restricted_flowers(concealed: &Counts, melds: &[MeldShape], flower_tiles:
     f
 }
 
+/// Whether a hand with these melds can still win at all under `options`, whatever its
+/// concealed tiles become. Only the `restricted` hands rule a hand out by its melds: a chow
+/// with suited melds in two suits fits no winning hand (not all pungs, not one suit, not all
+/// honors). With 大吊车 admitted (`classic`) four melds of any kind still win, and any
+/// standard hand wins in `baida`.
+pub fn can_still_win(options: &Options, melds: &[MeldShape]) -> bool {
+    if options.hands != HandsRule::Restricted {
+        return true;
+    }
+    let chow = melds.iter().any(|m| m.kind == MeldType::Chow);
+    let suits = melds
+        .iter()
+        .filter(|m| m.tile.is_suited())
+        .fold(0u8, |acc, m| acc | 1 << (m.tile.index() / 9));
+    !(chow && suits.count_ones() >= 2)
+}
+
 /// 大吊车 / 大吊: four melds and the concealed tiles are the pair (a single wait).
 pub fn is_big_single_wait(concealed: &Counts, melds: &[MeldShape]) -> bool {
     melds.len() == 4 && concealed.iter().map(|&n| n as u32).sum::<u32>() == 2
@@ -584,6 +601,20 @@ mod tests {
             &[chow(tile!("1p")), pung(tile!("1z"))],
             None
         ));
+    }
+
+    #[test]
+    fn a_chow_and_a_second_suit_rule_every_restricted_hand_out() {
+        let o = q();
+        assert!(can_still_win(&o, &[chow(tile!("1m")), chow(tile!("4m"))]));
+        assert!(can_still_win(&o, &[pung(tile!("1m")), pung(tile!("4p"))]));
+        assert!(can_still_win(&o, &[chow(tile!("1m")), pung(tile!("1z"))]));
+        assert!(!can_still_win(&o, &[chow(tile!("1m")), chow(tile!("4p"))]));
+        assert!(!can_still_win(&o, &[chow(tile!("1m")), pung(tile!("4s"))]));
+        let cl = Options::preset(Ruleset::Classic);
+        assert!(can_still_win(&cl, &[chow(tile!("1m")), chow(tile!("4p"))]));
+        let b = Options::preset(Ruleset::Baida);
+        assert!(can_still_win(&b, &[chow(tile!("1m")), chow(tile!("4p"))]));
     }
 
     #[test]

@@ -1,4 +1,5 @@
-//! Shanghai mahjong rules (上海麻将: 敲麻, classic, 百搭), exactly as `RULES.md` reads them.
+//! Shanghai mahjong rules (上海麻将: 敲麻, classic, 百搭), exactly as the project's rule book
+//! (`docs/rules.en.md`, in 中文 `docs/rules.zh.md`) states them.
 //!
 //! Everything else — peers, bots, the table protocol, the desktop app and the scorer — runs on
 //! this crate. It knows nothing of crypto, networking or UI, and randomness enters only as
@@ -8,6 +9,8 @@
 //! - [`options`]: the three presets and every option, §9.
 //! - [`shape`] and [`hand`]: standard-shape analysis, waits, winning hand types, §5.
 //! - [`scoring`] and [`settlement`]: values, caps, who pays, the settlement file, §6 and §8.
+//! - [`explain`](mod@explain) and [`explain_text`]: every settlement explained as data (the same pass as
+//!   the payments, [`scoring::settle`]) and as text in 中文 or English.
 //!
 //! ```
 //! use mahjong_rules::{Options, Ruleset, counts_of, parse_tiles, hand};

@@ -1,4 +1,4 @@
-//! Rulesets: the three presets and every option of RULES.md §9.
+//! Rulesets: the three presets and every option of docs/rules.en.md §9.
 //!
 //! A [`Ruleset`] names the scoring family (`qiaoma`, `classic`, `baida`: how a hand's value is
 //! computed, §6); [`Options`] holds a value for every option, and a table may change any of
@@ -11,7 +11,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 use std::str::FromStr;
 
-/// The scoring family and default options (RULES.md, table at the top).
+/// The scoring family and default options (docs/rules.en.md, the table of presets).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Ruleset {
@@ -89,7 +89,7 @@ pub enum BindingRule {
     ChiSanKou,
 }
 
-/// A value for every option of RULES.md §9. Field names are the option names.
+/// A value for every option of docs/rules.en.md §9. Field names are the option names.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Options {

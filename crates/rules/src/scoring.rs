@@ -656,7 +656,15 @@ struct LeziRow {
     score: u32,
     rank: u8,
     hand: HandType,
-    cap: Option<Cap>,
+    cap: Option<RowCap>,
+}
+
+/// A row's cap, before it is explained.
+#[derive(Clone, Copy)]
+struct RowCap {
+    base_lezi: u32,
+    menqing: bool,
+    lezi: u32,
 }
 
 fn value_lezi(
@@ -771,21 +779,11 @@ fn value_lezi(
             if menqing_double {
                 c = c.max(2);
             }
-            let mut doubled_by = Vec::new();
-            if kaibao {
-                c *= 2;
-                doubled_by.push(ModifierId::Kaibao);
-            }
-            if huangfan {
-                c *= 2;
-                doubled_by.push(ModifierId::Huangfan);
-            }
-            let cap = Cap {
+            c <<= kaibao as u32 + huangfan as u32;
+            let cap = RowCap {
                 base_lezi,
                 menqing: raised,
-                doubled_by,
                 lezi: c,
-                points: lezi * c,
             };
             (v.saturating_mul(mult).min(lezi * c), Some(cap))
         };
@@ -816,6 +814,20 @@ fn value_lezi(
     else {
         return Err(not_winning(s, w, "no winning type"));
     };
+    let cap = cap.map(|c| Cap {
+        base_lezi: c.base_lezi,
+        menqing: c.menqing,
+        doubled_by: [
+            (kaibao, ModifierId::Kaibao),
+            (huangfan, ModifierId::Huangfan),
+        ]
+        .into_iter()
+        .filter(|d| d.0)
+        .map(|d| d.1)
+        .collect(),
+        lezi: c.lezi,
+        points: lezi * c.lezi,
+    });
     let value = value_max;
     let uncapped = value.saturating_mul(mult);
     let limited_by = if score >= uncapped {

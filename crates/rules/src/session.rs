@@ -1,4 +1,4 @@
-//! Across hands (RULES.md §2 dealer rotation, §7): the next dealer, the 荒番 counter, rounds,
+//! Across hands (docs/rules.en.md §2 dealer rotation, §7): the next dealer, the 荒番 counter, rounds,
 //! the session length, balances and 逛花园 chips.
 //!
 //! A [`Session`] is the state a table carries from one hand to the next. It is pure: the

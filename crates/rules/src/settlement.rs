@@ -1,4 +1,4 @@
-//! The settlement file (RULES.md §8): one hand's end as JSON in, its scoring as JSON out.
+//! The settlement file (docs/rules.en.md §8): one hand's end as JSON in, its scoring as JSON out.
 //!
 //! This is how people playing with physical tiles use the scorer, and how scoring is tested.
 //! [`score_json`] is the whole pipeline; [`parse_settlement`] gives the checked

@@ -1,4 +1,4 @@
-//! Standard-shape analysis (RULES.md §5): four sets and a pair, with 0–4 wildcards.
+//! Standard-shape analysis (docs/rules.en.md §5): four sets and a pair, with 0–4 wildcards.
 //!
 //! The hot path, [`is_standard`], works on a count array and three table look-ups: each suit
 //! is encoded base 5 (a digit per number, 0–4 copies) and a precomputed table of 5⁹ entries

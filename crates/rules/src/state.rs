@@ -1,4 +1,4 @@
-//! One hand as a pure state machine (RULES.md §2–§4, §7 leavers).
+//! One hand as a pure state machine (docs/rules.en.md §2–§4, §7 leavers).
 //!
 //! [`HandState::apply`] takes a [`Move`] (a seat and an [`Action`]) and either returns the
 //! [`Event`]s it caused, having moved the state on, or a typed [`MoveError`] (out of turn,
@@ -1807,7 +1807,7 @@ impl HandState {
         }
     }
 
-    /// The action a seat's client plays when its timer runs out (RULES.md §4.8): pass a claim
+    /// The action a seat's client plays when its timer runs out (docs/rules.en.md §4.8): pass a claim
     /// window; set a flower aside; a ready seat (and a seat with four wildcards) wins if it
     /// can; otherwise discard the drawn tile, or the last tile in hand.
     pub fn default_action(&self, seat: Seat) -> Option<Action> {

@@ -1,4 +1,4 @@
-//! Tiles and the compact notation (RULES.md §1).
+//! Tiles and the compact notation (docs/rules.en.md §1).
 //!
 //! A [`Tile`] is a tile *kind*: one of 34 suited/honor kinds or one of the 8 flowers. The
 //! 144 physical tiles are four of each of the 34 kinds plus one of each flower; the wall and
@@ -152,7 +152,7 @@ impl Tile {
         self.0 < 27
     }
 
-    /// The next tile in its suit for the `baida` wildcard (RULES.md §5): suited n → n+1 with
+    /// The next tile in its suit for the `baida` wildcard (docs/rules.en.md §5): suited n → n+1 with
     /// 9 → 1; winds east → south → west → north → east; a flower or dragon → east.
     pub const fn wildcard_successor(self) -> Tile {
         match self.suit() {

@@ -1,4 +1,4 @@
-//! The wall, the dice and the deal (RULES.md §2, §3, §5 `baida` indicator).
+//! The wall, the dice and the deal (docs/rules.en.md §2, §3, §5 `baida` indicator).
 //!
 //! The engine keeps the wall as one sequence of 144 positions in draw order: live draws take
 //! position 0, 1, 2, … from the front; replacement draws (补花, 杠) take 143, 142, … from the

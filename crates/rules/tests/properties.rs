@@ -217,6 +217,32 @@ fn check(game: Game, deep: bool) {
         let file = mahjong_rules::settlement::settlement_json(settlement);
         let again = score_json(&file.to_string()).unwrap();
         assert_eq!(again.payments, result.payments);
+        // The explanation of the hand explains what was paid: its shares add up to the
+        // payments, and each winner's S and flower items are the scored ones.
+        let e = mahjong_rules::explain(settlement).unwrap();
+        assert_eq!(e.payments, result.payments);
+        assert_eq!(again.explain, e);
+        let mut sums = [0i64; 4];
+        for sh in &e.shares {
+            sums[sh.payer as usize] -= sh.amount.0;
+            sums[sh.payee as usize] += sh.amount.0;
+        }
+        assert_eq!(sums, result.payments.map(|m| m.0));
+        for (w, r) in e.winners.iter().zip(&result.winners) {
+            assert_eq!((w.score, w.flowers), (r.score, r.flowers));
+            assert_eq!(
+                w.flower_items.iter().map(|i| i.flowers).sum::<u32>(),
+                r.flowers
+            );
+        }
+    } else if let Some(Outcome::Abandoned { leaver, payments }) = end.outcome() {
+        let e = mahjong_rules::scoring::explain_leaver(
+            end.options(),
+            end.setup().stake,
+            *leaver,
+            end.huangfan(),
+        );
+        assert_eq!(&e.payments, payments);
     }
 }
 

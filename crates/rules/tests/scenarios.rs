@@ -1,4 +1,4 @@
-//! Scenario tests: every rule of RULES.md §2–§7 walked through the step function
+//! Scenario tests: every rule of docs/rules.en.md §2–§7 walked through the step function
 //! ([`HandState::apply`]) on crafted walls, one or more named tests per rule, grouped by
 //! section.
 //!
@@ -406,7 +406,7 @@ mod common {
             self.act(seat, self.pung_of(seat))
         }
 
-        /// Plays each seat's timer action (RULES.md §4.8) through the flower replacement.
+        /// Plays each seat's timer action (docs/rules.en.md §4.8) through the flower replacement.
         pub fn skip_flowers(&mut self) {
             while matches!(self.st.phase(), Phase::Flowers { .. }) {
                 let s = self.to_act()[0];

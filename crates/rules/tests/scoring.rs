@@ -17,9 +17,21 @@ fn check(input: &str, payments: Value, hands: Value) {
 }
 
 /// The explanation's shares sum to the payments, each share is its units × the winner's S,
-/// each winner's flower items sum to its flowers, and its S is the one scored.
+/// each winner's flower items sum to its flowers, and its S is the one scored. It reads back
+/// from its JSON unchanged, and its text in both languages fits 80 columns.
 fn explanation_adds_up(got: &Value) {
+    use mahjong_rules::explain_text::{Lang, columns, render};
     let e = &got["explain"];
+    let typed: mahjong_rules::Explanation =
+        serde_json::from_value(e.clone()).expect("the explanation reads back");
+    assert_eq!(&serde_json::to_value(&typed).expect("as JSON"), e);
+    for lang in [Lang::En, Lang::Zh] {
+        let lines = render(&typed, lang);
+        assert!(lines.len() > 3, "{lines:?}");
+        for line in &lines {
+            assert!(columns(line) <= 80, "{} columns: {line}", columns(line));
+        }
+    }
     let mut sums = [0f64; 4];
     let shares = e["shares"].as_array().expect("shares");
     for sh in shares {
@@ -476,4 +488,43 @@ fn a_leavers_penalty_is_explained_share_by_share() {
     assert_eq!(e.shares.len(), 3);
     assert!(e.shares.iter().all(|s| s.payer == 2));
     assert_eq!(e.shares.iter().map(|s| s.amount.0).sum::<i64>(), 100);
+}
+
+/// The text of a bound self-draw in both languages names the row, the bound seat and the
+/// claims; a `baida` hand shows its fan.
+#[test]
+fn the_text_names_the_binding_and_the_fan() {
+    use mahjong_rules::explain_text::{Lang, render};
+    let s = mahjong_rules::parse_settlement(
+        r#"{"declared":[true,true,true,true],"claims":[[0,2,0,0],[1,0,0,0],[0,0,0,0],[0,0,0,0]],"win":{"kind":"self_draw","winners":[{"seat":0,"concealed":"44455m","winning_tile":"5m","melds":[{"type":"pung","tiles":"111z"},{"type":"pung","tiles":"222m"},{"type":"pung","tiles":"333m"}]}]}}"#,
+    )
+    .expect("a settlement");
+    let e = mahjong_rules::explain(&s).expect("it scores");
+    let en = render(&e, Lang::En).join("\n");
+    assert!(en.contains("Seat 0 won by self-draw, drawing 5m."), "{en}");
+    assert!(en.contains("混碰 (hunpeng)"), "{en}");
+    assert!(
+        en.contains("seat 1 pays seat 0 50: 5 × S 10, 承包 (qiaoma), bound to seat 1 by 3 claims"),
+        "{en}"
+    );
+    assert!(
+        en.contains("Result: seat 0 +70, seat 1 -50, seat 2 -10, seat 3 -10"),
+        "{en}"
+    );
+    let zh = render(&e, Lang::Zh).join("\n");
+    assert!(zh.contains("座位0 自摸 5m 和牌。"), "{zh}");
+    assert!(zh.contains("自摸，承包者付"), "{zh}");
+    assert!(zh.contains("结果：座位0 +70，座位1 -50"), "{zh}");
+    // baida: a single wait on 5p with four melds, drawn as a replacement, no wildcard:
+    // 无百搭 + 大吊 + 杠开 = 3 fan (跑百搭 needs a wildcard, so 3 is the most in practice).
+    let s = mahjong_rules::parse_settlement(
+        r#"{"ruleset":"baida","wildcard":"9s","win":{"kind":"self_draw","winners":[{"seat":1,"concealed":"55p","winning_tile":"5p","replacement_draw":true,"melds":[{"type":"chow","tiles":"123m"},{"type":"chow","tiles":"456m"},{"type":"pung","tiles":"777s"},{"type":"kong","tiles":"1111z","concealed":true}]}]}}"#,
+    )
+    .expect("a settlement");
+    let e = mahjong_rules::explain(&s).expect("it scores");
+    let w = &e.winners[0];
+    // 底花 1 + concealed wind kong 3 = 4 flowers, × 2^3.
+    assert_eq!((w.flowers, w.fan, w.score), (4, Some(3), 32));
+    let en = render(&e, Lang::En).join("\n");
+    assert!(en.contains("fan 3\n"), "{en}");
 }

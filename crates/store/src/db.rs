@@ -11,7 +11,9 @@
 //! **Schema versions** (`meta.schema_version`, and `PRAGMA application_id` = `MJST`):
 //! 1. `tables`, `seats`, `journal`, `ledger`;
 //! 2. adds `evidence` (proofs of misbehaviour this player's seats produced) and an index of
-//!    the journal by seat.
+//!    the journal by seat;
+//! 3. adds `tables.roster`: the network shell's signed roster of the table (an opaque blob
+//!    to the store: who runs which seat, needed to route frames after a restart).
 //!
 //! Opening an older database migrates it step by step, each step in one transaction; a newer
 //! one is refused ([`StoreError::NewerSchema`]); a file that is not an SQLite database, fails
@@ -35,7 +37,7 @@ use crate::identity::Identity;
 pub const DB_FILE: &str = "mahjong.sqlite3";
 
 /// The schema version this program writes.
-pub const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = 3;
 
 /// `PRAGMA application_id` of a mahjong store ("MJST").
 const APPLICATION_ID: i64 = 0x4D4A_5354;
@@ -94,8 +96,14 @@ CREATE INDEX journal_by_seat ON journal (table_id, seat, id);
 UPDATE meta SET value = '2' WHERE key = 'schema_version';
 ";
 
+/// Migration from version 2 to 3.
+const MIGRATE_V3: &str = "
+ALTER TABLE tables ADD COLUMN roster BLOB;
+UPDATE meta SET value = '3' WHERE key = 'schema_version';
+";
+
 /// The migrations: `MIGRATIONS[i]` takes version `i + 1` to `i + 2`.
-const MIGRATIONS: [&str; 1] = [MIGRATE_V2];
+const MIGRATIONS: [&str; 2] = [MIGRATE_V2, MIGRATE_V3];
 
 /// One seat this player runs at a table: its own seat, or a bot seat it runs. Its `Debug`
 /// output leaves the secrets out.
@@ -310,6 +318,54 @@ impl Store {
         Ok(())
     }
 
+    // ---- identity ----
+
+    /// Binds the database to the player's identity: the first call records its public key
+    /// and name in the meta table; later calls update the name, and refuse another key
+    /// ([`StoreError::OtherIdentity`]: the key file or the database was swapped, and the
+    /// stored tables could not be resumed with this key).
+    pub fn claim_identity(&self, identity: &Identity) -> Result<(), StoreError> {
+        let given = to_hex(identity.public().as_bytes());
+        let stored: Option<String> = self
+            .conn
+            .query_row("SELECT value FROM meta WHERE key = 'public_key'", [], |r| {
+                r.get(0)
+            })
+            .optional()
+            .map_err(StoreError::sql("read the identity"))?;
+        if let Some(stored) = stored
+            && stored != given
+        {
+            return Err(StoreError::OtherIdentity {
+                path: self.path.clone(),
+                stored,
+                given,
+            });
+        }
+        self.conn
+            .execute(
+                "INSERT INTO meta (key, value) VALUES ('public_key', ?1), ('name', ?2)
+                 ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                params![given, identity.name],
+            )
+            .map_err(StoreError::sql("record the identity"))?;
+        Ok(())
+    }
+
+    /// The public key (hex) and name the database was claimed by, if any.
+    pub fn claimed_identity(&self) -> Result<Option<(String, String)>, StoreError> {
+        let get = |key: &str| -> Result<Option<String>, StoreError> {
+            self.conn
+                .query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
+                .optional()
+                .map_err(StoreError::sql("read the identity"))
+        };
+        Ok(match (get("public_key")?, get("name")?) {
+            (Some(k), Some(n)) => Some((k, n)),
+            _ => None,
+        })
+    }
+
     // ---- tables ----
 
     /// Saves a table: its row, and every listed seat (added, or replaced). Seats not listed
@@ -341,6 +397,35 @@ impl Store {
             return Err(StoreError::UnknownTable(to_hex(table)));
         }
         insert_seat(&self.conn, table, seat)
+    }
+
+    /// Keeps the network shell's signed roster of a saved table (opaque bytes to the store;
+    /// replaces any earlier one).
+    pub fn save_roster(&self, table: &[u8; 32], roster: &[u8]) -> Result<(), StoreError> {
+        let n = self
+            .conn
+            .execute(
+                "UPDATE tables SET roster = ?2 WHERE id = ?1",
+                params![&table[..], roster],
+            )
+            .map_err(StoreError::sql("save a roster"))?;
+        if n == 0 {
+            return Err(StoreError::UnknownTable(to_hex(table)));
+        }
+        Ok(())
+    }
+
+    /// The roster kept with [`Store::save_roster`], if any.
+    pub fn roster(&self, table: &[u8; 32]) -> Result<Option<Vec<u8>>, StoreError> {
+        self.conn
+            .query_row(
+                "SELECT roster FROM tables WHERE id = ?1",
+                params![&table[..]],
+                |r| r.get::<_, Option<Vec<u8>>>(0),
+            )
+            .optional()
+            .map(Option::flatten)
+            .map_err(StoreError::sql("read a roster"))
     }
 
     /// A saved table.
@@ -659,8 +744,18 @@ mod tests {
         assert_eq!(store.journal_len(&[9; 32], 1).unwrap(), 1);
         let persisted = store.persisted(&[9; 32], 1).unwrap().unwrap();
         assert_eq!(persisted.config, config);
-        // The version-2 table exists.
+        // The version-2 table and the version-3 column exist.
         assert!(store.evidence(&[9; 32]).unwrap().is_empty());
+        assert_eq!(store.roster(&[9; 32]).unwrap(), None);
+        store.save_roster(&[9; 32], b"signed roster").unwrap();
+        assert_eq!(
+            store.roster(&[9; 32]).unwrap().as_deref(),
+            Some(&b"signed roster"[..])
+        );
+        assert!(matches!(
+            store.save_roster(&[8; 32], b"x"),
+            Err(StoreError::UnknownTable(_))
+        ));
         drop(store);
         // Opening again migrates nothing more.
         assert_eq!(

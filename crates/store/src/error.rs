@@ -64,6 +64,19 @@ pub enum StoreError {
         /// Why.
         why: String,
     },
+    /// The database belongs to another identity key than the one in the data directory.
+    #[error(
+        "database {path} belongs to the identity {stored}, not to this data directory's key \
+         {given}: the key file or the database was replaced"
+    )]
+    OtherIdentity {
+        /// The database file.
+        path: PathBuf,
+        /// The public key the database was made for (hex).
+        stored: String,
+        /// The public key given (hex).
+        given: String,
+    },
     /// No such table in the store.
     #[error("no table {0} in the store")]
     UnknownTable(String),

@@ -4,16 +4,18 @@
 //!
 //! ```json
 //! {"format": "shanghai-mahjong-log", "version": 1, "table": "<hex>", "hand": null,
-//!  "names": ["Ann", "Bo", "Cy", "Di"],
+//!  "host": 0, "roster": ["<public key hex>", …], "names": ["Ann", "Bo", "Cy", "Di"],
 //!  "steps": [["<envelope hex>", …], …],
 //!  "results": [{…HandResult…}, …]}
 //! ```
 //!
 //! `steps` is the table's log from the host's proposal on, each step's envelopes in seat
 //! order, each envelope as its exact signed frame (postcard, hex): the proposal names the
-//! four public keys, so the file needs nothing else to be checked. `results` are the
+//! four public keys, so the file needs nothing else to be checked (`host` and `roster`
+//! repeat it for the reader, and must agree with it). `results` are the
 //! results this player's ledger booked (readable: outcome, payments in coins, the session
-//! after the hand); they are claims that verification checks against the signed replay.
+//! after the hand); they are claims that verification checks against the signed replay, hand
+//! by hand (a hand the ledger missed is simply not claimed; the replay still reports it).
 //! `names` are display names, not signed. With `hand: N` the file holds the log up to the end
 //! of hand N only: a hand cannot be checked without the hands before it (the dealer, the 荒番
 //! counter, the balances and any replaced seat come from them), so "one hand" is the shortest
@@ -69,6 +71,10 @@ pub struct LogFile {
     pub table: String,
     /// The hand the file is about (the log ends with it), or `None` for the whole log.
     pub hand: Option<u32>,
+    /// The host seat (as the signed proposal says).
+    pub host: u8,
+    /// The four seats' public keys, hex (as the signed proposal says).
+    pub roster: Vec<String>,
     /// Display names per seat (not signed).
     pub names: Vec<String>,
     /// Each step's envelopes, as hex frames.
@@ -114,11 +120,7 @@ fn frames(log: &[StepRecord]) -> Vec<Vec<String>> {
 pub fn log_through_hand(log: &[StepRecord], hand: u32) -> Option<&[StepRecord]> {
     let end = log.iter().rposition(|rec| {
         rec.hand() == Some(hand)
-            && (rec.is_abort()
-                || rec
-                    .entries
-                    .iter()
-                    .all(|e| matches!(e.body, mahjong_table::Body::Settle { .. })))
+            && (rec.is_abort() || rec.entries.iter().all(|e| e.settle().is_some()))
     })?;
     Some(&log[..=end])
 }
@@ -132,11 +134,22 @@ impl LogFile {
         log: &[StepRecord],
         results: Vec<HandResult>,
     ) -> LogFile {
+        let proposal = log
+            .first()
+            .and_then(|r| r.entries.first())
+            .and_then(|e| match &e.body {
+                mahjong_table::Body::Propose(p) => Some(p),
+                _ => None,
+            });
         LogFile {
             format: LOG_FORMAT.into(),
             version: FILE_VERSION,
             table: to_hex(table),
             hand,
+            host: proposal.map_or(0, |p| p.host),
+            roster: proposal
+                .map(|p| p.roster.iter().map(|k| to_hex(k.as_bytes())).collect())
+                .unwrap_or_default(),
             names: names.to_vec(),
             steps: frames(log),
             results,
@@ -421,11 +434,15 @@ impl fmt::Display for LogCheck {
                 .map_or_else(|| "none".to_string(), |id| to_hex(&id));
             let checks = if h.audited {
                 format!(
-                    "deal audited, {} moves replayed through the rules with full knowledge",
+                    "deal audited, {} play entries (moves and claim answers) replayed through \
+                     the rules with full knowledge",
                     h.moves
                 )
             } else {
-                format!("{} moves replayed through the rules", h.moves)
+                format!(
+                    "{} play entries (moves and claim answers) replayed through the rules",
+                    h.moves
+                )
             };
             let final_by = match h.aborted_by {
                 Some(seat) => format!(
@@ -447,8 +464,9 @@ impl fmt::Display for LogCheck {
         }
         write!(
             f,
-            "  results: {} claimed in the file, each the one the seats signed",
-            self.results_checked
+            "  results: {} of {} finished hands claimed in the file, each the one the seats signed",
+            self.results_checked,
+            r.hands.len()
         )
     }
 }
@@ -539,6 +557,17 @@ pub fn verify_log_file(file: &LogFile) -> Result<LogCheck, VerifyError> {
             to_hex(&report.table)
         )));
     }
+    let roster: Vec<String> = report
+        .proposal
+        .roster
+        .iter()
+        .map(|k| to_hex(k.as_bytes()))
+        .collect();
+    if file.roster != roster || file.host != report.proposal.host {
+        return Err(VerifyError::Header(
+            "the roster or host differs from the signed proposal".into(),
+        ));
+    }
     if let Some(h) = file.hand
         && report.hands.last().map(|r| r.hand) != Some(h)
     {
@@ -546,17 +575,22 @@ pub fn verify_log_file(file: &LogFile) -> Result<LogCheck, VerifyError> {
             "the file is for hand {h} but the log does not end with it"
         )));
     }
-    if file.results.len() != report.hands.len() {
-        return Err(VerifyError::Result {
-            hand: file.results.len().min(report.hands.len()).saturating_add(1) as u32,
-            why: format!(
-                "the file claims {} results, the log finishes {} hands",
-                file.results.len(),
-                report.hands.len()
-            ),
-        });
+    let mut claimed_hands = std::collections::BTreeSet::new();
+    for claimed in &file.results {
+        if !claimed_hands.insert(claimed.hand) {
+            return Err(VerifyError::Result {
+                hand: claimed.hand,
+                why: "the file claims two results for it".into(),
+            });
+        }
     }
-    for (claimed, replayed) in file.results.iter().zip(&report.hands) {
+    for claimed in &file.results {
+        let Some(replayed) = report.hands.iter().find(|h| h.hand == claimed.hand) else {
+            return Err(VerifyError::Result {
+                hand: claimed.hand,
+                why: "the log does not finish that hand".into(),
+            });
+        };
         let signed = &replayed.result;
         if claimed != signed {
             let why = if claimed.payments != signed.payments {
@@ -565,8 +599,6 @@ pub fn verify_log_file(file: &LogFile) -> Result<LogCheck, VerifyError> {
                     money_list(&claimed.payments),
                     money_list(&signed.payments)
                 )
-            } else if claimed.hand != signed.hand {
-                format!("hand {} in the file", claimed.hand)
             } else if claimed.outcome != signed.outcome {
                 format!(
                     "outcome \"{}\" in the file, \"{}\" signed",

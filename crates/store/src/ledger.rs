@@ -182,13 +182,14 @@ pub fn final_signatures(log: &[StepRecord], hand: u32) -> Option<(Vec<Envelope>,
         }
         rec.entries
             .iter()
-            .all(|e| matches!(e.body, Body::Settle { .. }))
+            .all(|e| e.settle().is_some())
             .then(|| (rec.entries.clone(), None))
     })
 }
 
-/// Checks that `signatures` make `result` final: four `Settle` entries of the four seats on
-/// its hash, or three votes of the other seats naming one culprit on its hash.
+/// Checks that `signatures` make `result` final: four settlement entries (`Settle`, or
+/// `SettleVoided`) of the four seats on its hash, or three votes of the other seats naming
+/// one culprit on its hash. Returns the culprit of an abort.
 fn check_final(
     table: &[u8; 32],
     result: &HandResult,
@@ -202,22 +203,29 @@ fn check_final(
     };
     let mut seats = 0u8;
     let mut culprit = None;
+    let mut settled = false;
     for e in signatures {
         if e.table != *table || e.hand != result.hand {
             return Err(not_final("a signature is for another hand"));
         }
-        match e.body {
-            Body::Settle { result: r, .. } if r == hash && !result.aborted => {}
-            Body::Abort {
-                culprit: c,
-                result: r,
-            } if r == hash && result.aborted => {
-                if culprit.is_some_and(|p| p != c) || e.seat == c {
+        match (e.settle(), &e.body) {
+            (Some((r, _)), _) if r == hash && culprit.is_none() => settled = true,
+            (
+                None,
+                Body::Abort {
+                    culprit: c,
+                    result: r,
+                },
+            ) if *r == hash && !settled => {
+                if culprit.is_some_and(|p| p != *c) || e.seat == *c {
                     return Err(not_final("the votes name different seats"));
                 }
-                culprit = Some(c);
+                culprit = Some(*c);
             }
             _ => return Err(not_final("a signature is not on this result")),
+        }
+        if seats & (1 << (e.seat & 3)) != 0 {
+            return Err(not_final("a seat signed twice"));
         }
         seats |= 1 << (e.seat & 3);
     }

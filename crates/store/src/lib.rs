@@ -19,6 +19,69 @@
 //!   files, and [`verify_file`], which checks either offline.
 //! - [`init_logging`]: `tracing` to `<data dir>/mahjong.log`, `RUST_LOG` respected.
 //!
+//! # Use by the network shell
+//!
+//! At start-up: [`init_logging`], [`Identity::load_or_create`], [`Store::open`],
+//! [`Store::claim_identity`], then resume every [`Store::unfinished_tables`] seat with
+//! [`Store::restore`]. For a new table: [`Store::save_table`] with each local seat's config
+//! and fresh root secret ([`new_root_secret`]) before the client's first input. For every
+//! output of a client: [`Store::append`] its journal **before** sending its frames; after a
+//! `HandOver` event, [`Store::book_from_client`]; on an `Evidence` event,
+//! [`Store::save_evidence`]; when the client is over, [`Store::mark_finished`].
+//!
+//! ```no_run
+//! use mahjong_store::{Identity, LocalSeat, Store, StoreError, TableInfo, new_root_secret, now_ms};
+//! use mahjong_table::{Client, Config, Input, Output, TableEvent};
+//!
+//! /// One input to one local seat, with the store kept in step.
+//! fn step(store: &Store, client: &mut Client, now: u64, input: Input) -> Result<Output, StoreError> {
+//!     let out = client.handle(now, input);
+//!     let table = client.log().first().map_or([0; 32], |s| s.entries[0].table);
+//!     store.append(&table, client.seat(), &out.journal)?; // durable before sending
+//!     for event in &out.events {
+//!         match event {
+//!             TableEvent::HandOver { .. } => {
+//!                 store.book_from_client(client)?;
+//!             }
+//!             TableEvent::Evidence(evidence) => store.save_evidence(&table, evidence)?,
+//!             _ => {}
+//!         }
+//!     }
+//!     if client.is_over() {
+//!         store.mark_finished(&table)?;
+//!     }
+//!     Ok(out) // now send out.send / out.reply, arm out.deadline
+//! }
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let dir = mahjong_store::default_data_dir();
+//! let _ = mahjong_store::init_logging(&dir);
+//! let me = Identity::load_or_create(&dir, Some("Ann"))?;
+//! let store = Store::open(&dir)?;
+//! store.claim_identity(&me)?;
+//! for table in store.unfinished_tables()? {
+//!     for seat in &table.seats {
+//!         if let Some(mut client) = store.restore(&table.id, seat.config.seat, &me)? {
+//!             let _out = step(&store, &mut client, 0, Input::Tick)?; // re-sends, asks
+//!         }
+//!     }
+//! }
+//! # let (table, roster, names) = ([0u8; 32], [me.public(); 4], ["a", "b", "c", "d"].map(String::from));
+//! let config = Config { table, seat: 1, roster, host: 0 };
+//! let root = new_root_secret();
+//! store.save_table(&TableInfo {
+//!     id: table,
+//!     seats: vec![LocalSeat { config: config.clone(), root, bot_key: None }],
+//!     names,
+//!     created: now_ms(),
+//!     finished: false,
+//! })?;
+//! let mut client = Client::new(config, me.key.clone(), root)?;
+//! # let _ = &mut client;
+//! # Ok(())
+//! # }
+//! ```
+//!
 //! # Example
 //!
 //! ```
@@ -53,6 +116,14 @@ pub use hex::{from_hex, from_hex32, to_hex};
 pub use identity::Identity;
 pub use ledger::{LedgerRow, Level, describe, level};
 pub use logging::init_logging;
+
+/// A fresh 32-byte secret from the operating system (a seat's root secret, a bot's key).
+pub fn new_root_secret() -> [u8; 32] {
+    use rand_core::RngCore;
+    let mut bytes = [0u8; 32];
+    rand_core::OsRng.fill_bytes(&mut bytes);
+    bytes
+}
 
 /// The platform data directory of the program (`~/.local/share/shanghai-mahjong` on Linux,
 /// `~/Library/Application Support/shanghai-mahjong` on macOS, `%APPDATA%\shanghai-mahjong\data`

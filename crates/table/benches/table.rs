@@ -1,5 +1,6 @@
 //! A full hand of four in-memory seats, bot-driven, over a perfect 5 ms network: CPU per
-//! hand (criterion), and messages, bytes and CPU per seat per hand (printed once).
+//! hand (criterion), and messages, bytes and CPU per seat per hand (printed once), with the
+//! claim windows (each a commitment step and an opening step) and what the commitments add.
 //!
 //! `cargo bench -p mahjong-table --bench table`
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used, dead_code)]
@@ -23,6 +24,7 @@ fn figures() {
     let hands = 12u64;
     for ruleset in [Ruleset::Qiaoma, Ruleset::Classic, Ruleset::Baida] {
         let (mut frames, mut bytes, mut reply, mut cpu, mut steps) = (0u64, 0u64, 0u64, 0f64, 0u64);
+        let (mut windows, mut commits, mut commit_bytes) = (0u64, 0u64, 0u64);
         for seed in 0..hands {
             let sim = one_hand(1000 + seed, ruleset);
             for s in 0..4 {
@@ -33,6 +35,17 @@ fn figures() {
                 cpu += sim.cpu[s].as_secs_f64();
             }
             steps += sim.client(0).log().len() as u64;
+            for r in sim.client(0).log() {
+                if matches!(r.entries[0].body, mahjong_table::Body::ClaimCommit { .. }) {
+                    windows += 1;
+                    commits += r.entries.len() as u64;
+                    commit_bytes += r
+                        .entries
+                        .iter()
+                        .map(|e| e.encode().len() as u64)
+                        .sum::<u64>();
+                }
+            }
         }
         let per = (hands * 4) as f64;
         eprintln!(
@@ -43,6 +56,13 @@ fn figures() {
             reply as f64 / per / 1000.0,
             cpu / per * 1000.0,
             steps as f64 / hands as f64,
+        );
+        eprintln!(
+            "{ruleset}: {:.1} claim windows per hand; the commitments add {:.1} frames of {:.0} B \
+             per window (one more step: one more network delay per discard)",
+            windows as f64 / hands as f64,
+            commits as f64 / windows.max(1) as f64,
+            commit_bytes as f64 / commits.max(1) as f64,
         );
     }
 }

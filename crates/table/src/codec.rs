@@ -172,6 +172,89 @@ pub enum Body {
         /// seat): those need not be sent again.
         have: u8,
     },
+    /// A settlement signature from a seat that voted to abort earlier in the same hand.
+    /// A `Settle` and an earlier vote of one seat in one hand are mutually exclusive
+    /// (holding both proves the seat at fault), unless the vote is *voided*: this entry
+    /// carries, for every seat its votes named, the plain `Settle` of this same step by a
+    /// seat that is neither the signer nor that culprit. That seat has thereby given up its
+    /// own vote (a vote of it before the settlement would be proof against it), so the abort
+    /// the voided vote asked for can never gather its three votes.
+    SettleVoided {
+        /// [`crate::HandResult::hash`].
+        result: Hash,
+        /// Continue, stop or leave.
+        next: Next,
+        /// Plain `Settle` signatures of this step by other seats.
+        voids: Vec<Void>,
+    },
+    /// A claim answer, committed ([`claim_commitment`] of the [`Play`] and a nonce): the
+    /// answers of a claim window are committed in one step and opened in the next, so no
+    /// answer can depend on another.
+    ClaimCommit {
+        /// `sha256(tag ‖ postcard(play) ‖ nonce)`.
+        commitment: Hash,
+    },
+    /// The opening of this seat's commitment of the step before: its answer, with its shows.
+    ClaimOpen {
+        /// The answer.
+        play: Play,
+        /// The nonce of the commitment.
+        nonce: Hash,
+    },
+}
+
+/// What a [`Body::ClaimCommit`] signs: `sha256(tag ‖ postcard(play) ‖ nonce)`.
+pub fn claim_commitment(play: &Play, nonce: &Hash) -> Hash {
+    let mut bytes = encode_value(play);
+    bytes.extend_from_slice(nonce);
+    tagged_hash("claim", &bytes)
+}
+
+/// Another seat's plain `Settle` of the same step, carried in a [`Body::SettleVoided`]: the
+/// envelope is rebuilt from the carrying one (same table, hand, step, previous hash and
+/// result) with this seat, `next` and signature ([`Void::envelope`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Void {
+    /// The settling seat.
+    pub seat: Seat,
+    /// What it wants next.
+    pub next: Next,
+    /// Its signature of that `Settle`.
+    pub signature: Signature,
+}
+
+impl Void {
+    /// The carried seat's plain `Settle` envelope, rebuilt from the carrying `outer` one.
+    pub fn envelope(&self, outer: &Envelope) -> Option<Envelope> {
+        let (Body::Settle { result, .. } | Body::SettleVoided { result, .. }) = outer.body else {
+            return None;
+        };
+        Some(Envelope {
+            version: outer.version,
+            table: outer.table,
+            hand: outer.hand,
+            seq: outer.seq,
+            prev_hash: outer.prev_hash,
+            seat: self.seat,
+            body: Body::Settle {
+                result,
+                next: self.next,
+            },
+            signature: self.signature,
+        })
+    }
+
+    /// The void of a plain `Settle` envelope.
+    pub fn of(settle: &Envelope) -> Option<Void> {
+        match settle.body {
+            Body::Settle { next, .. } => Some(Void {
+                seat: settle.seat,
+                next,
+                signature: settle.signature,
+            }),
+            _ => None,
+        }
+    }
 }
 
 impl Body {
@@ -187,6 +270,9 @@ impl Body {
             Body::Roster(_) => "roster",
             Body::Abort { .. } => "abort",
             Body::Request { .. } => "request",
+            Body::SettleVoided { .. } => "settle",
+            Body::ClaimCommit { .. } => "claim-commit",
+            Body::ClaimOpen { .. } => "claim-open",
         }
     }
 }
@@ -324,6 +410,21 @@ impl Envelope {
     /// Whether this is an abort vote (votes have their own slot, apart from the entry).
     pub fn is_vote(&self) -> bool {
         matches!(self.body, Body::Abort { .. })
+    }
+
+    /// Whether this is a settlement signature (plain or voiding earlier votes).
+    pub fn is_settle(&self) -> bool {
+        matches!(self.body, Body::Settle { .. } | Body::SettleVoided { .. })
+    }
+
+    /// The settlement's result hash and `next`, if this is one.
+    pub fn settle(&self) -> Option<(Hash, Next)> {
+        match self.body {
+            Body::Settle { result, next } | Body::SettleVoided { result, next, .. } => {
+                Some((result, next))
+            }
+            _ => None,
+        }
     }
 }
 

@@ -76,6 +76,15 @@ pub enum FrameError {
         /// The step.
         seq: u32,
     },
+    /// The seat's buffer for steps not yet logged is full ([`crate::MAX_BUFFER_BYTES`]); the
+    /// frame is dropped (an honest seat's entry is asked for again later).
+    #[error("seat {seat} already has {bytes} bytes buffered")]
+    OverBudget {
+        /// The sender.
+        seat: Seat,
+        /// What it has buffered.
+        bytes: usize,
+    },
     /// The table is over (or halted) here; nothing more is taken.
     #[error("the table is over")]
     Closed,

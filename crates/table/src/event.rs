@@ -65,6 +65,16 @@ pub enum TableEvent {
         /// The seat.
         seat: Seat,
     },
+    /// Two or more seats are silent at once past the disconnect limit: no abort can gather
+    /// three votes, so the table waits. It resumes ([`TableEvent::Resumed`]) when one of
+    /// them speaks again; meanwhile [`crate::Input::Leave`] leaves with nothing booked for
+    /// the unfinished hand (the journal keeps it, for a later restore).
+    Paused {
+        /// The silent seats.
+        silent: Vec<Seat>,
+    },
+    /// The table goes on after a pause (one of the silent seats spoke again).
+    Resumed,
     /// A seat that was silent has spoken again.
     SeatReturned {
         /// The seat.

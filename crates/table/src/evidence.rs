@@ -5,8 +5,11 @@
 //! that made it, with its own signed messages as proof". An [`Evidence`] record holds the
 //! table's log up to the offence (every entry signed by its seat; the first step is the
 //! host's proposal, which names the four public keys, and the three acceptances signed under
-//! them) and the offence itself: two different signed envelopes of one seat for one step, or
-//! a complete step whose processing fails. [`Evidence::verify`] replays the log with the same
+//! them) and the offence itself: two signed envelopes of one seat that cannot both be honest
+//! ([`conflict`]: two entries or two votes for one step, or a settlement and an abort vote of
+//! one hand), or a complete step whose processing fails. The log of an equivocation record
+//! runs up to the start of the hand it concerns (an earlier hand's, too: equivocation is
+//! caught whenever the second message comes). [`Evidence::verify`] replays the log with the same
 //! [`crate::replica`] every peer runs, without any secret, and returns the seat the messages
 //! prove at fault. It needs nothing but the record.
 //!
@@ -27,7 +30,8 @@ use crate::replica::{Replica, StepRecord};
 /// What the record shows.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Charge {
-    /// Two different signed envelopes from one seat for one step (two entries, or two votes).
+    /// Two signed envelopes from one seat that cannot both be honest (see [`conflict`]): two
+    /// entries or two votes for one step, or a settlement and an abort vote of one hand.
     Equivocation {
         /// One.
         first: Box<Envelope>,
@@ -104,27 +108,12 @@ impl Evidence {
         }
         match &self.charge {
             Charge::Equivocation { first, second } => {
-                let same_slot = first.table == second.table
-                    && first.hand == second.hand
-                    && first.seq == second.seq
-                    && first.seat == second.seat
-                    && first.is_vote() == second.is_vote();
-                if !same_slot {
-                    return Err(EvidenceError::NotEquivocation("not one step of one seat"));
-                }
-                if first == second {
-                    return Err(EvidenceError::NotEquivocation("the same message twice"));
-                }
-                if matches!(first.body, Body::Request { .. })
-                    || matches!(second.body, Body::Request { .. })
-                {
-                    return Err(EvidenceError::NotEquivocation("requests are not entries"));
-                }
                 if first.table != replica.table || first.hand != replica.hand_no {
                     return Err(EvidenceError::NotEquivocation(
                         "not of the hand the log leads to",
                     ));
                 }
+                conflict(first, second, &replica.roster).map_err(EvidenceError::NotEquivocation)?;
                 let key = replica.roster[first.seat as usize & 3];
                 first.verify(&key).map_err(EvidenceError::Signature)?;
                 second.verify(&key).map_err(EvidenceError::Signature)?;
@@ -148,5 +137,68 @@ impl Evidence {
                 }
             }
         }
+    }
+}
+
+/// Whether two envelopes signed by one seat cannot both come from an honest seat (their
+/// signatures are not checked here, but the voids a settlement carries are, under
+/// `roster`): `Ok` when they conflict, else why not.
+///
+/// They conflict when they are of one table, hand and seat, differ, and are
+/// - two entries for one step, or two votes for one step (equivocation);
+/// - a vote and a settlement of the hand, the vote at another step than the settlement
+///   (a vote at the settlement step names a seat that did not sign and asks for the same
+///   result), unless the settlement is a [`Body::SettleVoided`] carrying a valid plain
+///   `Settle` of a seat that is neither the signer nor the vote's culprit.
+pub fn conflict(
+    a: &Envelope,
+    b: &Envelope,
+    roster: &[VerifyingKey; 4],
+) -> Result<(), &'static str> {
+    if a.table != b.table || a.hand != b.hand || a.seat != b.seat {
+        return Err("not one hand of one seat");
+    }
+    if a == b {
+        return Err("the same message twice");
+    }
+    if matches!(a.body, Body::Request { .. }) || matches!(b.body, Body::Request { .. }) {
+        return Err("requests are not entries");
+    }
+    match (a.is_vote(), b.is_vote()) {
+        (true, true) | (false, false) if a.seq == b.seq => Ok(()),
+        (true, true) | (false, false) => Err("not one step"),
+        (true, false) => settle_excludes(b, a, roster),
+        (false, true) => settle_excludes(a, b, roster),
+    }
+}
+
+/// Whether a settlement excludes a vote of its signer (see [`conflict`]).
+fn settle_excludes(
+    settle: &Envelope,
+    vote: &Envelope,
+    roster: &[VerifyingKey; 4],
+) -> Result<(), &'static str> {
+    let Body::Abort { culprit, .. } = vote.body else {
+        return Err("not a vote");
+    };
+    if vote.seq == settle.seq {
+        return Err("a vote at the settlement step asks for the settled result");
+    }
+    match &settle.body {
+        Body::Settle { .. } => Ok(()),
+        Body::SettleVoided { voids, .. } => {
+            let voided = voids.iter().any(|v| {
+                v.seat != settle.seat
+                    && v.seat != culprit
+                    && v.envelope(settle)
+                        .is_some_and(|e| e.verify(&roster[v.seat as usize & 3]).is_ok())
+            });
+            if voided && vote.seq < settle.seq {
+                Err("the settlement voids the vote")
+            } else {
+                Ok(())
+            }
+        }
+        _ => Err("not a settlement and a vote"),
     }
 }

@@ -17,7 +17,9 @@
 //!    position order, and (`baida`) a public share of the indicator.
 //! 5. `Play` — the seats the rules say must act send their move, with a deal `show` for every
 //!    card it takes from the hand face up (flower, discard, kongs, chow/pung/kong claims, and
-//!    a win's whole concealed hand).
+//!    a win's whole concealed hand). In a claim window the answers are committed in one step
+//!    (`ClaimCommit`: a hash of the move and a nonce) and opened in the next (`ClaimOpen`),
+//!    which must open the seat's commitment; the opened moves are then played as one step.
 //! 6. `Shares` — after a step whose moves made a seat draw a position nobody else may see,
 //!    the three others send their share for it; the drawer reads the tile.
 //! 7. `Audit` — when the rules say the hand is over: all four reveal their hand secrets; every
@@ -196,6 +198,9 @@ pub(crate) struct HandPlay {
     pub moves: Vec<Move>,
     /// The outcome, once audited.
     pub audited: Option<Outcome>,
+    /// In a claim window, once the answers are committed: each answering seat's commitment
+    /// (the next step opens them).
+    pub committed: Option<[Option<crate::codec::Hash>; 4]>,
 }
 
 /// The per-hand secret root of a seat: `sha256(tag ‖ root ‖ table ‖ hand ‖ seat)`.
@@ -245,6 +250,7 @@ impl HandPlay {
             draws: Vec::new(),
             moves: Vec::new(),
             audited: None,
+            committed: None,
         }
     }
 
@@ -419,7 +425,18 @@ impl HandPlay {
         events: &mut Vec<TableEvent>,
     ) -> Result<(), StepError> {
         match self.stage {
-            HandStage::Play => self.process_play(entries, events),
+            HandStage::Play if self.committed.is_some() => self.process_openings(entries, events),
+            HandStage::Play if self.is_claim_window() => self.process_commitments(entries),
+            HandStage::Play => {
+                let plays = entries
+                    .iter()
+                    .map(|e| match &e.body {
+                        Body::Play(p) => Ok((e.seat, p.clone())),
+                        _ => Err(Fault::malformed(e.seat, "expected a move")),
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                self.process_play(&plays, events)
+            }
             stage => {
                 for e in entries {
                     let Body::Deal(msgs) = &e.body else {
@@ -569,35 +586,68 @@ impl HandPlay {
         Ok(())
     }
 
-    fn process_play(
+    /// The committed claim answers: nothing moves until they are opened.
+    fn process_commitments(&mut self, entries: &[Envelope]) -> Result<(), StepError> {
+        let mut committed = [None; 4];
+        for e in entries {
+            let Body::ClaimCommit { commitment } = e.body else {
+                return Err(Fault::malformed(e.seat, "expected a committed claim answer").into());
+            };
+            committed[e.seat as usize & 3] = Some(commitment);
+        }
+        self.committed = Some(committed);
+        Ok(())
+    }
+
+    /// The openings of the committed answers: each must open its seat's commitment; then
+    /// the answers are played as one step.
+    fn process_openings(
         &mut self,
         entries: &[Envelope],
         events: &mut Vec<TableEvent>,
     ) -> Result<(), StepError> {
-        let mut rule_events = Vec::new();
+        let committed = self.committed.unwrap_or_default();
+        let mut plays = Vec::with_capacity(entries.len());
         for e in entries {
-            let Body::Play(play) = &e.body else {
-                return Err(Fault::malformed(e.seat, "expected a move").into());
+            let Body::ClaimOpen { play, nonce } = &e.body else {
+                return Err(Fault::malformed(e.seat, "expected an opened claim answer").into());
             };
+            if committed[e.seat as usize & 3] != Some(crate::codec::claim_commitment(play, nonce)) {
+                return Err(
+                    Fault::malformed(e.seat, "opens another answer than it committed").into(),
+                );
+            }
+            plays.push((e.seat, play.clone()));
+        }
+        self.committed = None;
+        self.process_play(&plays, events)
+    }
+
+    fn process_play(
+        &mut self,
+        plays: &[(Seat, Play)],
+        events: &mut Vec<TableEvent>,
+    ) -> Result<(), StepError> {
+        let mut rule_events = Vec::new();
+        for (seat, play) in plays {
+            let seat = *seat;
             if self.state.as_ref().is_some_and(HandState::is_over) {
                 // An earlier answer of this step ended the hand (a timed-out leaver): the
                 // later answers are moot.
                 break;
             }
             if matches!(&play.action, Action::Win { reveal } if reveal.len() > MAX_CONCEALED) {
-                return Err(
-                    Fault::malformed(e.seat, "reveals more tiles than a hand holds").into(),
-                );
+                return Err(Fault::malformed(seat, "reveals more tiles than a hand holds").into());
             }
             let mv = Move {
-                seat: e.seat,
+                seat,
                 action: play.action.clone(),
                 timed_out: play.timed_out,
             };
             let cards = self.shown_cards(&mv.action);
             if cards.len() != play.shows.len() {
                 return Err(Fault::malformed(
-                    e.seat,
+                    seat,
                     format!("{} shows for {} cards shown", play.shows.len(), cards.len()),
                 )
                 .into());
@@ -608,16 +658,16 @@ impl HandPlay {
                 .ok_or_else(|| StepError::Internal("no rules state in play".into()))?;
             let evs = state
                 .apply(&mv)
-                .map_err(|err| Fault::new(blamed(e.seat, &err), Offence::Illegal(err)))?;
+                .map_err(|err| Fault::new(blamed(seat, &err), Offence::Illegal(err)))?;
             for (card, show) in cards.iter().zip(&play.shows) {
-                if show.seat().get() != e.seat || !(Req::Show { pos: card.pos }).matches(show) {
-                    return Err(Fault::malformed(e.seat, "a show that is not for its card").into());
+                if show.seat().get() != seat || !(Req::Show { pos: card.pos }).matches(show) {
+                    return Err(Fault::malformed(seat, "a show that is not for its card").into());
                 }
-                self.receive(e.seat, show.clone())?;
+                self.receive(seat, show.clone())?;
                 let shown = self.read(card.pos)?;
                 if shown.tile != card.tile {
                     return Err(Fault::new(
-                        e.seat,
+                        seat,
                         Offence::FaceMismatch {
                             pos: card.pos,
                             claimed: card.tile,

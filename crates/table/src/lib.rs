@@ -29,15 +29,24 @@
 //! | `Shuffle(0..=3)` | seat 0, 1, 2, 3 in turn | its shuffle with its proof |
 //! | `Deal` | all four | a draw share of each of positions 0..53 another seat holds; `baida`: a public share of the indicator |
 //! | `Play` | the rules' `to_act()` seats | a [`Play`]: the rules `Action`, `timed_out`, and a deal `show` per card it takes face up |
+//! | claim window: commit | the seats that may claim | `ClaimCommit`: [`codec::claim_commitment`] of its `Play` (claim or pass, with its shows) and a nonce |
+//! | claim window: open | the same seats | `ClaimOpen`: the `Play` and the nonce; then the answers are played as one step |
 //! | `Shares` | the three others | after a step whose moves made seat P draw position k: `share_for(k, P)` |
 //! | `Audit` | all four | end-of-hand secrets; then everyone audits the deal and replays the hand with full knowledge |
-//! | `Settle` | all four | the [`HandResult`] hash (four signatures: final) and `Next` (continue, stop, leave) |
+//! | `Settle` | all four | the [`HandResult`] hash (four signatures: final) and `Next` (continue, stop, leave); `SettleVoided` from a seat that voted earlier in the hand |
 //! | `Roster` | the three others | after a seat left: replace it by a bot (the next human seat runs it) or stop |
 //!
-//! After a discard the three others answer in one step (claim or pass); the resolution is the
-//! rules crate's pure function of the three answers. Claim answers carry the shows of their
-//! tiles, so a claim without the tiles is proven false by the answer itself (cost: a chow that
-//! loses to a pung has shown two tiles). A win shows the winner's whole concealed hand, so the
+//! After a discard (or an added kong that may be robbed) the seats that may claim answer in
+//! two steps: each commits to its answer (claim or pass, with its shows) by a hash with a
+//! nonce derived from its root secret, and once every commitment is in, each opens it; the
+//! resolution is the rules crate's pure function of the opened answers. So no answer can
+//! depend on another (a seat answering late has seen only hashes). Opening is automatic; a
+//! seat that has not opened its commitment `claim_seconds` plus [`SILENT_GRACE_MS`] after
+//! the others' commitments are in is voted out (its signed commitment in the log shows it
+//! had answered). A restarted seat finds its answer again from its root (the legal answer
+//! whose commitment is the logged one: shows and signatures are deterministic). Claim answers
+//! carry the shows of their tiles, so a claim without the tiles is proven false by the answer
+//! itself (cost: a chow that loses to a pung has shown two tiles). A win shows the winner's whole concealed hand, so the
 //! outcome rests on proven tiles at once. The full-knowledge replay after the audit catches
 //! what partial engines cannot see: a hidden flower, a false ready declaration, a win barred
 //! by 漏胡. A seat that goes silent or leaves after the last move cannot trade its loss for the
@@ -52,6 +61,14 @@
 //! its own entries of an unfinished step and asks for the rest every [`RETRANSMIT_MS`]; it asks
 //! at once when it sees it is behind (an entry for a later step) or on another branch (an entry
 //! with another `prev_hash`: that is how an equivocation that split the honest seats is found).
+//! At the first step after a hand boundary (or the set-up) it asks from the step that ended
+//! it, so a seat that told the others two different things there is found before anyone is
+//! blamed for the silence that follows.
+//!
+//! **Buffering.** Entries are kept for at most [`MAX_AHEAD`] (8) steps ahead, this hand or the
+//! next, only with a body some step can take, and within [`MAX_BUFFER_BYTES`] (1 MiB) per
+//! seat; the rest is dropped with a typed [`FrameError`] and asked for again when it is due.
+//! The work per frame is a signature check and a few map look-ups, whatever is buffered.
 //!
 //! **Timers** (RULES.md §4.8): a client enforces its own seat's timers only, because only it
 //! holds its keys: when `discard_seconds` / `claim_seconds` run out it plays
@@ -64,25 +81,46 @@
 //! `scoring::leaver_payments`, RULES.md §6, recorded through `Session::record`; before the
 //! dice there is no hand to count and the penalty alone is booked); the log is cut back to that
 //! step, which becomes the three votes (`result` is the hash of that [`HandResult`], so the
-//! votes are a settlement signed by the three). A seat that
-//! leaves ([`Input::Leave`]) votes against itself; the others then vote at once. So does a seat
-//! proven at fault.
+//! votes are a settlement signed by the three). After the last move the agreed outcome
+//! stands (a silent winner forfeits at the audit); at the settlement step the votes sign the
+//! settled result itself. A seat that leaves ([`Input::Leave`]) votes against itself; the
+//! others then vote at once. So does a seat proven at fault. **Two seats silent at once**
+//! (missing at the step, or not heard from at all) past the limit: no abort can gather three
+//! votes, so the table pauses ([`TableEvent::Paused`], both `SeatSilent`) and resumes
+//! ([`TableEvent::Resumed`]) when one speaks again, the limit then running afresh for the
+//! other; meanwhile [`Input::Leave`] leaves with nothing booked for the unfinished hand (the
+//! journal keeps it for a later restore).
 //!
-//! **Abort versus a late entry.** A vote is a suspicion, not a commitment: a voter that gets the
-//! late entry goes on. Safety comes from the settlement: a seat that voted in a hand does not
-//! complete that hand's `Settle` step until it knows the abort cannot gather its three votes
-//! (it has seen a seat that did not vote move on to the next hand). Three votes need every
-//! other seat, so either all of them voted (and nobody settles: the abort wins, everyone cuts
-//! back to the voted step) or one did not (no abort can form: everyone settles).
+//! **Abort versus settlement.** A vote is a suspicion: a voter that gets the late entry goes
+//! on. But a seat's `Settle` and its vote at an earlier step of the same hand are mutually
+//! exclusive: holding both is evidence against it ([`evidence::conflict`]). A seat that
+//! voted signs its settlement only as `SettleVoided`, carrying, for each seat it voted
+//! against, the plain `Settle` of a seat that is neither itself nor that culprit: that seat has
+//! given up its vote (a vote of it would now be evidence), so the abort can never gather its
+//! three votes. Nothing else releases a voter (a later-hand envelope does not). A seat that
+//! has signed its settlement applies no abort of an earlier step of that hand, and votes
+//! before its settlement at most once a hand (unless against a seat proven at fault, or
+//! itself), so two aborts at different steps can never both gather three honest votes. Hence
+//! every honest seat books the same result for a hand, or holds evidence naming the seat
+//! that signed both (tested over random schedules of one adversarial seat).
 //!
-//! **Misbehaviour.** Two different signed entries (or votes) of one seat for one step, an
+//! **Misbehaviour.** Two conflicting signed envelopes of one seat (two entries or two votes
+//! for one step, or a settlement and an earlier vote of one hand: compared with the slots
+//! of unlogged steps and with the log of every hand, including after the table is over), an
 //! illegal move, a deal message the deal crate rejects (bad key, shuffle, share, show, replay
 //! from another hand), a shown face that differs from the move, a failed audit or full replay,
-//! a wrong result signature: the seat's own signed messages prove it. The hand stops, the
-//! client emits an [`Evidence`] record (the log up to the offence plus the offending entries)
-//! that anyone can check offline with [`Evidence::verify`], and votes to abort naming the
-//! culprit. A bad signature proves nothing (anyone can send garbage): it is dropped with a
-//! typed [`FrameError`].
+//! a wrong result signature: the seat's own signed messages prove it. The client keeps one
+//! proof per culprit per hand (the two envelopes; its [`Evidence`] record, the log up to the
+//! start of that hand plus the pair, is built when asked for: [`Client::evidence`], and once
+//! in the [`TableEvent::Evidence`] event), sends both envelopes to every seat (again at each
+//! retransmission until the culprit is dealt with) and votes to abort naming the culprit, at
+//! a step every seat holding the proof picks alike (the hand's first step, or the settlement
+//! step if the hand is there). Holding a proof, it votes against no silent seat. A proof that
+//! a seat signed two entries for the step that ended the last hand (two `Next`s, accept and
+//! decline, two roster answers) seen before anything was logged after it ends the table there:
+//! some seats may have ended it on the other version, and nobody is blamed for their silence.
+//! Anyone can check an [`Evidence`] record offline with [`Evidence::verify`]. A bad signature
+//! proves nothing (anyone can send garbage): it is dropped with a typed [`FrameError`].
 //!
 //! **Sessions** (RULES.md §7): hands follow one another through `rules::Session` (dealer
 //! rotation, 荒番, rounds, balances) until the set length is played or a seat stops. A seat
@@ -172,15 +210,26 @@
 //!
 //! # Known limits
 //!
-//! - Two seats silent at once stall the hand (an abort needs the three others' votes).
-//! - A silent seat that comes back within milliseconds of each of the three others' votes, at
-//!   three different steps of one hand, leaves them each waiting at the settlement for the
-//!   others (each voted, so none settles first). One near miss is harmless: a seat that did not
-//!   vote settles and moves on, which releases the voters.
-//! - A seat can wait to see the others' claim answers before sending its own; answers are not
-//!   committed first (an extra round trip per discard would fix it).
-//! - A loser can go silent after the last move: the hand is then abandoned and it pays the
-//!   leaver penalty instead of its loss (RULES.md §6 is silent on leaving after the end).
+//! - Liveness after near misses: a seat that voted once in a hand (the culprit came back
+//!   just in time) cannot vote again in that hand before the settlement, except against a
+//!   seat proven at fault or itself; if another seat then goes silent for good, the table
+//!   pauses instead of aborting. If every seat voted once in a hand, no plain settlement is
+//!   left to void the votes and the table pauses at the settlement step. In both cases the
+//!   remaining seats can leave with nothing booked for that hand.
+//! - A seat silent at the settlement step is voted out with the settled result; if it comes
+//!   back at the same moment, some seats may book the hand through its four signatures and
+//!   others through the three votes: the same result, but the first go on with the seat and
+//!   the others replace it. Each side then waits for the other at its next step: the roster
+//!   side ends the session after the limit, the other pauses (nothing more is booked).
+//! - A proof that a seat told two versions of the step that ended the last hand ends the
+//!   table only if it comes before anything was logged after that step; later, it is an
+//!   ordinary proof (the next hand is aborted naming the seat).
+//! - Envelopes of earlier hands are checked against the current roster: a seat replaced by
+//!   a bot since cannot be proven at fault for what it signed before (its frames are then
+//!   dropped as badly signed).
+//! - A seat that proves a fault in a complete step (a bad proof, a wrong result) halts that
+//!   hand; if the others went on with another version (the culprit told them otherwise), it
+//!   keeps the evidence and stays in that hand.
 
 pub mod client;
 pub mod codec;
@@ -192,11 +241,13 @@ pub mod io;
 pub mod replica;
 pub mod verify;
 
-pub use client::{Client, MAX_AHEAD, MAX_REPLY_BYTES, RETRANSMIT_MS, SILENT_GRACE_MS};
-pub use codec::{Body, Envelope, Hash, MAX_FRAME, Next, Play, Proposal, RosterVote, VERSION};
+pub use client::{
+    Client, MAX_AHEAD, MAX_BUFFER_BYTES, MAX_REPLY_BYTES, RETRANSMIT_MS, SILENT_GRACE_MS,
+};
+pub use codec::{Body, Envelope, Hash, MAX_FRAME, Next, Play, Proposal, RosterVote, VERSION, Void};
 pub use error::{ActError, EvidenceError, Fault, FrameError, Offence, StepError, TableError};
 pub use event::TableEvent;
-pub use evidence::{Charge, Culprit, Evidence};
+pub use evidence::{Charge, Culprit, Evidence, conflict};
 pub use hand::HandStage;
 pub use io::{Config, Input, Output, Persisted, Record, Rejected, Stats};
 pub use replica::{Checkpoint, Ending, HandResult, Stage, StepRecord};

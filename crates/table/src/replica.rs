@@ -117,7 +117,12 @@ pub(crate) enum StepKind {
     Propose,
     Accept,
     Deal,
-    Play { claim: bool },
+    /// A move; in a claim window, the committed answer.
+    Play {
+        claim: bool,
+    },
+    /// The opening of the claim answers committed in the step before.
+    Open,
     Settle,
     Roster,
 }
@@ -130,8 +135,13 @@ impl StepKind {
             (StepKind::Propose, Body::Propose(_))
                 | (StepKind::Accept, Body::Accept { .. } | Body::Decline)
                 | (StepKind::Deal, Body::Deal(_))
-                | (StepKind::Play { .. }, Body::Play(_))
-                | (StepKind::Settle, Body::Settle { .. })
+                | (StepKind::Play { claim: false }, Body::Play(_))
+                | (StepKind::Play { claim: true }, Body::ClaimCommit { .. })
+                | (StepKind::Open, Body::ClaimOpen { .. })
+                | (
+                    StepKind::Settle,
+                    Body::Settle { .. } | Body::SettleVoided { .. }
+                )
                 | (StepKind::Roster, Body::Roster(_))
         )
     }
@@ -140,7 +150,7 @@ impl StepKind {
     pub fn abortable(self) -> bool {
         matches!(
             self,
-            StepKind::Deal | StepKind::Play { .. } | StepKind::Settle
+            StepKind::Deal | StepKind::Play { .. } | StepKind::Open | StepKind::Settle
         )
     }
 }
@@ -331,6 +341,7 @@ impl Replica {
             Stage::Hand(stage) => {
                 let hand = self.hand.as_ref()?;
                 let kind = match stage {
+                    HandStage::Play if hand.committed.is_some() => StepKind::Open,
                     HandStage::Play => StepKind::Play {
                         claim: hand.is_claim_window(),
                     },
@@ -554,10 +565,15 @@ impl Replica {
         let mut leavers = 0u8;
         let mut stop = false;
         for e in entries {
-            let Body::Settle { result, next } = &e.body else {
+            let Some((result, next)) = e.settle() else {
                 return Err(Fault::malformed(e.seat, "expected a settlement").into());
             };
-            if *result != hash {
+            if let Body::SettleVoided { voids, .. } = &e.body
+                && voids.len() > 3
+            {
+                return Err(Fault::malformed(e.seat, "more voids than seats").into());
+            }
+            if result != hash {
                 return Err(Fault::new(e.seat, Offence::WrongResult).into());
             }
             match next {
@@ -703,6 +719,13 @@ impl Replica {
         {
             return None;
         }
+        if self.stage == Stage::Settle && seq == self.next_seq() {
+            // At the settlement step the result is agreed and signed by those who vote: the
+            // votes sign that very result (a silent seat is then replaced, as a leaver, but
+            // pays what the hand says). An abort there and the four-signed settlement book
+            // the same result.
+            return self.pending_result.clone();
+        }
         let hand = self.hand.as_ref()?;
         let session = self.session.as_ref()?;
         let setup = match hand.setup_seq {
@@ -836,10 +859,25 @@ impl Replica {
         hand.make_play(action, timed_out, signer)
     }
 
-    /// This seat's settlement signature.
-    pub fn make_settle(&self, next: Next) -> Option<Body> {
+    /// This seat's settlement signature: plain, or carrying `voids` when this seat voted
+    /// earlier in the hand.
+    pub fn make_settle(&self, next: Next, voids: Option<Vec<crate::codec::Void>>) -> Option<Body> {
         let result = self.pending_result.as_ref()?.hash();
-        Some(Body::Settle { result, next })
+        Some(match voids {
+            None => Body::Settle { result, next },
+            Some(voids) => Body::SettleVoided {
+                result,
+                next,
+                voids,
+            },
+        })
+    }
+
+    /// The log records of `hand`: `start..end` (empty at `end` when none is logged yet).
+    pub fn hand_range(&self, hand: u32) -> (usize, usize) {
+        let start = self.log.partition_point(|r| r.hand() < Some(hand));
+        let end = self.log.partition_point(|r| r.hand() <= Some(hand));
+        (start, end)
     }
 
     /// This seat's roster vote (`stop`: end the session instead).
@@ -860,6 +898,18 @@ impl Replica {
         } else {
             Some(Body::Roster(RosterVote::Agree { seat: leaver }))
         }
+    }
+
+    /// The nonce of this seat's claim commitment at step `seq` (derived from its root, so a
+    /// restarted seat finds it again).
+    pub fn claim_nonce(&self, seq: u32) -> Option<Hash> {
+        let me = self.me?;
+        let mut bytes = Vec::with_capacity(72);
+        bytes.extend_from_slice(&me.root);
+        bytes.extend_from_slice(&self.table);
+        bytes.extend_from_slice(&self.hand_no.to_le_bytes());
+        bytes.extend_from_slice(&seq.to_le_bytes());
+        Some(tagged_hash("claim-nonce", &bytes))
     }
 
     /// The shared deal card table.

@@ -43,7 +43,7 @@ pub struct HandReport {
     pub aborted_by: Option<Seat>,
     /// Whether the hand's deal was audited and its moves replayed with full knowledge.
     pub audited: bool,
-    /// Moves (`Play` entries) replayed through the rules.
+    /// `Play` entries (moves, claim answers and passes) replayed through the rules.
     pub moves: u32,
 }
 

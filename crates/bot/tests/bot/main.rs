@@ -5,5 +5,6 @@
 
 mod common;
 mod hidden;
+mod hints;
 mod legal;
 mod situations;

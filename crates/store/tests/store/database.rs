@@ -90,3 +90,84 @@ fn a_newer_schema_is_refused_with_both_versions() {
     }
     assert!(err.to_string().contains("upgrade"), "{err}");
 }
+
+#[test]
+fn a_store_is_bound_to_its_players_key() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let me = mahjong_store::Identity::load_or_create(dir.path(), Some("Ann")).expect("me");
+    let store = Store::open(dir.path()).expect("open");
+    assert_eq!(store.claimed_identity().expect("read"), None);
+    store.claim_identity(&me).expect("claim");
+    let renamed = mahjong_store::Identity::load_or_create(dir.path(), Some("Annie")).expect("me");
+    store.claim_identity(&renamed).expect("same key, new name");
+    let (key, name) = store.claimed_identity().expect("read").expect("claimed");
+    assert_eq!(key, mahjong_store::to_hex(me.public().as_bytes()));
+    assert_eq!(name, "Annie");
+    // Another player's key (another data directory) is refused.
+    let other_dir = tempfile::tempdir().expect("tempdir");
+    let other = mahjong_store::Identity::load_or_create(other_dir.path(), None).expect("other");
+    let err = store.claim_identity(&other).expect_err("refused");
+    assert!(matches!(err, StoreError::OtherIdentity { .. }), "{err}");
+}
+
+#[test]
+fn a_player_running_a_bot_seat_keeps_both_seats_and_restores_each_with_its_key() {
+    use ed25519_dalek::SigningKey;
+    use mahjong_store::{Identity, LocalSeat, TableInfo, new_root_secret};
+    use mahjong_table::Config;
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let me = Identity::load_or_create(dir.path(), Some("Ann")).expect("me");
+    let bot = SigningKey::from_bytes(&new_root_secret());
+    let others = [7u8, 8].map(|b| SigningKey::from_bytes(&[b; 32]).verifying_key());
+    let roster = [me.public(), others[0], others[1], bot.verifying_key()];
+    let table = [3; 32];
+    let seat = |seat: u8, bot_key: Option<SigningKey>| LocalSeat {
+        config: Config {
+            table,
+            seat,
+            roster,
+            host: 0,
+        },
+        root: new_root_secret(),
+        bot_key,
+    };
+    let info = TableInfo {
+        id: table,
+        seats: vec![seat(0, None), seat(3, Some(bot.clone()))],
+        names: ["Ann", "Bo", "Cy", "bot"].map(String::from),
+        created: 1,
+        finished: false,
+    };
+    let store = Store::open(dir.path()).expect("open");
+    store.save_table(&info).expect("save");
+    drop(store);
+    let store = Store::open(dir.path()).expect("reopen");
+    assert_eq!(store.table(&table).expect("read"), Some(info.clone()));
+    assert!(
+        !format!("{info:?}").contains(&mahjong_store::to_hex(&info.seats[0].root)),
+        "no secret in Debug"
+    );
+    for s in [0u8, 3] {
+        let client = store
+            .restore(&table, s, &me)
+            .expect("restore")
+            .expect("stored");
+        assert_eq!(client.seat(), s);
+    }
+    assert!(
+        store.restore(&table, 1, &me).expect("restore").is_none(),
+        "not a local seat"
+    );
+    assert!(
+        store.persisted(&[4; 32], 0).expect("read").is_none(),
+        "not a stored table"
+    );
+    assert!(matches!(
+        store.mark_finished(&[4; 32]),
+        Err(StoreError::UnknownTable(_))
+    ));
+    store.mark_finished(&table).expect("finish");
+    assert!(store.unfinished_tables().expect("tables").is_empty());
+    assert_eq!(store.tables().expect("tables").len(), 1);
+}

@@ -148,6 +148,42 @@ fn a_removed_step_is_named() {
 }
 
 #[test]
+fn a_header_that_contradicts_the_signed_log_is_named() {
+    let p = played();
+    let mut file = p.whole.clone();
+    file.roster.swap(0, 1);
+    let err = check(&file).expect_err("fault");
+    assert!(matches!(&err, VerifyError::Header(_)), "{err}");
+    let mut file = p.whole.clone();
+    file.table = to_hex(&[1; 32]);
+    let err = check(&file).expect_err("fault");
+    assert!(matches!(&err, VerifyError::Header(_)), "{err}");
+}
+
+#[test]
+fn claimed_results_are_checked_hand_by_hand() {
+    let p = played();
+    // A hand the ledger missed is not claimed: the log still verifies.
+    let mut file = p.whole.clone();
+    file.results.remove(0);
+    let Checked::Log(report) = check(&file).expect("verifies");
+    assert_eq!(report.results_checked, 1);
+    assert!(
+        report.to_string().contains("1 of 2 finished hands claimed"),
+        "{report}"
+    );
+    // A claim for a hand the log does not finish, or a second claim for one hand, is not.
+    let mut file = p.first_hand.clone();
+    file.results.push(p.whole.results[1].clone());
+    let err = check(&file).expect_err("fault");
+    assert!(matches!(&err, VerifyError::Result { hand: 2, .. }), "{err}");
+    let mut file = p.first_hand.clone();
+    file.results.push(p.first_hand.results[0].clone());
+    let err = check(&file).expect_err("fault");
+    assert!(matches!(&err, VerifyError::Result { hand: 1, .. }), "{err}");
+}
+
+#[test]
 fn a_changed_payment_is_named() {
     let p = played();
     let mut file = p.whole.clone();
@@ -357,4 +393,52 @@ fn an_equivocation_evidence_file_names_the_seat() {
     let err = verify_bytes(&same.to_bytes()).expect_err("nothing proven");
     assert!(matches!(err, VerifyError::Evidence(_)), "{err}");
     assert_eq!(err.culprit(), None);
+}
+
+#[test]
+fn any_changed_digit_of_any_envelope_is_caught_and_nothing_panics() {
+    // A short table (a hand abandoned early) so that each check is quick.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut game = Game::new(dir.path(), 33, Ruleset::Qiaoma, 1);
+    game.run_until(|g| g.moves() >= 2);
+    game.push(1, Input::Leave);
+    game.run();
+    let file = game.players[2]
+        .store
+        .export(&game.table, None)
+        .expect("export");
+    assert!(matches!(
+        verify_bytes(&file.to_bytes()),
+        Ok(Checked::Log(_))
+    ));
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    for _ in 0..40 {
+        let mut f = file.clone();
+        let step = (next() % f.steps.len() as u64) as usize;
+        let entry = (next() % f.steps[step].len() as u64) as usize;
+        let mut hex = f.steps[step][entry].clone().into_bytes();
+        let at = (next() % hex.len() as u64) as usize;
+        let digits = b"0123456789abcdef";
+        let old = hex[at];
+        hex[at] =
+            digits[((digits.iter().position(|&d| d == old).expect("hex") as u64 + 1 + next() % 15)
+                % 16) as usize];
+        f.steps[step][entry] = String::from_utf8(hex).expect("ascii");
+        match verify_bytes(&f.to_bytes()) {
+            Ok(_) => panic!("a changed digit at step {step} entry {entry} verified"),
+            Err(e) => assert!(!e.is_unreadable(), "{e}"),
+        }
+    }
+    // Cut anywhere: the file still reads, and a cut inside a hand is reported as such.
+    for cut in [1, file.steps.len() / 2, file.steps.len() - 1] {
+        let mut f = file.clone();
+        f.steps.truncate(cut);
+        assert!(verify_bytes(&f.to_bytes()).is_err(), "cut at {cut}");
+    }
 }

@@ -32,6 +32,9 @@ impl Player {
     pub fn open(dir: &Path, name: Option<&str>) -> Player {
         let identity = Identity::load_or_create(dir, name).expect("identity");
         let store = Store::open(dir).expect("store");
+        store
+            .claim_identity(&identity)
+            .expect("the store is this player's");
         Player {
             dir: dir.to_path_buf(),
             identity,
@@ -60,6 +63,9 @@ pub struct Game {
     queue: VecDeque<(usize, Input)>,
     deadlines: [Option<u64>; 4],
     bots: Vec<Bot>,
+    /// Each journal append: whether it held a `Record::Own` (committed with FULL sync), and
+    /// how long it took.
+    pub appends: Vec<(bool, std::time::Duration)>,
 }
 
 impl Game {
@@ -155,6 +161,7 @@ impl Game {
             bots: (0..4)
                 .map(|s| Bot::new(Level::Basic, seed * 4 + s))
                 .collect(),
+            appends: Vec::new(),
         }
     }
 
@@ -170,9 +177,17 @@ impl Game {
         let out = client.handle(now, input);
         let store = &self.players[seat].store;
         // Durable before anything is sent.
+        let started = std::time::Instant::now();
         store
             .append(&self.table, seat as u8, &out.journal)
             .expect("journal");
+        if !out.journal.is_empty() {
+            let own = out
+                .journal
+                .iter()
+                .any(|r| matches!(r, mahjong_table::Record::Own(_)));
+            self.appends.push((own, started.elapsed()));
+        }
         if out
             .events
             .iter()

@@ -4,5 +4,6 @@
 mod crash;
 mod database;
 mod export;
+mod figures;
 mod harness;
 mod play;

@@ -144,3 +144,44 @@ fn booking_is_idempotent_and_never_overwrites() {
     );
     assert_eq!(store.ledger().expect("ledger")[1].result, r.result);
 }
+
+#[test]
+fn a_hand_whose_settlement_one_seat_never_signs_is_booked_from_three_votes() {
+    use mahjong_table::Stage;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut game = Game::new(dir.path(), 13, Ruleset::Qiaoma, 1);
+    // Seat 3 dies after the others reached the settlement, before it signed its own.
+    game.run_until(|g| {
+        matches!(g.client(0).stage(), Stage::Settle)
+            && matches!(g.client(3).stage(), Stage::Hand(_))
+    });
+    assert!(
+        matches!(game.client(3).stage(), Stage::Hand(_)),
+        "seat 3 had not settled"
+    );
+    game.crash(3);
+    game.run();
+    let rows: Vec<Vec<LedgerRow>> = (0..3)
+        .map(|s| game.players[s].store.ledger().expect("ledger"))
+        .collect();
+    assert_eq!(rows[0].len(), 1);
+    for r in &rows[1..] {
+        assert_eq!(r.len(), 1);
+        assert_eq!(
+            (&r[0].result, &r[0].signatures),
+            (&rows[0][0].result, &rows[0][0].signatures)
+        );
+    }
+    let row = &rows[0][0];
+    assert_eq!(row.aborted_by, Some(3));
+    assert_eq!(row.signatures.len(), 3);
+    assert_eq!(row.payments.iter().map(|m| m.0).sum::<i64>(), 0);
+    let file = game.players[0]
+        .store
+        .export(&game.table, None)
+        .expect("export");
+    let mahjong_store::Checked::Log(check) =
+        mahjong_store::verify_bytes(&file.to_bytes()).expect("verifies");
+    assert_eq!(check.report.hands[0].aborted_by, Some(3));
+    assert!(check.report.hands[0].audited);
+}

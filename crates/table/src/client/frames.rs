@@ -1,14 +1,16 @@
-//! Frames in and out: checking, buffering, duplicates and equivocation, the abort-vote
-//! withdrawal rule, requests for missed entries and their answers, retransmission.
+//! Frames in and out: checking, bounded buffering, duplicates, conflicts with what was sent
+//! or logged before (equivocation, a settlement and a vote of one hand), requests for missed
+//! entries and their answers, retransmission.
 
 use mahjong_rules::Seat;
 
-use super::{Client, MAX_AHEAD, MAX_REPLY_BYTES, RETRANSMIT_MS};
+use super::{Client, MAX_AHEAD, MAX_BUFFER_BYTES, MAX_REPLY_BYTES, Proof, RETRANSMIT_MS};
 use crate::codec::{Body, Envelope, Header};
 use crate::error::FrameError;
 use crate::event::TableEvent;
-use crate::evidence::{Charge, Evidence};
+use crate::evidence::conflict;
 use crate::io::Output;
+use crate::replica::{Ending, Stage};
 
 impl Client {
     // ---- frames ----
@@ -20,16 +22,17 @@ impl Client {
         }
         // Signatures first: whatever a frame says, it counts only if its seat signed it.
         env.verify(&self.replica.roster[env.seat as usize])?;
+        self.heard[env.seat as usize & 3] = self.now.max(1);
         if let Body::Request { from_seq, have } = env.body {
             // A seat still in an earlier hand may have missed how it ended (an abort cuts
             // the log back): answer from that hand's last step at the latest.
             let from = if env.hand < self.replica.hand_no {
-                let end_of_its_hand = self
-                    .replica
-                    .log
-                    .iter()
-                    .rposition(|r| r.hand() == Some(env.hand))
-                    .map_or(from_seq, |i| i as u32);
+                let (start, end) = self.replica.hand_range(env.hand);
+                let end_of_its_hand = if end > start {
+                    end as u32 - 1
+                } else {
+                    from_seq
+                };
                 from_seq.min(end_of_its_hand)
             } else {
                 from_seq
@@ -38,13 +41,19 @@ impl Client {
             self.reply(env.seat, from, have, out);
             return Ok(());
         }
-        if self.is_over() {
-            return Err(FrameError::Closed);
-        }
         let hand = self.replica.hand_no;
         let next = self.replica.next_seq();
-        if env.hand < hand {
-            return Ok(()); // a finished hand: duplicates and stale branches
+        // Whatever conflicts with the log is evidence, whenever it comes: an earlier hand,
+        // a logged step of this one, after the table is over.
+        if env.hand < hand || (env.hand == hand && env.seq < next && !env.is_vote()) {
+            self.check_logged(&env, out);
+            if self.is_over() {
+                return Err(FrameError::Closed);
+            }
+            return Ok(());
+        }
+        if self.is_over() {
+            return Err(FrameError::Closed);
         }
         if env.hand > hand + 1 || env.seq > next.saturating_add(MAX_AHEAD) {
             self.request(env.seat, next, out);
@@ -53,13 +62,11 @@ impl Client {
                 seq: env.seq,
             });
         }
-        if env.hand == hand + 1 {
-            self.maybe_withdraw(env.seat);
-        }
-        if env.seq < next && env.hand == hand {
-            return self.on_past(env, out);
-        }
         if env.seq < next {
+            // A vote for a logged step of this hand: kept (three make an abort).
+            if env.seq >= self.replica.hand_first_seq {
+                self.store(env, bytes.len(), out)?;
+            }
             return Ok(());
         }
         if env.seq == next && env.hand == hand && !env.is_vote() {
@@ -85,132 +92,262 @@ impl Client {
                 self.clock.warned &= !(1 << env.seat);
                 out.events.push(TableEvent::SeatReturned { seat: env.seat });
             }
-        } else if env.seq > next || env.hand > hand {
-            self.request(env.seat, next, out);
+        } else {
+            // Ahead of this seat: only what a later step can take is kept.
+            let fits = match &env.body {
+                Body::Deal(_) | Body::Play(_) | Body::Roster(_) | Body::Abort { .. } => true,
+                Body::ClaimCommit { .. } | Body::ClaimOpen { .. } => true,
+                Body::Settle { .. } | Body::SettleVoided { .. } => true,
+                Body::Accept { .. } | Body::Decline => env.hand == 0,
+                Body::Propose(_) | Body::Request { .. } => false,
+            };
+            if !fits {
+                return Err(FrameError::NotExpected {
+                    seat: env.seat,
+                    seq: env.seq,
+                    body: env.body.name(),
+                });
+            }
+            if env.seq > next || env.hand > hand {
+                self.request(env.seat, next, out);
+            }
         }
-        self.store(env, out);
-        Ok(())
+        self.store(env, bytes.len(), out)
     }
 
-    /// An envelope for a step already logged in the current hand.
-    pub(super) fn on_past(&mut self, env: Envelope, out: &mut Output) -> Result<(), FrameError> {
-        if env.seq < self.replica.hand_first_seq {
-            return Ok(());
-        }
-        if env.is_vote() {
-            self.store(env, out);
-            return Ok(());
-        }
-        let logged = self
+    /// An envelope of a logged step (any hand) or of an earlier hand: compared with the log.
+    /// A different entry of its seat for that step, a vote against the seat's settlement of
+    /// that hand, or a settlement against the seat's vote in that hand's abort is evidence.
+    pub(super) fn check_logged(&mut self, env: &Envelope, out: &mut Output) {
+        let (start, end) = self.replica.hand_range(env.hand);
+        let records = &self.replica.log[start..end];
+        let mut pairs: Vec<(Envelope, Envelope)> = Vec::new();
+        let same_step = self
             .replica
             .log
             .get(env.seq as usize)
-            .and_then(|r| {
-                r.entries
-                    .iter()
-                    .find(|e| e.seat == env.seat && !e.is_vote())
-            })
-            .cloned();
-        if let Some(first) = logged
-            && first != env
+            .filter(|r| r.hand() == Some(env.hand) && r.is_abort() == env.is_vote());
+        if let Some(logged) = same_step.and_then(|r| r.entries.iter().find(|e| e.seat == env.seat))
+            && logged != env
         {
-            self.equivocation(first, env, out);
+            pairs.push((logged.clone(), env.clone()));
+        }
+        let last = records.last();
+        if env.is_vote()
+            && let Some(settled) =
+                last.filter(|r| r.entries.first().is_some_and(Envelope::is_settle))
+            && let Some(s) = settled.entries.iter().find(|e| e.seat == env.seat)
+        {
+            pairs.push((s.clone(), env.clone()));
+        }
+        if env.is_settle()
+            && let Some(abort) = last.filter(|r| r.is_abort())
+        {
+            if let Some(v) = abort.entries.iter().find(|e| e.seat == env.seat) {
+                pairs.push((v.clone(), env.clone()));
+            }
+            // A settlement's voids are other seats' signed settlements.
+            if let Body::SettleVoided { voids, .. } = &env.body {
+                for w in voids.iter().filter_map(|v| v.envelope(env)) {
+                    if let Some(v) = abort.entries.iter().find(|e| e.seat == w.seat)
+                        && w.verify(&self.replica.roster[w.seat as usize & 3]).is_ok()
+                    {
+                        pairs.push((v.clone(), w));
+                    }
+                }
+            }
+        }
+        for (first, second) in pairs {
+            self.prove(first, second, out);
+        }
+    }
+
+    /// Keeps an entry or vote for a step not yet logged (or a vote for a logged step of this
+    /// hand), within the seat's byte budget; one that conflicts with what the seat sent
+    /// before is evidence.
+    pub(super) fn store(
+        &mut self,
+        env: Envelope,
+        len: usize,
+        out: &mut Output,
+    ) -> Result<(), FrameError> {
+        let seat = env.seat as usize & 3;
+        let vote = env.is_vote();
+        let held = self.slots.get(&(env.hand, env.seq)).and_then(|slot| {
+            if vote {
+                slot.votes[seat].clone()
+            } else {
+                slot.entries[seat].clone()
+            }
+        });
+        match held {
+            Some(first) if first == env => return Ok(()),
+            Some(first) => {
+                self.prove(first, env, out);
+                return Ok(());
+            }
+            None => {}
+        }
+        if self.buffered[seat] + len > MAX_BUFFER_BYTES {
+            return Err(FrameError::OverBudget {
+                seat: env.seat,
+                bytes: self.buffered[seat],
+            });
+        }
+        // Settlements and votes of one seat in one hand exclude each other.
+        let mut pairs: Vec<(Envelope, Envelope)> = Vec::new();
+        if env.hand == self.replica.hand_no {
+            let hand = env.hand;
+            let others = self.slots.range((hand, 0)..=(hand, u32::MAX));
+            for (_, slot) in others {
+                let other = if vote {
+                    slot.entries[seat].as_ref().filter(|e| e.is_settle())
+                } else {
+                    slot.votes[seat].as_ref().filter(|_| env.is_settle())
+                };
+                if let Some(o) = other {
+                    pairs.push((o.clone(), env.clone()));
+                }
+            }
+            if let Body::SettleVoided { voids, .. } = &env.body {
+                for w in voids.iter().filter_map(|v| v.envelope(&env)) {
+                    let ws = w.seat as usize & 3;
+                    if w.verify(&self.replica.roster[ws]).is_err() {
+                        continue;
+                    }
+                    let held = self
+                        .slots
+                        .get(&(w.hand, w.seq))
+                        .and_then(|s| s.entries[ws].clone());
+                    if let Some(h) = held.filter(|h| *h != w) {
+                        pairs.push((h, w.clone()));
+                    }
+                    let hand_votes = self.slots.range((hand, 0)..(hand, w.seq));
+                    for (_, slot) in hand_votes {
+                        if let Some(v) = &slot.votes[ws] {
+                            pairs.push((v.clone(), w.clone()));
+                        }
+                    }
+                }
+            }
+        }
+        let self_leave = matches!(env.body, Body::Abort { culprit, .. } if culprit == env.seat);
+        let (hand, seq, voter) = (env.hand, env.seq, env.seat);
+        let slot = self.slots.entry((env.hand, env.seq)).or_default();
+        if vote {
+            slot.votes[seat] = Some(env);
+            slot.vote_bytes[seat] = len as u32;
+        } else {
+            slot.entries[seat] = Some(env);
+            slot.entry_bytes[seat] = len as u32;
+        }
+        self.buffered[seat] += len;
+        if self_leave {
+            // A seat says it leaves: no need to wait for its silence.
+            self.deferred_votes.push((hand, seq, voter));
+        }
+        for (first, second) in pairs {
+            self.prove(first, second, out);
         }
         Ok(())
     }
 
-    /// Keeps an entry or vote for a step not yet logged (or a vote for a logged step of this
-    /// hand); two different ones from one seat for one slot are equivocation.
-    pub(super) fn store(&mut self, env: Envelope, out: &mut Output) {
-        let seat = env.seat as usize & 3;
-        let vote = env.is_vote();
-        let slot = self.slots.entry((env.hand, env.seq)).or_default();
-        let place = if vote {
-            &mut slot.votes[seat]
-        } else {
-            &mut slot.entries[seat]
-        };
-        match place {
-            Some(first) if *first == env => {}
-            Some(first) => {
-                let first = first.clone();
-                self.equivocation(first, env, out);
-            }
-            None => {
-                let self_leave =
-                    matches!(env.body, Body::Abort { culprit, .. } if culprit == env.seat);
-                let (hand, seq, voter) = (env.hand, env.seq, env.seat);
-                *place = Some(env);
-                if self_leave {
-                    // A seat says it leaves: no need to wait for its silence.
-                    self.deferred_votes.push((hand, seq, voter));
-                }
-            }
-        }
-    }
-
-    pub(super) fn equivocation(&mut self, first: Envelope, second: Envelope, out: &mut Output) {
-        let (hand, seq, seat) = (second.hand, second.seq, second.seat);
-        if self
-            .evidence
-            .iter()
-            .any(|e| matches!(&e.charge, Charge::Equivocation { second: s, .. } if s.seat == seat && s.hand == hand && s.seq == seq))
-        {
+    /// Records a proof against the seat of two conflicting envelopes (once per seat per
+    /// hand), lets every seat see both, and acts on it: an abort naming the seat, or, when
+    /// the two are entries of the step that ended the last hand (or the set-up) and this
+    /// seat has logged nothing since, the end of the table (the others may have ended there).
+    pub(super) fn prove(&mut self, first: Envelope, second: Envelope, out: &mut Output) {
+        let (hand, seat) = (second.hand, second.seat);
+        if seat == self.me() || conflict(&first, &second, &self.replica.roster).is_err() {
+            // (This seat's own envelopes never conflict: a pair of them was forged.)
             return;
         }
-        let upto = (seq as usize).min(self.replica.log.len());
-        let evidence = Evidence {
-            log: self.replica.log[..upto].to_vec(),
-            charge: Charge::Equivocation {
-                first: Box::new(first.clone()),
-                second: Box::new(second.clone()),
-            },
+        if hand > self.replica.hand_no {
+            if self.future_pairs.len() < 4 && !self.future_pairs.iter().any(|(a, _)| a.seat == seat)
+            {
+                self.future_pairs.push((first, second));
+            }
+            return;
+        }
+        if self.proofs.iter().any(|p| p.hand == hand && p.seat == seat) {
+            return;
+        }
+        let upto = self.proof_prefix(&second);
+        let proof = Proof {
+            hand,
+            seat,
+            upto,
+            first,
+            second,
         };
-        // Let every seat see both versions.
-        for e in [&first, &second] {
-            self.broadcast(e.encode(), out);
+        for e in [&proof.first, &proof.second] {
+            let f = e.encode();
+            self.broadcast(f, out);
         }
-        self.evidence.push(evidence.clone());
-        out.events.push(TableEvent::Evidence(Box::new(evidence)));
-        if hand == self.replica.hand_no {
-            self.deferred_votes.push((hand, seq, seat));
+        out.events
+            .push(TableEvent::Evidence(Box::new(self.proof_evidence(&proof))));
+        self.proofs.push(proof);
+        if self.is_over() {
+            return;
         }
+        self.sanction |= 1 << (seat & 3);
+        self.end_if_split_at_boundary(out);
     }
 
-    /// V′ rule: a seat that voted in this hand may settle only once it knows the abort cannot
-    /// gather its votes: a seat that did not vote has moved on to the next hand.
-    pub(super) fn maybe_withdraw(&mut self, seat: Seat) {
-        let hand = self.replica.hand_no;
-        let me = self.me() as usize;
-        let mut culprits = 0u8;
-        let mut voters = 0u8;
-        for ((h, _), slot) in &self.slots {
-            if *h != hand {
-                continue;
-            }
-            for v in slot.votes.iter().flatten() {
-                voters |= 1 << v.seat;
-                if v.seat as usize == me
-                    && let Body::Abort { culprit, .. } = v.body
-                {
-                    culprits |= 1 << culprit;
-                }
-            }
+    /// At the first step after a hand boundary (or the set-up), with a proof that a seat
+    /// signed two different entries for the step that ended it: the seat told some seats
+    /// one thing and others another about what follows, and some may have ended the table
+    /// there. Nothing was logged since: the table ends here too, so every honest seat books
+    /// the same hands.
+    pub(super) fn end_if_split_at_boundary(&mut self, out: &mut Output) {
+        let next = self.replica.next_seq();
+        let at_boundary = next == self.replica.hand_first_seq
+            || matches!(self.replica.stage, Stage::Roster { .. });
+        if !at_boundary || self.is_over() {
+            return;
         }
-        if culprits & (1 << seat) == 0 && voters & (1 << seat) == 0 {
-            self.withdrawn = Some(hand);
-        }
+        let split = self.proofs.iter().find(|p| {
+            !p.first.is_vote()
+                && !p.second.is_vote()
+                && p.second.seq + 1 == next
+                && matches!(
+                    p.second.body,
+                    Body::Accept { .. }
+                        | Body::Decline
+                        | Body::Settle { .. }
+                        | Body::SettleVoided { .. }
+                        | Body::Roster(_)
+                )
+        });
+        let Some(p) = split else {
+            return;
+        };
+        let ending = if matches!(p.second.body, Body::Accept { .. } | Body::Decline) {
+            Ending::SetupFailed(p.seat)
+        } else {
+            Ending::SessionOver
+        };
+        self.replica.over(ending, &mut out.events);
     }
 
-    pub(super) fn settle_blocked(&self) -> bool {
-        let hand = self.replica.hand_no;
-        if self.withdrawn == Some(hand) {
-            return false;
+    /// The log prefix an equivocation record of `e` needs: up to the start of its hand (after
+    /// the roster step that opens it, unless `e` is of that step; after the proposal, for
+    /// the set-up).
+    fn proof_prefix(&self, e: &Envelope) -> u32 {
+        if e.hand == 0 {
+            return self.replica.log.len().min(1) as u32;
         }
-        let me = self.me() as usize;
-        self.slots
-            .iter()
-            .any(|((h, _), slot)| *h == hand && slot.votes[me].is_some())
+        let (start, end) = self.replica.hand_range(e.hand);
+        let roster_first = start < end
+            && self.replica.log[start]
+                .entries
+                .first()
+                .is_some_and(|r| matches!(r.body, Body::Roster(_)));
+        if roster_first && !matches!(e.body, Body::Roster(_)) {
+            start as u32 + 1
+        } else {
+            start as u32
+        }
     }
 
     // ---- requests ----
@@ -295,21 +432,38 @@ impl Client {
         for f in own {
             self.broadcast(f, out);
         }
-        let have = self.slots.get(&(hand, next)).map_or(0, |slot| {
-            (0..4u8)
-                .filter(|&s| slot.entries[s as usize].is_some())
-                .fold(0, |m, s| m | (1 << s))
-        });
+        // The proofs this seat still acts on, until every seat has them.
+        let proofs: Vec<Vec<u8>> = self
+            .proofs
+            .iter()
+            .filter(|p| self.sanction & (1 << (p.seat & 3)) != 0)
+            .flat_map(|p| [p.first.encode(), p.second.encode()])
+            .collect();
+        for f in proofs {
+            self.broadcast(f, out);
+        }
+        // At the first step after a hand boundary, ask for the step that ended it too: if
+        // a seat told the others different things there, this is how it shows.
+        let boundary = next > 0
+            && (next == self.replica.hand_first_seq
+                || matches!(self.replica.stage, Stage::Roster { .. }));
+        let (from_seq, have) = if boundary {
+            (next - 1, 0)
+        } else {
+            let have = self.slots.get(&(hand, next)).map_or(0, |slot| {
+                (0..4u8)
+                    .filter(|&s| slot.entries[s as usize].is_some())
+                    .fold(0, |m, s| m | (1 << s))
+            });
+            (next, have)
+        };
         let env = self.sign(
             Header {
                 hand,
                 seq: next,
                 prev_hash: self.replica.head(),
             },
-            Body::Request {
-                from_seq: next,
-                have,
-            },
+            Body::Request { from_seq, have },
         );
         self.broadcast(env.encode(), out);
     }

@@ -20,7 +20,7 @@ use ed25519_dalek::SigningKey;
 use mahjong_deal::{CardTable, DealSeat};
 use mahjong_rules::{Action, Money, Options, Seat, SeatView, Session, SessionLength};
 
-use crate::codec::{Body, Envelope, Hash, Header, Next, Proposal};
+use crate::codec::{Body, Envelope, Hash, Header, Next, Play, Proposal, Void, claim_commitment};
 use crate::error::{ActError, StepError, TableError};
 use crate::event::TableEvent;
 use crate::evidence::{Charge, Evidence};
@@ -36,17 +36,39 @@ pub const RETRANSMIT_MS: u64 = 1500;
 /// step) before the others warn that it is silent.
 pub const SILENT_GRACE_MS: u64 = 5000;
 
-/// How many steps ahead of this seat an entry may be and still be buffered.
-pub const MAX_AHEAD: u32 = 4096;
+/// How many steps ahead of this seat an entry may be and still be buffered. An honest seat
+/// is ahead of another by the steps the other does not speak in plus one (a turn and the
+/// claim window after it, the shares of a draw, the settlement and the next hand's first
+/// step): a handful. Whatever is further ahead is dropped and asked for again later.
+pub const MAX_AHEAD: u32 = 8;
+
+/// Most bytes of one seat's entries and votes a client keeps for steps it has not logged
+/// yet; what is over is dropped (retransmission heals an honest lag).
+pub const MAX_BUFFER_BYTES: usize = 1 << 20;
 
 /// Largest reply to one request, in bytes (the rest is asked for again).
 pub const MAX_REPLY_BYTES: usize = 4 << 20;
 
-/// Entries and votes received for one step.
+/// Entries and votes received for one step, with their sizes (counted against each seat's
+/// [`MAX_BUFFER_BYTES`]).
 #[derive(Clone, Debug, Default)]
 struct Slot {
     entries: [Option<Envelope>; 4],
     votes: [Option<Envelope>; 4],
+    entry_bytes: [u32; 4],
+    vote_bytes: [u32; 4],
+}
+
+/// Two signed envelopes of one seat that conflict (see [`crate::evidence::conflict`]): one
+/// kept per culprit per hand. Its [`Evidence`] is built on demand with the log prefix
+/// `..upto` (the start of the hand it concerns, which no later abort cuts).
+#[derive(Clone, Debug)]
+struct Proof {
+    hand: u32,
+    seat: Seat,
+    upto: u32,
+    first: Envelope,
+    second: Envelope,
 }
 
 /// Timers of the current step.
@@ -58,6 +80,9 @@ struct StepClock {
     warned: u8,
     timed_out_acted: bool,
     gave_up: bool,
+    /// When the disconnect limit started to run (the step's start, or the time the table
+    /// resumed after two seats were silent at once).
+    limit_from: u64,
 }
 
 /// One seat's peer (see the module header).
@@ -75,10 +100,24 @@ pub struct Client {
     next_pref: Next,
     halted_hand: Option<u32>,
     deferred_votes: Vec<(u32, u32, Seat)>,
-    withdrawn: Option<u32>,
     restored: bool,
-    last_checkpoint: Option<(Checkpoint, Vec<StepRecord>)>,
-    evidence: Vec<Evidence>,
+    last_checkpoint: Option<Checkpoint>,
+    /// Evidence of faulty steps (at most one per hand: the hand halts), with the culprit.
+    step_evidence: Vec<(u32, Seat, Evidence)>,
+    /// Equivocation proofs, one per culprit per hand.
+    proofs: Vec<Proof>,
+    /// Conflicting entries for the next hand, proven once it starts (one per seat).
+    future_pairs: Vec<(Envelope, Envelope)>,
+    /// Seats proven at fault whose abort this seat still asks for (a bit per seat).
+    sanction: u8,
+    /// Bytes of each seat's envelopes held in `slots`.
+    buffered: [usize; 4],
+    /// When each seat was last heard from (any validly signed frame).
+    heard: [u64; 4],
+    /// The seats silent at once when the table paused (0: not paused).
+    paused: u8,
+    /// This seat's committed claim answer (hand, step), opened in the next step.
+    opening: Option<(u32, u32, Play)>,
     journal: Vec<Record>,
     stats: Stats,
 }
@@ -149,10 +188,16 @@ impl Client {
             next_pref: Next::Continue,
             halted_hand: None,
             deferred_votes: Vec::new(),
-            withdrawn: None,
             restored: false,
             last_checkpoint: None,
-            evidence: Vec::new(),
+            step_evidence: Vec::new(),
+            proofs: Vec::new(),
+            future_pairs: Vec::new(),
+            sanction: 0,
+            buffered: [0; 4],
+            heard: [0; 4],
+            paused: 0,
+            opening: None,
             journal: Vec::new(),
             stats: Stats::default(),
         })
@@ -179,25 +224,26 @@ impl Client {
             own,
         } = persisted;
         let mut client = Client::build(config, key, root, cards)?;
-        let from = match checkpoint {
+        let mut log = log;
+        let rest = match checkpoint {
             Some(cp) => {
                 let seq = cp.seq as usize;
-                let prefix =
-                    log.get(..seq)
-                        .map(<[StepRecord]>::to_vec)
-                        .ok_or(TableError::Restore {
-                            seq: cp.seq,
-                            why: "the checkpoint is past the log".into(),
-                        })?;
-                client.replica =
-                    Replica::from_checkpoint(client.replica, cp.clone(), prefix.clone())
-                        .map_err(|why| TableError::Restore { seq: cp.seq, why })?;
-                client.last_checkpoint = Some((cp, prefix));
-                seq
+                if seq > log.len() {
+                    return Err(TableError::Restore {
+                        seq: cp.seq,
+                        why: "the checkpoint is past the log".into(),
+                    });
+                }
+                // The prefix moves into the replica: nothing of it is copied.
+                let rest = log.split_off(seq);
+                client.replica = Replica::from_checkpoint(client.replica, cp.clone(), log)
+                    .map_err(|why| TableError::Restore { seq: cp.seq, why })?;
+                client.last_checkpoint = Some(cp);
+                rest
             }
-            None => 0,
+            None => log,
         };
-        for rec in log.into_iter().skip(from) {
+        for rec in rest {
             let seq = client.replica.next_seq();
             let fail = |why: String| TableError::Restore { seq, why };
             if rec.is_abort() {
@@ -213,7 +259,7 @@ impl Client {
                     .map_err(|e| fail(e.to_string()))?;
             }
             if let Some(cp) = client.replica.checkpoint() {
-                client.last_checkpoint = Some((cp, client.replica.log.clone()));
+                client.last_checkpoint = Some(cp);
             }
         }
         for e in own {
@@ -247,7 +293,7 @@ impl Client {
             config: self.config.clone(),
             root: self.root,
             log: self.replica.log.clone(),
-            checkpoint: self.last_checkpoint.as_ref().map(|(cp, _)| cp.clone()),
+            checkpoint: self.last_checkpoint.clone(),
             own,
         }
     }
@@ -266,7 +312,8 @@ impl Client {
         {
             return None;
         }
-        let (cp, prefix) = self.last_checkpoint.clone()?;
+        let cp = self.last_checkpoint.clone()?;
+        let prefix = self.replica.log.get(..cp.seq as usize)?.to_vec();
         let roster_seq = prefix.iter().rev().find_map(|rec| {
             rec.entries.iter().find_map(|e| match &e.body {
                 Body::Roster(crate::codec::RosterVote::Replace { seat: s, .. }) if *s == seat => {
@@ -345,9 +392,56 @@ impl Client {
         self.replica.deal_seat()
     }
 
-    /// Every evidence record this seat produced.
-    pub fn evidence(&self) -> &[Evidence] {
-        &self.evidence
+    /// Every evidence record this seat holds, built now (each equivocation proof is kept
+    /// as its two envelopes; the log prefix is copied here, not when it was found).
+    pub fn evidence(&self) -> Vec<Evidence> {
+        let mut all: Vec<Evidence> = self
+            .step_evidence
+            .iter()
+            .map(|(_, _, e)| e.clone())
+            .collect();
+        all.extend(self.proofs.iter().map(|p| self.proof_evidence(p)));
+        all
+    }
+
+    /// The seats this seat holds evidence against, with the hand of each offence (cheap:
+    /// builds no record).
+    pub fn proven(&self) -> Vec<(u32, Seat)> {
+        let mut all: Vec<(u32, Seat)> = self
+            .step_evidence
+            .iter()
+            .map(|(h, s, _)| (*h, *s))
+            .collect();
+        all.extend(self.proofs.iter().map(|p| (p.hand, p.seat)));
+        all
+    }
+
+    fn proof_evidence(&self, p: &Proof) -> Evidence {
+        let upto = (p.upto as usize).min(self.replica.log.len());
+        Evidence {
+            log: self.replica.log[..upto].to_vec(),
+            charge: Charge::Equivocation {
+                first: Box::new(p.first.clone()),
+                second: Box::new(p.second.clone()),
+            },
+        }
+    }
+
+    /// The result the settlement step signs, while the table is there.
+    pub fn settling(&self) -> Option<&HandResult> {
+        self.replica.pending_result.as_ref()
+    }
+
+    /// Bytes of other seats' envelopes this seat holds for steps it has not logged (each
+    /// seat's share is at most [`MAX_BUFFER_BYTES`]).
+    pub fn buffered(&self) -> usize {
+        self.buffered.iter().sum()
+    }
+
+    /// Whether the table is paused: two or more seats silent at once (see
+    /// [`TableEvent::Paused`]).
+    pub fn is_paused(&self) -> bool {
+        self.paused != 0
     }
 
     /// Traffic counters.
@@ -455,6 +549,13 @@ impl Client {
         let Some(exp) = self.replica.expected() else {
             return;
         };
+        if self.paused != 0 {
+            // Two others are silent: no abort can form. This seat leaves with nothing
+            // booked for the unfinished hand; its journal still holds the hand, so a later
+            // restore resumes it.
+            self.replica.over(Ending::Left, &mut out.events);
+            return;
+        }
         match exp.kind {
             StepKind::Propose => {}
             StepKind::Accept => {
@@ -493,8 +594,57 @@ impl Client {
         }
         let key = self.key.clone();
         let play = self.replica.make_play(action, timed_out, &key)?;
-        self.send_entry(&exp, Body::Play(play), out);
+        let body = match (exp.kind, self.replica.claim_nonce(exp.seq)) {
+            (StepKind::Play { claim: true }, Some(nonce)) => {
+                // A claim answer: committed now, opened in the next step.
+                let commitment = claim_commitment(&play, &nonce);
+                self.opening = Some((exp.hand, exp.seq, play));
+                Body::ClaimCommit { commitment }
+            }
+            _ => Body::Play(play),
+        };
+        self.send_entry(&exp, body, out);
         Ok(())
+    }
+
+    /// This seat's opening of its claim commitment of the step before `exp`: the answer kept
+    /// when it committed, or, after a restart, the legal answer whose commitment (with the
+    /// nonce derived from the root) is the logged one.
+    fn opening(&mut self, exp: &Expect) -> Option<Body> {
+        let seq = exp.seq.checked_sub(1)?;
+        let nonce = self.replica.claim_nonce(seq)?;
+        if let Some((h, s, play)) = &self.opening
+            && (*h, *s) == (exp.hand, seq)
+        {
+            return Some(Body::ClaimOpen {
+                play: play.clone(),
+                nonce,
+            });
+        }
+        let me = self.me();
+        let committed = self
+            .replica
+            .log
+            .get(seq as usize)?
+            .entries
+            .iter()
+            .find_map(|e| match e.body {
+                Body::ClaimCommit { commitment } if e.seat == me => Some(commitment),
+                _ => None,
+            })?;
+        let legal = self.view()?.legal;
+        let key = self.key.clone();
+        for action in legal {
+            for timed_out in [false, true] {
+                if let Ok(play) = self.replica.make_play(action.clone(), timed_out, &key)
+                    && claim_commitment(&play, &nonce) == committed
+                {
+                    self.opening = Some((exp.hand, seq, play.clone()));
+                    return Some(Body::ClaimOpen { play, nonce });
+                }
+            }
+        }
+        None
     }
 
     // ---- the step loop ----
@@ -530,7 +680,69 @@ impl Client {
         slot.entries[self.config.seat as usize] = Some(env);
     }
 
+    /// Whether this seat has signed its settlement of the current hand.
+    fn signed_settle(&self) -> bool {
+        self.replica.stage == Stage::Settle
+            && self
+                .slots
+                .get(&(self.replica.hand_no, self.replica.next_seq()))
+                .is_some_and(|s| s.entries[self.me() as usize].is_some())
+    }
+
+    /// The seats this seat voted against in the current hand before step `before` (a bit
+    /// per seat).
+    fn my_votes_before(&self, before: u32) -> u8 {
+        let hand = self.replica.hand_no;
+        let me = self.me() as usize;
+        self.slots
+            .range((hand, 0)..(hand, before))
+            .filter_map(|(_, slot)| match slot.votes[me].as_ref().map(|v| &v.body) {
+                Some(Body::Abort { culprit, .. }) => Some(1u8 << (culprit & 3)),
+                _ => None,
+            })
+            .fold(0, |m, b| m | b)
+    }
+
+    /// The voids of this seat's earlier votes for the settlement step `exp`: `Ok(None)` if
+    /// it did not vote, `Ok(Some)` with one plain `Settle` of another seat outside {this
+    /// seat, culprit} per culprit, `Err` while one is missing (it cannot sign yet).
+    fn settle_voids(&self, exp: &Expect) -> Result<Option<Vec<Void>>, ()> {
+        let culprits = self.my_votes_before(exp.seq);
+        if culprits == 0 {
+            return Ok(None);
+        }
+        let me = self.me();
+        let result = self.replica.pending_result.as_ref().map(HandResult::hash);
+        let slot = self.slots.get(&(exp.hand, exp.seq));
+        let plain = |w: Seat| {
+            slot.and_then(|s| s.entries[w as usize].as_ref())
+                .filter(|e| {
+                    e.prev_hash == exp.prev_hash
+                        && matches!(e.body, Body::Settle { result: r, .. } if Some(r) == result)
+                })
+                .and_then(Void::of)
+        };
+        let mut voids: Vec<Void> = Vec::new();
+        for c in (0..4u8).filter(|c| culprits & (1 << c) != 0) {
+            if voids.iter().any(|v| v.seat != c) {
+                continue;
+            }
+            let v = (0..4u8)
+                .filter(|&w| w != me && w != c)
+                .find_map(plain)
+                .ok_or(())?;
+            voids.push(v);
+        }
+        Ok(Some(voids))
+    }
+
     /// Votes to abort the current hand at step `seq`, naming `culprit` (once per step).
+    ///
+    /// A seat votes at most once in a hand before its settlement step, unless it names a
+    /// seat proven at fault (or itself, leaving): two aborts of one hand at different steps
+    /// could otherwise each gather three votes at different seats. After signing its
+    /// settlement it votes only at that step (a vote there signs the settled result), and
+    /// only once its earlier votes are voided.
     fn vote(&mut self, seq: u32, culprit: Seat, out: &mut Output) {
         let hand = self.replica.hand_no;
         let me = self.me() as usize;
@@ -540,6 +752,23 @@ impl Client {
             .is_some_and(|s| s.votes[me].is_some())
         {
             return;
+        }
+        let next = self.replica.next_seq();
+        let settle_step = self.replica.stage == Stage::Settle && seq == next;
+        let free = self.sanction & (1 << culprit) != 0 || culprit == self.me();
+        if self.signed_settle() && !settle_step {
+            return;
+        }
+        if !free {
+            if !settle_step && self.my_votes_before(u32::MAX) != 0 {
+                return;
+            }
+            if settle_step
+                && let Some(exp) = self.replica.expected()
+                && self.settle_voids(&exp).is_err()
+            {
+                return;
+            }
         }
         let (Some(result), Some(prev_hash)) = (
             self.replica.abort_result(seq, culprit),
@@ -580,6 +809,7 @@ impl Client {
                 self.clock = StepClock {
                     key: (exp.hand, exp.seq),
                     started: self.now,
+                    limit_from: self.now,
                     ..StepClock::default()
                 };
                 self.next_retransmit = self.now + RETRANSMIT_MS;
@@ -597,6 +827,23 @@ impl Client {
     }
 
     fn cast_deferred_votes(&mut self, out: &mut Output) {
+        let halted = self.halted_hand == Some(self.replica.hand_no);
+        if self.sanction != 0
+            && !halted
+            && self.replica.expected().is_some_and(|e| e.kind.abortable())
+        {
+            // Every seat holding the proof votes at the same step: the settlement step if
+            // the hand is there, else the hand's first step.
+            let seq = if self.replica.stage == Stage::Settle {
+                self.replica.next_seq()
+            } else {
+                self.replica.hand_first_seq
+            };
+            let sanction = self.sanction;
+            for culprit in (0..4u8).filter(|s| sanction & (1 << s) != 0) {
+                self.vote(seq, culprit, out);
+            }
+        }
         if self.deferred_votes.is_empty() {
             return;
         }
@@ -638,10 +885,18 @@ impl Client {
                 })
             })
             .collect();
+        let signed = self.signed_settle();
+        let next = self.replica.next_seq();
         for votes in candidates {
+            if signed && votes[0].seq != next {
+                // This seat signed the settlement: the hand ends with it (three votes for
+                // an earlier step include a seat that settled too, and the conflict names it).
+                continue;
+            }
             let Ok(checked) = self.replica.check_abort(&votes) else {
                 continue;
             };
+            self.sanction &= !(1 << (checked.0 & 3));
             let seq = votes[0].seq;
             let events = self.replica.apply_checked_abort(checked, votes);
             self.journal.push(Record::Truncate(seq));
@@ -681,13 +936,14 @@ impl Client {
             let first = self.replica.hand_first_seq;
             self.request(seat, first, out);
         }
-        if !complete || (exp.kind == StepKind::Settle && self.settle_blocked()) {
+        if !complete {
             return false;
         }
         match self.replica.process(entries.clone()) {
             Ok(events) => {
                 if let Some(slot) = self.slots.get_mut(&key) {
                     slot.entries = Default::default();
+                    slot.entry_bytes = [0; 4];
                 }
                 self.journal.push(Record::Step(StepRecord { entries }));
                 self.after_step(out, events);
@@ -699,8 +955,11 @@ impl Client {
                     log: self.replica.log.clone(),
                     charge: Charge::Step { entries },
                 };
-                self.evidence.push(evidence.clone());
+                self.step_evidence
+                    .push((exp.hand, fault.seat, evidence.clone()));
                 out.events.push(TableEvent::Evidence(Box::new(evidence)));
+                // Proven at fault: this seat's vote against it is not limited to one a hand.
+                self.sanction |= 1 << (fault.seat & 3);
                 self.blame(exp, fault.seat, Ending::Halted(fault.to_string()), out);
                 false
             }
@@ -731,9 +990,28 @@ impl Client {
         // Forget finished hands' slots.
         self.slots.retain(|(h, _), _| *h >= hand);
         self.deferred_votes.retain(|(h, _, _)| *h >= hand);
+        let mut buffered = [0usize; 4];
+        for slot in self.slots.values() {
+            for s in 0..4 {
+                buffered[s] += (slot.entry_bytes[s] + slot.vote_bytes[s]) as usize;
+            }
+        }
+        self.buffered = buffered;
+        // A seat replaced by a bot is no longer the one proven at fault.
+        for s in 0..4u8 {
+            if self.replica.controllers[s as usize].is_some() {
+                self.sanction &= !(1 << s);
+            }
+        }
         if let Some(cp) = self.replica.checkpoint() {
             self.journal.push(Record::Checkpoint(Box::new(cp.clone())));
-            self.last_checkpoint = Some((cp, self.replica.log.clone()));
+            self.last_checkpoint = Some(cp);
+            for (first, second) in std::mem::take(&mut self.future_pairs) {
+                if second.hand == hand {
+                    self.prove(first, second, out);
+                }
+            }
+            self.end_if_split_at_boundary(out);
         }
     }
 
@@ -766,10 +1044,20 @@ impl Client {
                     return false;
                 }
             },
-            StepKind::Settle => match self.replica.make_settle(self.next_pref) {
+            StepKind::Open => match self.opening(exp) {
                 Some(b) => b,
                 None => return false,
             },
+            StepKind::Settle => {
+                // A seat that voted earlier in the hand signs only once its votes are void.
+                let Ok(voids) = self.settle_voids(exp) else {
+                    return false;
+                };
+                match self.replica.make_settle(self.next_pref, voids) {
+                    Some(b) => b,
+                    None => return false,
+                }
+            }
             StepKind::Roster => match self.replica.make_roster(self.next_pref == Next::Stop) {
                 Some(b) => b,
                 None => return false,

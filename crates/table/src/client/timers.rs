@@ -30,6 +30,16 @@ impl Client {
         self.options().map_or(180, |o| o.disconnect_seconds) as u64 * 1000
     }
 
+    /// How long a seat may stay silent at step `exp` before the others vote against it: the
+    /// disconnect limit, but at the opening of committed claim answers only the claim timer
+    /// and the grace (an unopened commitment is the seat's own doing: opening is automatic).
+    pub(super) fn limit_ms(&self, exp: &Expect) -> u64 {
+        match exp.kind {
+            StepKind::Open => self.own_timer_ms(true) + SILENT_GRACE_MS,
+            _ => self.disconnect_ms(),
+        }
+    }
+
     pub(super) fn start_ms(&self) -> u64 {
         self.options().map_or(15, |o| o.start_seconds) as u64 * 1000
     }
@@ -38,6 +48,7 @@ impl Client {
     pub(super) fn warn_at(&self, exp: &Expect) -> u64 {
         let timer = match exp.kind {
             StepKind::Play { claim } => self.own_timer_ms(claim),
+            StepKind::Open => self.own_timer_ms(true),
             StepKind::Accept => self.start_ms(),
             _ => 0,
         };
@@ -95,13 +106,53 @@ impl Client {
                 }
             }
         }
-        if missing != 0 && now >= self.clock.started + self.disconnect_ms() && !self.clock.gave_up {
-            self.clock.gave_up = true;
-            let silent = missing.trailing_zeros() as Seat;
-            self.blame(&exp, silent, Ending::SessionOver, out);
+        // Seats silent at once: those missing here and those not heard from at all since
+        // the limit started to run (a waiting seat asks for what it misses every
+        // RETRANSMIT_MS, so a live one is heard).
+        let since = self.clock.limit_from;
+        let unheard = (0..4u8)
+            .filter(|&s| s != self.me() && self.heard[s as usize] <= since && !halted)
+            .fold(0u8, |m, s| m | (1 << s));
+        let silent = if missing != 0 { missing | unheard } else { 0 };
+        // Waiting for the settlements that void this seat's earlier vote, when every seat
+        // that could give one voted too: neither a settlement nor an abort can form.
+        let stuck = !halted && self.waiting_voids();
+        let blocked = silent.count_ones() >= 2 || stuck;
+        if self.paused != 0 && !blocked {
+            // One came back: the table goes on, and the limit runs again for the other.
+            self.paused = 0;
+            self.clock.limit_from = now;
+            self.clock.gave_up = false;
+            out.events.push(TableEvent::Resumed);
+        }
+        if missing != 0 && now >= self.clock.limit_from + self.limit_ms(&exp) && !self.clock.gave_up
+        {
+            if blocked {
+                // No abort can gather three votes: the table pauses (once) and says so.
+                if self.paused == 0 {
+                    for s in 0..4u8 {
+                        if silent & !self.clock.warned & (1 << s) != 0 {
+                            self.clock.warned |= 1 << s;
+                            out.events.push(TableEvent::SeatSilent { seat: s });
+                        }
+                    }
+                    self.paused = silent.max(1);
+                    out.events.push(TableEvent::Paused {
+                        silent: (0..4u8).filter(|s| silent & (1 << s) != 0).collect(),
+                    });
+                }
+            } else if self.sanction == 0 {
+                self.clock.gave_up = true;
+                let silent = missing.trailing_zeros() as Seat;
+                self.blame(&exp, silent, Ending::SessionOver, out);
+            } else {
+                // This seat holds proof that a seat misbehaved: it votes against that seat
+                // (see `cast_deferred_votes`), never against a silent one.
+                self.clock.gave_up = true;
+            }
         }
         // Retransmission while something is outstanding.
-        let outstanding = missing != 0 || halted || self.settle_blocked();
+        let outstanding = missing != 0 || halted || self.waiting_voids();
         if outstanding && now >= self.next_retransmit {
             self.retransmit(out, true);
         }
@@ -126,13 +177,23 @@ impl Client {
             if missing & !self.clock.warned != 0 {
                 at(self.warn_at(&exp));
             }
-            if !self.clock.gave_up {
-                at(self.clock.started + self.disconnect_ms());
+            if !self.clock.gave_up && self.paused == 0 {
+                at(self.clock.limit_from + self.limit_ms(&exp));
             }
         }
-        if missing != 0 || halted || self.settle_blocked() {
+        if missing != 0 || halted || self.waiting_voids() {
             at(self.next_retransmit.max(self.now + 1));
         }
         next
+    }
+}
+
+impl Client {
+    /// Whether this seat waits, at the settlement step, for the plain settlements that void
+    /// its earlier votes.
+    pub(super) fn waiting_voids(&self) -> bool {
+        self.replica.expected().is_some_and(|e| {
+            e.kind == StepKind::Settle && !self.has_entry(&e) && self.settle_voids(&e).is_err()
+        })
     }
 }

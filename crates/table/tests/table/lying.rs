@@ -4,6 +4,7 @@
 
 use mahjong_deal::{Body as DealBody, SignedMessage};
 use mahjong_rules::{Action, Card, Outcome, Ruleset, Seat, SessionLength};
+use mahjong_table::codec::{chain, claim_commitment, genesis};
 use mahjong_table::{Body, Charge, Envelope, Offence, Play, TableEvent};
 
 use crate::sim::{Hook, HookCtx, Net, Sim, options};
@@ -130,11 +131,49 @@ fn equivocating_seat_is_caught() {
 #[test]
 fn pung_without_the_tiles_is_caught() {
     // Seat 2 answers a discard with a pung of two tiles it holds but that are not the
-    // discarded kind, and proves them with genuine shows: the shows open to other faces.
-    let mut done = false;
+    // discarded kind, commits to it and opens it with genuine shows: the shows open to other
+    // faces.
+    let mut lie: Option<(u32, Play, [u8; 32], Envelope)> = None;
     let hook: Hook = Box::new(move |ctx, env| {
-        let pass = matches!(&env.body, Body::Play(p) if p.action == Action::Pass);
-        if done || !pass {
+        let commit = matches!(env.body, Body::ClaimCommit { .. });
+        let open = matches!(env.body, Body::ClaimOpen { .. });
+        if let Some((seq, play, nonce, sent)) = &lie {
+            if commit && env.seq == *seq {
+                return vec![(None, sent.encode())];
+            }
+            if open && env.seq == *seq + 1 {
+                // The opening follows the commitment step as the others logged it (with the
+                // lie), so it chains on that.
+                let log = ctx.client.log();
+                let prev = log[..*seq as usize]
+                    .iter()
+                    .enumerate()
+                    .fold(genesis(&env.table), |h, (i, r)| {
+                        chain(&h, i as u32, &r.entries)
+                    });
+                let entries: Vec<Envelope> = log[*seq as usize]
+                    .entries
+                    .iter()
+                    .map(|e| {
+                        if e.seat == env.seat {
+                            sent.clone()
+                        } else {
+                            e.clone()
+                        }
+                    })
+                    .collect();
+                let mut header = env.header();
+                header.prev_hash = chain(&prev, *seq, &entries);
+                let body = Body::ClaimOpen {
+                    play: play.clone(),
+                    nonce: *nonce,
+                };
+                let e = Envelope::sign(env.table, header, env.seat, body, ctx.key);
+                return vec![(None, e.encode())];
+            }
+            return vec![(None, env.encode())];
+        }
+        if !commit {
             return vec![(None, env.encode())];
         }
         let client = ctx.client;
@@ -168,8 +207,7 @@ fn pung_without_the_tiles_is_caught() {
             deal.show(ctx.key, a.pos).expect("show"),
             deal.show(ctx.key, b.pos).expect("show"),
         ];
-        done = true;
-        let lie = Play {
+        let play = Play {
             action: Action::Pung {
                 cards: [
                     Card {
@@ -185,7 +223,17 @@ fn pung_without_the_tiles_is_caught() {
             timed_out: false,
             shows,
         };
-        vec![(None, resign(ctx, env, Body::Play(lie)))]
+        let nonce = [7u8; 32];
+        let commitment = claim_commitment(&play, &nonce);
+        let sent = Envelope::sign(
+            env.table,
+            env.header(),
+            env.seat,
+            Body::ClaimCommit { commitment },
+            ctx.key,
+        );
+        lie = Some((env.seq, play, nonce, sent.clone()));
+        vec![(None, sent.encode())]
     });
     expect_caught(52, Ruleset::Qiaoma, 2, 1, hook, |o| {
         matches!(o, Offence::FaceMismatch { .. })

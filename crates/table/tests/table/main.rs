@@ -1,6 +1,8 @@
 //! Table scenarios: four in-memory clients over a simulated network.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
+mod adversary;
+mod attack;
 mod audit;
 mod fuzz;
 mod honest;

@@ -135,3 +135,59 @@ fn four_rounds() {
     let s = sim.client(0).session().expect("session");
     assert_eq!(s.rounds, 4);
 }
+
+/// A long session (`LONG_SESSION_HANDS`, default 200, over a perfect network): the CPU of a
+/// hand, what a boundary writes to the journal and what a restore costs stay flat as hands
+/// accumulate (no copy of the log prefix at each boundary). Prints one line per block of
+/// hands: `LONG_SESSION_HANDS=200 cargo test -p mahjong-table --test table long_session --
+/// --ignored --nocapture`.
+#[test]
+#[ignore = "long: a 200-hand session (about ten minutes of CPU)"]
+fn long_session_costs_stay_flat() {
+    use std::time::{Duration, Instant};
+    let hands: usize = std::env::var("LONG_SESSION_HANDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(200);
+    let block = (hands / 10).max(1);
+    let mut sim = Sim::new(
+        65,
+        Net::FAST,
+        options(Ruleset::Qiaoma),
+        SessionLength::Hands(hands as u32),
+    );
+    let mut last_cpu = Duration::ZERO;
+    let mut done = 0;
+    while done < hands {
+        let target = (done + block).min(hands);
+        sim.run_until(u64::MAX, |s| s.client(0).results().len() >= target);
+        let cpu: Duration = sim.cpu.iter().sum();
+        let per_hand = (cpu - last_cpu).as_secs_f64() * 1000.0 / (target - done) as f64;
+        last_cpu = cpu;
+        // A restart now: the store as written, restored (replays from the last checkpoint).
+        let t = Instant::now();
+        let store = sim.client(0).persistent();
+        let persist_ms = t.elapsed().as_secs_f64() * 1000.0;
+        let t = Instant::now();
+        let back = mahjong_table::Client::restore_with_cards(
+            sim.stores[0].clone(),
+            sim.keys[0].clone(),
+            crate::sim::cards(),
+        )
+        .expect("restores");
+        let restore_ms = t.elapsed().as_secs_f64() * 1000.0;
+        assert_eq!(back.log_hash(), sim.client(0).log_hash());
+        let frames: usize = store.log.iter().map(|r| r.entries.len()).sum();
+        eprintln!(
+            "hands {:>3}..{:>3}: {per_hand:>6.0} ms CPU per hand (four seats); log {} steps, \
+             {frames} envelopes; persistent() {persist_ms:.1} ms, restore {restore_ms:.1} ms",
+            done + 1,
+            target,
+            store.log.len(),
+        );
+        done = target;
+    }
+    sim.run(u64::MAX);
+    sim.assert_agree(&[0, 1, 2, 3]);
+    assert_eq!(sim.client(0).results().len(), hands);
+}

@@ -55,10 +55,14 @@ impl Net {
 /// (`Some(seat)`) or to all (`None`).
 pub type Hook = Box<dyn FnMut(&mut HookCtx, &Envelope) -> Vec<(Option<Seat>, Vec<u8>)>>;
 
-/// What a hook may use: the liar's client and key.
+/// Decides whether a seat's client is given an incoming envelope (false: dropped).
+pub type Inbound = Box<dyn FnMut(&Envelope) -> bool>;
+
+/// What a hook may use: the liar's client and key, and the time.
 pub struct HookCtx<'a> {
     pub client: &'a Client,
     pub key: &'a SigningKey,
+    pub now: u64,
 }
 
 #[derive(Clone, Debug)]
@@ -87,11 +91,15 @@ pub struct Sim {
     next_tick: Vec<Option<u64>>,
     /// A seat cut off the network between these times.
     pub cut: Option<(Seat, u64, u64)>,
+    /// More seats cut off, each between its times.
+    pub cuts: Vec<(Seat, u64, u64)>,
     /// A seat whose bot does not act (its client's timer plays for it).
     pub asleep: Option<Seat>,
     /// Bot thinking time, milliseconds.
     pub think: (u64, u64),
     pub hooks: Vec<Option<Hook>>,
+    /// Filters of incoming frames, per seat (a modified client that ignores some).
+    pub inbound: Vec<Option<Inbound>>,
     /// Stop when every live seat has this many results (0: play the session out).
     pub stop_after_hands: usize,
     /// Frames delivered.
@@ -158,9 +166,11 @@ impl Sim {
                 .collect(),
             next_tick: vec![None; 4],
             cut: None,
+            cuts: Vec::new(),
             asleep: None,
             think: (20, 600),
             hooks: (0..4).map(|_| None).collect(),
+            inbound: (0..4).map(|_| None).collect(),
             stop_after_hands: 0,
             delivered: 0,
             cpu: [std::time::Duration::ZERO; 4],
@@ -181,7 +191,10 @@ impl Sim {
     }
 
     fn is_cut(&self, seat: usize) -> bool {
-        matches!(self.cut, Some((s, from, to)) if s as usize == seat && self.now >= from && self.now < to)
+        self.cut
+            .iter()
+            .chain(&self.cuts)
+            .any(|&(s, from, to)| s as usize == seat && self.now >= from && self.now < to)
     }
 
     fn deliver(&mut self, from: usize, to: usize, frame: Vec<u8>) {
@@ -235,6 +248,7 @@ impl Sim {
                     let mut ctx = HookCtx {
                         client,
                         key: &self.keys[seat],
+                        now: self.now,
                     };
                     hook(&mut ctx, &env)
                 }
@@ -263,6 +277,7 @@ impl Sim {
                         let mut ctx = HookCtx {
                             client,
                             key: &self.keys[seat],
+                            now: self.now,
                         };
                         hook(&mut ctx, &env)
                             .into_iter()
@@ -359,6 +374,11 @@ impl Sim {
             match ev {
                 Ev::Frame(f) => {
                     if self.is_cut(to) {
+                        continue;
+                    }
+                    if let (Some(keep), Ok(env)) = (self.inbound[to].as_mut(), Envelope::decode(&f))
+                        && !keep(&env)
+                    {
                         continue;
                     }
                     self.delivered += 1;

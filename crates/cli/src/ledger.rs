@@ -1,0 +1,161 @@
+//! `mahjong ledger`: the player's ledger of finished hands, from the store in the data
+//! directory.
+//!
+//! `--json`: one JSON object per line per finished hand (`table`, `hand_id`, `hand`,
+//! `ruleset`, `stake`, `payments` in coins, `signatures` as hex, for an aborted hand its three
+//! votes and `aborted_by`; see `mahjong_store::LedgerRow::to_json`), with the seats' `names`. Without it: per table, each
+//! hand's payments with each seat's running total, then every player's balance over all
+//! tables and level (the rules' level table, 贫民 … 富可敌国).
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use clap::Args;
+use mahjong_rules::Money;
+use mahjong_store::{DB_FILE, LedgerRow, Store, TableInfo, describe, level, to_hex};
+
+/// Arguments of `mahjong ledger`.
+#[derive(Args, Debug)]
+pub struct LedgerArgs {
+    /// The player's data directory (default: the platform data directory).
+    #[arg(long, value_name = "DIR")]
+    pub data_dir: Option<PathBuf>,
+    /// One JSON object per line per finished hand.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// The data directory argument or the platform default.
+pub fn data_dir(arg: Option<PathBuf>) -> PathBuf {
+    arg.unwrap_or_else(mahjong_store::default_data_dir)
+}
+
+/// Opens the store of `dir` without creating anything: `None` when it has none.
+pub fn open_existing(dir: &Path) -> Result<Option<Store>> {
+    let path = dir.join(DB_FILE);
+    if !path.is_file() {
+        return Ok(None);
+    }
+    Store::open_file(&path)
+        .map(Some)
+        .with_context(|| format!("opening the store in {}", dir.display()))
+}
+
+/// Runs `mahjong ledger`.
+pub fn run(args: LedgerArgs) -> Result<()> {
+    let dir = data_dir(args.data_dir);
+    let Some(store) = open_existing(&dir)? else {
+        if !args.json {
+            println!("no finished hands: no store in {}", dir.display());
+        }
+        return Ok(());
+    };
+    let rows = store.ledger().context("reading the ledger")?;
+    let tables: BTreeMap<[u8; 32], TableInfo> = store
+        .tables()
+        .context("reading the tables")?
+        .into_iter()
+        .map(|t| (t.id, t))
+        .collect();
+    if args.json {
+        let mut out = String::new();
+        for row in &rows {
+            let mut json = row.to_json();
+            if let (Some(t), Some(map)) = (tables.get(&row.table), json.as_object_mut()) {
+                map.insert("names".into(), serde_json::json!(t.names));
+            }
+            writeln!(out, "{json}")?;
+        }
+        print!("{out}");
+        return Ok(());
+    }
+    print!("{}", render(&rows, &tables, &dir));
+    Ok(())
+}
+
+/// A seat's display name at a table.
+fn name(tables: &BTreeMap<[u8; 32], TableInfo>, table: &[u8; 32], seat: usize) -> String {
+    tables
+        .get(table)
+        .map(|t| t.names[seat].clone())
+        .unwrap_or_else(|| format!("seat {seat}"))
+}
+
+/// Who a seat is across tables: its roster key where the table is known.
+fn player_key(tables: &BTreeMap<[u8; 32], TableInfo>, table: &[u8; 32], seat: usize) -> String {
+    tables
+        .get(table)
+        .and_then(|t| t.seats.first())
+        .map(|s| to_hex(s.config.roster[seat].as_bytes()))
+        .unwrap_or_else(|| format!("{}:{seat}", to_hex(table)))
+}
+
+fn signed(m: Money) -> String {
+    if m.0 > 0 {
+        format!("+{m}")
+    } else {
+        m.to_string()
+    }
+}
+
+/// The readable ledger.
+fn render(rows: &[LedgerRow], tables: &BTreeMap<[u8; 32], TableInfo>, dir: &Path) -> String {
+    let mut out = String::new();
+    if rows.is_empty() {
+        let _ = writeln!(out, "no finished hands in {}", dir.display());
+        return out;
+    }
+    const W: usize = 16;
+    // Player → (name, balance), in order of first appearance.
+    let mut players: Vec<(String, String, Money)> = Vec::new();
+    let mut current: Option<[u8; 32]> = None;
+    let mut running = [Money::ZERO; 4];
+    for row in rows {
+        if current != Some(row.table) {
+            current = Some(row.table);
+            running = [Money::ZERO; 4];
+            let _ = writeln!(
+                out,
+                "\ntable {} ({}, stake {})",
+                &to_hex(&row.table)[..16],
+                row.ruleset.name(),
+                row.stake
+            );
+            let _ = write!(out, "{:>4}  ", "hand");
+            for seat in 0..4 {
+                let _ = write!(out, "{:<W$}", name(tables, &row.table, seat));
+            }
+            let _ = writeln!(out, "outcome");
+        }
+        let _ = write!(out, "{:>4}  ", row.hand);
+        for seat in 0..4 {
+            running[seat] = Money(running[seat].0 + row.payments[seat].0);
+            let cell = format!("{} ({})", signed(row.payments[seat]), signed(running[seat]));
+            let _ = write!(out, "{cell:<W$}");
+            let key = player_key(tables, &row.table, seat);
+            match players.iter_mut().find(|(k, _, _)| *k == key) {
+                Some(p) => p.2 = Money(p.2.0 + row.payments[seat].0),
+                None => players.push((key, name(tables, &row.table, seat), row.payments[seat])),
+            }
+        }
+        let _ = writeln!(out, "{}", describe(&row.result));
+    }
+    let _ = writeln!(
+        out,
+        "\n(each cell: the hand's payment (running total at the table), in coins)"
+    );
+    let _ = writeln!(out, "\n{:<W$}{:>12}  level", "player", "balance");
+    for (_, name, balance) in &players {
+        let l = level(*balance);
+        let _ = writeln!(
+            out,
+            "{name:<W$}{:>12}  {} {}",
+            signed(*balance),
+            l.number,
+            l.name
+        );
+    }
+    out
+}

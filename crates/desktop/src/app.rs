@@ -1,0 +1,380 @@
+//! The application: phases ([`Screen`]), the top-level [`Message`], `update`, `view` and the
+//! subscriptions (the practice table's worker, the countdown while one runs, the keyboard,
+//! the window size).
+//!
+//! A bar at the top switches the language and the tile faces at any time, mid-hand included;
+//! both are remembered in `settings.json`.
+
+use std::path::PathBuf;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use iced::keyboard::{self, Key as IcedKey, key::Named};
+use iced::widget::{button, column, container, row, text};
+use iced::{Alignment, Element, Length, Size, Subscription, Task, Theme, window};
+use mahjong_rules::Ruleset;
+
+use crate::cli::Args;
+use crate::engine::PracticeConfig;
+use crate::i18n::{Lang, T};
+use crate::screens::table::{self, Exit, Key};
+use crate::screens::table_view::{self, Ctx};
+use crate::screens::{ACCENT, MUTED, WARN, felt, home, label, settle, welcome};
+use crate::settings::{Settings, default_data_dir};
+use crate::tiles::Faces;
+use crate::worker;
+
+/// How the app starts.
+#[derive(Clone, Debug)]
+pub struct Flags {
+    /// Where settings live.
+    pub data_dir: PathBuf,
+    /// A language for this run (remembered).
+    pub lang: Option<Lang>,
+    /// Go straight to a practice table.
+    pub practice: Option<Ruleset>,
+    /// A fixed seed for practice tables (tests); random otherwise.
+    pub seed: Option<u64>,
+    /// Bot thinking time (ms, least and most).
+    pub think_ms: (u64, u64),
+}
+
+impl Flags {
+    /// From the command line.
+    pub fn from_args(args: Args) -> Flags {
+        Flags {
+            data_dir: args
+                .data_dir
+                .or_else(default_data_dir)
+                .unwrap_or_else(|| PathBuf::from(".shanghai-mahjong")),
+            lang: args.lang,
+            practice: args.practice,
+            seed: None,
+            think_ms: (350, 900),
+        }
+    }
+}
+
+/// The phases of the app.
+pub enum Screen {
+    /// First run: the name.
+    Welcome(welcome::State),
+    /// Practice set-up.
+    Home(home::State),
+    /// At a table.
+    Table(Box<table::State>),
+}
+
+/// Everything the app is told.
+#[derive(Clone, Debug)]
+pub enum Message {
+    /// The welcome screen.
+    Welcome(welcome::Message),
+    /// The home screen.
+    Home(home::Message),
+    /// The table.
+    Table(table::Message),
+    /// Switch language.
+    ToggleLang,
+    /// Switch tile faces.
+    ToggleFaces,
+    /// The window's size.
+    Resized(Size),
+}
+
+/// The app.
+pub struct App {
+    /// Remembered settings.
+    pub settings: Settings,
+    data_dir: PathBuf,
+    /// The current phase.
+    pub screen: Screen,
+    /// A problem to show (e.g. settings that could not be read or saved).
+    pub notice: Option<String>,
+    /// The window size.
+    pub size: Size,
+    generation: u64,
+    practice: Option<Ruleset>,
+    seed: Option<u64>,
+    think_ms: (u64, u64),
+    home: home::State,
+}
+
+impl App {
+    /// Boots: reads the settings, then the welcome screen, the home screen or a table.
+    pub fn new(flags: Flags) -> (App, Task<Message>) {
+        let (mut settings, notice) = match Settings::load(&flags.data_dir) {
+            Ok(s) => (s, None),
+            Err(e) => (Settings::default(), Some(e.to_string())),
+        };
+        let mut app = App {
+            settings: Settings::default(),
+            data_dir: flags.data_dir,
+            screen: Screen::Home(home::State::default()),
+            notice,
+            size: Size::new(1280.0, 800.0),
+            generation: 0,
+            practice: flags.practice,
+            seed: flags.seed,
+            think_ms: flags.think_ms,
+            home: home::State::default(),
+        };
+        if let Some(l) = flags.lang {
+            settings.lang = l;
+        }
+        app.settings = settings;
+        if flags.lang.is_some() {
+            app.save();
+        }
+        app.screen = if app.settings.name.is_empty() {
+            Screen::Welcome(welcome::State::default())
+        } else if let Some(r) = app.practice.take() {
+            app.home.ruleset = r;
+            app.table()
+        } else {
+            Screen::Home(app.home.clone())
+        };
+        let focus = match app.screen {
+            Screen::Welcome(_) => iced::widget::operation::focus(welcome::NAME_FIELD),
+            _ => Task::none(),
+        };
+        (app, focus)
+    }
+
+    fn lang(&self) -> Lang {
+        self.settings.lang
+    }
+
+    fn save(&mut self) {
+        if let Err(e) = self.settings.save(&self.data_dir) {
+            self.notice = Some(e.to_string());
+        }
+    }
+
+    fn table(&mut self) -> Screen {
+        self.generation += 1;
+        let seed = self.seed.unwrap_or_else(|| {
+            SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map_or(1, |d| d.as_nanos() as u64)
+        });
+        let config = PracticeConfig {
+            ruleset: self.home.ruleset,
+            levels: self.home.levels,
+            think_ms: self.think_ms,
+            ..PracticeConfig::new(self.home.ruleset, seed)
+        };
+        Screen::Table(Box::new(table::State::new(config, self.generation)))
+    }
+
+    /// The window title: the app, and at a table the hand and whether it is over (scripts
+    /// driving the window read it).
+    pub fn title(&self) -> String {
+        let lang = self.lang();
+        let app = lang.t(T::AppTitle);
+        match &self.screen {
+            Screen::Table(t) if t.end.is_some() => {
+                format!("{app} · {}", lang.f(T::HandResult, &[&t.hand]))
+            }
+            Screen::Table(t) if t.hand > 0 => format!("{app} · {}", lang.f(T::HandNo, &[&t.hand])),
+            _ => app.to_string(),
+        }
+    }
+
+    /// The theme.
+    pub fn theme(&self) -> Theme {
+        Theme::Dark
+    }
+
+    /// Handles a message.
+    pub fn update(&mut self, message: Message) -> Task<Message> {
+        match message {
+            Message::ToggleLang => {
+                self.settings.lang = self.lang().other();
+                self.save();
+            }
+            Message::ToggleFaces => {
+                self.settings.faces = match self.settings.faces {
+                    Faces::Chinese => Faces::Notation,
+                    Faces::Notation => Faces::Chinese,
+                };
+                self.save();
+            }
+            Message::Resized(s) => self.size = s,
+            Message::Welcome(m) => {
+                if let Screen::Welcome(w) = &mut self.screen
+                    && let Some(name) = w.update(m)
+                {
+                    self.settings.name = name;
+                    self.save();
+                    self.screen = match self.practice.take() {
+                        Some(r) => {
+                            self.home.ruleset = r;
+                            self.table()
+                        }
+                        None => Screen::Home(self.home.clone()),
+                    };
+                }
+            }
+            Message::Home(m) => {
+                if let Screen::Home(h) = &mut self.screen {
+                    let start = h.update(m);
+                    self.home = h.clone();
+                    if start {
+                        self.screen = self.table();
+                    }
+                }
+            }
+            Message::Table(m) => {
+                if let Screen::Table(t) = &mut self.screen
+                    && t.update(m) == Exit::Leave
+                {
+                    self.screen = Screen::Home(self.home.clone());
+                }
+            }
+        }
+        Task::none()
+    }
+
+    /// The practice table's set-up, when at a table (tests run the same engine themselves).
+    pub fn table_key(&self) -> Option<&worker::TableKey> {
+        match &self.screen {
+            Screen::Table(t) => Some(&t.key),
+            _ => None,
+        }
+    }
+
+    /// The table screen, when at a table.
+    pub fn table_state(&self) -> Option<&table::State> {
+        match &self.screen {
+            Screen::Table(t) => Some(t),
+            _ => None,
+        }
+    }
+
+    /// The subscriptions: the table's worker and countdown, keys, window size.
+    pub fn subscription(&self) -> Subscription<Message> {
+        let mut subs = vec![
+            window::resize_events().map(resized),
+            keyboard::listen().filter_map(key_message),
+        ];
+        if let Screen::Table(t) = &self.screen {
+            subs.push(worker::practice(t.key.clone()).map(feed));
+            if t.counting() {
+                subs.push(worker::every(250).map(tick));
+            }
+        }
+        Subscription::batch(subs)
+    }
+
+    fn top_bar(&self) -> Element<'_, Message> {
+        let lang = self.lang();
+        let faces = match self.settings.faces {
+            Faces::Chinese => T::FacesChinese,
+            Faces::Notation => T::FacesNotation,
+        };
+        let mut r = row![label(lang.t(T::AppTitle), 18.0, ACCENT)]
+            .spacing(12)
+            .align_y(Alignment::Center);
+        if let Screen::Table(t) = &self.screen {
+            r = r.push(label(
+                lang.t(crate::screens::preset_name(t.config().ruleset)),
+                15.0,
+                MUTED,
+            ));
+        }
+        if let Some(n) = &self.notice {
+            r = r.push(label(n.as_str(), 13.0, WARN));
+        }
+        r = r
+            .push(iced::widget::Space::new().width(Length::Fill))
+            .push(
+                button(text(lang.t(faces)).size(14))
+                    .style(button::secondary)
+                    .on_press(Message::ToggleFaces),
+            )
+            .push(
+                button(text(lang.t(T::OtherLang)).size(14))
+                    .style(button::secondary)
+                    .on_press(Message::ToggleLang),
+            );
+        container(r).padding([4, 8]).into()
+    }
+
+    /// The window's content.
+    pub fn view(&self) -> Element<'_, Message> {
+        let lang = self.lang();
+        let body: Element<'_, Message> = match &self.screen {
+            Screen::Welcome(w) => w.view(lang).map(Message::Welcome),
+            Screen::Home(h) => h.view(lang, &self.settings.name).map(Message::Home),
+            Screen::Table(t) => {
+                let ctx = Ctx {
+                    lang,
+                    faces: self.settings.faces,
+                    name: &self.settings.name,
+                    size: Size::new(self.size.width, self.size.height - 40.0),
+                };
+                match &t.end {
+                    Some(end) => settle::view(t, end, ctx).map(Message::Table),
+                    None => table_view::view(t, ctx).map(Message::Table),
+                }
+            }
+        };
+        container(column![self.top_bar(), body].height(Length::Fill))
+            .width(Length::Fill)
+            .height(Length::Fill)
+            .style(felt)
+            .into()
+    }
+}
+
+fn resized((_, size): (window::Id, Size)) -> Message {
+    Message::Resized(size)
+}
+
+fn feed(f: worker::Feed) -> Message {
+    Message::Table(table::Message::Feed(f))
+}
+
+fn tick(now: std::time::Instant) -> Message {
+    Message::Table(table::Message::Tick(now))
+}
+
+/// The table's shortcuts (keys typed into a text field never reach here).
+pub fn key_message(event: keyboard::Event) -> Option<Message> {
+    let keyboard::Event::KeyPressed { key, modifiers, .. } = event else {
+        return None;
+    };
+    if modifiers.control() || modifiers.alt() || modifiers.logo() {
+        return None;
+    }
+    table_key(&key).map(|k| Message::Table(table::Message::Key(k)))
+}
+
+/// The shortcut of a key.
+pub fn table_key(key: &IcedKey) -> Option<Key> {
+    Some(match key.as_ref() {
+        IcedKey::Named(Named::ArrowLeft) => Key::Left,
+        IcedKey::Named(Named::ArrowRight) => Key::Right,
+        IcedKey::Named(Named::Enter) => Key::Discard,
+        IcedKey::Named(Named::Space) => Key::Pass,
+        IcedKey::Named(Named::Escape) => Key::Escape,
+        IcedKey::Character(c) => match c.to_ascii_lowercase().as_str() {
+            d @ ("1" | "2" | "3" | "4" | "5" | "6" | "7" | "8" | "9") => {
+                Key::Pick(d.parse::<usize>().map_or(0, |n| n - 1))
+            }
+            "0" => Key::Pick(9),
+            "-" => Key::Pick(10),
+            "=" => Key::Pick(11),
+            "c" => Key::Chow,
+            "p" => Key::Pung,
+            "k" => Key::Kong,
+            "h" => Key::Win,
+            "r" => Key::Ready,
+            "d" => Key::Discard,
+            "n" => Key::Next,
+            "?" | "/" => Key::Hint,
+            _ => return None,
+        },
+        _ => return None,
+    })
+}

@@ -1,0 +1,547 @@
+//! The practice table: four real `mahjong_table::Client`s in this process, seat 0 for the
+//! player and seats 1–3 driven by `mahjong_bot` bots, joined by an in-memory network.
+//!
+//! The engine is sans-IO like the clients it drives: [`Engine::advance_to`] takes the time
+//! (milliseconds on the engine's own clock) and [`Engine::command`] the player's choices; both
+//! return [`Update`]s for the UI. Every frame a client sends is handed to the other three at
+//! once; timers fire through `Input::Tick` at each client's `Output::deadline`. So the deal is
+//! the real mental-poker deal, audited at the end of the hand, and every hand is four-signed,
+//! exactly as at a networked table. [`crate::worker`] runs an engine on its own thread with
+//! the wall clock; tests drive one directly in simulated time, so they are deterministic.
+//!
+//! Between hands the engine pauses (its clock stops) until the player asks for the next hand,
+//! so nobody's timer runs while the settlement is being read.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
+use std::sync::{Arc, OnceLock};
+
+use ed25519_dalek::SigningKey;
+use mahjong_bot::{Bot, Level};
+use mahjong_deal::CardTable;
+use mahjong_rules::{Action, Card, Event, Money, Options, Ruleset, Seat, SeatView, SessionLength};
+use mahjong_table::{Client, Config, HandResult, Input, Output, TableError, TableEvent};
+use rand_chacha::ChaCha8Rng;
+use rand_core::{RngCore, SeedableRng};
+
+/// The player's seat at a practice table.
+pub const HUMAN: Seat = 0;
+
+/// How a practice table is set up.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct PracticeConfig {
+    /// The preset.
+    pub ruleset: Ruleset,
+    /// The bots' levels, seats 1, 2 and 3.
+    pub levels: [Level; 3],
+    /// Seeds the seats' keys and secrets and the bots: the same seed gives the same table.
+    pub seed: u64,
+    /// Hands in the session.
+    pub hands: u32,
+    /// Bot thinking time in milliseconds, least and most (0, 0 in tests).
+    pub think_ms: (u64, u64),
+    /// Overrides the preset's turn and claim timers (seconds), for tests.
+    pub timers: Option<(u32, u32)>,
+}
+
+impl PracticeConfig {
+    /// The defaults: 敲麻, one basic and two strong bots, eight hands.
+    pub fn new(ruleset: Ruleset, seed: u64) -> PracticeConfig {
+        PracticeConfig {
+            ruleset,
+            levels: [Level::Strong, Level::Basic, Level::Strong],
+            seed,
+            hands: 8,
+            think_ms: (350, 900),
+            timers: None,
+        }
+    }
+
+    /// The options the host proposes.
+    pub fn options(&self) -> Options {
+        let mut o = Options::preset(self.ruleset);
+        if let Some((turn, claim)) = self.timers {
+            o.discard_seconds = turn;
+            o.claim_seconds = claim;
+        }
+        o
+    }
+}
+
+/// What the player asks of the table.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Command {
+    /// Play this action at the current prompt.
+    Act(Action),
+    /// Go on to the next hand (the engine pauses after each hand).
+    Next,
+}
+
+/// Everything the player's own seat saw of one finished hand, with all four hands face up.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HandEnd {
+    /// The signed result.
+    pub result: Box<HandResult>,
+    /// Each seat's concealed tiles at the end (the practice engine holds all four seats).
+    pub hands: [Vec<Card>; 4],
+    /// Each seat's view at the end (melds, flowers, discards), seat 0's point of view.
+    pub view: Option<Box<SeatView>>,
+    /// All four seats signed the result (not an abort).
+    pub signed_by_all: bool,
+    /// The audit passed: no seat was proven at fault during the hand.
+    pub audited: bool,
+}
+
+/// What the UI is told.
+#[derive(Clone, Debug)]
+pub enum Update {
+    /// An event of the player's own client.
+    Table(TableEvent),
+    /// The player's view after the latest change, and the engine clock then.
+    View {
+        /// The view.
+        view: Box<SeatView>,
+        /// Engine milliseconds.
+        now: u64,
+    },
+    /// The strong bot's advice for the player's current prompt.
+    Hint {
+        /// What it would play.
+        action: Action,
+        /// Why.
+        reason: String,
+    },
+    /// A hand is over and signed; the engine is paused until [`Command::Next`].
+    HandEnded(Box<HandEnd>),
+    /// A seat is proven at fault: the evidence was checked offline-style (replayed from the
+    /// signed log alone) before it is shown.
+    Proven {
+        /// The culprit, or `None` when the record does not verify.
+        seat: Option<Seat>,
+        /// What it did (or why the record does not verify).
+        what: String,
+    },
+    /// The table cannot go on.
+    Failed(String),
+}
+
+/// Why a practice table could not be set up.
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    /// A client refused its configuration.
+    #[error("the practice table could not seat player {seat}: {source}")]
+    Seat {
+        /// The seat.
+        seat: Seat,
+        /// Why.
+        source: TableError,
+    },
+}
+
+/// One card table for the whole process (building it costs a few milliseconds).
+pub fn cards() -> Arc<CardTable> {
+    static CARDS: OnceLock<Arc<CardTable>> = OnceLock::new();
+    CARDS.get_or_init(|| Arc::new(CardTable::new())).clone()
+}
+
+#[derive(Clone, Debug)]
+enum Due {
+    Frame(Vec<u8>),
+    Tick,
+    Act(Action),
+    Accept,
+}
+
+/// The practice table.
+pub struct Engine {
+    clients: Vec<Client>,
+    bots: Vec<Option<Bot>>,
+    advisor: Bot,
+    queue: BinaryHeap<Reverse<(u64, u64)>>,
+    pending: HashMap<u64, (usize, Due)>,
+    order: u64,
+    next_tick: [Option<u64>; 4],
+    now: u64,
+    rng: ChaCha8Rng,
+    think: (u64, u64),
+    paused: bool,
+    faults: bool,
+    prompt: bool,
+    final_hands: Option<[Vec<Card>; 4]>,
+    final_view: Option<Box<SeatView>>,
+}
+
+impl Engine {
+    /// Seats four clients and has the host (the player) propose the set-up at time 0.
+    pub fn new(config: &PracticeConfig) -> Result<(Engine, Vec<Update>), EngineError> {
+        let mut rng = ChaCha8Rng::seed_from_u64(config.seed);
+        let keys: Vec<SigningKey> = (0..4)
+            .map(|_| {
+                let mut b = [0u8; 32];
+                rng.fill_bytes(&mut b);
+                SigningKey::from_bytes(&b)
+            })
+            .collect();
+        let roster = [0, 1, 2, 3].map(|i| keys[i].verifying_key());
+        let mut table = [0u8; 32];
+        rng.fill_bytes(&mut table);
+        let mut clients = Vec::with_capacity(4);
+        for seat in 0..4u8 {
+            let mut root = [0u8; 32];
+            rng.fill_bytes(&mut root);
+            let cfg = Config {
+                table,
+                seat,
+                roster,
+                host: HUMAN,
+            };
+            let client = Client::with_cards(cfg, keys[seat as usize].clone(), root, cards())
+                .map_err(|source| EngineError::Seat { seat, source })?;
+            clients.push(client);
+        }
+        let bots = (0..4u64)
+            .map(|s| {
+                (s != HUMAN as u64)
+                    .then(|| Bot::new(config.levels[s as usize - 1], config.seed ^ s))
+            })
+            .collect();
+        let mut engine = Engine {
+            clients,
+            bots,
+            advisor: Bot::new(Level::Strong, config.seed ^ 0xad),
+            queue: BinaryHeap::new(),
+            pending: HashMap::new(),
+            order: 0,
+            next_tick: [None; 4],
+            now: 0,
+            rng,
+            think: config.think_ms,
+            paused: false,
+            faults: false,
+            prompt: false,
+            final_hands: None,
+            final_view: None,
+        };
+        let propose = Input::Propose {
+            options: Box::new(config.options()),
+            stake: Money::coins(1),
+            length: SessionLength::Hands(config.hands.max(1)),
+        };
+        let mut updates = Vec::new();
+        engine.input(HUMAN as usize, propose, &mut updates);
+        Ok((engine, updates))
+    }
+
+    /// The engine clock (milliseconds).
+    pub fn now(&self) -> u64 {
+        self.now
+    }
+
+    /// Paused between hands.
+    pub fn is_paused(&self) -> bool {
+        self.paused
+    }
+
+    /// When something is next due (`None`: nothing, or paused).
+    pub fn next_due(&self) -> Option<u64> {
+        if self.paused {
+            return None;
+        }
+        self.queue.peek().map(|Reverse((at, _))| *at)
+    }
+
+    /// The player's client (for its log, results and session).
+    pub fn player(&self) -> &Client {
+        &self.clients[HUMAN as usize]
+    }
+
+    /// A seat's client.
+    pub fn client(&self, seat: Seat) -> Option<&Client> {
+        self.clients.get(seat as usize)
+    }
+
+    /// The player's choice, applied now.
+    pub fn command(&mut self, command: Command) -> Vec<Update> {
+        let mut updates = Vec::new();
+        match command {
+            Command::Act(action) => {
+                if !self.paused {
+                    self.prompt = false;
+                    self.input(HUMAN as usize, Input::Act(action), &mut updates);
+                }
+            }
+            Command::Next => {
+                self.paused = false;
+                // Everything buffered while paused is due now.
+                self.run(self.now, &mut updates);
+            }
+        }
+        updates
+    }
+
+    /// Runs everything due up to `t` (the clock does not move while paused).
+    pub fn advance_to(&mut self, t: u64) -> Vec<Update> {
+        let mut updates = Vec::new();
+        if !self.paused {
+            self.run(t, &mut updates);
+            if !self.paused {
+                self.now = self.now.max(t);
+            }
+        }
+        updates
+    }
+
+    /// Runs until nothing is due or the engine pauses or asks the player, at most until `limit`
+    /// (simulated time: bots think instantly, timers fire at once). For tests and benchmarks.
+    pub fn settle(&mut self, limit: u64) -> Vec<Update> {
+        let mut updates = Vec::new();
+        while let Some(at) = self.next_due() {
+            if at > limit {
+                break;
+            }
+            self.run(at, &mut updates);
+            if self.paused || self.player_must_act() {
+                break;
+            }
+        }
+        updates
+    }
+
+    /// Whether the player has a prompt waiting (its client said `YourTurn` and the player has
+    /// not answered).
+    pub fn player_must_act(&self) -> bool {
+        self.prompt
+    }
+
+    fn push(&mut self, at: u64, to: usize, due: Due) {
+        self.order += 1;
+        self.queue.push(Reverse((at, self.order)));
+        self.pending.insert(self.order, (to, due));
+    }
+
+    fn run(&mut self, t: u64, updates: &mut Vec<Update>) {
+        while !self.paused {
+            let Some(Reverse((at, order))) = self.queue.peek().copied() else {
+                break;
+            };
+            if at > t {
+                break;
+            }
+            self.queue.pop();
+            let Some((to, due)) = self.pending.remove(&order) else {
+                continue;
+            };
+            self.now = self.now.max(at);
+            match due {
+                Due::Frame(f) => self.input(to, Input::Frame(f), updates),
+                Due::Tick => {
+                    if self.next_tick[to] == Some(at) {
+                        self.next_tick[to] = None;
+                        self.input(to, Input::Tick, updates);
+                    }
+                }
+                Due::Act(a) => self.input(to, Input::Act(a), updates),
+                Due::Accept => self.input(to, Input::Accept, updates),
+            }
+        }
+    }
+
+    fn input(&mut self, seat: usize, input: Input, updates: &mut Vec<Update>) {
+        let out = self.clients[seat].handle(self.now, input);
+        self.dispatch(seat, out, updates);
+    }
+
+    fn dispatch(&mut self, seat: usize, out: Output, updates: &mut Vec<Update>) {
+        let Output {
+            send,
+            reply,
+            events,
+            deadline,
+            ..
+        } = out;
+        for frame in send {
+            for to in (0..4).filter(|&to| to != seat) {
+                self.push(self.now, to, Due::Frame(frame.clone()));
+            }
+        }
+        for (to, frame) in reply {
+            if (to as usize) < 4 && to as usize != seat {
+                self.push(self.now, to as usize, Due::Frame(frame));
+            }
+        }
+        if let Some(d) = deadline
+            && self.next_tick[seat].is_none_or(|t| d < t || t <= self.now)
+        {
+            self.next_tick[seat] = Some(d);
+            self.push(d.max(self.now), seat, Due::Tick);
+        }
+        let had_events = !events.is_empty();
+        for event in events {
+            self.react(seat, &event, updates);
+            if seat == HUMAN as usize {
+                updates.push(Update::Table(event));
+            }
+        }
+        if seat == HUMAN as usize
+            && had_events
+            && let Some(view) = self.clients[seat].view()
+        {
+            updates.push(Update::View {
+                view: Box::new(view),
+                now: self.now,
+            });
+        }
+    }
+
+    fn react(&mut self, seat: usize, event: &TableEvent, updates: &mut Vec<Update>) {
+        match event {
+            TableEvent::Proposed(p) if p.host as usize != seat => {
+                self.push(self.now, seat, Due::Accept);
+            }
+            TableEvent::YourTurn { view, .. } if seat == HUMAN as usize => {
+                self.prompt = true;
+                let d = self.advisor.decide(view);
+                updates.push(Update::Hint {
+                    action: d.action,
+                    reason: d.reason,
+                });
+            }
+            TableEvent::YourTurn { view, .. } => {
+                if let Some(bot) = self.bots[seat].as_mut() {
+                    let action = bot.decide(view).action;
+                    let quick = matches!(action, Action::Pass);
+                    let (lo, hi) = self.think;
+                    let delay = if quick || hi == 0 {
+                        lo.min(150)
+                    } else {
+                        lo + self.rng.next_u64() % (hi - lo + 1)
+                    };
+                    self.push(self.now + delay, seat, Due::Act(action));
+                }
+            }
+            TableEvent::Moved { mv, events } if seat == HUMAN as usize => {
+                if mv.seat == HUMAN {
+                    self.prompt = false;
+                }
+                if events.iter().any(|e| matches!(e, Event::HandOver { .. })) {
+                    self.final_hands = Some(std::array::from_fn(|s| {
+                        self.clients[s].view().map(|v| v.hand).unwrap_or_default()
+                    }));
+                    self.final_view = self.clients[seat].view().map(Box::new);
+                }
+            }
+            TableEvent::Evidence(evidence) => {
+                self.faults = true;
+                if seat == HUMAN as usize {
+                    let proven = match evidence.verify_with_cards(cards()) {
+                        Ok(c) => Update::Proven {
+                            seat: Some(c.seat),
+                            what: c.offence.to_string(),
+                        },
+                        Err(e) => Update::Proven {
+                            seat: None,
+                            what: e.to_string(),
+                        },
+                    };
+                    updates.push(proven);
+                }
+            }
+            TableEvent::HandOver { result, signatures } if seat == HUMAN as usize => {
+                let end = HandEnd {
+                    result: result.clone(),
+                    hands: self.final_hands.take().unwrap_or_default(),
+                    view: self.final_view.take(),
+                    signed_by_all: !result.aborted && signatures.len() == 4,
+                    audited: !self.faults && !result.aborted,
+                };
+                self.faults = false;
+                updates.push(Update::HandEnded(Box::new(end)));
+                self.paused = true;
+            }
+            TableEvent::Halted { reason } if seat == HUMAN as usize => {
+                updates.push(Update::Failed(reason.clone()));
+            }
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config() -> PracticeConfig {
+        PracticeConfig {
+            think_ms: (0, 0),
+            hands: 1,
+            ..PracticeConfig::new(Ruleset::Qiaoma, 7)
+        }
+    }
+
+    /// Plays the player's prompts with the strong bot's hint until the hand ends.
+    fn play_out(engine: &mut Engine) -> Box<HandEnd> {
+        let mut hint = None;
+        let mut updates = engine.settle(10_000_000);
+        for _ in 0..2000 {
+            for u in updates.drain(..) {
+                match u {
+                    Update::Hint { action, .. } => hint = Some(action),
+                    Update::HandEnded(end) => return end,
+                    _ => {}
+                }
+            }
+            updates = if engine.player_must_act() {
+                let a = hint.take().unwrap_or_else(|| {
+                    panic!(
+                        "no hint; view {:?}",
+                        engine.player().view().map(|v| (v.phase, v.legal))
+                    )
+                });
+                engine.command(Command::Act(a))
+            } else {
+                engine.settle(10_000_000)
+            };
+        }
+        panic!("the hand did not end");
+    }
+
+    #[test]
+    fn a_practice_hand_is_dealt_played_audited_and_four_signed() {
+        let (mut engine, _) = Engine::new(&config()).expect("engine");
+        let end = play_out(&mut engine);
+        assert!(end.signed_by_all);
+        assert!(end.audited);
+        assert!(engine.is_paused());
+        assert_eq!(end.hands.iter().filter(|h| !h.is_empty()).count(), 4);
+        let sum: i64 = end.result.payments.iter().map(|m| m.0).sum();
+        assert_eq!(sum, 0);
+        // Once play resumes, the three other seats hold the same signed result.
+        let _ = engine.command(Command::Next);
+        let _ = engine.settle(engine.now() + 1);
+        for s in 0..4 {
+            let c = engine.client(s).expect("seat");
+            assert_eq!(c.results().first(), Some(&*end.result), "seat {s}");
+        }
+    }
+
+    #[test]
+    fn the_same_seed_deals_the_same_table() {
+        let first = |seed| {
+            let mut c = config();
+            c.seed = seed;
+            let (mut engine, _) = Engine::new(&c).expect("engine");
+            engine
+                .settle(10_000_000)
+                .into_iter()
+                .find_map(|u| match u {
+                    Update::Table(TableEvent::HandStarted { tiles, dice, .. }) => {
+                        Some((tiles, dice))
+                    }
+                    _ => None,
+                })
+                .expect("dealt")
+        };
+        assert_eq!(first(3), first(3));
+        assert_ne!(first(3), first(4));
+    }
+}

@@ -1,0 +1,206 @@
+//! The string catalogues: every word the app shows, in 中文 ([`zh`]) and English ([`en`]).
+//!
+//! View code never holds a literal: it asks for a [`T`] key in the current [`Lang`]
+//! ([`Lang::t`]) and fills numbered slots (`{0}`, `{1}`) with [`Lang::f`]. A test checks
+//! that both catalogues fill the same slots for every key. Tile faces, hand types and
+//! patterns are named by their ids of the rules crate ([`Lang::pattern`]).
+
+mod en;
+mod zh;
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::str::FromStr;
+
+/// A display language.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Lang {
+    /// 中文 (the default).
+    #[default]
+    Zh,
+    /// English.
+    En,
+}
+
+/// A language code that is not `zh` or `en`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown language \"{0}\" (expected zh or en)")]
+pub struct UnknownLang(pub String);
+
+impl FromStr for Lang {
+    type Err = UnknownLang;
+    fn from_str(s: &str) -> Result<Lang, UnknownLang> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "zh" | "zh-cn" | "cn" | "中文" => Ok(Lang::Zh),
+            "en" | "english" => Ok(Lang::En),
+            other => Err(UnknownLang(other.to_string())),
+        }
+    }
+}
+
+impl fmt::Display for Lang {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Lang::Zh => "zh",
+            Lang::En => "en",
+        })
+    }
+}
+
+macro_rules! keys {
+    ($($(#[$m:meta])* $k:ident),* $(,)?) => {
+        /// A string of the catalogues.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        #[allow(missing_docs)]
+        pub enum T { $($(#[$m])* $k),* }
+        impl T {
+            /// Every key (for the catalogue tests).
+            pub const ALL: &'static [T] = &[$(T::$k),*];
+        }
+    };
+}
+
+keys! {
+    AppTitle, Welcome, AskName, NamePlaceholder, Continue, NameEmpty, NameTooLong, Hello,
+    PracticeTitle, PracticeIntro, Preset, Qiaoma, Classic, Baida, Random, Basic, Strong,
+    SeatRight, SeatAcross, SeatLeft, You, StartPractice, OtherLang, FacesChinese, FacesNotation,
+    East, South, West, North, Dealer, WallLeft, Dice, Huangfan, Indicator, Wildcard, HandNo,
+    YourTurnDiscard, YourTurnFlower, ClaimOn, RobOn, WaitingFor, Seconds, Chow, Pung, Kong,
+    Win, Ready, Pass, Flower, Discard, Hint, HintText, Silent, IsReady, Keys, Setup,
+    Dealing, Flowers, Melds, Discards, Verified, NotVerified, HandResult, DrawnHand,
+    Abandoned, Wins, WinnerTiles, Sets, FlowerCount, Points, Value, Multiplier, Cap, NoCap,
+    TableLimit, ScoreS, Pays, Receives, PaysNothing, Totals, NextHand, Stop, Evidence,
+    Cheated, SessionOver, Back, WinSelfDraw, WinDiscard, WinRobKong, WinEightFlowers,
+    WinFourWildcards, FromSeat, PaidByAll, PaidByDiscarder, Binding, Concealed, Failed,
+    ChowWith, AutoPlay, TimedOut, Legend, HintButton, Totalled, Hands, StopHint, Patterns,
+    ScoreRule, FaceUp, Winner, ConcealedKong, Of, Lezi, Bot1, Bot2, Bot3, ClickAgain,
+    MoveTimedOut, MoveDiscard, MoveChow, MovePung, MoveKong, MoveReady, MoveFlower, MoveWin, Me,
+    ClickHelp, ProvenNone,
+}
+
+impl Lang {
+    /// The string for `key`.
+    pub fn t(self, key: T) -> &'static str {
+        match self {
+            Lang::Zh => zh::text(key),
+            Lang::En => en::text(key),
+        }
+    }
+
+    /// The string for `key` with `{0}`, `{1}`, … replaced by `args`.
+    pub fn f(self, key: T, args: &[&dyn fmt::Display]) -> String {
+        fill(self.t(key), args)
+    }
+
+    /// The other language.
+    pub fn other(self) -> Lang {
+        match self {
+            Lang::Zh => Lang::En,
+            Lang::En => Lang::Zh,
+        }
+    }
+
+    /// A hand type or pattern id of the rules crate, named.
+    pub fn pattern(self, id: &str) -> String {
+        let named = match self {
+            Lang::Zh => zh::pattern(id),
+            Lang::En => en::pattern(id),
+        };
+        named.map_or_else(|| id.to_string(), str::to_string)
+    }
+}
+
+/// Replaces `{0}`, `{1}`, … in `template` by `args`.
+pub fn fill(template: &str, args: &[&dyn fmt::Display]) -> String {
+    let mut out = String::with_capacity(template.len() + 16);
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        match after.find('}') {
+            Some(close) => match after[..close].parse::<usize>() {
+                Ok(i) if i < args.len() => {
+                    out.push_str(&args[i].to_string());
+                    rest = &after[close + 1..];
+                }
+                _ => {
+                    out.push('{');
+                    rest = after;
+                }
+            },
+            None => {
+                out.push('{');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The pattern ids of the rules crate, for the catalogue tests.
+pub const PATTERNS: &[&str] = &[
+    "pinghu",
+    "dadiaoche",
+    "pengpenghu",
+    "hunyise",
+    "qingyise",
+    "hunpeng",
+    "bahuaqi",
+    "ziyise",
+    "fengyise",
+    "qingpeng",
+    "fengpeng",
+    "sibaida",
+    "menqing",
+    "gangkai",
+    "kaibao",
+    "huangfan",
+    "qianggang",
+    "dadiao",
+    "paobaida",
+    "wubaida",
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn slots(s: &str) -> Vec<usize> {
+        let mut v: Vec<usize> = (0..6).filter(|i| s.contains(&format!("{{{i}}}"))).collect();
+        v.sort_unstable();
+        v
+    }
+
+    #[test]
+    fn both_catalogues_fill_the_same_slots_and_none_is_empty() {
+        for &k in T::ALL {
+            let (z, e) = (Lang::Zh.t(k), Lang::En.t(k));
+            assert!(!z.is_empty() && !e.is_empty(), "{k:?} is empty");
+            assert_eq!(slots(z), slots(e), "{k:?}: {z} / {e}");
+        }
+    }
+
+    #[test]
+    fn every_pattern_is_named_in_both_languages() {
+        for p in PATTERNS {
+            assert!(zh::pattern(p).is_some(), "zh lacks {p}");
+            assert!(en::pattern(p).is_some(), "en lacks {p}");
+        }
+        assert_eq!(Lang::En.pattern("no_such"), "no_such");
+    }
+
+    #[test]
+    fn fill_replaces_numbered_slots_and_keeps_stray_braces() {
+        assert_eq!(fill("{1} pays {0}", &[&3, &"East"]), "East pays 3");
+        assert_eq!(fill("a {x} {5} {", &[&1]), "a {x} {5} {");
+    }
+
+    #[test]
+    fn language_codes_parse() {
+        assert_eq!("en".parse::<Lang>(), Ok(Lang::En));
+        assert_eq!(" ZH ".parse::<Lang>(), Ok(Lang::Zh));
+        assert!("fr".parse::<Lang>().is_err());
+    }
+}

@@ -1,0 +1,85 @@
+//! Shanghai mahjong, the desktop app (`shanghai-mahjong`): practice against three bots on the
+//! real table protocol, every hand explained, in 中文 and English.
+//!
+//! Built with iced 0.14 on the software renderer. The top-level state is an enum of phases
+//! ([`app::Screen`]: welcome, home, table); each screen has its own `Message` type lifted
+//! into [`app::Message`]; `update` returns a `Task`; the practice table runs on a worker
+//! thread behind a subscription ([`worker`]), timers are subscriptions that exist only while
+//! a countdown runs, so an idle window does no work.
+//!
+//! - [`engine`]: four `mahjong_table::Client`s and three bots in memory (sans-IO, seeded).
+//! - [`worker`]: the engine on its own thread; the countdown ticker.
+//! - [`screens`]: welcome (the name), home (practice set-up), table, hand end.
+//! - [`tiles`]: vector tiles, Chinese faces or notation.
+//! - [`i18n`]: the two catalogues. [`settings`]: `settings.json`. [`cli`]: flags.
+//!
+//! ```no_run
+//! let args = shanghai_mahjong::cli::Args::default();
+//! shanghai_mahjong::run(args).expect("the window opens");
+//! ```
+
+pub mod app;
+pub mod cli;
+pub mod engine;
+pub mod i18n;
+pub mod screens;
+pub mod settings;
+pub mod tiles;
+pub mod worker;
+
+use iced::Font;
+
+/// The bundled font's family (a subset of Noto Sans CJK SC, see `assets/fonts`).
+pub const FAMILY: &str = "Mahjong Sans";
+
+/// The regular face.
+pub const FONT: Font = Font::with_name(FAMILY);
+
+/// The bold face.
+pub const FONT_BOLD: Font = Font {
+    weight: iced::font::Weight::Bold,
+    ..Font::with_name(FAMILY)
+};
+
+/// The font files, loaded at start.
+pub const FONT_FILES: [&[u8]; 2] = [
+    include_bytes!("../../../assets/fonts/MahjongSans-Regular.otf"),
+    include_bytes!("../../../assets/fonts/MahjongSans-Bold.otf"),
+];
+
+/// The window icon: 64 × 64 raw RGBA (made with the launcher's PNG by `assets/icons/make-icon.sh`).
+pub const ICON_RGBA: &[u8] = include_bytes!("../../../assets/icons/shanghai-mahjong-64.rgba");
+
+/// iced settings with the bundled fonts as the default (the tests use the same).
+pub fn iced_settings() -> iced::Settings {
+    iced::Settings {
+        fonts: FONT_FILES
+            .iter()
+            .map(|f| std::borrow::Cow::Borrowed(*f))
+            .collect(),
+        default_font: FONT,
+        default_text_size: iced::Pixels(15.0),
+        ..iced::Settings::default()
+    }
+}
+
+/// Opens the window and runs the app until it is closed.
+pub fn run(args: cli::Args) -> iced::Result {
+    let flags = app::Flags::from_args(args);
+    iced::application(
+        move || app::App::new(flags.clone()),
+        app::App::update,
+        app::App::view,
+    )
+    .title(app::App::title)
+    .subscription(app::App::subscription)
+    .theme(app::App::theme)
+    .settings(iced_settings())
+    .window(iced::window::Settings {
+        size: iced::Size::new(1280.0, 800.0),
+        min_size: Some(iced::Size::new(800.0, 560.0)),
+        icon: iced::window::icon::from_rgba(ICON_RGBA.to_vec(), 64, 64).ok(),
+        ..iced::window::Settings::default()
+    })
+    .run()
+}

@@ -1,0 +1,342 @@
+//! The hand end: every hand face up, the winning hand split into its sets, the score explained
+//! line by line (hand type and patterns, flowers, points, value, multiplier, cap in 勒子, the
+//! table limit, S, who pays what and why, 承包), running totals, the "verified" mark and the
+//! evidence against a cheating seat; next hand or stop.
+//!
+//! The lines come from what the rules crate's scoring result gives (`WinnerScore`: type,
+//! patterns, flowers, P, V, cap, S; the payments) and the settlement's inputs (win kind,
+//! discarder, claims between seats for 承包).
+
+use iced::widget::{button, column, container, row, scrollable};
+use iced::{Alignment, Element, Length};
+use mahjong_rules::shape::{Set, decompositions};
+use mahjong_rules::{
+    Money, Outcome, Seat, Settlement, Tile, WinKind, WinnerHand, WinnerScore, counts_of,
+};
+
+use super::table::{Message, State};
+use super::table_view::Ctx;
+use super::{ACCENT, MUTED, ON_FELT, WARN, action, bold, label, panel, seat_name, signed, wind};
+use crate::engine::HandEnd;
+use crate::i18n::{Lang, T};
+use crate::tiles::{Faces, Mark, TileView};
+
+fn tile_row<'a>(
+    tiles: &[Tile],
+    faces: Faces,
+    wildcard: Option<Tile>,
+    w: f32,
+    glow: Option<Tile>,
+) -> Element<'a, Message> {
+    let mut glowed = false;
+    tiles
+        .iter()
+        .fold(row![].spacing(1), |r, &t| {
+            let mark = if !glowed && Some(t) == glow {
+                glowed = true;
+                Mark::Glow
+            } else {
+                Mark::None
+            };
+            r.push(
+                TileView::face(t, faces, wildcard == Some(t))
+                    .mark(mark)
+                    .view(w),
+            )
+        })
+        .into()
+}
+
+/// The winner's concealed tiles split into sets and the pair, when they split.
+fn sets(h: &WinnerHand, wildcard: Option<Tile>) -> Option<Vec<Vec<Tile>>> {
+    let jokers = wildcard.map_or(0, |w| h.concealed.iter().filter(|&&t| t == w).count()) as u8;
+    let plain: Vec<Tile> = h
+        .concealed
+        .iter()
+        .copied()
+        .filter(|&t| Some(t) != wildcard && !t.is_flower())
+        .collect();
+    let d = decompositions(&counts_of(&plain), jokers)
+        .into_iter()
+        .next()?;
+    let mut out: Vec<Vec<Tile>> = d
+        .sets
+        .iter()
+        .map(|s| match *s {
+            Set::Pung(t) => vec![t; 3],
+            Set::Chow(t) => (0..3)
+                .filter_map(|i| Tile::from_index(t.index() + i))
+                .collect(),
+        })
+        .collect();
+    out.push(match d.pair {
+        Some(p) => vec![p; 2],
+        None => wildcard.map(|w| vec![w; 2]).unwrap_or_default(),
+    });
+    Some(out)
+}
+
+fn kind_name(k: WinKind) -> T {
+    match k {
+        WinKind::SelfDraw => T::WinSelfDraw,
+        WinKind::Discard => T::WinDiscard,
+        WinKind::RobKong => T::WinRobKong,
+        WinKind::EightFlowers => T::WinEightFlowers,
+        WinKind::FourWildcards => T::WinFourWildcards,
+    }
+}
+
+fn multiplier(ws: &WinnerScore) -> u32 {
+    ws.patterns
+        .iter()
+        .filter(|p| matches!(p.as_str(), "menqing" | "kaibao" | "huangfan"))
+        .fold(1, |m, _| m * 2)
+}
+
+fn explain<'a>(
+    lang: Lang,
+    me: &str,
+    s: &Settlement,
+    ws: &WinnerScore,
+    faces: Faces,
+    w: f32,
+) -> Element<'a, Message> {
+    let name = |seat: Seat| seat_name(lang, me, seat);
+    let mut col = column![bold(lang.f(T::Wins, &[&name(ws.seat)]), 20.0, ACCENT)].spacing(4);
+    let mut how = lang.t(kind_name(s.kind)).to_string();
+    if let Some(from) = s.from {
+        how = format!("{how} · {}", lang.f(T::FromSeat, &[&name(from)]));
+    }
+    col = col.push(label(how, 15.0, ON_FELT));
+    if let Some(h) = s.winners.iter().find(|h| h.seat == ws.seat) {
+        let mut sets_row = row![].spacing(8).align_y(Alignment::End);
+        for m in &h.melds {
+            sets_row = sets_row.push(tile_row(&m.tiles(), faces, s.wildcard, w, None));
+        }
+        match sets(h, s.wildcard) {
+            Some(groups) => {
+                for g in groups {
+                    sets_row = sets_row.push(tile_row(&g, faces, s.wildcard, w, h.winning_tile));
+                }
+            }
+            None => {
+                sets_row =
+                    sets_row.push(tile_row(&h.concealed, faces, s.wildcard, w, h.winning_tile));
+            }
+        }
+        if !h.flowers.is_empty() {
+            sets_row = sets_row.push(tile_row(&h.flowers, faces, None, w * 0.8, None));
+        }
+        col = col.push(label(lang.t(T::Sets), 13.0, MUTED)).push(sets_row);
+    }
+    let patterns: Vec<String> = ws.patterns.iter().map(|p| lang.pattern(p)).collect();
+    col = col.push(label(
+        lang.f(T::Of, &[&lang.t(T::Patterns), &patterns.join("、")]),
+        15.0,
+        ON_FELT,
+    ));
+    col = col.push(label(lang.f(T::FlowerCount, &[&ws.flowers]), 15.0, ON_FELT));
+    col = col.push(label(lang.f(T::Points, &[&ws.points]), 15.0, ON_FELT));
+    col = col.push(label(lang.f(T::Value, &[&ws.value]), 15.0, ON_FELT));
+    let m = multiplier(ws);
+    if m > 1 {
+        col = col.push(label(lang.f(T::Multiplier, &[&m]), 15.0, ON_FELT));
+    }
+    match (ws.cap, s.options.lezi_points) {
+        (Some(c), Some(lz)) => {
+            col = col.push(label(lang.f(T::Cap, &[&c, &(c * lz)]), 15.0, ON_FELT));
+        }
+        _ => col = col.push(label(lang.t(T::NoCap), 15.0, ON_FELT)),
+    }
+    if let Some(l) = s.options.table_limit_lezi {
+        col = col.push(label(lang.f(T::TableLimit, &[&l]), 15.0, ON_FELT));
+    }
+    if ws.cap.is_some() {
+        col = col.push(label(lang.t(T::ScoreRule), 13.0, MUTED));
+    }
+    col = col.push(bold(lang.f(T::ScoreS, &[&ws.score]), 16.0, ACCENT));
+    col = col.push(label(
+        lang.t(if s.kind.paid_by_all() {
+            T::PaidByAll
+        } else {
+            T::PaidByDiscarder
+        }),
+        14.0,
+        MUTED,
+    ));
+    if s.options.binding.is_some() {
+        for other in (0..4u8).filter(|&o| o != ws.seat) {
+            let n = s.claims[ws.seat as usize][other as usize]
+                + s.claims[other as usize][ws.seat as usize];
+            if n >= 3 {
+                col = col.push(label(
+                    lang.f(T::Binding, &[&name(other), &name(ws.seat), &n]),
+                    14.0,
+                    WARN,
+                ));
+            }
+        }
+    }
+    col.into()
+}
+
+fn payments<'a>(
+    lang: Lang,
+    me: &str,
+    pay: &[Money; 4],
+    totals: &[Money; 4],
+) -> Element<'a, Message> {
+    let mut col = column![bold(lang.t(T::Totals), 16.0, ACCENT)].spacing(3);
+    for seat in 0..4u8 {
+        let p = pay[seat as usize];
+        let who = seat_name(lang, me, seat);
+        let line = if p.0 < 0 {
+            lang.f(T::Pays, &[&who, &Money(-p.0)])
+        } else if p.0 > 0 {
+            lang.f(T::Receives, &[&who, &p])
+        } else {
+            lang.f(T::PaysNothing, &[&who])
+        };
+        col = col.push(
+            row![
+                label(line, 15.0, ON_FELT),
+                label(
+                    lang.f(T::Totalled, &[&signed(p), &signed(totals[seat as usize])]),
+                    14.0,
+                    MUTED
+                ),
+            ]
+            .spacing(14),
+        );
+    }
+    col.into()
+}
+
+/// The hand end.
+pub fn view<'a>(st: &'a State, end: &'a HandEnd, ctx: Ctx<'a>) -> Element<'a, Message> {
+    let lang = ctx.lang;
+    let r = &end.result;
+    let w = (ctx.size.width / 40.0).clamp(20.0, 34.0);
+    let verified = end.audited && end.signed_by_all;
+    // The header with the buttons stays in view; the explanation scrolls below it.
+    let next: Element<'a, Message> = if st.over {
+        bold(lang.t(T::SessionOver), 18.0, ACCENT)
+    } else {
+        action(lang.t(T::NextHand), 18.0, Some(Message::Next))
+            .style(button::success)
+            .into()
+    };
+    let header = row![
+        bold(lang.f(T::HandResult, &[&r.hand]), 24.0, ACCENT),
+        bold(
+            lang.t(if verified {
+                T::Verified
+            } else {
+                T::NotVerified
+            }),
+            16.0,
+            if verified { ACCENT } else { WARN }
+        ),
+        iced::widget::Space::new().width(Length::Fill),
+        next,
+        action(lang.t(T::Stop), 16.0, Some(Message::Stop)).style(button::secondary),
+    ]
+    .spacing(16)
+    .align_y(Alignment::Center);
+    let mut col = column![].spacing(10);
+    match &r.outcome {
+        Outcome::Win { settlement, result } => {
+            for ws in &result.winners {
+                col = col.push(
+                    container(explain(lang, ctx.name, settlement, ws, ctx.faces, w))
+                        .padding(10)
+                        .width(Length::Fill)
+                        .style(panel),
+                );
+            }
+        }
+        Outcome::Drawn => col = col.push(bold(lang.t(T::DrawnHand), 18.0, ON_FELT)),
+        Outcome::Abandoned { leaver, .. } => {
+            col = col.push(bold(
+                lang.f(T::Abandoned, &[&seat_name(lang, ctx.name, *leaver)]),
+                18.0,
+                WARN,
+            ));
+        }
+    }
+    for (seat, what) in &st.proven {
+        let line = match seat {
+            Some(s) => lang.f(T::Cheated, &[&seat_name(lang, ctx.name, *s), what]),
+            None => lang.f(T::ProvenNone, &[what]),
+        };
+        col = col.push(
+            column![
+                bold(lang.t(T::Evidence), 16.0, WARN),
+                label(line, 14.0, WARN)
+            ]
+            .spacing(2),
+        );
+    }
+    col = col.push(
+        container(payments(lang, ctx.name, &r.payments, &r.session.balances))
+            .padding(10)
+            .width(Length::Fill)
+            .style(panel),
+    );
+    // Every hand face up.
+    let dealer = r.setup.as_ref().map_or(0, |s| s.dealer);
+    let mut hands = column![bold(lang.t(T::FaceUp), 16.0, ACCENT)].spacing(4);
+    for seat in 0..4u8 {
+        let mut tiles: Vec<Tile> = end.hands[seat as usize].iter().map(|c| c.tile).collect();
+        tiles.sort_by_key(|t| t.index());
+        let mut line = row![
+            label(
+                format!(
+                    "{} {}",
+                    lang.t(wind(seat, dealer)),
+                    seat_name(lang, ctx.name, seat)
+                ),
+                14.0,
+                ON_FELT
+            ),
+            tile_row(
+                &tiles,
+                ctx.faces,
+                end.view.as_ref().and_then(|v| v.wildcard),
+                w * 0.8,
+                None
+            ),
+        ]
+        .spacing(8)
+        .align_y(Alignment::Center);
+        if let Some(v) = &end.view {
+            for m in &v.seats[seat as usize].melds {
+                if let Some(t) = m.tile {
+                    line = line.push(tile_row(
+                        &mahjong_rules::MeldShape {
+                            kind: m.kind,
+                            tile: t,
+                        }
+                        .tiles(),
+                        ctx.faces,
+                        v.wildcard,
+                        w * 0.7,
+                        None,
+                    ));
+                }
+            }
+        }
+        hands = hands.push(line);
+    }
+    col = col.push(
+        container(hands)
+            .padding(10)
+            .width(Length::Fill)
+            .style(panel),
+    );
+    column![
+        container(header).padding([6, 12]),
+        container(scrollable(col.padding(12)).height(Length::Fill)).padding(6),
+    ]
+    .into()
+}

@@ -1,0 +1,517 @@
+//! The practice table's state and its update: what the player's client said, what the player
+//! chooses, the countdown, the hint, auto-play after 敲, the hand end.
+//!
+//! The table lives in a worker thread ([`crate::worker::practice`]); this screen keeps the
+//! latest view of the player's seat and sends commands. Only actions the rules list as legal
+//! are offered, so a click can never be refused; the table's own timers play for the player
+//! at zero (auto-discard, auto-pass), and the screen only shows the countdown.
+
+use std::time::Instant;
+
+use mahjong_rules::{Action, Card, Event, Money, Move, PublicPhase, Seat, SeatView};
+use mahjong_table::TableEvent;
+
+use crate::engine::{Command, HUMAN, HandEnd, PracticeConfig, Update};
+use crate::worker::{Commands, Feed, TableKey};
+
+/// A key the table understands (mapped from the keyboard by the app).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Key {
+    /// Pick the tile at this position of the hand (1–9, 0, -, =: positions 0–11; press twice
+    /// to discard).
+    Pick(usize),
+    /// Move the pick left.
+    Left,
+    /// Move the pick right.
+    Right,
+    /// Discard the picked tile.
+    Discard,
+    /// 吃 (the first choice).
+    Chow,
+    /// 碰.
+    Pung,
+    /// 杠 (the first choice).
+    Kong,
+    /// 胡.
+    Win,
+    /// 敲 with the picked tile (or the first tile that makes the hand ready).
+    Ready,
+    /// 过.
+    Pass,
+    /// Show or hide the hint.
+    Hint,
+    /// Next hand.
+    Next,
+    /// Drop the pick.
+    Escape,
+}
+
+/// What the table screen is told.
+#[derive(Clone, Debug)]
+pub enum Message {
+    /// From the worker.
+    Feed(Feed),
+    /// The countdown ticker.
+    Tick(Instant),
+    /// A tile of the hand was clicked (position in the shown order).
+    Tile(usize),
+    /// Play this action (a button).
+    Act(Action),
+    /// The 敲 button.
+    Ready,
+    /// The discard button.
+    Discard,
+    /// Show or hide the hint.
+    ToggleHint,
+    /// A shortcut.
+    Key(Key),
+    /// Next hand.
+    Next,
+    /// Leave the table.
+    Stop,
+}
+
+/// What the app should do after a table message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exit {
+    /// Stay.
+    Stay,
+    /// Back to the home screen.
+    Leave,
+}
+
+/// The last thing that happened, for the status line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LastMove {
+    /// The move.
+    pub mv: Move,
+}
+
+/// The table screen.
+pub struct State {
+    /// The worker's key (the set-up).
+    pub key: TableKey,
+    commands: Option<Commands>,
+    /// The player's latest view.
+    pub view: Option<Box<SeatView>>,
+    /// Engine time of the latest view, and when it arrived.
+    pub clock: (u64, Instant),
+    /// The wall clock now (ticked while a countdown runs).
+    pub now: Instant,
+    /// The current prompt's deadline (engine ms).
+    pub deadline: Option<u64>,
+    /// The hand number.
+    pub hand: u32,
+    /// The strong bot's advice for the current prompt.
+    pub hint: Option<(Action, String)>,
+    /// The hint is shown.
+    pub show_hint: bool,
+    /// The picked tile (position in [`State::shown_hand`]).
+    pub picked: Option<usize>,
+    /// Choosing a tile to declare ready with.
+    pub ready_mode: bool,
+    /// Seats gone silent.
+    pub silent: [bool; 4],
+    /// The last move seen.
+    pub last: Option<LastMove>,
+    /// The player's own last move was played by the timer.
+    pub timed_out: bool,
+    /// The finished hand being shown.
+    pub end: Option<Box<HandEnd>>,
+    /// Balances after the last hand.
+    pub balances: [Money; 4],
+    /// Proven faults (seat, what).
+    pub proven: Vec<(Option<Seat>, String)>,
+    /// The table stopped.
+    pub failed: Option<String>,
+    /// The session is over.
+    pub over: bool,
+    /// An action was sent for the current prompt (buttons wait for the next view).
+    pub sent: bool,
+    /// The table is set up (the proposal was agreed).
+    pub agreed: bool,
+    /// The legal actions of the open prompt (from `YourTurn`, until the player's move).
+    pub prompt: Option<Vec<Action>>,
+}
+
+impl State {
+    /// A new table with this set-up.
+    pub fn new(config: PracticeConfig, generation: u64) -> State {
+        let now = Instant::now();
+        State {
+            key: TableKey { config, generation },
+            commands: None,
+            view: None,
+            clock: (0, now),
+            now,
+            deadline: None,
+            hand: 0,
+            hint: None,
+            show_hint: false,
+            picked: None,
+            ready_mode: false,
+            silent: [false; 4],
+            last: None,
+            timed_out: false,
+            end: None,
+            balances: [Money::ZERO; 4],
+            proven: Vec::new(),
+            failed: None,
+            over: false,
+            sent: false,
+            agreed: false,
+            prompt: None,
+        }
+    }
+
+    /// The player's concealed tiles as shown: sorted, the drawn tile last.
+    pub fn shown_hand(&self) -> Vec<Card> {
+        let Some(v) = &self.view else {
+            return Vec::new();
+        };
+        let mut tiles: Vec<Card> = v
+            .hand
+            .iter()
+            .copied()
+            .filter(|c| Some(*c) != v.drawn)
+            .collect();
+        tiles.sort_by_key(|c| (c.tile.index(), c.pos));
+        if let Some(d) = v.drawn
+            && v.hand.contains(&d)
+        {
+            tiles.push(d);
+        }
+        tiles
+    }
+
+    /// The legal actions now (none once one was sent).
+    pub fn legal(&self) -> &[Action] {
+        match &self.prompt {
+            Some(l) if !self.sent && self.end.is_none() => l,
+            _ => &[],
+        }
+    }
+
+    /// Whether discarding `card` (with or without a ready declaration) is legal now.
+    pub fn can_discard(&self, card: Card, ready: bool) -> bool {
+        self.legal().iter().any(
+            |a| matches!(a, Action::Discard { card: c, ready: r } if *c == card && *r == ready),
+        )
+    }
+
+    /// Seconds left on the player's prompt.
+    pub fn seconds_left(&self) -> Option<u64> {
+        let d = self.deadline?;
+        if self.legal().is_empty() {
+            return None;
+        }
+        let elapsed = self.now.saturating_duration_since(self.clock.1).as_millis() as u64;
+        let now = self.clock.0 + elapsed;
+        Some(d.saturating_sub(now).div_ceil(1000))
+    }
+
+    /// A countdown is running (the ticker subscription exists only then).
+    pub fn counting(&self) -> bool {
+        self.deadline.is_some() && !self.legal().is_empty()
+    }
+
+    fn send(&mut self, command: Command) {
+        if let Some(c) = &self.commands {
+            if matches!(command, Command::Act(_)) {
+                self.sent = true;
+            }
+            if !c.send(command) {
+                self.failed
+                    .get_or_insert_with(|| "the table thread stopped".to_string());
+            }
+        }
+    }
+
+    fn act(&mut self, action: Action) {
+        if self.legal().contains(&action) {
+            self.picked = None;
+            self.ready_mode = false;
+            self.show_hint = false;
+            self.send(Command::Act(action));
+        }
+    }
+
+    /// Handles a message.
+    pub fn update(&mut self, message: Message) -> Exit {
+        if matches!(
+            message,
+            Message::Tile(_)
+                | Message::Act(_)
+                | Message::Ready
+                | Message::Discard
+                | Message::Key(_)
+        ) {
+            self.timed_out = false;
+        }
+        match message {
+            Message::Feed(Feed::Ready(c)) => self.commands = Some(c),
+            Message::Feed(Feed::Update(u)) => self.on_update(u),
+            Message::Tick(now) => self.now = now,
+            Message::Tile(i) => self.click(i),
+            Message::Act(a) => self.act(a),
+            Message::Ready => self.ready(),
+            Message::Discard => self.discard_picked(),
+            Message::ToggleHint => self.show_hint = !self.show_hint,
+            Message::Key(k) => return self.key(k),
+            Message::Next => self.next(),
+            Message::Stop => return Exit::Leave,
+        }
+        Exit::Stay
+    }
+
+    fn next(&mut self) {
+        if self.end.take().is_some() {
+            self.last = None;
+            self.send(Command::Next);
+        }
+    }
+
+    fn click(&mut self, i: usize) {
+        let hand = self.shown_hand();
+        let Some(&card) = hand.get(i) else {
+            return;
+        };
+        if self.ready_mode && self.can_discard(card, true) {
+            self.act(Action::Discard { card, ready: true });
+        } else if self.picked == Some(i) && self.can_discard(card, false) {
+            self.act(Action::Discard { card, ready: false });
+        } else {
+            self.picked = Some(i);
+        }
+    }
+
+    fn discard_picked(&mut self) {
+        let hand = self.shown_hand();
+        if let Some(&card) = self.picked.and_then(|i| hand.get(i)) {
+            let ready = self.ready_mode && self.can_discard(card, true);
+            self.act(Action::Discard { card, ready });
+        }
+    }
+
+    fn ready(&mut self) {
+        let hand = self.shown_hand();
+        if let Some(&card) = self.picked.and_then(|i| hand.get(i))
+            && self.can_discard(card, true)
+        {
+            self.act(Action::Discard { card, ready: true });
+            return;
+        }
+        if self
+            .legal()
+            .iter()
+            .any(|a| matches!(a, Action::Discard { ready: true, .. }))
+        {
+            self.ready_mode = !self.ready_mode;
+            if self.ready_mode {
+                self.picked = hand.iter().position(|c| self.can_discard(*c, true));
+            }
+        }
+    }
+
+    fn first(&self, f: impl Fn(&Action) -> bool) -> Option<Action> {
+        self.legal().iter().find(|a| f(a)).cloned()
+    }
+
+    fn key(&mut self, k: Key) -> Exit {
+        let n = self.shown_hand().len();
+        match k {
+            Key::Pick(i) if i < n => {
+                if self.picked == Some(i) {
+                    self.discard_picked();
+                } else {
+                    self.picked = Some(i);
+                }
+            }
+            Key::Pick(_) => {}
+            Key::Left if n > 0 => {
+                self.picked = Some(self.picked.map_or(n - 1, |i| (i + n - 1) % n));
+            }
+            Key::Right if n > 0 => self.picked = Some(self.picked.map_or(0, |i| (i + 1) % n)),
+            Key::Left | Key::Right => {}
+            Key::Discard => {
+                if self.end.is_some() {
+                    self.next();
+                } else {
+                    self.discard_picked();
+                }
+            }
+            Key::Chow => {
+                if let Some(a) = self.first(|a| matches!(a, Action::Chow { .. })) {
+                    self.act(a);
+                }
+            }
+            Key::Pung => {
+                if let Some(a) = self.first(|a| matches!(a, Action::Pung { .. })) {
+                    self.act(a);
+                }
+            }
+            Key::Kong => {
+                if let Some(a) = self.first(|a| {
+                    matches!(
+                        a,
+                        Action::Kong { .. }
+                            | Action::ConcealedKong { .. }
+                            | Action::AddedKong { .. }
+                    )
+                }) {
+                    self.act(a);
+                }
+            }
+            Key::Win => {
+                if let Some(a) = self.first(|a| matches!(a, Action::Win { .. })) {
+                    self.act(a);
+                }
+            }
+            Key::Ready => self.ready(),
+            Key::Pass => {
+                if self.legal().contains(&Action::Pass) {
+                    self.act(Action::Pass);
+                }
+            }
+            Key::Hint => self.show_hint = !self.show_hint,
+            Key::Next => self.next(),
+            Key::Escape => {
+                self.picked = None;
+                self.ready_mode = false;
+            }
+        }
+        Exit::Stay
+    }
+
+    fn on_update(&mut self, update: Update) {
+        match update {
+            Update::View { view, now } => {
+                self.clock = (now, Instant::now());
+                self.now = self.clock.1;
+                let n = view.hand.len();
+                self.view = Some(view);
+                if self.picked.is_some_and(|i| i >= n) {
+                    self.picked = None;
+                }
+            }
+            Update::Table(event) => self.on_event(event),
+            Update::Hint { action, reason } => self.hint = Some((action, reason)),
+            Update::HandEnded(end) => {
+                self.balances = end.result.session.balances;
+                self.over = self.over || end.result.session.hands_played >= self.key.config.hands;
+                self.deadline = None;
+                self.picked = None;
+                self.end = Some(end);
+            }
+            Update::Proven { seat, what } => self.proven.push((seat, what)),
+            Update::Failed(reason) => self.failed = Some(reason),
+        }
+    }
+
+    fn on_event(&mut self, event: TableEvent) {
+        match event {
+            TableEvent::SetupAgreed(_) => self.agreed = true,
+            TableEvent::HandStarted { hand, .. } => {
+                self.hand = hand;
+                self.silent = [false; 4];
+                self.last = None;
+                self.timed_out = false;
+            }
+            TableEvent::YourTurn { view, deadline } => {
+                // The engine sends the hint for this prompt just before it.
+                self.deadline = Some(deadline);
+                self.sent = false;
+                self.prompt = Some(view.legal.clone());
+                self.view = Some(view);
+                self.auto_play();
+            }
+            TableEvent::Moved { mv, events } => {
+                if mv.seat == HUMAN {
+                    self.prompt = None;
+                    self.hint = None;
+                    self.show_hint = false;
+                    self.deadline = None;
+                    self.sent = false;
+                    self.picked = None;
+                    self.ready_mode = false;
+                    // Shown until the player next acts by hand.
+                    self.timed_out |= mv.timed_out;
+                }
+                let shown = matches!(
+                    mv.action,
+                    Action::Discard { .. }
+                        | Action::Chow { .. }
+                        | Action::Pung { .. }
+                        | Action::Kong { .. }
+                        | Action::ConcealedKong { .. }
+                        | Action::AddedKong { .. }
+                        | Action::Win { .. }
+                        | Action::Flower { .. }
+                ) || events.iter().any(|e| matches!(e, Event::Claimed { .. }));
+                if shown {
+                    self.last = Some(LastMove { mv });
+                }
+            }
+            TableEvent::SeatSilent { seat } => {
+                if let Some(s) = self.silent.get_mut(seat as usize) {
+                    *s = true;
+                }
+            }
+            TableEvent::SeatReturned { seat } => {
+                if let Some(s) = self.silent.get_mut(seat as usize) {
+                    *s = false;
+                }
+            }
+            TableEvent::SessionOver { balances } => {
+                self.balances = balances;
+                self.over = true;
+            }
+            TableEvent::Halted { reason } => self.failed = Some(reason),
+            _ => {}
+        }
+    }
+
+    /// Flowers are set aside at once, a prompt whose only choice is to pass is passed, and
+    /// after 敲 the hand plays itself (draw and discard,
+    /// pass on claims) except where it can win: a win is the player's to take.
+    fn auto_play(&mut self) {
+        let (Some(v), Some(legal)) = (&self.view, &self.prompt) else {
+            return;
+        };
+        if self.sent || legal.is_empty() {
+            return;
+        }
+        let ready = v.seats[v.seat as usize].ready;
+        let auto = if let Some(f) = legal.iter().find(|a| matches!(a, Action::Flower { .. })) {
+            Some(f.clone())
+        } else if legal.as_slice() == [Action::Pass] {
+            // Nothing to choose (a claim window with nothing to claim, no flower left).
+            Some(Action::Pass)
+        } else if !ready || legal.iter().any(|a| matches!(a, Action::Win { .. })) {
+            None
+        } else {
+            match (&v.phase, v.drawn) {
+                (PublicPhase::Turn { .. }, Some(d)) => Some(Action::Discard {
+                    card: d,
+                    ready: false,
+                }),
+                _ => legal.contains(&Action::Pass).then_some(Action::Pass),
+            }
+        };
+        if let Some(a) = auto {
+            self.act(a);
+        }
+    }
+
+    /// Whether the player is ready (敲) and the hand plays itself.
+    pub fn auto(&self) -> bool {
+        self.view
+            .as_ref()
+            .is_some_and(|v| v.seats[v.seat as usize].ready)
+    }
+
+    /// The config this table runs.
+    pub fn config(&self) -> &PracticeConfig {
+        &self.key.config
+    }
+}

@@ -1,0 +1,520 @@
+//! The table drawn: the three others around (left, across, right) with their discard rivers,
+//! melds, flowers and concealed-kong backs, names, seat winds, ready and silent marks; the
+//! centre with the wall count, dice, dealer, 荒番, the `baida` indicator and wildcard, whose
+//! turn it is and the countdown; the player's hand at the bottom with the drawn tile apart and
+//! the buttons of the legal actions only (chow choices drawn as tiles).
+
+use iced::widget::{Space, button, column, container, mouse_area, row, scrollable, text};
+use iced::{Alignment, Element, Length, Size};
+use mahjong_rules::{Action, Card, MeldType, PublicMeld, PublicPhase, Seat, SeatView, Tile};
+
+use super::table::{Message, State};
+use super::{
+    ACCENT, MUTED, ON_FELT, WARN, action, bold, label, panel, panel_active, relative, seat_name,
+    wind,
+};
+use crate::engine::HUMAN;
+use crate::i18n::{Lang, T};
+use crate::tiles::{Faces, Mark, TileView, fit};
+
+/// What the view needs besides the state.
+#[derive(Clone, Copy, Debug)]
+pub struct Ctx<'a> {
+    /// Language.
+    pub lang: Lang,
+    /// Tile faces.
+    pub faces: Faces,
+    /// The player's name.
+    pub name: &'a str,
+    /// The window size.
+    pub size: Size,
+}
+
+/// The id of the hand tile at `i` (tests click it).
+pub fn hand_tile_id(i: usize) -> String {
+    format!("hand-{i}")
+}
+
+fn wild(v: &SeatView, t: Tile) -> bool {
+    v.wildcard == Some(t)
+}
+
+fn tiles_row<'a>(
+    v: &SeatView,
+    tiles: impl IntoIterator<Item = Option<Tile>>,
+    faces: Faces,
+    w: f32,
+) -> iced::widget::Row<'a, Message> {
+    tiles.into_iter().fold(row![].spacing(1), |r, t| {
+        r.push(match t {
+            Some(t) => TileView::face(t, faces, wild(v, t)).view(w),
+            None => TileView::back().view(w),
+        })
+    })
+}
+
+fn meld_tiles(m: &PublicMeld) -> Vec<Option<Tile>> {
+    match (m.kind, m.tile) {
+        (_, None) => vec![None; 4],
+        (MeldType::Chow, Some(t)) => (0..3).map(|d| Tile::from_index(t.index() + d)).collect(),
+        (MeldType::Pung, Some(t)) => vec![Some(t); 3],
+        (MeldType::ConcealedKong, Some(t)) => vec![None, Some(t), Some(t), None],
+        (_, Some(t)) => vec![Some(t); 4],
+    }
+}
+
+fn melds_row<'a>(v: &SeatView, seat: Seat, faces: Faces, w: f32) -> iced::widget::Row<'a, Message> {
+    let s = &v.seats[seat as usize];
+    let mut r = row![].spacing(6).align_y(Alignment::End);
+    for m in &s.melds {
+        r = r.push(tiles_row(v, meld_tiles(m), faces, w));
+    }
+    if !s.flowers.is_empty() {
+        r = r.push(tiles_row(
+            v,
+            s.flowers.iter().map(|f| Some(*f)),
+            faces,
+            w * 0.8,
+        ));
+    }
+    r
+}
+
+fn river<'a>(
+    v: &SeatView,
+    seat: Seat,
+    faces: Faces,
+    w: f32,
+    per_row: usize,
+) -> Element<'a, Message> {
+    let s = &v.seats[seat as usize];
+    let last_discard = match &v.phase {
+        PublicPhase::Claims { from, card, .. } if *from == seat => Some(*card),
+        _ => None,
+    };
+    let mut col = column![].spacing(1);
+    for chunk in s.discards.chunks(per_row.max(1)) {
+        col = col.push(chunk.iter().fold(row![].spacing(1), |r, d| {
+            let mark = if Some(d.card) == last_discard {
+                Mark::Glow
+            } else if d.claimed {
+                Mark::Dim
+            } else {
+                Mark::None
+            };
+            r.push(
+                TileView::face(d.card.tile, faces, wild(v, d.card.tile))
+                    .mark(mark)
+                    .view(w),
+            )
+        }));
+    }
+    col.into()
+}
+
+fn whose_turn(v: &SeatView) -> Option<Seat> {
+    match &v.phase {
+        PublicPhase::Turn { seat, .. } | PublicPhase::Flowers { seat } => Some(*seat),
+        _ => None,
+    }
+}
+
+fn seat_header<'a>(st: &State, v: &SeatView, seat: Seat, ctx: Ctx<'_>) -> Element<'a, Message> {
+    let lang = ctx.lang;
+    let mut r = row![
+        bold(lang.t(wind(seat, v.dealer)), 18.0, ACCENT),
+        bold(seat_name(lang, ctx.name, seat), 16.0, ON_FELT),
+        label(lang.t(relative(seat, v.seat)), 12.0, MUTED),
+    ]
+    .spacing(8)
+    .align_y(Alignment::Center);
+    if seat != HUMAN {
+        let level = st.config().levels[seat as usize - 1];
+        r = r.push(label(lang.t(super::level_name(level)), 12.0, MUTED));
+        r = r.push(label(
+            lang.f(
+                T::Of,
+                &[&lang.t(T::Concealed), &v.seats[seat as usize].hand_size],
+            ),
+            12.0,
+            MUTED,
+        ));
+    }
+    if seat == v.dealer {
+        r = r.push(bold(lang.t(T::Dealer), 14.0, WARN));
+    }
+    if v.seats[seat as usize].ready {
+        r = r.push(bold(lang.t(T::IsReady), 14.0, ACCENT));
+    }
+    if st.silent[seat as usize] {
+        r = r.push(bold(lang.t(T::Silent), 14.0, WARN));
+    }
+    r.into()
+}
+
+fn other_seat<'a>(
+    st: &State,
+    v: &SeatView,
+    seat: Seat,
+    ctx: Ctx<'_>,
+    w: f32,
+    per_row: usize,
+) -> Element<'a, Message> {
+    let active = whose_turn(v) == Some(seat);
+    let body = column![
+        seat_header(st, v, seat, ctx),
+        melds_row(v, seat, ctx.faces, w),
+        river(v, seat, ctx.faces, w, per_row),
+    ]
+    .spacing(6);
+    container(body)
+        .padding(8)
+        .width(Length::Fill)
+        .height(Length::Fill)
+        .style(if active { panel_active } else { panel })
+        .into()
+}
+
+fn centre<'a>(st: &State, v: &SeatView, ctx: Ctx<'_>, w: f32) -> Element<'a, Message> {
+    let lang = ctx.lang;
+    let mut info = column![
+        bold(lang.f(T::HandNo, &[&st.hand]), 18.0, ACCENT),
+        label(lang.f(T::WallLeft, &[&v.wall_remaining]), 15.0, ON_FELT),
+        label(
+            lang.f(T::Dice, &[&v.dice.values().0, &v.dice.values().1]),
+            15.0,
+            ON_FELT
+        ),
+        label(lang.f(T::Huangfan, &[&v.huangfan]), 15.0, ON_FELT),
+    ]
+    .spacing(4)
+    .align_x(Alignment::Center);
+    if let Some(ind) = v.indicator {
+        let mut r = row![
+            label(lang.t(T::Indicator), 13.0, MUTED),
+            TileView::face(ind.tile, ctx.faces, false).view(w)
+        ]
+        .spacing(6)
+        .align_y(Alignment::Center);
+        if let Some(wc) = v.wildcard {
+            r = r.push(label(lang.t(T::Wildcard), 13.0, MUTED));
+            r = r.push(TileView::face(wc, ctx.faces, true).view(w));
+        }
+        info = info.push(r);
+    }
+    // Whose turn, the claim in progress, and the player's countdown.
+    let status: String = match &v.phase {
+        PublicPhase::Turn { seat, .. } | PublicPhase::Flowers { seat } if *seat == v.seat => {
+            lang.t(T::YourTurnDiscard).to_string()
+        }
+        PublicPhase::Turn { seat, .. } | PublicPhase::Flowers { seat } => {
+            lang.f(T::WaitingFor, &[&seat_name(lang, ctx.name, *seat)])
+        }
+        PublicPhase::Claims { from, .. } => {
+            lang.f(T::ClaimOn, &[&seat_name(lang, ctx.name, *from)])
+        }
+        PublicPhase::RobKong { from, .. } => lang.f(T::RobOn, &[&seat_name(lang, ctx.name, *from)]),
+        PublicPhase::Over(_) => lang.t(T::Verified).to_string(),
+    };
+    info = info.push(bold(status, 16.0, ON_FELT));
+    match &v.phase {
+        PublicPhase::Claims { card, .. } | PublicPhase::RobKong { card, .. } => {
+            info = info.push(
+                TileView::face(card.tile, ctx.faces, wild(v, card.tile))
+                    .mark(Mark::Glow)
+                    .view(w * 1.4),
+            );
+        }
+        _ => {}
+    }
+    if let Some(s) = st.seconds_left() {
+        info = info.push(bold(
+            lang.f(T::Seconds, &[&s]),
+            26.0,
+            if s <= 5 { WARN } else { ACCENT },
+        ));
+    }
+    if let Some(last) = &st.last {
+        info = info.push(label(describe(lang, ctx.name, &last.mv), 14.0, MUTED));
+    }
+    if st.timed_out {
+        info = info.push(label(lang.f(T::TimedOut, &[&lang.t(T::Me)]), 14.0, WARN));
+    }
+    container(info)
+        .padding(8)
+        .center_x(Length::Fill)
+        .center_y(Length::Fill)
+        .style(panel)
+        .into()
+}
+
+/// One line for a move.
+pub fn describe(lang: Lang, me: &str, mv: &mahjong_rules::Move) -> String {
+    let who = seat_name(lang, me, mv.seat);
+    let s = match &mv.action {
+        Action::Discard { card, ready: true } => {
+            format!(
+                "{} · {}",
+                lang.f(T::MoveReady, &[&who]),
+                lang.f(T::MoveDiscard, &[&"", &card.tile]).trim()
+            )
+        }
+        Action::Discard { card, .. } => lang.f(T::MoveDiscard, &[&who, &card.tile]),
+        Action::Chow { .. } => lang.f(T::MoveChow, &[&who]),
+        Action::Pung { .. } => lang.f(T::MovePung, &[&who]),
+        Action::Kong { .. } | Action::ConcealedKong { .. } | Action::AddedKong { .. } => {
+            lang.f(T::MoveKong, &[&who])
+        }
+        Action::Flower { .. } => lang.f(T::MoveFlower, &[&who]),
+        Action::Win { .. } => lang.f(T::MoveWin, &[&who]),
+        Action::Pass | Action::Leave => who,
+    };
+    if mv.timed_out {
+        format!("{s} ({})", lang.f(T::MoveTimedOut, &[&""]).trim())
+    } else {
+        s
+    }
+}
+
+fn buttons<'a>(st: &State, v: &SeatView, ctx: Ctx<'_>, w: f32) -> Element<'a, Message> {
+    let lang = ctx.lang;
+    let legal = st.legal();
+    let mut r = row![].spacing(8).align_y(Alignment::Center);
+    let claimed = match &v.phase {
+        PublicPhase::Claims { card, .. } => Some(card.tile),
+        _ => None,
+    };
+    for a in legal {
+        match a {
+            Action::Chow { cards } => {
+                let mut tiles: Vec<Tile> = cards.iter().map(|c| c.tile).collect();
+                tiles.extend(claimed);
+                tiles.sort_by_key(|t| t.index());
+                let faces = tiles_row(v, tiles.into_iter().map(Some), ctx.faces, w * 0.7);
+                r = r.push(
+                    button(
+                        row![text(lang.t(T::Chow)).size(16).font(crate::FONT_BOLD), faces]
+                            .spacing(6)
+                            .align_y(Alignment::Center),
+                    )
+                    .padding([4, 10])
+                    .style(button::primary)
+                    .on_press(Message::Act(a.clone())),
+                );
+            }
+            Action::Pung { .. } => {
+                r = r.push(
+                    action(lang.t(T::Pung), 17.0, Some(Message::Act(a.clone())))
+                        .style(button::primary),
+                );
+            }
+            Action::Kong { .. } | Action::ConcealedKong { .. } | Action::AddedKong { .. } => {
+                r = r.push(
+                    action(lang.t(T::Kong), 17.0, Some(Message::Act(a.clone())))
+                        .style(button::primary),
+                );
+            }
+            Action::Win { .. } => {
+                r = r.push(
+                    action(lang.t(T::Win), 17.0, Some(Message::Act(a.clone())))
+                        .style(button::success),
+                );
+            }
+            _ => {}
+        }
+    }
+    if legal
+        .iter()
+        .any(|a| matches!(a, Action::Discard { ready: true, .. }))
+    {
+        let b = action(lang.t(T::Ready), 17.0, Some(Message::Ready));
+        r = r.push(if st.ready_mode {
+            b.style(button::success)
+        } else {
+            b.style(button::secondary)
+        });
+    }
+    if legal
+        .iter()
+        .any(|a| matches!(a, Action::Discard { ready: false, .. }))
+    {
+        r = r.push(
+            action(
+                lang.t(T::Discard),
+                17.0,
+                st.picked.map(|_| Message::Discard),
+            )
+            .style(button::secondary),
+        );
+    }
+    if legal.contains(&Action::Pass) {
+        r = r.push(
+            action(lang.t(T::Pass), 17.0, Some(Message::Act(Action::Pass)))
+                .style(button::secondary),
+        );
+    }
+    if st.hint.is_some() && !legal.is_empty() {
+        r = r.push(
+            action(lang.t(T::HintButton), 14.0, Some(Message::ToggleHint)).style(button::text),
+        );
+    }
+    r.into()
+}
+
+fn hand<'a>(st: &State, v: &SeatView, ctx: Ctx<'_>, w: f32) -> Element<'a, Message> {
+    let shown = st.shown_hand();
+    let drawn = v.drawn.filter(|d| v.hand.contains(d));
+    let mut r = row![].spacing(2).align_y(Alignment::End);
+    for (i, card) in shown.iter().enumerate() {
+        if drawn == Some(*card) && i + 1 == shown.len() {
+            r = r.push(Space::new().width(Length::Fixed(w * 0.5)));
+        }
+        let playable = st.can_discard(*card, false) || st.can_discard(*card, true);
+        let mark = if st.picked == Some(i) {
+            Mark::Selected
+        } else if st.ready_mode && st.can_discard(*card, true) {
+            Mark::Glow
+        } else {
+            Mark::None
+        };
+        let tile = TileView::face(card.tile, ctx.faces, wild(v, card.tile))
+            .mark(mark)
+            .view(w);
+        let lifted = column![
+            Space::new().height(Length::Fixed(if st.picked == Some(i) {
+                0.0
+            } else {
+                w * 0.25
+            })),
+            tile,
+        ];
+        let area = mouse_area(container(lifted).id(hand_tile_id(i)))
+            .on_press(Message::Tile(i))
+            .interaction(if playable {
+                iced::mouse::Interaction::Pointer
+            } else {
+                iced::mouse::Interaction::default()
+            });
+        r = r.push(area);
+    }
+    r.into()
+}
+
+/// Cards shown by a meld of the player's own (for the concealed kongs the player sees).
+fn own_melds<'a>(v: &SeatView, faces: Faces, w: f32) -> Element<'a, Message> {
+    melds_row(v, v.seat, faces, w).into()
+}
+
+/// The whole table.
+pub fn view<'a>(st: &'a State, ctx: Ctx<'a>) -> Element<'a, Message> {
+    let lang = ctx.lang;
+    let Some(v) = &st.view else {
+        let msg = if st.agreed { T::Dealing } else { T::Setup };
+        return container(bold(lang.t(msg), 20.0, ON_FELT))
+            .center(Length::Fill)
+            .into();
+    };
+    let v: &SeatView = v;
+    let Size { width, height } = ctx.size;
+    // Tile sizes follow the window: the hand fits 15 tiles, rivers 6 or 8 per row.
+    let hand_w = fit(width * 0.72, 15, 26.0, 58.0).min(fit(height * 0.09, 1, 26.0, 58.0));
+    let small = (hand_w * 0.55).clamp(16.0, 30.0);
+    let per_row = if width < 1100.0 { 6 } else { 8 };
+    let me = v.seat;
+    let right = (me + 1) % 4;
+    let across = (me + 2) % 4;
+    let left = (me + 3) % 4;
+    let middle = row![
+        other_seat(st, v, left, ctx, small, per_row),
+        column![
+            other_seat(st, v, across, ctx, small, per_row + 2),
+            row![
+                centre(st, v, ctx, small),
+                container(
+                    column![
+                        label(lang.t(T::Discards), 12.0, MUTED),
+                        river(v, me, ctx.faces, small, per_row + 2)
+                    ]
+                    .spacing(4)
+                )
+                .padding(8)
+                .width(Length::FillPortion(3))
+                .height(Length::Fill)
+                .style(panel),
+            ]
+            .spacing(6)
+            .height(Length::FillPortion(1)),
+        ]
+        .spacing(6)
+        .width(Length::FillPortion(2)),
+        other_seat(st, v, right, ctx, small, per_row),
+    ]
+    .spacing(6)
+    .height(Length::Fill);
+    let mut bottom = column![
+        row![
+            seat_header(st, v, me, ctx),
+            Space::new().width(Length::Fill),
+            own_melds(v, ctx.faces, small)
+        ]
+        .spacing(10)
+        .align_y(Alignment::Center),
+        hand(st, v, ctx, hand_w),
+        buttons(st, v, ctx, hand_w),
+    ]
+    .spacing(6);
+    if st.show_hint
+        && let Some((a, reason)) = &st.hint
+    {
+        bottom = bottom.push(label(
+            lang.f(T::HintText, &[&action_name(lang, a), reason]),
+            14.0,
+            ACCENT,
+        ));
+    }
+    if st.auto() {
+        bottom = bottom.push(label(lang.t(T::AutoPlay), 13.0, ACCENT));
+    }
+    bottom = bottom.push(label(lang.t(T::Keys), 12.0, MUTED));
+    if let Some(f) = &st.failed {
+        bottom = bottom.push(label(lang.f(T::Failed, &[f]), 14.0, WARN));
+    }
+    let me_panel =
+        container(bottom)
+            .padding(8)
+            .width(Length::Fill)
+            .style(if whose_turn(v) == Some(me) {
+                panel_active
+            } else {
+                panel
+            });
+    column![middle, me_panel].spacing(6).padding(6).into()
+}
+
+/// A short name of an action (for the hint).
+pub fn action_name(lang: Lang, a: &Action) -> String {
+    let tile = |c: &Card| c.tile.to_string();
+    match a {
+        Action::Discard { card, ready } => {
+            let d = format!("{} {}", lang.t(T::Discard), tile(card));
+            if *ready {
+                format!("{} · {d}", lang.t(T::Ready))
+            } else {
+                d
+            }
+        }
+        Action::Chow { .. } => lang.t(T::Chow).to_string(),
+        Action::Pung { .. } => lang.t(T::Pung).to_string(),
+        Action::Kong { .. } | Action::ConcealedKong { .. } | Action::AddedKong { .. } => {
+            lang.t(T::Kong).to_string()
+        }
+        Action::Win { .. } => lang.t(T::Win).to_string(),
+        Action::Flower { .. } => lang.t(T::Flower).to_string(),
+        Action::Pass | Action::Leave => lang.t(T::Pass).to_string(),
+    }
+}
+
+/// Scrollable wrapper for small windows.
+pub fn scroll<'a>(e: Element<'a, Message>) -> Element<'a, Message> {
+    scrollable(e).into()
+}

@@ -1,0 +1,163 @@
+//! The player's UI settings, kept in `<data dir>/settings.json`: display name, language and
+//! tile faces.
+//!
+//! The data directory is `directories::ProjectDirs::from("", "", "shanghai-mahjong")`'s data
+//! dir (on Linux `~/.local/share/shanghai-mahjong`) unless `--data-dir` names another. The
+//! player's key file and the game store live in the same directory and belong to other parts
+//! of the project; this module touches only `settings.json`, written atomically (a temporary
+//! file renamed over the old one) so a crash never leaves half a file. A malformed file is
+//! reported with its path and the parser's reason, and the app starts with the defaults.
+
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::i18n::Lang;
+use crate::tiles::Faces;
+
+/// The file name inside the data directory.
+pub const FILE: &str = "settings.json";
+
+/// The longest display name, in characters.
+pub const MAX_NAME: usize = 24;
+
+/// What the app remembers between runs.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Settings {
+    /// The display name (empty until the player gives one).
+    pub name: String,
+    /// The language.
+    pub lang: Lang,
+    /// How tiles are drawn.
+    pub faces: Faces,
+}
+
+/// Why the settings could not be read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum SettingsError {
+    /// The file exists but cannot be read, or cannot be written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: io::Error,
+    },
+    /// The file is not valid settings JSON.
+    #[error("{path} is not a valid settings file: {source}")]
+    Malformed {
+        /// The file.
+        path: PathBuf,
+        /// What the parser found.
+        source: serde_json::Error,
+    },
+}
+
+/// Why a display name is refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum NameError {
+    /// Nothing but spaces.
+    #[error("the name is empty")]
+    Empty,
+    /// Longer than [`MAX_NAME`] characters.
+    #[error("the name is longer than {MAX_NAME} characters")]
+    TooLong,
+}
+
+/// The name as it will be kept: trimmed, control characters refused as empty.
+pub fn clean_name(raw: &str) -> Result<String, NameError> {
+    let name: String = raw.trim().chars().filter(|c| !c.is_control()).collect();
+    if name.is_empty() {
+        Err(NameError::Empty)
+    } else if name.chars().count() > MAX_NAME {
+        Err(NameError::TooLong)
+    } else {
+        Ok(name)
+    }
+}
+
+/// The default data directory.
+pub fn default_data_dir() -> Option<PathBuf> {
+    directories::ProjectDirs::from("", "", "shanghai-mahjong").map(|d| d.data_dir().to_path_buf())
+}
+
+impl Settings {
+    /// Reads `<dir>/settings.json`; a missing file gives the defaults.
+    pub fn load(dir: &Path) -> Result<Settings, SettingsError> {
+        let path = dir.join(FILE);
+        match fs::read(&path) {
+            Ok(bytes) => serde_json::from_slice(&bytes)
+                .map_err(|source| SettingsError::Malformed { path, source }),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Settings::default()),
+            Err(source) => Err(SettingsError::Io { path, source }),
+        }
+    }
+
+    /// Writes `<dir>/settings.json` (creating the directory), atomically.
+    pub fn save(&self, dir: &Path) -> Result<(), SettingsError> {
+        let path = dir.join(FILE);
+        let io = |source| SettingsError::Io {
+            path: path.clone(),
+            source,
+        };
+        fs::create_dir_all(dir).map_err(io)?;
+        let tmp = dir.join(format!("{FILE}.tmp"));
+        let json = serde_json::to_vec_pretty(self).map_err(|source| SettingsError::Malformed {
+            path: path.clone(),
+            source,
+        })?;
+        fs::write(&tmp, json).map_err(io)?;
+        fs::rename(&tmp, &path).map_err(io)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dir(name: &str) -> PathBuf {
+        let d =
+            std::env::temp_dir().join(format!("shanghai-settings-{}-{name}", std::process::id()));
+        let _ = fs::remove_dir_all(&d);
+        d
+    }
+
+    #[test]
+    fn settings_round_trip_through_the_data_dir() {
+        let d = dir("roundtrip");
+        assert_eq!(
+            Settings::load(&d).expect("missing is default"),
+            Settings::default()
+        );
+        let s = Settings {
+            name: "小明".into(),
+            lang: Lang::En,
+            faces: Faces::Notation,
+        };
+        s.save(&d).expect("save");
+        assert_eq!(Settings::load(&d).expect("load"), s);
+        assert!(!d.join("identity.key").exists() && !d.join("mahjong.sqlite3").exists());
+        let _ = fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn a_malformed_file_is_named_with_its_reason() {
+        let d = dir("bad");
+        fs::create_dir_all(&d).expect("dir");
+        fs::write(d.join(FILE), b"{\"lang\": \"fr\"}").expect("write");
+        let e = Settings::load(&d).expect_err("bad language");
+        let msg = e.to_string();
+        assert!(msg.contains("settings.json") && msg.contains("fr"), "{msg}");
+        let _ = fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn names_are_trimmed_and_bounded() {
+        assert_eq!(clean_name("  阿强 "), Ok("阿强".into()));
+        assert_eq!(clean_name(" \t "), Err(NameError::Empty));
+        assert_eq!(clean_name(&"x".repeat(25)), Err(NameError::TooLong));
+    }
+}

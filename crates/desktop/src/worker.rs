@@ -1,0 +1,154 @@
+//! Off the UI thread: the practice engine on a worker thread, and a countdown ticker.
+//!
+//! Both are iced subscriptions built with `Subscription::run_with`: the subscription's data
+//! is a hashable key, and its stream starts a thread that lives as long as the stream is
+//! polled. Dropping the subscription (leaving the table, stopping the countdown) drops the
+//! stream's receiver, and the thread ends at its next send. The engine thread hands the UI a
+//! command sender first ([`Feed::Ready`]), then every [`Update`]. The crypto of the deal and
+//! the audit runs there, so the window never waits for it.
+
+use std::sync::mpsc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use iced::Subscription;
+use iced::futures::channel::mpsc as async_mpsc;
+use iced::futures::stream::{self, BoxStream, StreamExt};
+
+use crate::engine::{Command, Engine, PracticeConfig, Update};
+
+/// What the engine thread sends to the UI.
+#[derive(Clone, Debug)]
+pub enum Feed {
+    /// Where to send the player's commands.
+    Ready(Commands),
+    /// An update of the table.
+    Update(Update),
+}
+
+/// The sending half of the engine thread's command channel.
+#[derive(Clone, Debug)]
+pub struct Commands(pub mpsc::Sender<Command>);
+
+impl Commands {
+    /// Sends a command; false when the engine has stopped.
+    pub fn send(&self, command: Command) -> bool {
+        self.0.send(command).is_ok()
+    }
+}
+
+/// A practice table keyed by its configuration and a generation (a new table each time the
+/// player sits down).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct TableKey {
+    /// The set-up.
+    pub config: PracticeConfig,
+    /// Distinguishes two tables with the same set-up.
+    pub generation: u64,
+}
+
+/// The subscription that runs the practice table `key`.
+pub fn practice(key: TableKey) -> Subscription<Feed> {
+    Subscription::run_with(key, start)
+}
+
+fn start(key: &TableKey) -> BoxStream<'static, Feed> {
+    let (tx, rx) = async_mpsc::unbounded();
+    let config = key.config.clone();
+    let spawned = thread::Builder::new()
+        .name("practice-table".into())
+        .spawn(move || run(config, tx));
+    match spawned {
+        Ok(_) => rx.boxed(),
+        Err(e) => stream::once(async move {
+            Feed::Update(Update::Failed(format!(
+                "cannot start the table thread: {e}"
+            )))
+        })
+        .boxed(),
+    }
+}
+
+/// The engine loop: wall-clock time, paused while the engine is paused.
+fn run(config: PracticeConfig, out: async_mpsc::UnboundedSender<Feed>) {
+    let (cmd_tx, cmd_rx) = mpsc::channel();
+    if out.unbounded_send(Feed::Ready(Commands(cmd_tx))).is_err() {
+        return;
+    }
+    let (mut engine, first) = match Engine::new(&config) {
+        Ok(x) => x,
+        Err(e) => {
+            let _ = out.unbounded_send(Feed::Update(Update::Failed(e.to_string())));
+            return;
+        }
+    };
+    let send_all = |updates: Vec<Update>| {
+        updates
+            .into_iter()
+            .all(|u| out.unbounded_send(Feed::Update(u)).is_ok())
+    };
+    if !send_all(first) {
+        return;
+    }
+    // The engine clock advances with the wall clock only while the engine runs.
+    let mut clock = engine.now();
+    let mut last = Instant::now();
+    loop {
+        let real = Instant::now();
+        if !engine.is_paused() {
+            clock += real.duration_since(last).as_millis() as u64;
+        }
+        last = real;
+        if !send_all(engine.advance_to(clock)) {
+            return;
+        }
+        let wait = match engine.next_due() {
+            Some(at) if at <= clock => Duration::ZERO,
+            Some(at) => Duration::from_millis(at - clock),
+            // Nothing due: wake now and then only to notice that the UI has gone.
+            None => Duration::from_secs(5),
+        };
+        let command = match cmd_rx.recv_timeout(wait) {
+            Ok(c) => Some(c),
+            Err(mpsc::RecvTimeoutError::Timeout) => None,
+            Err(mpsc::RecvTimeoutError::Disconnected) => return,
+        };
+        if let Some(c) = command {
+            let real = Instant::now();
+            if !engine.is_paused() {
+                clock += real.duration_since(last).as_millis() as u64;
+                if !send_all(engine.advance_to(clock)) {
+                    return;
+                }
+            }
+            last = real;
+            if !send_all(engine.command(c)) {
+                return;
+            }
+        }
+        if out.is_closed() {
+            return;
+        }
+    }
+}
+
+/// A tick every `period_ms` while subscribed (the countdowns).
+pub fn every(period_ms: u64) -> Subscription<Instant> {
+    Subscription::run_with(period_ms, ticker)
+}
+
+fn ticker(period_ms: &u64) -> BoxStream<'static, Instant> {
+    let period = Duration::from_millis((*period_ms).max(10));
+    let (tx, rx) = async_mpsc::unbounded();
+    let spawned = thread::Builder::new()
+        .name("countdown".into())
+        .spawn(move || {
+            while tx.unbounded_send(Instant::now()).is_ok() {
+                thread::sleep(period);
+            }
+        });
+    match spawned {
+        Ok(_) => rx.boxed(),
+        Err(_) => stream::empty().boxed(),
+    }
+}

@@ -1,0 +1,496 @@
+//! The app through its real `update` and `view`, in the `iced_test` simulator, at a practice
+//! table run by the real engine (four table clients, three bots) in simulated time.
+//!
+//! The harness stands in for the worker thread: it builds the engine from the very set-up the
+//! app's subscription would run (`App::table_key`), hands the app the command channel, and
+//! feeds the engine's updates back as the subscription would. Seeds are fixed, so every run
+//! deals the same tables.
+
+use std::path::PathBuf;
+use std::sync::mpsc;
+
+use iced::keyboard::Key as IcedKey;
+use iced_test::{Error, Simulator, selector};
+use mahjong_rules::{Action, Card, PublicPhase};
+use shanghai_mahjong::app::{App, Flags, Message, Screen, table_key};
+use shanghai_mahjong::engine::{Command, Engine, Update};
+use shanghai_mahjong::i18n::Lang;
+use shanghai_mahjong::screens::table::Message as TableMsg;
+use shanghai_mahjong::screens::table_view::hand_tile_id;
+use shanghai_mahjong::settings::Settings;
+use shanghai_mahjong::worker::{Commands, Feed};
+
+struct Harness {
+    app: App,
+    engine: Option<Engine>,
+    rx: Option<mpsc::Receiver<Command>>,
+    dir: PathBuf,
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("shanghai-app-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+impl Harness {
+    fn new(name: &str, seed: u64, settings: Option<Settings>) -> Harness {
+        let dir = temp_dir(name);
+        if let Some(s) = settings {
+            s.save(&dir).expect("settings");
+        }
+        let (app, _) = App::new(Flags {
+            data_dir: dir.clone(),
+            lang: None,
+            practice: None,
+            seed: Some(seed),
+            think_ms: (0, 0),
+        });
+        Harness {
+            app,
+            engine: None,
+            rx: None,
+            dir,
+        }
+    }
+
+    /// A player who has a name already (English or Chinese).
+    fn named(name: &str, seed: u64, lang: Lang) -> Harness {
+        Harness::new(
+            name,
+            seed,
+            Some(Settings {
+                name: "Mei".into(),
+                lang,
+                ..Settings::default()
+            }),
+        )
+    }
+
+    fn ui(&self) -> Simulator<'_, Message> {
+        Simulator::with_size(
+            shanghai_mahjong::iced_settings(),
+            self.app.size,
+            self.app.view(),
+        )
+    }
+
+    fn send(&mut self, m: Message) {
+        let _ = self.app.update(m);
+    }
+
+    fn feed(&mut self, updates: Vec<Update>) {
+        for u in updates {
+            self.send(Message::Table(TableMsg::Feed(Feed::Update(u))));
+        }
+    }
+
+    /// Clicks what `sel` finds and applies the messages.
+    fn click(&mut self, text: &str) -> Result<(), Error> {
+        let msgs: Vec<Message> = {
+            let mut ui = self.ui();
+            ui.click(text)?;
+            ui.into_messages().collect()
+        };
+        for m in msgs {
+            self.send(m);
+        }
+        self.pump();
+        Ok(())
+    }
+
+    fn click_tile(&mut self, i: usize) -> Result<(), Error> {
+        let msgs: Vec<Message> = {
+            let mut ui = self.ui();
+            ui.click(selector::id(hand_tile_id(i)))?;
+            ui.into_messages().collect()
+        };
+        for m in msgs {
+            self.send(m);
+        }
+        self.pump();
+        Ok(())
+    }
+
+    fn find(&self, text: &str) -> bool {
+        self.ui().find(text).is_ok()
+    }
+
+    /// Starts the engine the app's subscription would run.
+    fn sit_down(&mut self) {
+        let key = self.app.table_key().expect("at a table").clone();
+        let (engine, first) = Engine::new(&key.config).expect("engine");
+        let (tx, rx) = mpsc::channel();
+        self.send(Message::Table(TableMsg::Feed(Feed::Ready(Commands(tx)))));
+        self.engine = Some(engine);
+        self.rx = Some(rx);
+        self.feed(first);
+        self.pump();
+    }
+
+    /// Runs the table until the player has a real choice or the hand is over.
+    fn pump(&mut self) {
+        for _ in 0..100_000 {
+            let commands: Vec<Command> = match &self.rx {
+                Some(rx) => rx.try_iter().collect(),
+                None => return,
+            };
+            let Some(engine) = self.engine.as_mut() else {
+                return;
+            };
+            let had = !commands.is_empty();
+            let mut ups = Vec::new();
+            for c in commands {
+                ups.extend(engine.command(c));
+            }
+            if !had && (engine.is_paused() || engine.player_must_act()) {
+                return;
+            }
+            let now = engine.now();
+            ups.extend(engine.settle(now + 1_000));
+            let idle = ups.is_empty() && !had;
+            self.feed(ups);
+            if idle {
+                // Nothing due within a second: only a timer can move the table.
+                let engine = self.engine.as_mut().expect("engine");
+                if engine.next_due().is_none() {
+                    return;
+                }
+                let t = engine.next_due().unwrap_or(now);
+                let ups = engine.advance_to(t);
+                self.feed(ups);
+            }
+        }
+        panic!("the table did not settle");
+    }
+
+    fn table(&self) -> &shanghai_mahjong::screens::table::State {
+        self.app.table_state().expect("at a table")
+    }
+
+    fn legal(&self) -> Vec<Action> {
+        self.table().legal().to_vec()
+    }
+
+    fn hint(&self) -> Option<Action> {
+        self.table().hint.as_ref().map(|(a, _)| a.clone())
+    }
+
+    fn position(&self, card: Card) -> usize {
+        self.table()
+            .shown_hand()
+            .iter()
+            .position(|c| *c == card)
+            .expect("the card is in the hand")
+    }
+
+    /// Plays the hint's action through the UI: tiles by clicking them, claims by buttons.
+    fn play_hint(&mut self, lang: Lang) -> Result<(), Error> {
+        use shanghai_mahjong::i18n::T;
+        let Some(a) = self.hint() else {
+            return Ok(());
+        };
+        match a {
+            Action::Discard { card, ready: false } => {
+                let i = self.position(card);
+                self.click_tile(i)?;
+                self.click_tile(i)?;
+            }
+            Action::Discard { card, ready: true } => {
+                let i = self.position(card);
+                self.click_tile(i)?;
+                self.click(lang.t(T::Ready))?;
+            }
+            Action::Pass => self.click(lang.t(T::Pass))?,
+            Action::Pung { .. } => self.click(lang.t(T::Pung))?,
+            Action::Chow { .. } => self.click(lang.t(T::Chow))?,
+            Action::Kong { .. } | Action::ConcealedKong { .. } | Action::AddedKong { .. } => {
+                self.click(lang.t(T::Kong))?
+            }
+            Action::Win { .. } => self.click(lang.t(T::Win))?,
+            Action::Flower { .. } | Action::Leave => {}
+        }
+        Ok(())
+    }
+
+    /// Plays to the end of the hand, each prompt through the UI.
+    fn play_to_end(&mut self, lang: Lang) -> Result<(), Error> {
+        for _ in 0..400 {
+            if self.table().end.is_some() {
+                return Ok(());
+            }
+            assert!(
+                !self.legal().is_empty(),
+                "the table stalled without a prompt"
+            );
+            self.play_hint(lang)?;
+        }
+        panic!(
+            "the hand did not end: legal {:?} hint {:?} sent {}",
+            self.legal(),
+            self.hint(),
+            self.table().sent
+        );
+    }
+}
+
+impl Drop for Harness {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+#[test]
+fn first_run_asks_for_a_name_and_remembers_it() -> Result<(), Error> {
+    let mut h = Harness::new("name", 1, None);
+    assert!(matches!(h.app.screen, Screen::Welcome(_)));
+    // An empty name is refused with a reason.
+    h.click("继续")?;
+    assert!(h.find("请先输入名字"));
+    let msgs: Vec<Message> = {
+        let mut ui = h.ui();
+        ui.click(selector::id("name"))?;
+        ui.typewrite("小明");
+        ui.tap_key(iced::keyboard::key::Named::Enter);
+        ui.into_messages().collect()
+    };
+    for m in msgs {
+        h.send(m);
+    }
+    assert!(matches!(h.app.screen, Screen::Home(_)));
+    assert!(h.find("你好，小明"));
+    let saved = Settings::load(&h.dir).expect("saved");
+    assert_eq!(saved.name, "小明");
+    // The next start goes straight to the home screen.
+    let (again, _) = App::new(Flags {
+        data_dir: h.dir.clone(),
+        lang: None,
+        practice: None,
+        seed: None,
+        think_ms: (0, 0),
+    });
+    assert!(matches!(again.screen, Screen::Home(_)));
+    assert!(!h.dir.join("identity.key").exists());
+    Ok(())
+}
+
+#[test]
+fn a_practice_table_starts_deals_and_discards_by_click() -> Result<(), Error> {
+    let mut h = Harness::named("click", 11, Lang::Zh);
+    h.click("开始练习")?;
+    h.sit_down();
+    assert_eq!(h.table().hand, 1);
+    assert!(h.find("第 1 局"));
+    // Play until it is the player's turn to discard.
+    for _ in 0..50 {
+        if h.legal()
+            .iter()
+            .any(|a| matches!(a, Action::Discard { .. }))
+        {
+            break;
+        }
+        h.play_hint(Lang::Zh)?;
+    }
+    let hand = h.table().shown_hand();
+    let before = h.table().view.as_ref().map(|v| v.seats[0].discards.len());
+    let i = (0..hand.len())
+        .find(|&i| h.table().can_discard(hand[i], false))
+        .expect("a discard");
+    h.click_tile(i)?;
+    assert_eq!(h.table().picked, Some(i), "the first click picks");
+    h.click_tile(i)?;
+    let v = h.table().view.as_ref().expect("view");
+    assert_eq!(Some(v.seats[0].discards.len()), before.map(|n| n + 1));
+    assert_eq!(v.seats[0].discards.last().map(|d| d.card), Some(hand[i]));
+    Ok(())
+}
+
+#[test]
+fn a_discard_by_keys() -> Result<(), Error> {
+    let mut h = Harness::named("keys", 11, Lang::En);
+    h.click("Start practice")?;
+    h.sit_down();
+    for _ in 0..50 {
+        if h.legal()
+            .iter()
+            .any(|a| matches!(a, Action::Discard { .. }))
+        {
+            break;
+        }
+        h.play_hint(Lang::En)?;
+    }
+    let hand = h.table().shown_hand();
+    let i = (0..hand.len())
+        .find(|&i| h.table().can_discard(hand[i], false))
+        .expect("a discard");
+    // Pick with the arrow keys from the left end, then Enter.
+    let right = table_key(&IcedKey::Named(iced::keyboard::key::Named::ArrowRight)).expect("key");
+    for _ in 0..=i {
+        h.send(Message::Table(TableMsg::Key(right)));
+    }
+    assert_eq!(h.table().picked, Some(i));
+    let enter = table_key(&IcedKey::Named(iced::keyboard::key::Named::Enter)).expect("key");
+    h.send(Message::Table(TableMsg::Key(enter)));
+    h.pump();
+    let v = h.table().view.as_ref().expect("view");
+    assert_eq!(v.seats[0].discards.last().map(|d| d.card), Some(hand[i]));
+    // A digit picks by position too.
+    assert_eq!(
+        table_key(&IcedKey::Character("3".into())),
+        Some(shanghai_mahjong::screens::table::Key::Pick(2))
+    );
+    Ok(())
+}
+
+#[test]
+fn a_time_out_discards_automatically() -> Result<(), Error> {
+    let mut h = Harness::named("timeout", 11, Lang::En);
+    h.click("Start practice")?;
+    h.sit_down();
+    for _ in 0..50 {
+        if h.legal()
+            .iter()
+            .any(|a| matches!(a, Action::Discard { .. }))
+        {
+            break;
+        }
+        h.play_hint(Lang::En)?;
+    }
+    let before = h
+        .table()
+        .view
+        .as_ref()
+        .map_or(0, |v| v.seats[0].discards.len());
+    let deadline = h.table().deadline.expect("a countdown");
+    assert!(h.table().counting());
+    let engine = h.engine.as_mut().expect("engine");
+    let ups = engine.advance_to(deadline + 1);
+    h.feed(ups);
+    h.pump();
+    let v = h.table().view.as_ref().expect("view");
+    assert_eq!(
+        v.seats[0].discards.len(),
+        before + 1,
+        "the table discarded for the player"
+    );
+    assert!(h.table().timed_out);
+    assert!(h.find("You ran out of time: played automatically"));
+    Ok(())
+}
+
+/// Plays hands with seeds from `seeds` until `found` holds at a prompt; returns the harness.
+fn find_prompt(
+    name: &str,
+    seeds: std::ops::Range<u64>,
+    found: impl Fn(&[Action]) -> bool,
+) -> Harness {
+    for seed in seeds {
+        let mut h = Harness::named(name, seed, Lang::Zh);
+        h.click("开始练习").expect("start");
+        h.sit_down();
+        for _ in 0..400 {
+            if h.table().end.is_some() {
+                break;
+            }
+            if found(&h.legal()) {
+                return h;
+            }
+            h.play_hint(Lang::Zh).expect("play");
+        }
+    }
+    panic!("no seed gave the prompt");
+}
+
+#[test]
+fn a_pung_is_claimed_through_its_button() -> Result<(), Error> {
+    let mut h = find_prompt("pung", 1..40, |l| {
+        l.iter().any(|a| matches!(a, Action::Pung { .. }))
+    });
+    let PublicPhase::Claims { card, .. } = h.table().view.as_ref().expect("view").phase.clone()
+    else {
+        panic!("a pung is offered in a claim window");
+    };
+    assert!(h.find("碰") && h.find("过"), "the claim buttons are shown");
+    h.click("碰")?;
+    let v = h.table().view.as_ref().expect("view");
+    let meld = v.seats[0].melds.last().expect("a meld");
+    assert_eq!(meld.kind, mahjong_rules::MeldType::Pung);
+    assert_eq!(meld.tile, Some(card.tile));
+    Ok(())
+}
+
+#[test]
+fn ready_is_declared_with_its_button_and_the_hand_plays_itself() -> Result<(), Error> {
+    let mut h = find_prompt("ready", 1..60, |l| {
+        l.iter()
+            .any(|a| matches!(a, Action::Discard { ready: true, .. }))
+    });
+    let card = h
+        .legal()
+        .iter()
+        .find_map(|a| match a {
+            Action::Discard { card, ready: true } => Some(*card),
+            _ => None,
+        })
+        .expect("a ready discard");
+    assert!(h.find("敲"));
+    let i = h.position(card);
+    h.click_tile(i)?;
+    h.click("敲")?;
+    let v = h.table().view.as_ref().expect("view");
+    assert!(v.seats[0].ready, "the player declared ready");
+    assert!(h.table().auto());
+    Ok(())
+}
+
+#[test]
+fn a_whole_hand_ends_in_a_verified_explained_settlement_in_both_languages() -> Result<(), Error> {
+    let mut h = Harness::named("settle", 5, Lang::Zh);
+    h.click("开始练习")?;
+    h.sit_down();
+    h.play_to_end(Lang::Zh)?;
+    let end = h.table().end.clone().expect("hand over");
+    assert!(end.audited && end.signed_by_all);
+    assert!(h.find("第 1 局结算"));
+    assert!(h.find("✓ 已验证：发牌审计通过，四家签名"));
+    assert!(h.find("四家亮牌"));
+    if let mahjong_rules::Outcome::Win { result, .. } = &end.result.outcome {
+        let ws = &result.winners[0];
+        assert!(h.find(&format!("点数 P：{}", ws.points)));
+        assert!(h.find(&format!("每个付钱的人付 S = {} 点", ws.score)));
+    } else {
+        assert!(h.find("流局：牌摸完了，没人胡"));
+    }
+    // The language switches on the settlement too.
+    h.click("English")?;
+    assert!(h.find("Hand 1: the result"));
+    assert!(h.find("✓ Verified: deal audited, signed by all four"));
+    // Next hand.
+    h.click("Next hand")?;
+    assert!(h.table().end.is_none());
+    assert_eq!(h.table().hand, 2);
+    Ok(())
+}
+
+#[test]
+fn the_language_switches_mid_hand_and_is_remembered() -> Result<(), Error> {
+    let mut h = Harness::named("lang", 11, Lang::Zh);
+    h.click("开始练习")?;
+    h.sit_down();
+    assert!(h.find("打出的牌"));
+    h.click("English")?;
+    assert!(h.find("Discards"));
+    assert!(h.find("Hand 1"));
+    assert!(!h.find("打出的牌"));
+    assert_eq!(Settings::load(&h.dir).expect("saved").lang, Lang::En);
+    // Tile faces switch too, and are remembered.
+    h.click("Tiles: Chinese faces")?;
+    assert!(h.find("Tiles: notation 5m"));
+    assert_eq!(
+        Settings::load(&h.dir).expect("saved").faces,
+        shanghai_mahjong::tiles::Faces::Notation
+    );
+    h.click("中文")?;
+    assert!(h.find("打出的牌"));
+    Ok(())
+}

@@ -1,0 +1,93 @@
+//! Measured figures of the store (ignored by default; run with
+//! `cargo test -p mahjong-store --test store figures -- --ignored --nocapture`).
+
+use std::time::{Duration, Instant};
+
+use mahjong_rules::Ruleset;
+use mahjong_store::verify_bytes;
+
+use crate::harness::Game;
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    if sorted.is_empty() {
+        return Duration::ZERO;
+    }
+    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
+}
+
+#[test]
+#[ignore = "prints measured figures; slow"]
+fn figures() {
+    const HANDS: u32 = 4;
+    // On the real disk (not a tmpfs), so that fsync costs what it costs.
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("tempdir");
+    let mut game = Game::new(dir.path(), 41, Ruleset::Qiaoma, HANDS);
+    let started = Instant::now();
+    game.run();
+    let played = started.elapsed();
+    game.assert_agree();
+    let hands = game.client(0).results().len();
+    let split = |own: bool| {
+        let mut v: Vec<Duration> = game
+            .appends
+            .iter()
+            .filter(|(o, _)| *o == own)
+            .map(|(_, d)| *d)
+            .collect();
+        v.sort();
+        v
+    };
+    for (own, label) in [
+        (true, "with Record::Own (synchronous=FULL)"),
+        (false, "without (NORMAL)"),
+    ] {
+        let v = split(own);
+        println!(
+            "append {label}: {} batches, p50 {:?}, p99 {:?}, max {:?}",
+            v.len(),
+            percentile(&v, 0.5),
+            percentile(&v, 0.99),
+            v.last().copied().unwrap_or_default()
+        );
+    }
+    println!("{hands} hands played by four seats in {played:?} (store writes included)");
+    let p = &game.players[0];
+    let db = std::fs::metadata(p.store.path())
+        .map(|m| m.len())
+        .unwrap_or(0)
+        + std::fs::metadata(p.store.path().with_extension("sqlite3-wal"))
+            .map(|m| m.len())
+            .unwrap_or(0);
+    let records = p.store.journal_len(&game.table, 0).expect("count");
+    println!(
+        "seat 0 store: {records} journal records, {} KB on disk (db + wal) for {hands} hands",
+        db / 1024
+    );
+    let t = Instant::now();
+    let restored = p
+        .store
+        .restore(&game.table, 0, &p.identity)
+        .expect("restore")
+        .expect("seat");
+    println!(
+        "restore of seat 0 after {hands} hands (fold + Client::restore): {:?}",
+        t.elapsed()
+    );
+    assert_eq!(restored.log_hash(), game.client(0).log_hash());
+    let t = Instant::now();
+    let file = p.store.export(&game.table, None).expect("export");
+    let bytes = file.to_bytes();
+    println!(
+        "export: {:?}, {} KB ({} KB per hand)",
+        t.elapsed(),
+        bytes.len() / 1024,
+        bytes.len() / 1024 / hands.max(1)
+    );
+    let t = Instant::now();
+    verify_bytes(&bytes).expect("verifies");
+    let took = t.elapsed();
+    println!(
+        "verify: {took:?} ({:?} per hand)",
+        took / hands.max(1) as u32
+    );
+}
