@@ -392,6 +392,26 @@ fn four_bot_peers_find_each_other_and_play_three_hands() {
     }
     assert_same_hands(&peers, 3);
     assert_same_ledgers(&dir, &names(4), 3);
+    // Each peer's exported log verifies offline.
+    let table = mahjong_store::to_hex(&ledger(&dir.join("p0"))[0].0);
+    for n in names(4) {
+        let file = dir.join(format!("{n}.log"));
+        let data = dir.join(&n);
+        let export = Command::new(env!("CARGO_BIN_EXE_mahjong"))
+            .args(["export", "--data-dir"])
+            .arg(&data)
+            .args(["--table", &table])
+            .arg(&file)
+            .output()
+            .expect("export runs");
+        assert!(export.status.success(), "export of {n}: {export:?}");
+        let verify = Command::new(env!("CARGO_BIN_EXE_mahjong"))
+            .arg("verify")
+            .arg(&file)
+            .output()
+            .expect("verify runs");
+        assert!(verify.status.success(), "verify of {n}: {verify:?}");
+    }
     let full: Vec<&String> = peers
         .iter()
         .flat_map(|p| p.seen.iter().filter(|l| l.starts_with("table ")))

@@ -4,12 +4,12 @@
 //! table it begins, every seat's journal records (`Record::Own` durable **before** the frames
 //! of the same output are sent: the loop calls [`Storage::append`] first and sends only when it
 //! returned `Ok`), each final hand for the ledger, and on start the table to resume.
-//! [`StoreStorage`] puts it in the player's SQLite store (`mahjong_store`, the roster beside it
-//! as a private file); [`MemoryStorage`] is the in-memory version for tests (and a shared
+//! [`StoreStorage`] puts it in the player's SQLite store (`mahjong_store`, the signed roster
+//! with its table); [`MemoryStorage`] is the in-memory version for tests (and a shared
 //! handle, so a test can "restart" a peer on the same data).
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use ed25519_dalek::SigningKey;
@@ -163,11 +163,9 @@ impl Storage for MemoryStorage {
 }
 
 /// The player's SQLite store ([`mahjong_store::Store`]); the signed roster of each table (who
-/// runs which seat, needed to route frames after a restart) is kept beside it in
-/// `rosters/<table id>.roster`, private to the user.
+/// runs which seat, needed to route frames after a restart) is kept with the table.
 pub struct StoreStorage {
     store: Store,
-    dir: PathBuf,
 }
 
 fn err(e: impl std::fmt::Display) -> StorageError {
@@ -178,25 +176,13 @@ impl StoreStorage {
     /// Opens the store in `data_dir`.
     pub fn open(data_dir: &Path) -> Result<StoreStorage, StorageError> {
         let store = Store::open(data_dir).map_err(err)?;
-        Ok(StoreStorage {
-            store,
-            dir: data_dir.to_path_buf(),
-        })
-    }
-
-    fn roster_path(&self, table: &TableId) -> PathBuf {
-        self.dir
-            .join("rosters")
-            .join(format!("{}.roster", mahjong_store::to_hex(table)))
+        Ok(StoreStorage { store })
     }
 }
 
 impl Storage for StoreStorage {
     fn begin_table(&mut self, roster: &Roster) -> Result<(), StorageError> {
         let table = roster.advert.table;
-        mahjong_store::files::create_private_dir(&self.dir.join("rosters")).map_err(err)?;
-        let bytes = postcard::to_allocvec(roster).map_err(err)?;
-        mahjong_store::files::replace_private(&self.roster_path(&table), &bytes).map_err(err)?;
         let names = roster
             .advert
             .seats
@@ -210,7 +196,9 @@ impl Storage for StoreStorage {
                 created: mahjong_store::now_ms(),
                 finished: false,
             })
-            .map_err(err)
+            .map_err(err)?;
+        let bytes = postcard::to_allocvec(roster).map_err(err)?;
+        self.store.save_roster(&table, &bytes).map_err(err)
     }
 
     fn begin_seat(
@@ -256,11 +244,14 @@ impl Storage for StoreStorage {
         let Some(info) = self.store.unfinished_tables().map_err(err)?.pop() else {
             return Ok(None);
         };
-        let path = self.roster_path(&info.id);
-        let bytes = std::fs::read(&path)
-            .map_err(|e| StorageError(format!("cannot read {}: {e}", path.display())))?;
+        let table = mahjong_store::to_hex(&info.id);
+        let bytes = self.store.roster(&info.id).map_err(err)?.ok_or_else(|| {
+            StorageError(format!(
+                "table {table} in the store has no roster to resume"
+            ))
+        })?;
         let roster: Roster = postcard::from_bytes(&bytes)
-            .map_err(|e| StorageError(format!("{} is corrupt: {e}", path.display())))?;
+            .map_err(|e| StorageError(format!("the roster of table {table} is corrupt: {e}")))?;
         let mut seats = Vec::new();
         for local in &info.seats {
             if let Some(p) = self
