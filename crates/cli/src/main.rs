@@ -6,11 +6,13 @@
 //! - `mahjong solo`: play in the terminal against three computer players.
 //! - `mahjong ledger`, `mahjong export`, `mahjong verify`: the ledger and signed logs of the
 //!   tables played (`ledger.rs`, `export.rs`).
+//! - `mahjong play`: sit at a table on the LAN (mDNS or `--peer`) and play a session.
 
 mod arena;
 mod bench;
 mod export;
 mod ledger;
+mod play;
 mod score;
 mod solo;
 
@@ -40,6 +42,8 @@ enum Command {
     Arena(arena::ArenaArgs),
     /// Play in the terminal against three computer players.
     Solo(solo::SoloArgs),
+    /// Sit at a table on the LAN and play: `--bot` lets the strong bot play this seat.
+    Play(play::PlayArgs),
     /// The ledger of finished hands in the data directory.
     Ledger(ledger::LedgerArgs),
     /// Write a self-contained file of a table's signed log.
@@ -55,6 +59,7 @@ fn main() -> ExitCode {
         Command::Bench(b) => bench::run(b),
         Command::Arena(a) => arena::run(a),
         Command::Solo(a) => solo::run(a),
+        Command::Play(a) => play::run(a),
         Command::Ledger(a) => ledger::run(a),
         Command::Export(a) => export::run_export(a),
         Command::Verify(a) => return export::run_verify(a),

@@ -1,0 +1,711 @@
+//! The lobby: who hosts which open table, who sits where, and the rule that brings peers
+//! started at the same moment to one table. Sans-IO like the table: messages and time in,
+//! [`Action`]s out; the event loop moves them.
+//!
+//! **Rules.**
+//! - A host advertises its table to every peer it is connected to, at connection and at every
+//!   change ([`Wire::Advert`], newest `revision` wins; a peer keeps one table per host, so a
+//!   flood of adverts cannot grow memory).
+//! - A peer not at a table asks for a seat at the open table with the *lowest id* that fits
+//!   its settings (preset, stake, hands); it opens its own table only when none fits after
+//!   `open_after_ms`.
+//! - A host whose table has a lower-id table beside it with room for all its humans closes its
+//!   own ([`TableState::Closed`]) and moves there; its joiners follow. Two peers that open
+//!   tables at once therefore end at one table, the lower id.
+//! - The host seats joiners first come, first served, and refuses a full table (a fifth peer
+//!   cannot break it). When the humans are seated it fills the `bots` seats, spreading them
+//!   round-robin over the human peers (so no peer runs two bots while another human runs
+//!   none), signs the [`Roster`] and sends it to every seated peer: every seat, its name and
+//!   the peer that runs it, so every joiner sees who runs which bot.
+//!
+//! A bot's table key is derived from its controller's identity key and the table id
+//! ([`bot_key`]), so the controller can rebuild it after a restart.
+
+use std::collections::BTreeMap;
+
+use ed25519_dalek::{SigningKey, VerifyingKey};
+use mahjong_rules::{Money, Options, Ruleset, Seat};
+use sha2::{Digest, Sha256};
+
+use crate::wire::{Advert, Roster, SeatInfo, TableId, TableState, Wire};
+
+/// How long a peer looks for an open table before it opens one (mDNS finds a LAN peer in
+/// well under a second).
+pub const DEFAULT_OPEN_AFTER_MS: u64 = 1200;
+
+/// How long a `Join` waits for the host's answer before the peer looks elsewhere.
+pub const JOIN_TIMEOUT_MS: u64 = 3000;
+
+/// What this peer wants.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    /// The player's name.
+    pub name: String,
+    /// The preset.
+    pub preset: Ruleset,
+    /// Coins per point.
+    pub stake: Money,
+    /// Hands to play.
+    pub hands: u32,
+    /// Bots at a table this peer opens.
+    pub bots: u8,
+    /// Wait this long for an open table before opening one.
+    pub open_after_ms: u64,
+}
+
+/// What the lobby asks the event loop to do.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// Send to every connected peer.
+    Broadcast(Wire),
+    /// Send to one peer.
+    Send(VerifyingKey, Wire),
+    /// The table is full and the roster fixed: start the table clients.
+    Begin(Box<Roster>),
+}
+
+// One per lobby: its size does not matter.
+#[allow(clippy::large_enum_variant)]
+#[derive(Clone, Debug)]
+enum State {
+    Idle,
+    Hosting {
+        advert: Advert,
+        bot_keys: BTreeMap<[u8; 32], [VerifyingKey; 4]>,
+    },
+    Joining {
+        table: TableId,
+        host: VerifyingKey,
+        since: u64,
+    },
+    Seated {
+        table: TableId,
+        host: VerifyingKey,
+    },
+    Started,
+}
+
+/// The key of the bot at `seat` of `table` run by the peer with identity `identity`.
+pub fn bot_key(identity: &SigningKey, table: &TableId, seat: Seat) -> SigningKey {
+    let mut h = Sha256::new();
+    h.update(b"shanghai-mahjong/bot-key/1");
+    h.update(identity.to_bytes());
+    h.update(table);
+    h.update([seat]);
+    SigningKey::from_bytes(&h.finalize().into())
+}
+
+/// `sha256(Options::canonical_bytes())` of a preset.
+pub fn options_hash(preset: Ruleset) -> [u8; 32] {
+    Sha256::digest(Options::preset(preset).canonical_bytes()).into()
+}
+
+/// One peer's lobby.
+pub struct Lobby {
+    identity: SigningKey,
+    me: VerifyingKey,
+    settings: Settings,
+    tables: BTreeMap<[u8; 32], Advert>,
+    refused: Vec<TableId>,
+    state: State,
+    open_at: u64,
+    nonce: u64,
+}
+
+impl Lobby {
+    /// A lobby started at time `now` (milliseconds).
+    pub fn new(identity: SigningKey, settings: Settings, now: u64) -> Lobby {
+        let me = identity.verifying_key();
+        let open_at = now + settings.open_after_ms;
+        Lobby {
+            identity,
+            me,
+            settings,
+            tables: BTreeMap::new(),
+            refused: Vec::new(),
+            state: State::Idle,
+            open_at,
+            nonce: 0,
+        }
+    }
+
+    /// The open tables this peer knows of (its own included), lowest id first.
+    pub fn tables(&self) -> Vec<Advert> {
+        let mut all: Vec<Advert> = self.tables.values().cloned().collect();
+        if let State::Hosting { advert, .. } = &self.state {
+            all.push(advert.clone());
+        }
+        all.sort_by_key(|a| a.table);
+        all
+    }
+
+    /// The table this peer sits at or hosts, if any.
+    pub fn my_table(&self) -> Option<TableId> {
+        match &self.state {
+            State::Hosting { advert, .. } => Some(advert.table),
+            State::Seated { table, .. } => Some(*table),
+            _ => None,
+        }
+    }
+
+    /// Whether the roster is fixed (the lobby is done).
+    pub fn started(&self) -> bool {
+        matches!(self.state, State::Started)
+    }
+
+    fn bot_keys(&self, table: &TableId) -> [VerifyingKey; 4] {
+        [0, 1, 2, 3].map(|s| bot_key(&self.identity, table, s).verifying_key())
+    }
+
+    fn fitting(&self) -> Option<Advert> {
+        let s = &self.settings;
+        self.tables
+            .values()
+            .filter(|a| a.fits(s.preset, s.stake, s.hands) && !self.refused.contains(&a.table))
+            .min_by_key(|a| a.table)
+            .cloned()
+    }
+
+    fn join(&mut self, advert: &Advert, now: u64) -> Vec<Action> {
+        self.state = State::Joining {
+            table: advert.table,
+            host: advert.host,
+            since: now,
+        };
+        vec![Action::Send(
+            advert.host,
+            Wire::Join {
+                table: advert.table,
+                name: self.settings.name.clone(),
+                key: self.me,
+                bot_keys: self.bot_keys(&advert.table),
+            },
+        )]
+    }
+
+    fn open(&mut self, now: u64) -> Vec<Action> {
+        self.nonce += 1;
+        let mut h = Sha256::new();
+        h.update(b"shanghai-mahjong/table-id/1");
+        h.update(self.me.as_bytes());
+        h.update(now.to_le_bytes());
+        h.update(self.nonce.to_le_bytes());
+        let mut fresh = [0u8; 32];
+        rand_core::RngCore::fill_bytes(&mut rand_core::OsRng, &mut fresh);
+        h.update(fresh);
+        let table: TableId = h.finalize().into();
+        let s = &self.settings;
+        let mut seats: [Option<SeatInfo>; 4] = Default::default();
+        seats[0] = Some(SeatInfo {
+            key: self.me,
+            name: s.name.clone(),
+            peer: self.me,
+            bot: false,
+        });
+        let advert = Advert {
+            table,
+            host: self.me,
+            name: format!("{}'s table", s.name),
+            preset: s.preset,
+            options_hash: options_hash(s.preset),
+            stake: s.stake,
+            hands: s.hands,
+            bots: s.bots.min(3),
+            seats,
+            state: TableState::Open,
+            revision: 1,
+        };
+        self.state = State::Hosting {
+            advert,
+            bot_keys: BTreeMap::new(),
+        };
+        self.after_change()
+    }
+
+    /// Re-advertises the hosted table, and starts it when its humans are seated.
+    fn after_change(&mut self) -> Vec<Action> {
+        let State::Hosting { advert, bot_keys } = &mut self.state else {
+            return Vec::new();
+        };
+        advert.revision += 1;
+        if advert.free() > 0 {
+            return vec![Action::Broadcast(Wire::Advert(Box::new(advert.clone())))];
+        }
+        // Fill the bot seats, round-robin over the human seats in seat order.
+        let humans: Vec<SeatInfo> = advert.seats.iter().flatten().cloned().collect();
+        let mut k = 0;
+        for seat in 0..4u8 {
+            if advert.seats[seat as usize].is_some() {
+                continue;
+            }
+            let runner = &humans[k % humans.len()];
+            k += 1;
+            let key = if runner.peer == self.me {
+                bot_key(&self.identity, &advert.table, seat).verifying_key()
+            } else {
+                match bot_keys.get(runner.peer.as_bytes()) {
+                    Some(keys) => keys[seat as usize],
+                    None => return Vec::new(), // unreachable: every joiner sent its keys
+                }
+            };
+            advert.seats[seat as usize] = Some(SeatInfo {
+                key,
+                name: format!("bot of {}", runner.name),
+                peer: runner.peer,
+                bot: true,
+            });
+        }
+        advert.state = TableState::Started;
+        let roster = Roster::sign(advert.clone(), 0, &self.identity);
+        let mut actions = vec![Action::Broadcast(Wire::Advert(Box::new(advert.clone())))];
+        let mut peers: Vec<VerifyingKey> = humans
+            .iter()
+            .map(|s| s.peer)
+            .filter(|p| *p != self.me)
+            .collect();
+        peers.dedup();
+        for p in peers {
+            actions.push(Action::Send(p, Wire::Start(Box::new(roster.clone()))));
+        }
+        actions.push(Action::Begin(Box::new(roster)));
+        self.state = State::Started;
+        actions
+    }
+
+    /// Called about every 100 ms: joins, moves or opens a table as the rules say.
+    pub fn tick(&mut self, now: u64) -> Vec<Action> {
+        match self.state.clone() {
+            State::Idle => {
+                if let Some(best) = self.fitting() {
+                    self.join(&best, now)
+                } else if now >= self.open_at {
+                    self.open(now)
+                } else {
+                    Vec::new()
+                }
+            }
+            State::Hosting { advert, .. } => {
+                let Some(best) = self.fitting() else {
+                    return Vec::new();
+                };
+                if best.table < advert.table && best.free() >= advert.humans() {
+                    let mut closed = advert.clone();
+                    closed.state = TableState::Closed;
+                    closed.revision += 1;
+                    let mut actions = vec![Action::Broadcast(Wire::Advert(Box::new(closed)))];
+                    actions.extend(self.join(&best, now));
+                    actions
+                } else {
+                    Vec::new()
+                }
+            }
+            State::Joining { table, since, .. } => {
+                if now >= since + JOIN_TIMEOUT_MS {
+                    self.refused.push(table);
+                    self.state = State::Idle;
+                    self.open_at = self.open_at.max(now);
+                    self.tick(now)
+                } else {
+                    Vec::new()
+                }
+            }
+            State::Seated { .. } | State::Started => Vec::new(),
+        }
+    }
+
+    /// A peer connected: tell it of the hosted table.
+    pub fn connected(&mut self, peer: VerifyingKey) -> Vec<Action> {
+        match &self.state {
+            State::Hosting { advert, .. } => {
+                vec![Action::Send(peer, Wire::Advert(Box::new(advert.clone())))]
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// A peer disconnected: forget its tables, free its seats at a table not yet started.
+    pub fn disconnected(&mut self, peer: VerifyingKey, now: u64) -> Vec<Action> {
+        self.tables.retain(|_, a| a.host != peer);
+        match &mut self.state {
+            State::Hosting { advert, bot_keys } => {
+                let before = advert.humans();
+                for s in advert.seats.iter_mut() {
+                    if s.as_ref().is_some_and(|s| s.peer == peer) {
+                        *s = None;
+                    }
+                }
+                compact(&mut advert.seats);
+                bot_keys.remove(peer.as_bytes());
+                if advert.humans() != before {
+                    return self.after_change();
+                }
+                Vec::new()
+            }
+            State::Joining { host, .. } | State::Seated { host, .. } if *host == peer => {
+                self.state = State::Idle;
+                self.tick(now)
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// A lobby message from `from`.
+    pub fn message(&mut self, from: VerifyingKey, wire: Wire, now: u64) -> Vec<Action> {
+        match wire {
+            Wire::Advert(advert) => self.advert(from, *advert, now),
+            Wire::Join {
+                table,
+                name,
+                key,
+                bot_keys,
+            } => self.joined(from, table, name, key, bot_keys),
+            Wire::Refuse { table, .. } => match self.state {
+                State::Joining { table: t, host, .. } if t == table && host == from => {
+                    self.refused.push(table);
+                    self.state = State::Idle;
+                    self.tick(now)
+                }
+                _ => Vec::new(),
+            },
+            Wire::Leave { table } => {
+                let State::Hosting { advert, .. } = &mut self.state else {
+                    return Vec::new();
+                };
+                if advert.table != table {
+                    return Vec::new();
+                }
+                self.disconnected(from, now)
+            }
+            Wire::Start(roster) => self.start(from, *roster),
+            Wire::Hello { .. } | Wire::Frame { .. } => Vec::new(),
+        }
+    }
+
+    fn advert(&mut self, from: VerifyingKey, advert: Advert, now: u64) -> Vec<Action> {
+        if advert.host != from || from == self.me {
+            return Vec::new(); // only a host speaks for its table
+        }
+        let newer = self
+            .tables
+            .get(from.as_bytes())
+            .is_none_or(|old| old.table != advert.table || old.revision < advert.revision);
+        if !newer {
+            return Vec::new();
+        }
+        let table = advert.table;
+        let seated = advert.seats.iter().flatten().any(|s| s.peer == self.me);
+        let live = advert.state != TableState::Closed;
+        if live {
+            self.tables.insert(*from.as_bytes(), advert);
+        } else {
+            self.tables.remove(from.as_bytes());
+        }
+        match self.state {
+            State::Joining { table: t, host, .. } if t == table => {
+                if seated && live {
+                    self.state = State::Seated { table, host };
+                    Vec::new()
+                } else if !live {
+                    self.state = State::Idle;
+                    self.tick(now)
+                } else {
+                    Vec::new()
+                }
+            }
+            State::Seated { table: t, .. } if t == table && (!live || !seated) => {
+                self.state = State::Idle;
+                self.tick(now)
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    fn joined(
+        &mut self,
+        from: VerifyingKey,
+        table: TableId,
+        name: String,
+        key: VerifyingKey,
+        keys: [VerifyingKey; 4],
+    ) -> Vec<Action> {
+        let refuse = |reason: &str| {
+            vec![Action::Send(
+                from,
+                Wire::Refuse {
+                    table,
+                    reason: reason.into(),
+                },
+            )]
+        };
+        let State::Hosting { advert, bot_keys } = &mut self.state else {
+            return refuse("that table is not open here");
+        };
+        if advert.table != table {
+            return refuse("that table is not open here");
+        }
+        if key != from {
+            return refuse("a player sits with its own identity key");
+        }
+        if advert.seats.iter().flatten().any(|s| s.peer == from) {
+            return Vec::new(); // a repeated join
+        }
+        if advert.free() == 0 {
+            return refuse("the table is full");
+        }
+        let Some(free) = advert.seats.iter().position(Option::is_none) else {
+            return refuse("the table is full");
+        };
+        let name: String = name.chars().take(32).collect();
+        advert.seats[free] = Some(SeatInfo {
+            key,
+            name,
+            peer: from,
+            bot: false,
+        });
+        bot_keys.insert(*from.as_bytes(), keys);
+        self.after_change()
+    }
+
+    fn start(&mut self, from: VerifyingKey, roster: Roster) -> Vec<Action> {
+        let ours = match self.state {
+            State::Seated { table, host } | State::Joining { table, host, .. } => {
+                table == roster.advert.table && host == from
+            }
+            _ => false,
+        };
+        if !ours || roster.advert.host != from || roster.verify().is_err() {
+            return Vec::new();
+        }
+        if !roster
+            .advert
+            .seats
+            .iter()
+            .flatten()
+            .any(|s| s.peer == self.me)
+        {
+            return Vec::new();
+        }
+        self.state = State::Started;
+        vec![Action::Begin(Box::new(roster))]
+    }
+}
+
+/// Moves taken seats to the front (the seat order is the join order).
+fn compact(seats: &mut [Option<SeatInfo>; 4]) {
+    let taken: Vec<SeatInfo> = seats.iter().flatten().cloned().collect();
+    *seats = Default::default();
+    for (i, s) in taken.into_iter().enumerate() {
+        seats[i] = Some(s);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings(name: &str, bots: u8) -> Settings {
+        Settings {
+            name: name.into(),
+            preset: Ruleset::Qiaoma,
+            stake: Money::coins(1),
+            hands: 3,
+            bots,
+            open_after_ms: 500,
+        }
+    }
+
+    /// Lobbies connected to each other, with messages delivered in rounds.
+    struct Net {
+        lobbies: Vec<Lobby>,
+        begun: Vec<Option<Roster>>,
+        now: u64,
+    }
+
+    impl Net {
+        fn new(n: u8, bots: u8) -> Net {
+            let lobbies = (0..n)
+                .map(|i| {
+                    Lobby::new(
+                        SigningKey::from_bytes(&[i + 1; 32]),
+                        settings(&format!("p{i}"), bots),
+                        0,
+                    )
+                })
+                .collect();
+            Net {
+                lobbies,
+                begun: vec![None; n as usize],
+                now: 0,
+            }
+        }
+
+        fn index(&self, key: &VerifyingKey) -> usize {
+            self.lobbies
+                .iter()
+                .position(|l| &l.me == key)
+                .expect("known peer")
+        }
+
+        fn deliver(
+            &mut self,
+            from: usize,
+            actions: Vec<Action>,
+            queue: &mut Vec<(usize, usize, Wire)>,
+        ) {
+            for a in actions {
+                match a {
+                    Action::Broadcast(w) => {
+                        for to in 0..self.lobbies.len() {
+                            if to != from {
+                                queue.push((from, to, w.clone()));
+                            }
+                        }
+                    }
+                    Action::Send(k, w) => queue.push((from, self.index(&k), w)),
+                    Action::Begin(r) => {
+                        assert!(self.begun[from].is_none(), "began twice");
+                        self.begun[from] = Some(*r);
+                    }
+                }
+            }
+        }
+
+        /// Every lobby ticks at once every 100 ms; messages take one tick.
+        fn run(&mut self, until: u64) {
+            let mut queue = Vec::new();
+            while self.now < until {
+                self.now += 100;
+                let now = self.now;
+                let pending: Vec<(usize, usize, Wire)> = std::mem::take(&mut queue);
+                for (from, to, w) in pending {
+                    let key = self.lobbies[from].me;
+                    let actions = self.lobbies[to].message(key, w, now);
+                    self.deliver(to, actions, &mut queue);
+                }
+                for i in 0..self.lobbies.len() {
+                    let actions = self.lobbies[i].tick(now);
+                    self.deliver(i, actions, &mut queue);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn four_peers_started_at_once_end_at_one_table() {
+        let mut net = Net::new(4, 0);
+        net.run(5000);
+        let rosters: Vec<&Roster> = net.begun.iter().flatten().collect();
+        assert_eq!(rosters.len(), 4, "every peer began");
+        assert!(rosters.iter().all(|r| *r == rosters[0]), "one roster");
+        let seats = rosters[0].verify().expect("valid roster");
+        for l in &net.lobbies {
+            assert_eq!(seats.iter().filter(|s| s.peer == l.me).count(), 1);
+        }
+    }
+
+    #[test]
+    fn a_fifth_peer_does_not_break_a_full_table() {
+        let mut net = Net::new(5, 0);
+        net.run(8000);
+        let rosters: Vec<&Roster> = net.begun.iter().flatten().collect();
+        assert_eq!(rosters.len(), 4, "four began, one waits");
+        assert!(rosters.iter().all(|r| *r == rosters[0]));
+        let waiting = net
+            .begun
+            .iter()
+            .position(Option::is_none)
+            .expect("one waits");
+        assert!(
+            net.lobbies[waiting].my_table().is_some(),
+            "it opened its own table"
+        );
+    }
+
+    #[test]
+    fn two_peers_with_two_bots_spread_them_one_each() {
+        let mut net = Net::new(2, 2);
+        net.run(3000);
+        let r = net.begun[0].as_ref().expect("began");
+        assert_eq!(Some(r), net.begun[1].as_ref());
+        let seats = r.verify().expect("valid");
+        for l in &net.lobbies {
+            let bots = seats.iter().filter(|s| s.bot && s.peer == l.me).count();
+            assert_eq!(bots, 1, "one bot each");
+        }
+        // The bot keys are the ones its controller derives.
+        for (seat, s) in seats.iter().enumerate().filter(|(_, s)| s.bot) {
+            let runner = &net.lobbies[net.index(&s.peer)];
+            let key = bot_key(&runner.identity, &r.advert.table, seat as Seat);
+            assert_eq!(key.verifying_key(), s.key);
+        }
+    }
+
+    #[test]
+    fn one_human_with_three_bots_runs_them_all() {
+        let mut net = Net::new(1, 3);
+        net.run(1000);
+        let seats = net.begun[0]
+            .as_ref()
+            .expect("began")
+            .verify()
+            .expect("valid");
+        assert_eq!(seats.iter().filter(|s| s.bot).count(), 3);
+    }
+
+    #[test]
+    fn the_lower_table_wins_when_two_open_at_once() {
+        let mut a = Lobby::new(SigningKey::from_bytes(&[1; 32]), settings("a", 0), 0);
+        let mut b = Lobby::new(SigningKey::from_bytes(&[2; 32]), settings("b", 0), 0);
+        let ka = a.me;
+        let kb = b.me;
+        let adv = |acts: Vec<Action>| {
+            acts.into_iter()
+                .find_map(|x| match x {
+                    Action::Broadcast(w @ Wire::Advert(_)) => Some(w),
+                    _ => None,
+                })
+                .expect("advert")
+        };
+        let wa = adv(a.tick(600));
+        let wb = adv(b.tick(600));
+        let (ta, tb) = (
+            a.my_table().expect("a hosts"),
+            b.my_table().expect("b hosts"),
+        );
+        b.message(ka, wa, 700);
+        a.message(kb, wb, 700);
+        let acts_a = a.tick(800);
+        let acts_b = b.tick(800);
+        let (mover, stayer) = if ta < tb {
+            (&acts_b, tb)
+        } else {
+            (&acts_a, ta)
+        };
+        assert!(
+            mover.iter().any(|x| matches!(x, Action::Broadcast(Wire::Advert(ad)) if ad.table == stayer && ad.state == TableState::Closed)),
+            "the higher table closes"
+        );
+        assert!(
+            mover
+                .iter()
+                .any(|x| matches!(x, Action::Send(_, Wire::Join { .. })))
+        );
+    }
+
+    #[test]
+    fn adverts_from_someone_else_than_the_host_are_ignored() {
+        let mut a = Lobby::new(SigningKey::from_bytes(&[1; 32]), settings("a", 0), 0);
+        let mut b = Lobby::new(SigningKey::from_bytes(&[2; 32]), settings("b", 0), 0);
+        let w = a
+            .tick(600)
+            .into_iter()
+            .find_map(|x| match x {
+                Action::Broadcast(w) => Some(w),
+                _ => None,
+            })
+            .expect("advert");
+        let liar = SigningKey::from_bytes(&[3; 32]).verifying_key();
+        b.message(liar, w, 700);
+        assert!(b.tables().is_empty());
+    }
+}

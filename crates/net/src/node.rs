@@ -1,0 +1,1382 @@
+//! The event loop and its handle, in the shape of rust-libp2p's file-sharing example: a
+//! cloneable [`Network`] sends [`Command`]s (each with a `oneshot` for its answer) to one task,
+//! [`EventLoop`], which owns the libp2p `Swarm`, the [`Lobby`], the table clients this peer runs
+//! (its own seat and any bot seats) and the [`Storage`]; [`NetEvent`]s come out over a channel.
+//!
+//! **Per table output** (`mahjong_table::Output`), in this order: the journal is appended to
+//! the store (it returns only when `Record::Own` is durable; a store failure stops the loop
+//! before anything is sent), `send` goes to the three other seats and `reply` to its seat
+//! (seats on this peer get it in process, other peers one [`Wire::Frame`] each with a bit per
+//! seat), events are acted on (a bot's turn, a proposal to accept, a bot to start) and passed
+//! out, and `deadline` arms the timer that feeds `Input::Tick`.
+//!
+//! **Connections.** tcp + noise + yamux. mDNS discoveries and `--peer` addresses are dialled;
+//! as the default mDNS query interval is minutes, the lobby exchanges adverts over the
+//! connection, not over mDNS. Each peer writes to the other over one outbound stream of
+//! [`PROTOCOL`] and reads the other's inbound stream (a reader task per stream, a bounded
+//! channel to the loop, so a fast sender is slowed down, never buffered without bound). A peer
+//! that sends an oversized or undecodable message, or more than [`MAX_MESSAGES_PER_SECOND`],
+//! or frames for a table it does not sit at, is disconnected and refused for [`BAN_MS`].
+//! A dropped connection to a known address is redialled with back-off (250 ms doubling to
+//! 8 s); the table's own `Request`/resend fills what was missed.
+//!
+//! **Versions.** identify announces [`PROTOCOL_VERSION`]; a peer announcing another gives one
+//! [`NetEvent::Incompatible`] (a clear line in the CLI) and is disconnected.
+
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::time::Duration;
+
+use ed25519_dalek::{SigningKey, VerifyingKey};
+use futures::StreamExt;
+use libp2p::identity::PublicKey;
+use libp2p::multiaddr::Protocol;
+use libp2p::swarm::behaviour::toggle::Toggle;
+use libp2p::swarm::dial_opts::{DialOpts, PeerCondition};
+use libp2p::swarm::{NetworkBehaviour, SwarmEvent};
+use libp2p::{Multiaddr, PeerId, StreamProtocol, Swarm, identify, mdns, noise, tcp, yamux};
+use mahjong_bot::{Bot, Level};
+use mahjong_rules::{Money, Options, Seat, SessionLength};
+use mahjong_table::{Client, Input, Output, Persisted, TableEvent};
+use tokio::sync::{mpsc, oneshot};
+use tokio::time::Instant;
+
+use crate::lobby::{self, Action, Lobby, Settings, bot_key};
+use crate::storage::{Storage, StorageError};
+use crate::wire::{
+    self, Advert, MAX_MESSAGE, PROTOCOL, PROTOCOL_VERSION, Roster, SeatInfo, TableId, Wire,
+    WireError,
+};
+
+/// Messages per second a peer may send before it is disconnected.
+pub const MAX_MESSAGES_PER_SECOND: u32 = 4000;
+/// Frames for a table the peer does not sit at, per second, before it is disconnected.
+pub const MAX_STRAY_FRAMES_PER_SECOND: u32 = 64;
+/// How long a disconnected misbehaving peer is refused.
+pub const BAN_MS: u64 = 30_000;
+/// Messages queued for one peer before new ones are dropped (the table resends).
+const SEND_QUEUE: usize = 1024;
+/// Messages from all readers queued for the loop (readers wait when it is full).
+const INBOUND_QUEUE: usize = 256;
+
+/// Rewrites the frames the player's own seat broadcasts: each result goes to one seat
+/// (`Some`) or to all three others (`None`). For tests that play a lying peer (an
+/// equivocating entry) through the real shell; `mahjong play` never sets it.
+pub type Tamper = Box<dyn FnMut(Vec<u8>) -> Vec<(Option<Seat>, Vec<u8>)> + Send>;
+
+/// Everything the event loop needs.
+pub struct NetConfig {
+    /// The player's identity: libp2p key and table signing key.
+    pub identity: SigningKey,
+    /// What the player wants at the table.
+    pub settings: Settings,
+    /// Addresses to listen on (default: every IPv4 interface, a free TCP port).
+    pub listen: Vec<Multiaddr>,
+    /// Peers to dial (`--peer`), kept and redialled.
+    pub peers: Vec<Multiaddr>,
+    /// Discover peers by mDNS.
+    pub mdns: bool,
+    /// Whether a bot plays the player's own seat (headless); otherwise the caller answers
+    /// [`TableEvent::YourTurn`] and [`TableEvent::Proposed`] with [`Network::act`] and
+    /// [`Network::accept`].
+    pub own_bot: bool,
+    /// The bots' level.
+    pub bot_level: Level,
+    /// The wire version this peer speaks: [`wire::WIRE_VERSION`]; another value exists only so
+    /// that tests can play a peer of another version.
+    pub wire_version: u32,
+    /// A lying peer's rewrite of its own seat's frames (tests only; see [`Tamper`]).
+    pub tamper: Option<Tamper>,
+}
+
+impl NetConfig {
+    /// The defaults for `identity` and `settings`: listen on all IPv4 interfaces, mDNS on,
+    /// own seat played by a strong bot.
+    pub fn new(identity: SigningKey, settings: Settings) -> NetConfig {
+        NetConfig {
+            identity,
+            settings,
+            listen: vec![
+                "/ip4/0.0.0.0/tcp/0"
+                    .parse()
+                    .unwrap_or_else(|_| Multiaddr::empty()),
+            ],
+            peers: Vec::new(),
+            mdns: true,
+            own_bot: true,
+            bot_level: Level::Strong,
+            wire_version: wire::WIRE_VERSION,
+            tamper: None,
+        }
+    }
+}
+
+/// Why the network could not start or stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum NetError {
+    /// The transport or a listener could not be set up.
+    #[error("network: {0}")]
+    Transport(String),
+    /// The store failed.
+    #[error(transparent)]
+    Storage(#[from] StorageError),
+    /// The event loop is gone.
+    #[error("the network event loop has stopped")]
+    Stopped,
+}
+
+/// What the loop tells its caller.
+#[derive(Clone, Debug)]
+pub enum NetEvent {
+    /// Listening on this address (with `/p2p/PEER`).
+    Listening(Multiaddr),
+    /// Connected to a peer.
+    Connected(PeerId),
+    /// The connection to a peer was lost.
+    Disconnected(PeerId),
+    /// A peer speaks another protocol version.
+    Incompatible {
+        /// The peer.
+        peer: PeerId,
+        /// What it announced.
+        theirs: String,
+    },
+    /// A peer broke the wire rules and was disconnected.
+    Misbehaved {
+        /// The peer.
+        peer: PeerId,
+        /// What it did.
+        why: String,
+    },
+    /// The open tables changed.
+    Lobby(Vec<Advert>),
+    /// The roster is fixed; this peer runs `seats` (its own first).
+    Began {
+        /// The signed roster.
+        roster: Box<Roster>,
+        /// Seats this peer runs.
+        seats: Vec<Seat>,
+    },
+    /// A table resumed from the store after a restart.
+    Resumed {
+        /// The signed roster.
+        roster: Box<Roster>,
+        /// Hands already final.
+        hands: u32,
+    },
+    /// An event of the player's own seat.
+    Table(TableEvent),
+    /// The loop stopped on an error (a corrupt store, an unusable roster).
+    Fatal(String),
+}
+
+/// Traffic and timing counters.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Traffic {
+    /// Wire messages written.
+    pub messages_out: u64,
+    /// Bytes written (length prefixes included).
+    pub bytes_out: u64,
+    /// Wire messages read.
+    pub messages_in: u64,
+    /// Bytes read.
+    pub bytes_in: u64,
+}
+
+/// What the handle asks of the loop.
+#[derive(Debug)]
+pub enum Command {
+    /// The player's choice at its turn.
+    Act(mahjong_rules::Action, oneshot::Sender<()>),
+    /// Accept the proposal.
+    Accept(oneshot::Sender<()>),
+    /// Leave the table.
+    Leave(oneshot::Sender<()>),
+    /// The open tables.
+    Tables(oneshot::Sender<Vec<Advert>>),
+    /// The traffic counters.
+    Traffic(oneshot::Sender<Traffic>),
+    /// Stop the loop.
+    Shutdown(oneshot::Sender<()>),
+}
+
+/// The cheap cloneable handle of the event loop.
+#[derive(Clone, Debug)]
+pub struct Network {
+    tx: mpsc::Sender<Command>,
+}
+
+impl Network {
+    async fn call<T>(&self, f: impl FnOnce(oneshot::Sender<T>) -> Command) -> Result<T, NetError> {
+        let (tx, rx) = oneshot::channel();
+        self.tx.send(f(tx)).await.map_err(|_| NetError::Stopped)?;
+        rx.await.map_err(|_| NetError::Stopped)
+    }
+
+    /// Plays the player's action (at [`TableEvent::YourTurn`]).
+    pub async fn act(&self, action: mahjong_rules::Action) -> Result<(), NetError> {
+        self.call(|tx| Command::Act(action, tx)).await
+    }
+
+    /// Accepts the host's proposal.
+    pub async fn accept(&self) -> Result<(), NetError> {
+        self.call(Command::Accept).await
+    }
+
+    /// Leaves the table.
+    pub async fn leave(&self) -> Result<(), NetError> {
+        self.call(Command::Leave).await
+    }
+
+    /// The open tables known now.
+    pub async fn tables(&self) -> Result<Vec<Advert>, NetError> {
+        self.call(Command::Tables).await
+    }
+
+    /// The traffic so far.
+    pub async fn traffic(&self) -> Result<Traffic, NetError> {
+        self.call(Command::Traffic).await
+    }
+
+    /// Stops the loop (after the answer, the loop is gone).
+    pub async fn shutdown(&self) -> Result<(), NetError> {
+        self.call(Command::Shutdown).await
+    }
+}
+
+#[derive(NetworkBehaviour)]
+struct Behaviour {
+    identify: identify::Behaviour,
+    mdns: Toggle<mdns::tokio::Behaviour>,
+    stream: libp2p_stream::Behaviour,
+}
+
+/// The ed25519 key behind a peer id (every peer id of this protocol inlines its key).
+pub fn peer_key(peer: &PeerId) -> Option<VerifyingKey> {
+    let mh = peer.as_ref();
+    if mh.code() != 0 {
+        return None;
+    }
+    let pk = PublicKey::try_decode_protobuf(mh.digest()).ok()?;
+    let ed = pk.try_into_ed25519().ok()?;
+    VerifyingKey::from_bytes(&ed.to_bytes()).ok()
+}
+
+/// The peer id of an ed25519 key.
+pub fn peer_id(key: &VerifyingKey) -> Option<PeerId> {
+    let ed = libp2p::identity::ed25519::PublicKey::try_from_bytes(key.as_bytes()).ok()?;
+    Some(PublicKey::from(ed).to_peer_id())
+}
+
+/// From a reader or writer task to the loop.
+// At most `INBOUND_QUEUE` of them exist at once.
+#[allow(clippy::large_enum_variant)]
+enum Inbound {
+    Message(PeerId, Wire, usize),
+    Broken(PeerId, WireError),
+    Unsupported(PeerId),
+    /// A writer's stream failed (its connection closed, perhaps one of two).
+    WriterDown(PeerId, u64),
+}
+
+struct Runner {
+    client: Client,
+    bot: Option<Bot>,
+    deadline: Option<u64>,
+    /// Journalled in the store (a bot that replaced a seat that left is rebuilt from its
+    /// controller's seat instead).
+    stored: bool,
+}
+
+struct Playing {
+    table: TableId,
+    seats: [SeatInfo; 4],
+    host_seat: Seat,
+    runners: BTreeMap<Seat, Runner>,
+    me: Option<Seat>,
+    over: bool,
+}
+
+#[derive(Default)]
+struct PeerState {
+    writer: Option<mpsc::Sender<Vec<u8>>>,
+    generation: u64,
+    window: u64,
+    messages: u32,
+    strays: u32,
+}
+
+struct Redial {
+    at: Instant,
+    backoff: Duration,
+}
+
+/// The task that owns the swarm, the lobby, the table clients and the store.
+pub struct EventLoop {
+    swarm: Swarm<Behaviour>,
+    control: libp2p_stream::Control,
+    protocol: StreamProtocol,
+    version: String,
+    identity: SigningKey,
+    me: VerifyingKey,
+    settings: Settings,
+    own_bot: bool,
+    bot_level: Level,
+    lobby: Lobby,
+    storage: Box<dyn Storage>,
+    playing: Option<Playing>,
+    peers: HashMap<PeerId, PeerState>,
+    banned: HashMap<PeerId, u64>,
+    addresses: HashMap<PeerId, Vec<Multiaddr>>,
+    explicit: Vec<Multiaddr>,
+    redial: HashMap<PeerId, Redial>,
+    explicit_redial: Vec<(Multiaddr, Redial)>,
+    commands: mpsc::Receiver<Command>,
+    events: mpsc::Sender<NetEvent>,
+    inbound_tx: mpsc::Sender<Inbound>,
+    inbound: mpsc::Receiver<Inbound>,
+    queue: VecDeque<(Seat, Input)>,
+    start: Instant,
+    traffic: Traffic,
+    seed: u64,
+    tamper: Option<Tamper>,
+    generations: u64,
+    /// Protocol versions identify reported, by peer.
+    versions: HashMap<PeerId, String>,
+    /// Peers that refused the stream protocol before identify answered.
+    unsupported: HashSet<PeerId>,
+    /// Peers to disconnect at a time.
+    hang_up: Vec<(PeerId, u64)>,
+}
+
+/// Starts the network on the current tokio runtime: the handle and the events.
+pub fn spawn(
+    config: NetConfig,
+    storage: Box<dyn Storage>,
+) -> Result<(Network, mpsc::Receiver<NetEvent>), NetError> {
+    let (cmd_tx, cmd_rx) = mpsc::channel(64);
+    let (ev_tx, ev_rx) = mpsc::channel(1024);
+    let event_loop = EventLoop::new(config, storage, cmd_rx, ev_tx)?;
+    tokio::spawn(event_loop.run());
+    Ok((Network { tx: cmd_tx }, ev_rx))
+}
+
+fn transport(e: impl std::fmt::Display) -> NetError {
+    NetError::Transport(e.to_string())
+}
+
+impl EventLoop {
+    fn new(
+        config: NetConfig,
+        storage: Box<dyn Storage>,
+        commands: mpsc::Receiver<Command>,
+        events: mpsc::Sender<NetEvent>,
+    ) -> Result<EventLoop, NetError> {
+        let mut secret = config.identity.to_bytes();
+        let keypair =
+            libp2p::identity::Keypair::ed25519_from_bytes(&mut secret).map_err(transport)?;
+        let version = if config.wire_version == wire::WIRE_VERSION {
+            PROTOCOL_VERSION.to_string()
+        } else {
+            format!("shanghai-mahjong/{}", config.wire_version)
+        };
+        let protocol = if config.wire_version == wire::WIRE_VERSION {
+            StreamProtocol::new(PROTOCOL)
+        } else {
+            StreamProtocol::try_from_owned(format!("/shanghai-mahjong/{}", config.wire_version))
+                .map_err(transport)?
+        };
+        let use_mdns = config.mdns;
+        let ident_version = version.clone();
+        let mut swarm = libp2p::SwarmBuilder::with_existing_identity(keypair)
+            .with_tokio()
+            .with_tcp(
+                tcp::Config::default().nodelay(true),
+                noise::Config::new,
+                yamux::Config::default,
+            )
+            .map_err(transport)?
+            .with_behaviour(|key| {
+                let mdns = if use_mdns {
+                    Some(mdns::tokio::Behaviour::new(
+                        mdns::Config {
+                            query_interval: Duration::from_secs(5),
+                            ..mdns::Config::default()
+                        },
+                        key.public().to_peer_id(),
+                    )?)
+                } else {
+                    None
+                };
+                Ok(Behaviour {
+                    identify: identify::Behaviour::new(
+                        identify::Config::new(ident_version, key.public())
+                            .with_agent_version(format!("mahjong/{}", env!("CARGO_PKG_VERSION"))),
+                    ),
+                    mdns: Toggle::from(mdns),
+                    stream: libp2p_stream::Behaviour::new(),
+                })
+            })
+            .map_err(transport)?
+            .with_swarm_config(|c| c.with_idle_connection_timeout(Duration::from_secs(3600)))
+            .build();
+        for addr in &config.listen {
+            swarm.listen_on(addr.clone()).map_err(transport)?;
+        }
+        let control = swarm.behaviour().stream.new_control();
+        let (inbound_tx, inbound) = mpsc::channel(INBOUND_QUEUE);
+        let me = config.identity.verifying_key();
+        let seed = u64::from_le_bytes(me.as_bytes()[..8].try_into().unwrap_or([0; 8]));
+        Ok(EventLoop {
+            lobby: Lobby::new(config.identity.clone(), config.settings.clone(), 0),
+            swarm,
+            control,
+            protocol,
+            version,
+            identity: config.identity,
+            me,
+            settings: config.settings,
+            own_bot: config.own_bot,
+            bot_level: config.bot_level,
+            storage,
+            playing: None,
+            peers: HashMap::new(),
+            banned: HashMap::new(),
+            addresses: HashMap::new(),
+            explicit: config.peers.clone(),
+            redial: HashMap::new(),
+            explicit_redial: Vec::new(),
+            commands,
+            events,
+            inbound_tx,
+            inbound,
+            queue: VecDeque::new(),
+            start: Instant::now(),
+            traffic: Traffic::default(),
+            seed,
+            tamper: config.tamper,
+            generations: 0,
+            versions: HashMap::new(),
+            unsupported: HashSet::new(),
+            hang_up: Vec::new(),
+        })
+    }
+
+    fn now(&self) -> u64 {
+        self.start.elapsed().as_millis() as u64
+    }
+
+    fn emit(&self, ev: NetEvent) {
+        // A caller that stopped reading loses events; the loop goes on.
+        let _ = self.events.try_send(ev);
+    }
+
+    fn fatal(&mut self, why: String) {
+        tracing::error!("{why}");
+        let events = self.events.clone();
+        tokio::spawn(async move {
+            let _ = events.send(NetEvent::Fatal(why)).await;
+        });
+    }
+
+    /// Runs until shut down or a fatal error.
+    pub async fn run(mut self) {
+        let mut incoming = match self.control.accept(self.protocol.clone()) {
+            Ok(i) => i,
+            Err(e) => {
+                self.fatal(format!("cannot accept streams: {e}"));
+                return;
+            }
+        };
+        match self.storage.resume() {
+            Ok(Some(resume)) => {
+                if let Err(e) = self.resume(resume) {
+                    self.fatal(e);
+                    return;
+                }
+            }
+            Ok(None) => {}
+            Err(e) => {
+                self.fatal(e.to_string());
+                return;
+            }
+        }
+        for addr in self.explicit.clone() {
+            if let Err(e) = self.swarm.dial(addr.clone()) {
+                tracing::warn!("dial {addr}: {e}");
+            }
+        }
+        let mut lobby_tick = tokio::time::interval(Duration::from_millis(100));
+        lobby_tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            let deadline = self.next_deadline();
+            let sleep_until = match deadline {
+                Some(d) => self.start + Duration::from_millis(d),
+                None => Instant::now() + Duration::from_secs(3600),
+            };
+            tokio::select! {
+                ev = self.swarm.select_next_some() => self.on_swarm(ev),
+                cmd = self.commands.recv() => match cmd {
+                    Some(Command::Shutdown(tx)) => {
+                        let _ = tx.send(());
+                        return;
+                    }
+                    Some(c) => self.on_command(c),
+                    None => return,
+                },
+                Some((peer, stream)) = incoming.next() => self.on_stream(peer, stream),
+                Some(msg) = self.inbound.recv() => self.on_inbound(msg),
+                _ = tokio::time::sleep_until(sleep_until) => self.on_deadline(),
+                _ = lobby_tick.tick() => self.on_tick(),
+            }
+            if let Err(e) = self.pump() {
+                self.fatal(e);
+                return;
+            }
+        }
+    }
+
+    // ---- connections ----
+
+    fn on_swarm(&mut self, ev: SwarmEvent<BehaviourEvent>) {
+        match ev {
+            SwarmEvent::NewListenAddr { address, .. } => {
+                let full = address.with(Protocol::P2p(*self.swarm.local_peer_id()));
+                tracing::info!("listening on {full}");
+                self.emit(NetEvent::Listening(full));
+            }
+            SwarmEvent::ConnectionEstablished {
+                peer_id, endpoint, ..
+            } => {
+                if self
+                    .banned
+                    .get(&peer_id)
+                    .is_some_and(|&until| until > self.now())
+                {
+                    let _ = self.swarm.disconnect_peer_id(peer_id);
+                    return;
+                }
+                self.redial.remove(&peer_id);
+                let addr = endpoint.get_remote_address().clone();
+                if endpoint.is_dialer() {
+                    let known = self.addresses.entry(peer_id).or_default();
+                    if !known.contains(&addr) && known.len() < 8 {
+                        known.push(addr.clone());
+                    }
+                    self.explicit_redial.retain(|(a, _)| a != &addr);
+                }
+                if self.peers.get(&peer_id).is_some_and(|p| p.writer.is_some()) {
+                    return;
+                }
+                tracing::info!("connected to {peer_id}");
+                self.open_writer(peer_id);
+                self.emit(NetEvent::Connected(peer_id));
+                if let Some(key) = peer_key(&peer_id) {
+                    let hello = Wire::Hello {
+                        version: wire::WIRE_VERSION,
+                        name: self.settings.name.clone(),
+                    };
+                    self.send_to(&peer_id, &hello);
+                    let acts = self.lobby.connected(key);
+                    self.lobby_actions(acts);
+                }
+            }
+            SwarmEvent::ConnectionClosed {
+                peer_id,
+                num_established,
+                ..
+            } => {
+                if num_established > 0 {
+                    return;
+                }
+                tracing::info!("disconnected from {peer_id}");
+                self.peers.remove(&peer_id);
+                self.versions.remove(&peer_id);
+                if self.unsupported.remove(&peer_id) {
+                    let theirs = format!("a protocol without {}", self.protocol.as_ref());
+                    self.incompatible(peer_id, theirs);
+                }
+                self.emit(NetEvent::Disconnected(peer_id));
+                if let Some(key) = peer_key(&peer_id) {
+                    let now = self.now();
+                    let acts = self.lobby.disconnected(key, now);
+                    self.lobby_actions(acts);
+                }
+                if self.addresses.contains_key(&peer_id) && !self.banned.contains_key(&peer_id) {
+                    self.redial.insert(
+                        peer_id,
+                        Redial {
+                            at: Instant::now() + Duration::from_millis(250),
+                            backoff: Duration::from_millis(250),
+                        },
+                    );
+                }
+            }
+            SwarmEvent::OutgoingConnectionError { peer_id, error, .. } => {
+                tracing::debug!("dial failed ({peer_id:?}): {error}");
+                if let Some(p) = peer_id
+                    && let Some(r) = self.redial.get_mut(&p)
+                {
+                    r.backoff = (r.backoff * 2).min(Duration::from_secs(8));
+                    r.at = Instant::now() + r.backoff;
+                }
+            }
+            SwarmEvent::Behaviour(BehaviourEvent::Mdns(mdns::Event::Discovered(list))) => {
+                for (peer, addr) in list {
+                    if self.banned.get(&peer).is_some_and(|&u| u > self.now()) {
+                        continue;
+                    }
+                    let known = self.addresses.entry(peer).or_default();
+                    if !known.contains(&addr) && known.len() < 8 {
+                        known.push(addr.clone());
+                    }
+                    if !self.swarm.is_connected(&peer) {
+                        let opts = DialOpts::peer_id(peer)
+                            .addresses(vec![addr])
+                            .condition(PeerCondition::DisconnectedAndNotDialing)
+                            .build();
+                        if let Err(e) = self.swarm.dial(opts) {
+                            tracing::debug!("dial {peer}: {e}");
+                        }
+                    }
+                }
+            }
+            SwarmEvent::Behaviour(BehaviourEvent::Identify(identify::Event::Received {
+                peer_id,
+                info,
+                ..
+            })) => {
+                if self.versions.len() < 1024 {
+                    self.versions.insert(peer_id, info.protocol_version.clone());
+                }
+                if info.protocol_version != self.version || self.unsupported.remove(&peer_id) {
+                    self.incompatible(peer_id, info.protocol_version);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn incompatible(&mut self, peer: PeerId, theirs: String) {
+        if self.banned.get(&peer).is_some_and(|&u| u > self.now()) {
+            return; // told already
+        }
+        tracing::warn!(
+            "peer {peer} speaks {theirs}, this peer speaks {}: both must run the same version of mahjong",
+            self.version
+        );
+        self.emit(NetEvent::Incompatible { peer, theirs });
+        // Ignore it from now on, but let identify reach it before hanging up, so that it
+        // can tell its own user which version this peer speaks.
+        let now = self.now();
+        self.banned.insert(peer, now + BAN_MS);
+        self.redial.remove(&peer);
+        self.hang_up.push((peer, now + 2000));
+    }
+
+    fn ban(&mut self, peer: PeerId) {
+        let until = self.now() + BAN_MS;
+        self.banned.insert(peer, until);
+        self.redial.remove(&peer);
+        self.peers.remove(&peer);
+        let _ = self.swarm.disconnect_peer_id(peer);
+    }
+
+    fn misbehaved(&mut self, peer: PeerId, why: String) {
+        tracing::warn!("peer {peer} disconnected: {why}");
+        self.emit(NetEvent::Misbehaved { peer, why });
+        self.ban(peer);
+    }
+
+    fn open_writer(&mut self, peer: PeerId) {
+        let (tx, mut rx) = mpsc::channel::<Vec<u8>>(SEND_QUEUE);
+        self.generations += 1;
+        let generation = self.generations;
+        let state = self.peers.entry(peer).or_default();
+        state.writer = Some(tx);
+        state.generation = generation;
+        let mut control = self.control.clone();
+        let protocol = self.protocol.clone();
+        let report = self.inbound_tx.clone();
+        tokio::spawn(async move {
+            let mut stream = match control.open_stream(peer, protocol).await {
+                Ok(s) => s,
+                Err(libp2p_stream::OpenStreamError::UnsupportedProtocol(_)) => {
+                    let _ = report.send(Inbound::Unsupported(peer)).await;
+                    return;
+                }
+                Err(e) => {
+                    tracing::debug!("stream to {peer}: {e}");
+                    let _ = report.send(Inbound::WriterDown(peer, generation)).await;
+                    return;
+                }
+            };
+            while let Some(bytes) = rx.recv().await {
+                if let Err(e) = wire::write_message(&mut stream, &bytes).await {
+                    tracing::debug!("write to {peer}: {e}");
+                    let _ = report.send(Inbound::WriterDown(peer, generation)).await;
+                    return;
+                }
+            }
+        });
+    }
+
+    fn on_stream(&mut self, peer: PeerId, mut stream: libp2p::Stream) {
+        let report = self.inbound_tx.clone();
+        tokio::spawn(async move {
+            loop {
+                match wire::read_message(&mut stream).await {
+                    Ok(Some((wire, size))) => {
+                        if report
+                            .send(Inbound::Message(peer, wire, size))
+                            .await
+                            .is_err()
+                        {
+                            return;
+                        }
+                    }
+                    Ok(None) => return,
+                    Err(WireError::Io(e)) => {
+                        tracing::debug!("read from {peer}: {e}");
+                        return;
+                    }
+                    Err(e) => {
+                        let _ = report.send(Inbound::Broken(peer, e)).await;
+                        return;
+                    }
+                }
+            }
+        });
+    }
+
+    fn send_to(&mut self, peer: &PeerId, wire: &Wire) {
+        let bytes = wire.encode();
+        if bytes.len() > MAX_MESSAGE {
+            tracing::error!("refusing to send a {}-byte message", bytes.len());
+            return;
+        }
+        if let Some(w) = self.peers.get(peer).and_then(|p| p.writer.as_ref()) {
+            let len = bytes.len() as u64 + 4;
+            if w.try_send(bytes).is_ok() {
+                self.traffic.messages_out += 1;
+                self.traffic.bytes_out += len;
+            } else {
+                tracing::debug!("send queue to {peer} full: message dropped");
+            }
+        }
+    }
+
+    fn on_inbound(&mut self, msg: Inbound) {
+        match msg {
+            Inbound::Unsupported(peer) => self.incompatible(
+                peer,
+                "a protocol without ".to_string() + self.protocol.as_ref(),
+            ),
+            Inbound::Broken(peer, e) => self.misbehaved(peer, e.to_string()),
+            Inbound::WriterDown(peer, generation) => {
+                let current = self.peers.get(&peer).map(|p| p.generation);
+                if current == Some(generation) {
+                    if self.swarm.is_connected(&peer) {
+                        // Another connection to the peer is up: write over it.
+                        self.open_writer(peer);
+                    } else if let Some(p) = self.peers.get_mut(&peer) {
+                        p.writer = None;
+                    }
+                }
+            }
+            Inbound::Message(peer, wire, size) => {
+                if self.banned.get(&peer).is_some_and(|&u| u > self.now()) {
+                    return;
+                }
+                self.traffic.messages_in += 1;
+                self.traffic.bytes_in += size as u64 + 4;
+                let now = self.now();
+                let state = self.peers.entry(peer).or_default();
+                if now / 1000 != state.window {
+                    state.window = now / 1000;
+                    state.messages = 0;
+                    state.strays = 0;
+                }
+                state.messages += 1;
+                if state.messages > MAX_MESSAGES_PER_SECOND {
+                    self.misbehaved(
+                        peer,
+                        format!("more than {MAX_MESSAGES_PER_SECOND} messages a second"),
+                    );
+                    return;
+                }
+                let Some(key) = peer_key(&peer) else {
+                    self.misbehaved(peer, "its peer id holds no ed25519 key".into());
+                    return;
+                };
+                match wire {
+                    Wire::Hello { version, .. } if version != wire::WIRE_VERSION => {
+                        self.incompatible(peer, format!("shanghai-mahjong/{version}"));
+                    }
+                    Wire::Hello { .. } => {}
+                    Wire::Frame { table, to, bytes } => self.on_frame(peer, key, table, to, bytes),
+                    other => {
+                        let acts = self.lobby.message(key, other, now);
+                        self.lobby_actions(acts);
+                    }
+                }
+            }
+        }
+    }
+
+    fn on_frame(
+        &mut self,
+        peer: PeerId,
+        key: VerifyingKey,
+        table: TableId,
+        to: u8,
+        bytes: Vec<u8>,
+    ) {
+        let mut fed = false;
+        if let Some(p) = self.playing.as_ref()
+            && p.table == table
+            && p.seats.iter().any(|s| s.peer == key)
+        {
+            for (&seat, _) in p.runners.iter() {
+                if to & (1 << seat) != 0 {
+                    self.queue.push_back((seat, Input::Frame(bytes.clone())));
+                    fed = true;
+                }
+            }
+        }
+        if !fed {
+            let state = self.peers.entry(peer).or_default();
+            state.strays += 1;
+            if state.strays > MAX_STRAY_FRAMES_PER_SECOND {
+                self.misbehaved(
+                    peer,
+                    format!("more than {MAX_STRAY_FRAMES_PER_SECOND} frames a second for a table it does not share"),
+                );
+            }
+        }
+    }
+
+    fn on_tick(&mut self) {
+        let now = self.now();
+        let due: Vec<PeerId> = self
+            .hang_up
+            .iter()
+            .filter(|(_, at)| *at <= now)
+            .map(|(p, _)| *p)
+            .collect();
+        self.hang_up.retain(|(_, at)| *at > now);
+        for peer in due {
+            self.peers.remove(&peer);
+            let _ = self.swarm.disconnect_peer_id(peer);
+        }
+        let now_i = Instant::now();
+        let due: Vec<PeerId> = self
+            .redial
+            .iter()
+            .filter(|(_, r)| r.at <= now_i)
+            .map(|(p, _)| *p)
+            .collect();
+        for peer in due {
+            if self.swarm.is_connected(&peer) {
+                self.redial.remove(&peer);
+                continue;
+            }
+            let addrs = self.addresses.get(&peer).cloned().unwrap_or_default();
+            let opts = DialOpts::peer_id(peer)
+                .addresses(addrs)
+                .condition(PeerCondition::DisconnectedAndNotDialing)
+                .build();
+            let _ = self.swarm.dial(opts);
+            if let Some(r) = self.redial.get_mut(&peer) {
+                r.backoff = (r.backoff * 2).min(Duration::from_secs(8));
+                r.at = now_i + r.backoff;
+            }
+        }
+        // Explicit addresses whose peer is not connected: redial with back-off.
+        let connected_addrs: HashSet<Multiaddr> = self
+            .addresses
+            .iter()
+            .filter(|(p, _)| self.swarm.is_connected(p))
+            .flat_map(|(_, a)| a.iter().cloned())
+            .collect();
+        for addr in self.explicit.clone() {
+            let bare: Multiaddr = addr
+                .iter()
+                .filter(|p| !matches!(p, Protocol::P2p(_)))
+                .collect();
+            if connected_addrs.contains(&addr) || connected_addrs.contains(&bare) {
+                continue;
+            }
+            match self.explicit_redial.iter_mut().find(|(a, _)| a == &addr) {
+                Some((_, r)) if r.at <= now_i => {
+                    let _ = self.swarm.dial(addr.clone());
+                    r.backoff = (r.backoff * 2).min(Duration::from_secs(8));
+                    r.at = now_i + r.backoff;
+                }
+                Some(_) => {}
+                None => self.explicit_redial.push((
+                    addr,
+                    Redial {
+                        at: now_i + Duration::from_millis(500),
+                        backoff: Duration::from_millis(500),
+                    },
+                )),
+            }
+        }
+        if self.playing.is_none() {
+            let now = self.now();
+            let before = self.lobby.tables();
+            let acts = self.lobby.tick(now);
+            self.lobby_actions(acts);
+            let after = self.lobby.tables();
+            if before != after {
+                self.emit(NetEvent::Lobby(after));
+            }
+        }
+    }
+
+    fn lobby_actions(&mut self, actions: Vec<Action>) {
+        for a in actions {
+            match a {
+                Action::Broadcast(w) => {
+                    let peers: Vec<PeerId> = self.peers.keys().copied().collect();
+                    for p in peers {
+                        self.send_to(&p, &w);
+                    }
+                }
+                Action::Send(key, w) => {
+                    if let Some(p) = peer_id(&key) {
+                        self.send_to(&p, &w);
+                    }
+                }
+                Action::Begin(roster) => {
+                    if let Err(e) = self.begin(*roster) {
+                        self.fatal(e);
+                    }
+                }
+            }
+        }
+        if self.playing.is_none() {
+            self.emit(NetEvent::Lobby(self.lobby.tables()));
+        }
+    }
+
+    // ---- the table ----
+
+    fn bot(&self, seat: Seat) -> Bot {
+        Bot::new(self.bot_level, self.seed ^ (seat as u64) << 56 ^ self.now())
+    }
+
+    fn begin(&mut self, roster: Roster) -> Result<(), String> {
+        let seats = roster.verify()?;
+        let table = roster.advert.table;
+        self.storage
+            .begin_table(&roster)
+            .map_err(|e| e.to_string())?;
+        let mut runners = BTreeMap::new();
+        let mut me = None;
+        for (i, s) in seats.iter().enumerate() {
+            let seat = i as Seat;
+            if s.peer != self.me {
+                continue;
+            }
+            let key = if s.bot {
+                bot_key(&self.identity, &table, seat)
+            } else {
+                me = Some(seat);
+                self.identity.clone()
+            };
+            if key.verifying_key() != s.key {
+                return Err(format!(
+                    "the roster gives seat {seat} a key this peer does not hold"
+                ));
+            }
+            let mut root = [0u8; 32];
+            rand_core::RngCore::fill_bytes(&mut rand_core::OsRng, &mut root);
+            let config = roster.config(&seats, seat);
+            self.storage
+                .begin_seat(
+                    &table,
+                    &Persisted::new(config.clone(), root),
+                    s.bot.then_some(&key),
+                )
+                .map_err(|e| e.to_string())?;
+            let client = Client::new(config, key, root).map_err(|e| e.to_string())?;
+            let bot = (s.bot || self.own_bot).then(|| self.bot(seat));
+            runners.insert(
+                seat,
+                Runner {
+                    client,
+                    bot,
+                    deadline: None,
+                    stored: true,
+                },
+            );
+        }
+        let list: Vec<Seat> = me
+            .into_iter()
+            .chain(runners.keys().copied().filter(|s| Some(*s) != me))
+            .collect();
+        self.emit(NetEvent::Began {
+            roster: Box::new(roster.clone()),
+            seats: list,
+        });
+        tracing::info!("table {} began", hex(&table));
+        let host_seat = roster.host_seat;
+        self.playing = Some(Playing {
+            table,
+            seats,
+            host_seat,
+            runners,
+            me,
+            over: false,
+        });
+        if me == Some(host_seat) {
+            let s = &self.settings;
+            self.queue.push_back((
+                host_seat,
+                Input::Propose {
+                    options: Box::new(Options::preset(s.preset)),
+                    stake: s.stake,
+                    length: SessionLength::Hands(s.hands),
+                },
+            ));
+        }
+        // Tick every seat once so its timers start.
+        for seat in self.playing.iter().flat_map(|p| p.runners.keys()) {
+            self.queue.push_back((*seat, Input::Tick));
+        }
+        Ok(())
+    }
+
+    fn resume(&mut self, resume: crate::storage::Resume) -> Result<(), String> {
+        let roster = resume.roster;
+        let seats = roster.verify()?;
+        let table = roster.advert.table;
+        let mut runners = BTreeMap::new();
+        let mut me = None;
+        let mut hands = 0;
+        for p in resume.seats {
+            let seat = p.config.seat;
+            let info = seats
+                .get(seat as usize)
+                .ok_or_else(|| format!("the store has seat {seat}"))?;
+            let key = if info.bot {
+                bot_key(&self.identity, &table, seat)
+            } else {
+                me = Some(seat);
+                self.identity.clone()
+            };
+            let client = Client::restore(p, key).map_err(|e| format!("cannot resume: {e}"))?;
+            if !info.bot {
+                hands = client.results().len() as u32;
+            }
+            let bot = (info.bot || self.own_bot).then(|| self.bot(seat));
+            runners.insert(
+                seat,
+                Runner {
+                    client,
+                    bot,
+                    deadline: None,
+                    stored: true,
+                },
+            );
+        }
+        for seat in runners.keys() {
+            self.queue.push_back((*seat, Input::Tick));
+        }
+        // The table's peers are known by key: dial what mDNS or --peer finds.
+        self.emit(NetEvent::Resumed {
+            roster: Box::new(roster.clone()),
+            hands,
+        });
+        self.playing = Some(Playing {
+            table,
+            seats,
+            host_seat: roster.host_seat,
+            runners,
+            me,
+            over: false,
+        });
+        Ok(())
+    }
+
+    fn next_deadline(&self) -> Option<u64> {
+        if !self.queue.is_empty() {
+            return Some(0);
+        }
+        self.playing
+            .as_ref()?
+            .runners
+            .values()
+            .filter_map(|r| r.deadline)
+            .min()
+    }
+
+    fn on_deadline(&mut self) {
+        let now = self.now();
+        let Some(p) = self.playing.as_mut() else {
+            return;
+        };
+        for (seat, r) in p.runners.iter_mut() {
+            if r.deadline.is_some_and(|d| d <= now) {
+                r.deadline = None;
+                self.queue.push_back((*seat, Input::Tick));
+            }
+        }
+    }
+
+    fn on_command(&mut self, cmd: Command) {
+        match cmd {
+            Command::Act(action, tx) => {
+                if let Some(me) = self.playing.as_ref().and_then(|p| p.me) {
+                    self.queue.push_back((me, Input::Act(action)));
+                }
+                let _ = tx.send(());
+            }
+            Command::Accept(tx) => {
+                if let Some(me) = self.playing.as_ref().and_then(|p| p.me) {
+                    self.queue.push_back((me, Input::Accept));
+                }
+                let _ = tx.send(());
+            }
+            Command::Leave(tx) => {
+                if let Some(me) = self.playing.as_ref().and_then(|p| p.me) {
+                    self.queue.push_back((me, Input::Leave));
+                }
+                let _ = tx.send(());
+            }
+            Command::Tables(tx) => {
+                let _ = tx.send(self.lobby.tables());
+            }
+            Command::Traffic(tx) => {
+                let _ = tx.send(self.traffic);
+            }
+            Command::Shutdown(tx) => {
+                let _ = tx.send(());
+            }
+        }
+    }
+
+    /// Feeds queued inputs to the clients until none is left.
+    fn pump(&mut self) -> Result<(), String> {
+        let mut budget = 10_000;
+        while let Some((seat, input)) = self.queue.pop_front() {
+            budget -= 1;
+            if budget == 0 {
+                break; // let the network breathe; the rest runs on the next turn
+            }
+            let now = self.now();
+            let Some(p) = self.playing.as_mut() else {
+                self.queue.clear();
+                return Ok(());
+            };
+            let Some(r) = p.runners.get_mut(&seat) else {
+                continue;
+            };
+            let out = r.client.handle(now, input);
+            self.dispatch(seat, out)?;
+        }
+        Ok(())
+    }
+
+    fn dispatch(&mut self, seat: Seat, out: Output) -> Result<(), String> {
+        let Output {
+            send,
+            reply,
+            events,
+            deadline,
+            journal,
+            rejected,
+        } = out;
+        let Some(p) = self.playing.as_mut() else {
+            return Ok(());
+        };
+        let table = p.table;
+        let stored = p.runners.get(&seat).is_some_and(|r| r.stored);
+        if stored && !journal.is_empty() {
+            self.storage
+                .append(&table, seat, &journal)
+                .map_err(|e| e.to_string())?;
+        }
+        for r in &rejected {
+            tracing::debug!("seat {seat} dropped an input: {r:?}");
+        }
+        // Route: seats on this peer in process, the others one message per peer.
+        let mut outgoing: Vec<(PeerId, Wire)> = Vec::new();
+        let mut route =
+            |frame: Vec<u8>, targets: u8, p: &Playing, queue: &mut VecDeque<(Seat, Input)>| {
+                let mut per_peer: BTreeMap<[u8; 32], u8> = BTreeMap::new();
+                for t in 0..4u8 {
+                    if targets & (1 << t) == 0 || t == seat {
+                        continue;
+                    }
+                    if p.runners.contains_key(&t) {
+                        queue.push_back((t, Input::Frame(frame.clone())));
+                    } else {
+                        *per_peer
+                            .entry(*p.seats[t as usize].peer.as_bytes())
+                            .or_default() |= 1 << t;
+                    }
+                }
+                for (peer, mask) in per_peer {
+                    let Some(id) = VerifyingKey::from_bytes(&peer)
+                        .ok()
+                        .and_then(|k| peer_id(&k))
+                    else {
+                        continue;
+                    };
+                    outgoing.push((
+                        id,
+                        Wire::Frame {
+                            table: p.table,
+                            to: mask,
+                            bytes: frame.clone(),
+                        },
+                    ));
+                }
+            };
+        for frame in send {
+            match self.tamper.as_mut() {
+                Some(t) if p.me == Some(seat) => {
+                    for (to, f) in t(frame) {
+                        let targets = to.map_or(0b1111, |s| 1 << (s & 3));
+                        route(f, targets, p, &mut self.queue);
+                    }
+                }
+                _ => route(frame, 0b1111, p, &mut self.queue),
+            }
+        }
+        for (to, frame) in reply {
+            route(frame, 1 << (to & 3), p, &mut self.queue);
+        }
+        if let Some(r) = p.runners.get_mut(&seat)
+            && let Some(d) = deadline
+        {
+            r.deadline = Some(r.deadline.map_or(d, |old| old.min(d)));
+        }
+        for (peer, wire) in outgoing {
+            self.send_to(&peer, &wire);
+        }
+        for ev in events {
+            self.on_table_event(seat, ev)?;
+        }
+        Ok(())
+    }
+
+    fn on_table_event(&mut self, seat: Seat, ev: TableEvent) -> Result<(), String> {
+        let Some(p) = self.playing.as_mut() else {
+            return Ok(());
+        };
+        let own = p.me == Some(seat);
+        let host_seat = p.host_seat;
+        let table = p.table;
+        match &ev {
+            TableEvent::YourTurn { view, .. } => {
+                if let Some(r) = p.runners.get_mut(&seat)
+                    && let Some(bot) = r.bot.as_mut()
+                {
+                    let d = bot.decide(view);
+                    self.queue.push_back((seat, Input::Act(d.action)));
+                }
+            }
+            TableEvent::Proposed(_)
+                if seat != host_seat && p.runners.get(&seat).is_some_and(|r| r.bot.is_some()) =>
+            {
+                self.queue.push_back((seat, Input::Accept));
+            }
+            TableEvent::RunBot { seat: b } => {
+                let b = *b;
+                if let Some(client) = p.runners.get(&seat).and_then(|r| r.client.bot_client(b)) {
+                    let bot = Bot::new(self.bot_level, self.seed ^ b as u64);
+                    p.runners.insert(
+                        b,
+                        Runner {
+                            client,
+                            bot: Some(bot),
+                            deadline: None,
+                            stored: false,
+                        },
+                    );
+                    self.queue.push_back((b, Input::Tick));
+                }
+            }
+            TableEvent::Evidence(e) => {
+                self.storage
+                    .save_evidence(&table, e)
+                    .map_err(|e| e.to_string())?;
+            }
+            TableEvent::HandOver { .. } if own => {
+                if let Some(r) = p.runners.get(&seat) {
+                    self.storage.book(&r.client).map_err(|e| e.to_string())?;
+                }
+            }
+            TableEvent::SessionOver { .. } | TableEvent::Left if own => {
+                p.over = true;
+                self.storage
+                    .finish_table(&table)
+                    .map_err(|e| e.to_string())?;
+            }
+            _ => {}
+        }
+        if own {
+            // Timing marks for the figures (discard seen by each seat, hand over).
+            match &ev {
+                TableEvent::Moved { mv, .. }
+                    if matches!(mv.action, mahjong_rules::Action::Discard { .. }) =>
+                {
+                    let step = self
+                        .playing
+                        .as_ref()
+                        .and_then(|p| p.runners.get(&seat))
+                        .map_or((0, 0), |r| (r.client.hand_number(), r.client.log().len()));
+                    tracing::info!(
+                        target: "mahjong_net::timing",
+                        "discard seen hand={} step={} by={} unix_us={}",
+                        step.0,
+                        step.1,
+                        mv.seat,
+                        unix_us()
+                    );
+                }
+                TableEvent::HandOver { result, .. } => tracing::info!(
+                    target: "mahjong_net::timing",
+                    "hand over hand={} unix_us={}",
+                    result.hand,
+                    unix_us()
+                ),
+                _ => {}
+            }
+            self.emit(NetEvent::Table(ev));
+        }
+        Ok(())
+    }
+}
+
+fn unix_us() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_micros())
+}
+
+/// Lower-case hex of bytes.
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The lobby settings for `mahjong play`.
+pub fn settings(
+    name: &str,
+    preset: mahjong_rules::Ruleset,
+    stake: Money,
+    hands: u32,
+    bots: u8,
+) -> Settings {
+    Settings {
+        name: name.to_string(),
+        preset,
+        stake,
+        hands,
+        bots,
+        open_after_ms: lobby::DEFAULT_OPEN_AFTER_MS,
+    }
+}

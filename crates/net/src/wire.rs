@@ -1,0 +1,411 @@
+//! The wire: protocol names, the messages peers exchange, and their framing.
+//!
+//! One libp2p stream per direction and peer carries [`Wire`] messages, each a 4-byte
+//! big-endian length followed by its `postcard` encoding (the same stable format as the table's
+//! envelopes). A message is at most [`MAX_MESSAGE`] bytes: a table frame
+//! ([`mahjong_table::MAX_FRAME`]) plus a small header. A length above that, or bytes that do
+//! not decode, end the stream and the peer is disconnected ([`WireError`]); nothing is ever
+//! allocated past the limit.
+//!
+//! The protocol name carries the version ([`PROTOCOL`]); identify announces it as the protocol
+//! version ([`PROTOCOL_VERSION`]), so a peer of another version is told so in one line rather
+//! than failing to open a stream in silence.
+
+use ed25519_dalek::{Signature, Signer, SigningKey, Verifier, VerifyingKey};
+use futures::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use mahjong_rules::{Money, Ruleset, Seat};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+/// The version of the lobby and table wire protocol.
+pub const WIRE_VERSION: u32 = 1;
+
+/// The protocol name of the streams (lobby and table messages), version included.
+pub const PROTOCOL: &str = "/shanghai-mahjong/1";
+
+/// What identify announces: peers that announce anything else are of another version.
+pub const PROTOCOL_VERSION: &str = "shanghai-mahjong/1";
+
+/// Largest message on the wire: one table frame plus the [`Wire::Frame`] header.
+pub const MAX_MESSAGE: usize = mahjong_table::MAX_FRAME + 256;
+
+/// A table id (the lobby's; the table's `Config::table`).
+pub type TableId = [u8; 32];
+
+/// A stream that broke the wire rules.
+#[derive(Debug, thiserror::Error)]
+pub enum WireError {
+    /// A length prefix above [`MAX_MESSAGE`].
+    #[error("message of {0} bytes is over the {MAX_MESSAGE}-byte limit")]
+    TooLarge(usize),
+    /// Bytes that are not a [`Wire`] message.
+    #[error("message does not decode: {0}")]
+    Garbage(String),
+    /// The connection failed or closed.
+    #[error("stream: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// A seat as the lobby shows it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeatInfo {
+    /// The seat's table signing key.
+    pub key: VerifyingKey,
+    /// The player's name (a bot: "bot of NAME").
+    pub name: String,
+    /// The identity key of the peer that runs this seat (its human, or the bot's controller).
+    pub peer: VerifyingKey,
+    /// A bot seat.
+    pub bot: bool,
+}
+
+/// Where an open table stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum TableState {
+    /// Seats free.
+    Open,
+    /// Four seats taken and the roster fixed.
+    Started,
+    /// The host gave it up (it moved to a table with a lower id, or left).
+    Closed,
+}
+
+/// A table as its host advertises it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Advert {
+    /// The table id.
+    pub table: TableId,
+    /// The host's identity key.
+    pub host: VerifyingKey,
+    /// The table's name.
+    pub name: String,
+    /// The preset.
+    pub preset: Ruleset,
+    /// `sha256(Options::canonical_bytes())` of the options the host will propose.
+    pub options_hash: [u8; 32],
+    /// Coins per point.
+    pub stake: Money,
+    /// Hands to play.
+    pub hands: u32,
+    /// Seats that will be bots (filled when the humans are seated).
+    pub bots: u8,
+    /// Seats taken, in seat order.
+    pub seats: [Option<SeatInfo>; 4],
+    /// Where it stands.
+    pub state: TableState,
+    /// Bumped at every change (the newest advert wins).
+    pub revision: u64,
+}
+
+impl Advert {
+    /// Humans seated.
+    pub fn humans(&self) -> usize {
+        self.seats.iter().flatten().filter(|s| !s.bot).count()
+    }
+
+    /// Human seats still free.
+    pub fn free(&self) -> usize {
+        (4 - self.bots as usize).saturating_sub(self.humans())
+    }
+
+    /// Whether a peer could sit at this table with these settings.
+    pub fn fits(&self, preset: Ruleset, stake: Money, hands: u32) -> bool {
+        self.state == TableState::Open
+            && self.free() > 0
+            && self.preset == preset
+            && self.stake == stake
+            && self.hands == hands
+    }
+}
+
+/// The fixed roster of a table: the host's signed word on who sits where and who runs which
+/// bot. It becomes every seat's `mahjong_table::Config`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Roster {
+    /// The advert at the moment the table filled (every seat taken).
+    pub advert: Advert,
+    /// The host's seat (it proposes the set-up).
+    pub host_seat: Seat,
+    /// The host's signature over `roster_digest`.
+    pub signature: Signature,
+}
+
+impl Roster {
+    fn digest(advert: &Advert, host_seat: Seat) -> [u8; 32] {
+        let mut h = Sha256::new();
+        h.update(b"shanghai-mahjong/roster/1");
+        h.update(postcard::to_allocvec(advert).unwrap_or_default());
+        h.update([host_seat]);
+        h.finalize().into()
+    }
+
+    /// The host signs the full advert.
+    pub fn sign(advert: Advert, host_seat: Seat, key: &SigningKey) -> Roster {
+        let signature = key.sign(&Roster::digest(&advert, host_seat));
+        Roster {
+            advert,
+            host_seat,
+            signature,
+        }
+    }
+
+    /// Checks the host's signature, that every seat is taken and that the host sits where
+    /// it says. Returns the four seats.
+    pub fn verify(&self) -> Result<[SeatInfo; 4], String> {
+        self.advert
+            .host
+            .verify(
+                &Roster::digest(&self.advert, self.host_seat),
+                &self.signature,
+            )
+            .map_err(|_| "the roster's signature is not the host's".to_string())?;
+        let seats: Vec<SeatInfo> = self.advert.seats.iter().flatten().cloned().collect();
+        let seats: [SeatInfo; 4] = seats
+            .try_into()
+            .map_err(|_| "the roster has a free seat".to_string())?;
+        let host = seats
+            .get(self.host_seat as usize)
+            .ok_or_else(|| "the host seat is not 0..=3".to_string())?;
+        if host.key != self.advert.host || host.bot {
+            return Err("the host does not sit at its seat".into());
+        }
+        Ok(seats)
+    }
+
+    /// The table's `Config` for `seat`.
+    pub fn config(&self, seats: &[SeatInfo; 4], seat: Seat) -> mahjong_table::Config {
+        mahjong_table::Config {
+            table: self.advert.table,
+            seat,
+            roster: [0, 1, 2, 3].map(|i| seats[i].key),
+            host: self.host_seat,
+        }
+    }
+}
+
+/// One message between peers.
+// Messages live briefly (decoded, handled, dropped); a `Join`'s keys inline are fine.
+#[allow(clippy::large_enum_variant)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Wire {
+    /// Sent first on every stream: who this is.
+    Hello {
+        /// [`WIRE_VERSION`].
+        version: u32,
+        /// The player's name.
+        name: String,
+    },
+    /// A host's table (sent to every peer on connect and at every change).
+    Advert(Box<Advert>),
+    /// Asks the host for a seat. `bot_keys[s]` is the key this peer would give a bot at seat
+    /// `s` (the host picks one if it makes this peer run a bot).
+    Join {
+        /// The table.
+        table: TableId,
+        /// The player's name.
+        name: String,
+        /// The seat key of the player (its identity key).
+        key: VerifyingKey,
+        /// Per seat, the key of a bot this peer would run there.
+        bot_keys: [VerifyingKey; 4],
+    },
+    /// The host cannot seat the peer.
+    Refuse {
+        /// The table.
+        table: TableId,
+        /// Why (full, closed, other settings).
+        reason: String,
+    },
+    /// A seated peer gives up its seat before the table starts.
+    Leave {
+        /// The table.
+        table: TableId,
+    },
+    /// The table is full: the signed roster (to every seated peer).
+    Start(Box<Roster>),
+    /// A table frame from one of the sender's seats for the seats in `to` (a bit per seat).
+    Frame {
+        /// The table.
+        table: TableId,
+        /// Bit `s` set: for seat `s`.
+        to: u8,
+        /// The envelope bytes (at most `MAX_FRAME`).
+        bytes: Vec<u8>,
+    },
+}
+
+impl Wire {
+    /// The `postcard` bytes.
+    pub fn encode(&self) -> Vec<u8> {
+        postcard::to_allocvec(self).unwrap_or_default()
+    }
+
+    /// Decodes one message.
+    pub fn decode(bytes: &[u8]) -> Result<Wire, WireError> {
+        let wire: Wire =
+            postcard::from_bytes(bytes).map_err(|e| WireError::Garbage(e.to_string()))?;
+        if let Wire::Frame { bytes, .. } = &wire
+            && bytes.len() > mahjong_table::MAX_FRAME
+        {
+            return Err(WireError::TooLarge(bytes.len()));
+        }
+        Ok(wire)
+    }
+}
+
+/// Writes one length-prefixed message.
+pub async fn write_message<W: AsyncWrite + Unpin>(w: &mut W, bytes: &[u8]) -> std::io::Result<()> {
+    if bytes.len() > MAX_MESSAGE {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("message of {} bytes over the limit", bytes.len()),
+        ));
+    }
+    let mut buf = Vec::with_capacity(4 + bytes.len());
+    buf.extend_from_slice(&(bytes.len() as u32).to_be_bytes());
+    buf.extend_from_slice(bytes);
+    w.write_all(&buf).await?;
+    w.flush().await
+}
+
+/// Reads one length-prefixed message and its size; `Ok(None)` at a clean end of stream.
+pub async fn read_message<R: AsyncRead + Unpin>(
+    r: &mut R,
+) -> Result<Option<(Wire, usize)>, WireError> {
+    let mut len = [0u8; 4];
+    match r.read_exact(&mut len).await {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(None),
+        Err(e) => return Err(e.into()),
+    }
+    let len = u32::from_be_bytes(len) as usize;
+    if len > MAX_MESSAGE {
+        return Err(WireError::TooLarge(len));
+    }
+    let mut buf = vec![0u8; len];
+    r.read_exact(&mut buf).await?;
+    Wire::decode(&buf).map(|w| Some((w, len)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use futures::executor::block_on;
+
+    fn key(i: u8) -> SigningKey {
+        SigningKey::from_bytes(&[i; 32])
+    }
+
+    fn advert() -> Advert {
+        let seat = |i: u8, bot: bool| SeatInfo {
+            key: key(i).verifying_key(),
+            name: format!("p{i}"),
+            peer: key(if bot { 1 } else { i }).verifying_key(),
+            bot,
+        };
+        Advert {
+            table: [9; 32],
+            host: key(1).verifying_key(),
+            name: "t".into(),
+            preset: Ruleset::Qiaoma,
+            options_hash: [0; 32],
+            stake: Money::coins(1),
+            hands: 3,
+            bots: 1,
+            seats: [
+                Some(seat(1, false)),
+                Some(seat(2, false)),
+                Some(seat(3, true)),
+                Some(seat(4, false)),
+            ],
+            state: TableState::Started,
+            revision: 4,
+        }
+    }
+
+    #[test]
+    fn messages_round_trip_through_the_framing() {
+        let msgs = vec![
+            Wire::Hello {
+                version: WIRE_VERSION,
+                name: "ann".into(),
+            },
+            Wire::Advert(Box::new(advert())),
+            Wire::Frame {
+                table: [1; 32],
+                to: 0b1010,
+                bytes: vec![7; mahjong_table::MAX_FRAME],
+            },
+        ];
+        let mut buf = Vec::new();
+        for m in &msgs {
+            block_on(write_message(&mut buf, &m.encode())).expect("write");
+        }
+        let mut r = futures::io::Cursor::new(buf);
+        for m in &msgs {
+            let (got, len) = block_on(read_message(&mut r)).expect("read").expect("some");
+            assert_eq!(&got, m);
+            assert_eq!(len, m.encode().len());
+        }
+        assert!(block_on(read_message(&mut r)).expect("eof").is_none());
+    }
+
+    #[test]
+    fn an_oversized_length_is_refused_before_allocating() {
+        let mut bytes = (u32::MAX).to_be_bytes().to_vec();
+        bytes.extend_from_slice(&[0; 16]);
+        let mut r = futures::io::Cursor::new(bytes);
+        match block_on(read_message(&mut r)) {
+            Err(WireError::TooLarge(n)) => assert_eq!(n, u32::MAX as usize),
+            other => panic!("expected TooLarge, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn an_oversized_table_frame_inside_a_valid_length_is_refused() {
+        let m = Wire::Frame {
+            table: [1; 32],
+            to: 1,
+            bytes: vec![0; mahjong_table::MAX_FRAME + 1],
+        };
+        assert!(matches!(
+            Wire::decode(&m.encode()),
+            Err(WireError::TooLarge(_))
+        ));
+    }
+
+    #[test]
+    fn garbage_is_a_typed_error() {
+        let mut bytes = 5u32.to_be_bytes().to_vec();
+        bytes.extend_from_slice(&[0xff; 5]);
+        let mut r = futures::io::Cursor::new(bytes);
+        assert!(matches!(
+            block_on(read_message(&mut r)),
+            Err(WireError::Garbage(_))
+        ));
+        // A truncated message is an I/O error, not a panic.
+        let mut bytes = 50u32.to_be_bytes().to_vec();
+        bytes.extend_from_slice(&[0; 10]);
+        let mut r = futures::io::Cursor::new(bytes);
+        assert!(matches!(
+            block_on(read_message(&mut r)),
+            Err(WireError::Io(_))
+        ));
+    }
+
+    #[test]
+    fn a_roster_is_checked_against_the_host_key() {
+        let roster = Roster::sign(advert(), 0, &key(1));
+        let seats = roster.verify().expect("valid");
+        let config = roster.config(&seats, 2);
+        assert_eq!(config.roster[2], key(3).verifying_key());
+        assert_eq!(config.host, 0);
+        let forged = Roster::sign(advert(), 0, &key(2));
+        assert!(forged.verify().is_err());
+        let mut moved = roster.clone();
+        moved.advert.seats.swap(1, 3);
+        assert!(moved.verify().is_err());
+        let wrong_host = Roster::sign(advert(), 1, &key(1));
+        assert!(wrong_host.verify().is_err());
+    }
+}
