@@ -613,11 +613,28 @@ impl EventLoop {
             }
             SwarmEvent::OutgoingConnectionError { peer_id, error, .. } => {
                 tracing::debug!("dial failed ({peer_id:?}): {error}");
-                if let Some(p) = peer_id
-                    && let Some(r) = self.redial.get_mut(&p)
-                {
-                    r.backoff = (r.backoff * 2).min(Duration::from_secs(8));
-                    r.at = Instant::now() + r.backoff;
+                if let Some(p) = peer_id {
+                    if let Some(r) = self.redial.get_mut(&p) {
+                        r.backoff = (r.backoff * 2).min(Duration::from_secs(8));
+                        r.at = Instant::now() + r.backoff;
+                    } else if self.addresses.contains_key(&p)
+                        && !self.swarm.is_connected(&p)
+                        && !self.banned.contains_key(&p)
+                    {
+                        // A first dial can fail (two peers that found each other by mDNS at
+                        // the same moment dial each other, and both handshakes may fail);
+                        // mDNS reports a peer once, so retry here, each side after its own
+                        // delay so the two retries do not meet again.
+                        let jitter = u64::from(p.to_bytes().last().copied().unwrap_or(0));
+                        let backoff = Duration::from_millis(250 + jitter);
+                        self.redial.insert(
+                            p,
+                            Redial {
+                                at: Instant::now() + backoff,
+                                backoff,
+                            },
+                        );
+                    }
                 }
             }
             SwarmEvent::Behaviour(BehaviourEvent::Mdns(mdns::Event::Discovered(list))) => {
