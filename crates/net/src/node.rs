@@ -47,6 +47,8 @@ use crate::wire::{
     WireError,
 };
 
+/// How often a peer not yet at a table repeats its hosted table to every peer (ms).
+const ADVERT_REPEAT_MS: u64 = 1500;
 /// Messages per second a peer may send before it is disconnected.
 pub const MAX_MESSAGES_PER_SECOND: u32 = 4000;
 /// Frames for a table the peer does not sit at, per second, before it is disconnected.
@@ -329,6 +331,8 @@ pub struct EventLoop {
     addresses: HashMap<PeerId, Vec<Multiaddr>>,
     explicit: Vec<Multiaddr>,
     redial: HashMap<PeerId, Redial>,
+    /// When this peer last repeated its lobby state to every connected peer (ms).
+    last_advert: u64,
     explicit_redial: Vec<(Multiaddr, Redial)>,
     commands: mpsc::Receiver<Command>,
     events: mpsc::Sender<NetEvent>,
@@ -444,6 +448,7 @@ impl EventLoop {
             addresses: HashMap::new(),
             explicit: config.peers.clone(),
             redial: HashMap::new(),
+            last_advert: 0,
             explicit_redial: Vec::new(),
             commands,
             events,
@@ -793,8 +798,18 @@ impl EventLoop {
                 let current = self.peers.get(&peer).map(|p| p.generation);
                 if current == Some(generation) {
                     if self.swarm.is_connected(&peer) {
-                        // Another connection to the peer is up: write over it.
+                        // Another connection to the peer is up: write over it, and say again
+                        // what may have been lost with the old stream.
                         self.open_writer(peer);
+                        if let Some(key) = peer_key(&peer) {
+                            let hello = Wire::Hello {
+                                version: wire::WIRE_VERSION,
+                                name: self.settings.name.clone(),
+                            };
+                            self.send_to(&peer, &hello);
+                            let acts = self.lobby.connected(key);
+                            self.lobby_actions(acts);
+                        }
                     } else if let Some(p) = self.peers.get_mut(&peer) {
                         p.writer = None;
                     }
@@ -941,6 +956,19 @@ impl EventLoop {
         }
         if self.playing.is_none() {
             let now = self.now();
+            if now >= self.last_advert + ADVERT_REPEAT_MS {
+                // Repeat the hosted table to every peer: an advert sent over a stream whose
+                // connection died (two connections to one peer, one closed) is lost, and
+                // nothing else would tell that peer of the table.
+                self.last_advert = now;
+                let peers: Vec<PeerId> = self.peers.keys().copied().collect();
+                for peer in peers {
+                    if let Some(key) = peer_key(&peer) {
+                        let acts = self.lobby.connected(key);
+                        self.lobby_actions(acts);
+                    }
+                }
+            }
             let before = self.lobby.tables();
             let acts = self.lobby.tick(now);
             self.lobby_actions(acts);
