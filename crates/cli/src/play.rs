@@ -253,30 +253,8 @@ fn roster_line(roster: &mahjong_net::Roster) -> String {
 /// `hand 2/3: seat 1 wins qingyise by self-draw, payments [-20,60,-20,-20]`.
 pub fn hand_line(result: &HandResult, hands: u32, signatures: usize) -> String {
     let what = match &result.outcome {
-        Outcome::Win {
-            settlement,
-            result: score,
-        } => {
-            let how = match settlement.kind {
-                mahjong_rules::WinKind::SelfDraw => "by self-draw".to_string(),
-                mahjong_rules::WinKind::Discard => match settlement.from {
-                    Some(f) => format!("on seat {f}'s discard"),
-                    None => "on a discard".to_string(),
-                },
-                mahjong_rules::WinKind::RobKong => match settlement.from {
-                    Some(f) => format!("robbing seat {f}'s kong"),
-                    None => "robbing a kong".to_string(),
-                },
-                mahjong_rules::WinKind::EightFlowers => "with eight flowers".to_string(),
-                mahjong_rules::WinKind::FourWildcards => "with four wildcards".to_string(),
-            };
-            let winners: Vec<String> = score
-                .winners
-                .iter()
-                .map(|w| format!("seat {} wins {}", w.seat, w.hand))
-                .collect();
-            format!("{} {how}", winners.join(" and "))
-        }
+        // The winners and how they won, in the ledger's words.
+        Outcome::Win { .. } => mahjong_store::describe(result),
         Outcome::Drawn => "drawn, the wall is empty".to_string(),
         Outcome::Abandoned { leaver, .. } if result.aborted => format!(
             "aborted by the three others ({signatures} votes), seat {leaver} pays the leaver penalty"

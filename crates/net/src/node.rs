@@ -575,15 +575,7 @@ impl EventLoop {
                 tracing::info!("connected to {peer_id}");
                 self.open_writer(peer_id);
                 self.emit(NetEvent::Connected(peer_id));
-                if let Some(key) = peer_key(&peer_id) {
-                    let hello = Wire::Hello {
-                        version: wire::WIRE_VERSION,
-                        name: self.settings.name.clone(),
-                    };
-                    self.send_to(&peer_id, &hello);
-                    let acts = self.lobby.connected(key);
-                    self.lobby_actions(acts);
-                }
+                self.greet(peer_id);
             }
             SwarmEvent::ConnectionClosed {
                 peer_id,
@@ -709,6 +701,19 @@ impl EventLoop {
         self.ban(peer);
     }
 
+    /// Says hello to a peer and tells it of the table this peer hosts, if any.
+    fn greet(&mut self, peer: PeerId) {
+        if let Some(key) = peer_key(&peer) {
+            let hello = Wire::Hello {
+                version: wire::WIRE_VERSION,
+                name: self.settings.name.clone(),
+            };
+            self.send_to(&peer, &hello);
+            let acts = self.lobby.connected(key);
+            self.lobby_actions(acts);
+        }
+    }
+
     fn open_writer(&mut self, peer: PeerId) {
         let (tx, mut rx) = mpsc::channel::<Vec<u8>>(SEND_QUEUE);
         self.generations += 1;
@@ -801,15 +806,7 @@ impl EventLoop {
                         // Another connection to the peer is up: write over it, and say again
                         // what may have been lost with the old stream.
                         self.open_writer(peer);
-                        if let Some(key) = peer_key(&peer) {
-                            let hello = Wire::Hello {
-                                version: wire::WIRE_VERSION,
-                                name: self.settings.name.clone(),
-                            };
-                            self.send_to(&peer, &hello);
-                            let acts = self.lobby.connected(key);
-                            self.lobby_actions(acts);
-                        }
+                        self.greet(peer);
                     } else if let Some(p) = self.peers.get_mut(&peer) {
                         p.writer = None;
                     }
