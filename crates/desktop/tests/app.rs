@@ -544,14 +544,14 @@ fn the_practice_flag_goes_straight_to_a_table() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// Writes the screenshots under `docs/screenshots/` (a table in play, a claim prompt and a
+/// Writes the screenshots under `docs/` (a table in play, a claim prompt and a
 /// settlement, in both languages, at 1280×800 and at 900×600), rendered by the same software
 /// renderer as the window. Run with
 /// `cargo test -p shanghai-mahjong --test app screenshots -- --ignored`.
 #[test]
 #[ignore = "writes the documentation's screenshots"]
 fn screenshots() -> Result<(), Error> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/screenshots");
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs");
     std::fs::create_dir_all(&dir)?;
     let shot = |h: &mut Harness, name: &str| -> Result<(), Error> {
         let path = dir.join(name);
