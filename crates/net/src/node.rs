@@ -289,6 +289,18 @@ struct Runner {
     stored: bool,
 }
 
+impl Runner {
+    /// A seat's client with no timer armed yet.
+    fn new(client: Client, bot: Option<Bot>, stored: bool) -> Runner {
+        Runner {
+            client,
+            bot,
+            deadline: None,
+            stored,
+        }
+    }
+}
+
 struct Playing {
     table: TableId,
     seats: [SeatInfo; 4],
@@ -1044,15 +1056,7 @@ impl EventLoop {
                 .map_err(|e| e.to_string())?;
             let client = Client::new(config, key, root).map_err(|e| e.to_string())?;
             let bot = (s.bot || self.own_bot).then(|| self.bot(seat));
-            runners.insert(
-                seat,
-                Runner {
-                    client,
-                    bot,
-                    deadline: None,
-                    stored: true,
-                },
-            );
+            runners.insert(seat, Runner::new(client, bot, true));
         }
         let list: Vec<Seat> = me
             .into_iter()
@@ -1113,15 +1117,7 @@ impl EventLoop {
                 hands = client.results().len() as u32;
             }
             let bot = (info.bot || self.own_bot).then(|| self.bot(seat));
-            runners.insert(
-                seat,
-                Runner {
-                    client,
-                    bot,
-                    deadline: None,
-                    stored: true,
-                },
-            );
+            runners.insert(seat, Runner::new(client, bot, true));
         }
         for seat in runners.keys() {
             self.queue.push_back((*seat, Input::Tick));
@@ -1330,15 +1326,7 @@ impl EventLoop {
                 let b = *b;
                 if let Some(client) = p.runners.get(&seat).and_then(|r| r.client.bot_client(b)) {
                     let bot = Bot::new(self.bot_level, self.seed ^ b as u64);
-                    p.runners.insert(
-                        b,
-                        Runner {
-                            client,
-                            bot: Some(bot),
-                            deadline: None,
-                            stored: false,
-                        },
-                    );
+                    p.runners.insert(b, Runner::new(client, Some(bot), false));
                     self.queue.push_back((b, Input::Tick));
                 }
             }
