@@ -321,26 +321,11 @@ fn check_entries(replica: &Replica, seq: u32, entries: &[Envelope]) -> Result<()
     let mut seen = 0u8;
     for e in entries {
         let seat = e.seat;
-        if e.seq != exp.seq || e.hand != exp.hand {
-            return Err(LogFault::Gap {
-                seq,
-                seat,
-                found: e.seq,
-                hand: e.hand,
-            });
-        }
-        if e.table != replica.table {
-            return Err(LogFault::WrongTable { seq, seat });
-        }
+        check_place(replica, seq, e, exp.seq, exp.hand)?;
         if seat > 3 || !exp.speaks(seat) || seen >> seat != 0 {
             return Err(LogFault::Unexpected { seq, seat });
         }
-        if e.prev_hash != exp.prev_hash {
-            return Err(LogFault::Chain { seq, seat });
-        }
-        if e.verify(&replica.roster[seat as usize]).is_err() {
-            return Err(LogFault::Signature { seq, seat });
-        }
+        check_signed(replica, seq, e, Some(exp.prev_hash))?;
         seen |= 1 << seat;
     }
     if seen != exp.speakers {
@@ -356,26 +341,52 @@ fn check_entries(replica: &Replica, seq: u32, entries: &[Envelope]) -> Result<()
 fn check_votes(replica: &Replica, seq: u32, votes: &[Envelope]) -> Result<(), LogFault> {
     for v in votes {
         let seat = v.seat;
-        if v.seq != seq || v.hand != replica.hand_no {
-            return Err(LogFault::Gap {
-                seq,
-                seat,
-                found: v.seq,
-                hand: v.hand,
-            });
-        }
-        if v.table != replica.table {
-            return Err(LogFault::WrongTable { seq, seat });
-        }
+        check_place(replica, seq, v, seq, replica.hand_no)?;
         if seat > 3 {
             return Err(LogFault::Unexpected { seq, seat });
         }
-        if Some(v.prev_hash) != replica.prev_of(seq) {
-            return Err(LogFault::Chain { seq, seat });
-        }
-        if v.verify(&replica.roster[seat as usize]).is_err() {
-            return Err(LogFault::Signature { seq, seat });
-        }
+        check_signed(replica, seq, v, replica.prev_of(seq))?;
+    }
+    Ok(())
+}
+
+/// An envelope of step `seq` stands where the log expects it: step `want_seq` of hand
+/// `want_hand`, at this table.
+fn check_place(
+    replica: &Replica,
+    seq: u32,
+    e: &Envelope,
+    want_seq: u32,
+    want_hand: u32,
+) -> Result<(), LogFault> {
+    let seat = e.seat;
+    if e.seq != want_seq || e.hand != want_hand {
+        return Err(LogFault::Gap {
+            seq,
+            seat,
+            found: e.seq,
+            hand: e.hand,
+        });
+    }
+    if e.table != replica.table {
+        return Err(LogFault::WrongTable { seq, seat });
+    }
+    Ok(())
+}
+
+/// An envelope (of a seat 0–3) chains to `prev` and is signed by its seat's key.
+fn check_signed(
+    replica: &Replica,
+    seq: u32,
+    e: &Envelope,
+    prev: Option<Hash>,
+) -> Result<(), LogFault> {
+    let seat = e.seat;
+    if Some(e.prev_hash) != prev {
+        return Err(LogFault::Chain { seq, seat });
+    }
+    if e.verify(&replica.roster[seat as usize]).is_err() {
+        return Err(LogFault::Signature { seq, seat });
     }
     Ok(())
 }
