@@ -137,6 +137,14 @@ pub fn text(key: T) -> &'static str {
         T::Me => "You",
         T::ClickHelp => "Click a tile to pick it, click it again to discard",
         T::ProvenNone => "The evidence does not verify: {0}",
+        // Set-up and option editor keys go below this line.
+        // (separator)
+        // Lobby keys go below this line.
+        // (separator)
+        // History and replay keys go below this line.
+        // (separator)
+        // Scorer and rules keys go below this line.
+        // (end of the keys)
         T::Lezi => "lezi",
     }
 }

@@ -77,6 +77,14 @@ keys! {
     ScoreRule, FaceUp, Winner, ConcealedKong, Of, Lezi, Bot1, Bot2, Bot3, ClickAgain,
     MoveTimedOut, MoveDiscard, MoveChow, MovePung, MoveKong, MoveReady, MoveFlower, MoveWin, Me,
     ClickHelp, ProvenNone,
+    // Set-up and option editor keys go below this line.
+    // (separator)
+    // Lobby keys go below this line.
+    // (separator)
+    // History and replay keys go below this line.
+    // (separator)
+    // Scorer and rules keys go below this line.
+    // (end of the keys)
 }
 
 impl Lang {

@@ -133,6 +133,14 @@ pub fn text(key: T) -> &'static str {
         T::Me => "你",
         T::ClickHelp => "点一张牌选中，再点一次打出",
         T::ProvenNone => "证据无法验证：{0}",
+        // Set-up and option editor keys go below this line.
+        // (separator)
+        // Lobby keys go below this line.
+        // (separator)
+        // History and replay keys go below this line.
+        // (separator)
+        // Scorer and rules keys go below this line.
+        // (end of the keys)
         T::Lezi => "勒子",
     }
 }
