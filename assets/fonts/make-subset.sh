@@ -4,8 +4,10 @@
 # it, and renamed "Mahjong Sans" (a modified version under the OFL keeps no original name).
 #
 # Needs: fonts-noto-cjk (apt) and fontTools (apt python3-fonttools, or pip install fonttools).
-# Run it again whenever a catalogue or a tile face gains a character: the characters are
-# every non-ASCII character in crates/desktop/src plus printable ASCII.
+# Run it again whenever a catalogue, a tile face or a rules document gains a character: the
+# characters are printable ASCII and every other character in crates/desktop/src, in the rule
+# books the app shows (docs/rules.*.md) and in the rules crate's explanation texts
+# (crates/rules/src/explain_text.rs, shown on the hand end and in the scorer).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -13,11 +15,14 @@ src=${NOTO_CJK_DIR:-/usr/share/fonts/opentype/noto}
 py=${PYTHON:-python3}
 chars="$here/.chars.txt"
 # Printable ASCII, then every other character in the app's sources.
-"$py" - "$root/crates/desktop/src" "$chars" <<'PY'
+"$py" - "$root" "$chars" <<'PY'
 import pathlib, sys
-src, out = pathlib.Path(sys.argv[1]), sys.argv[2]
+root, out = pathlib.Path(sys.argv[1]), sys.argv[2]
 chars = {chr(c) for c in range(0x20, 0x7f)}
-for p in sorted(src.rglob("*.rs")):
+files = sorted((root / "crates/desktop/src").rglob("*.rs"))
+files += sorted((root / "docs").glob("rules.*.md"))
+files += [root / "crates/rules/src/explain_text.rs"]
+for p in files:
     chars |= {c for c in p.read_text(encoding="utf-8") if ord(c) > 0x7f}
 chars |= set("×·—–…“”‘’←→↑↓✓")
 pathlib.Path(out).write_text("".join(sorted(chars)), encoding="utf-8")

@@ -18,7 +18,7 @@ use crate::engine::PracticeConfig;
 use crate::i18n::{Lang, T};
 use crate::screens::table::{self, Exit, Key};
 use crate::screens::table_view::{self, Ctx};
-use crate::screens::{ACCENT, MUTED, WARN, felt, home, label, settle, welcome};
+use crate::screens::{ACCENT, MUTED, WARN, felt, home, label, rules, settle, welcome};
 use crate::settings::{Settings, default_data_dir};
 use crate::tiles::Faces;
 use crate::worker;
@@ -73,6 +73,10 @@ pub enum Message {
     Home(home::Message),
     /// The table.
     Table(table::Message),
+    /// The rules screen.
+    Rules(rules::Message),
+    /// Open the rules of the table being played (over the table, which keeps running).
+    OpenRules,
     /// Switch language.
     ToggleLang,
     /// Switch tile faces.
@@ -88,6 +92,8 @@ pub struct App {
     data_dir: PathBuf,
     /// The current phase.
     pub screen: Screen,
+    /// The rules, open over the current phase.
+    pub rules: Option<rules::State>,
     /// A problem to show (e.g. settings that could not be read or saved).
     pub notice: Option<String>,
     /// The window size.
@@ -110,6 +116,7 @@ impl App {
             settings: Settings::default(),
             data_dir: flags.data_dir,
             screen: Screen::Home(home::State::default()),
+            rules: None,
             notice,
             size: Size::new(1280.0, 800.0),
             generation: 0,
@@ -128,7 +135,7 @@ impl App {
         app.screen = if app.settings.name.is_empty() {
             Screen::Welcome(welcome::State::default())
         } else if let Some(r) = app.practice.take() {
-            app.home.ruleset = r;
+            app.home.set_ruleset(r);
             app.table()
         } else {
             Screen::Home(app.home.clone())
@@ -151,18 +158,24 @@ impl App {
     }
 
     fn table(&mut self) -> Screen {
+        let choice = self.home.editor.choice().ok();
         self.generation += 1;
         let seed = self.seed.unwrap_or_else(|| {
             SystemTime::now()
                 .duration_since(UNIX_EPOCH)
                 .map_or(1, |d| d.as_nanos() as u64)
         });
-        let config = PracticeConfig {
-            ruleset: self.home.ruleset,
+        let ruleset = self.home.ruleset();
+        let mut config = PracticeConfig {
             levels: self.home.levels,
             think_ms: self.think_ms,
-            ..PracticeConfig::new(self.home.ruleset, seed)
+            ..PracticeConfig::new(ruleset, seed)
         };
+        if let Some(c) = choice {
+            config.options = Some(c.options);
+            config.stake = c.stake;
+            config.length = c.length;
+        }
         Screen::Table(Box::new(table::State::new(config, self.generation)))
     }
 
@@ -208,7 +221,7 @@ impl App {
                     self.save();
                     self.screen = match self.practice.take() {
                         Some(r) => {
-                            self.home.ruleset = r;
+                            self.home.set_ruleset(r);
                             self.table()
                         }
                         None => Screen::Home(self.home.clone()),
@@ -217,13 +230,26 @@ impl App {
             }
             Message::Home(m) => {
                 if let Screen::Home(h) = &mut self.screen {
-                    let start = h.update(m);
+                    let exit = h.update(m);
                     self.home = h.clone();
-                    if start {
-                        self.screen = self.table();
+                    match exit {
+                        home::Exit::Stay => {}
+                        home::Exit::Start(_) => self.screen = self.table(),
+                        home::Exit::Rules => {
+                            let o = self.home.editor.options().clone();
+                            self.rules = Some(rules::State::new(o, false));
+                        }
                     }
                 }
             }
+            Message::OpenRules => {
+                if let Screen::Table(t) = &self.screen {
+                    self.rules = Some(rules::State::new(t.config().options(), true));
+                }
+            }
+            Message::Rules(rules::Message::Back) => self.rules = None,
+            // The table's shortcuts wait while the rules are read over it.
+            Message::Table(table::Message::Key(_)) if self.rules.is_some() => {}
             Message::Table(m) => {
                 if let Screen::Table(t) = &mut self.screen
                     && t.update(m) == Exit::Leave
@@ -282,6 +308,13 @@ impl App {
                 MUTED,
             ));
         }
+        if matches!(self.screen, Screen::Table(_)) && self.rules.is_none() {
+            r = r.push(
+                button(text(lang.t(T::RulesButton)).size(14))
+                    .style(button::secondary)
+                    .on_press(Message::OpenRules),
+            );
+        }
         if let Some(n) = &self.notice {
             r = r.push(label(n.as_str(), 13.0, WARN));
         }
@@ -303,7 +336,20 @@ impl App {
     /// The window's content.
     pub fn view(&self) -> Element<'_, Message> {
         let lang = self.lang();
-        let body: Element<'_, Message> = match &self.screen {
+        let body: Element<'_, Message> = match (&self.screen, &self.rules) {
+            (_, Some(r)) => r.view(lang).map(Message::Rules),
+            (screen, None) => self.screen_view(screen),
+        };
+        container(column![self.top_bar(), body].height(Length::Fill))
+            .width(Length::Fill)
+            .height(Length::Fill)
+            .style(felt)
+            .into()
+    }
+
+    fn screen_view<'a>(&'a self, screen: &'a Screen) -> Element<'a, Message> {
+        let lang = self.lang();
+        match screen {
             Screen::Welcome(w) => w.view(lang).map(Message::Welcome),
             Screen::Home(h) => h.view(lang, &self.settings.name).map(Message::Home),
             Screen::Table(t) => {
@@ -318,12 +364,7 @@ impl App {
                     None => table_view::view(t, ctx).map(Message::Table),
                 }
             }
-        };
-        container(column![self.top_bar(), body].height(Length::Fill))
-            .width(Length::Fill)
-            .height(Length::Fill)
-            .style(felt)
-            .into()
+        }
     }
 }
 

@@ -39,30 +39,40 @@ pub struct PracticeConfig {
     pub levels: [Level; 3],
     /// Seeds the seats' keys and secrets and the bots: the same seed gives the same table.
     pub seed: u64,
-    /// Hands in the session.
-    pub hands: u32,
+    /// How long the session plays (a number of hands, or four rounds).
+    pub length: SessionLength,
+    /// The options chosen at the set-up (`None`: the preset's own).
+    pub options: Option<Options>,
+    /// Coins per point.
+    pub stake: Money,
     /// Bot thinking time in milliseconds, least and most (0, 0 in tests).
     pub think_ms: (u64, u64),
-    /// Overrides the preset's turn and claim timers (seconds), for tests.
+    /// Overrides the turn and claim timers (seconds), for tests.
     pub timers: Option<(u32, u32)>,
 }
 
 impl PracticeConfig {
-    /// The defaults: 敲麻, one basic and two strong bots, eight hands.
+    /// The defaults: the preset's options, one basic and two strong bots, eight hands, one
+    /// coin a point.
     pub fn new(ruleset: Ruleset, seed: u64) -> PracticeConfig {
         PracticeConfig {
             ruleset,
             levels: [Level::Strong, Level::Basic, Level::Strong],
             seed,
-            hands: 8,
+            length: SessionLength::Hands(8),
+            options: None,
+            stake: Money::coins(1),
             think_ms: (350, 900),
             timers: None,
         }
     }
 
-    /// The options the host proposes.
+    /// The options the host proposes: those chosen at the set-up, else the preset's.
     pub fn options(&self) -> Options {
-        let mut o = Options::preset(self.ruleset);
+        let mut o = self
+            .options
+            .clone()
+            .unwrap_or_else(|| Options::preset(self.ruleset));
         if let Some((turn, claim)) = self.timers {
             o.discard_seconds = turn;
             o.claim_seconds = claim;
@@ -247,8 +257,11 @@ impl Engine {
         };
         let propose = Input::Propose {
             options: Box::new(config.options()),
-            stake: Money::coins(1),
-            length: SessionLength::Hands(config.hands.max(1)),
+            stake: config.stake,
+            length: match config.length {
+                SessionLength::Hands(n) => SessionLength::Hands(n.max(1)),
+                l => l,
+            },
         };
         let mut updates = Vec::new();
         engine.input(HUMAN as usize, propose, &mut updates);
@@ -497,7 +510,7 @@ mod tests {
     fn config() -> PracticeConfig {
         PracticeConfig {
             think_ms: (0, 0),
-            hands: 1,
+            length: SessionLength::Hands(1),
             ..PracticeConfig::new(Ruleset::Qiaoma, 7)
         }
     }
@@ -585,7 +598,7 @@ mod timings {
         for seed in 1..=5 {
             let config = PracticeConfig {
                 think_ms: (0, 0),
-                hands: 1,
+                length: SessionLength::Hands(1),
                 ..PracticeConfig::new(Ruleset::Qiaoma, seed)
             };
             let t = Instant::now();

@@ -138,12 +138,131 @@ pub fn text(key: T) -> &'static str {
         T::ClickHelp => "Click a tile to pick it, click it again to discard",
         T::ProvenNone => "The evidence does not verify: {0}",
         // Set-up and option editor keys go below this line.
+        T::HandsRestricted => "restricted hands",
+        T::HandsDadiaoche => "restricted + 大吊车",
+        T::HandsStandard => "any standard hand",
+        T::NoneValue => "none",
+        T::BindingQiaoma => "承包 (qiaoma)",
+        T::BindingChiSanKou => "吃三口 (classic)",
+        T::MenqingDouble => "×2, cap 2 lezi",
+        T::MenqingFlower => "one more flower",
+        T::On => "on",
+        T::Off => "off",
+        T::NoChanges => "The preset's defaults",
+        T::ChangedCount => "{0} changed from the preset's defaults (highlighted)",
+        T::ResetDefaults => "Reset to defaults",
+        T::DefaultIs => "default: {0}",
+        T::ChangedFrom => "changed · default {0}",
+        T::SecTable => "Stake, length and timers",
+        T::SecRules => "Rules of the preset",
+        T::OptStake => "Stake",
+        T::OptStakeHelp => "Coins per point: every payment is its points × the stake.",
+        T::StakeValue => "{0} a point",
+        T::OptLength => "Length",
+        T::OptLengthHelp => {
+            "How long the table plays: a number of hands, or four rounds (四圈: each round ends when every seat has dealt)."
+        }
+        T::LengthHands => "{0} hands",
+        T::LengthByHands => "Hands",
+        T::LengthFourRounds => "Four rounds 四圈",
+        T::OptMustDeclareReady => "Must declare ready 敲",
+        T::OptMustDeclareReadyHelp => {
+            "A seat can only win after declaring ready (敲); off, declaring is optional."
+        }
+        T::OptHands => "Winning hands",
+        T::OptHandsHelp => {
+            "Which hands win: only flushes, all-pung and honour hands; the same plus 大吊车 alone; or any four sets and a pair."
+        }
+        T::OptWildcard => "Wildcard 百搭",
+        T::OptWildcardHelp => {
+            "An indicator tile is turned up and the tile after it is a wildcard that stands for any tile."
+        }
+        T::OptDragonsAreFlowers => "Dragons are flowers",
+        T::OptDragonsAreFlowersHelp => {
+            "Dragons are set aside and replaced like flowers, and each counts as a flower."
+        }
+        T::OptWinOnDiscard => "Win on a discard",
+        T::OptWinOnDiscardHelp => {
+            "Winning on another seat's discard and robbing a kong are allowed; off, self-draw only."
+        }
+        T::OptBasePoints => "Base",
+        T::OptBasePointsHelp => {
+            "The base added to the winner's flowers (底分), or the base flower in 百搭 (底花)."
+        }
+        T::OptLeziPoints => "Points in a lezi",
+        T::OptLeziPointsHelp => {
+            "Points in one 勒子, the unit of the caps and fixed hand values (10 in 敲麻, 8 in classic)."
+        }
+        T::OptTableLimit => "Table limit",
+        T::OptTableLimitHelp => {
+            "The most one payment unit S can be, in lezi; none: no table limit."
+        }
+        T::OptBinding => "Responsibility",
+        T::OptBindingHelp => {
+            "Two seats with three or more claims on each other's discards are bound: the 承包 or 吃三口 table says who pays more."
+        }
+        T::OptKaibao => "开宝 dice",
+        T::OptKaibaoHelp => "Dice showing a pair or 1 and 4 double the hand and its cap (开宝).",
+        T::OptDiceHuangfan => "Dice add 荒番",
+        T::OptDiceHuangfanHelp => {
+            "Such dice add to the 荒番 counter instead (1-1 and 4-4 add 2, other pairs and 1-4 add 1)."
+        }
+        T::OptMenqing => "门清",
+        T::OptMenqingHelp => {
+            "What a hand with no claimed meld earns: ×2 with a 2-lezi cap, one more flower, or nothing."
+        }
+        T::OptEightFlowers => "八花齐",
+        T::OptEightFlowersHelp => "A seat holding all eight flowers wins at once.",
+        T::OptFourWildcards => "四百搭",
+        T::OptFourWildcardsHelp => {
+            "A seat holding all four wildcards wins at once (needs the wildcard)."
+        }
+        T::OptLeaverPenalty => "Leaver pays",
+        T::OptLeaverPenaltyHelp => {
+            "Stakes a player who leaves a hand in play pays, shared equally by the other three."
+        }
+        T::OptDiscardSeconds => "Time to discard",
+        T::OptDiscardSecondsHelp => {
+            "Seconds for your turn; at zero the table discards the drawn tile for you."
+        }
+        T::OptClaimSeconds => "Time to claim",
+        T::OptClaimSecondsHelp => {
+            "Seconds to answer 吃 碰 杠 胡 on a discard; at zero the table passes for you."
+        }
+        T::OptStartSeconds => "Time to start",
+        T::OptStartSecondsHelp => "Seconds everyone has to press start once the table is full.",
+        T::OptTimeouts => "Time-outs allowed",
+        T::OptTimeoutsHelp => {
+            "Timed-out turns in a row before the next one makes the seat a leaver; none: never."
+        }
+        T::OptDisconnectSeconds => "Silence allowed",
+        T::OptDisconnectSecondsHelp => "Seconds of silence after which a seat counts as a leaver.",
+        T::OptChipLimit => "逛花园 chips",
+        T::OptChipLimitHelp => {
+            "Each player starts with this many chips; with none left a player pays no more (none: no limit)."
+        }
+        T::Refused => "This combination cannot be played:",
+        T::RefuseLine => "{0} ({1}): {2}",
+        T::RefuseLimitNeedsLezi => "a table limit in lezi needs the points in a lezi",
+        T::RefuseFourWildcards => "四百搭 needs the wildcard",
+        T::RefuseNeedsLezi => {
+            "qiaoma and classic scoring count in lezi: the points in a lezi cannot be none"
+        }
+        T::RefuseTimers => "timers must be at least one second",
+        T::RulesSay => "The rules check says: {0}",
         // (separator)
         // Lobby keys go below this line.
         // (separator)
         // History and replay keys go below this line.
         // (separator)
         // Scorer and rules keys go below this line.
+        T::RulesButton => "Rule book",
+        T::RulesTitle => "The rules: {0}",
+        T::RulesOptions => "This table's options",
+        T::RulesOptionsIntro => {
+            "Every option of the preset with the value chosen (a value that differs from the preset's default is in gold), then the rule book."
+        }
+        T::BackToTable => "Back to the table",
         // (end of the keys)
         T::Lezi => "lezi",
     }

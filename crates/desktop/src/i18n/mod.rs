@@ -78,12 +78,27 @@ keys! {
     MoveTimedOut, MoveDiscard, MoveChow, MovePung, MoveKong, MoveReady, MoveFlower, MoveWin, Me,
     ClickHelp, ProvenNone,
     // Set-up and option editor keys go below this line.
+    HandsRestricted, HandsDadiaoche, HandsStandard, NoneValue, BindingQiaoma, BindingChiSanKou,
+    MenqingDouble, MenqingFlower, On, Off, NoChanges, ChangedCount, ResetDefaults, DefaultIs,
+    ChangedFrom, SecTable, SecRules, OptStake, OptStakeHelp, StakeValue, OptLength, OptLengthHelp,
+    LengthHands, LengthByHands, LengthFourRounds, OptMustDeclareReady, OptMustDeclareReadyHelp,
+    OptHands, OptHandsHelp, OptWildcard, OptWildcardHelp, OptDragonsAreFlowers,
+    OptDragonsAreFlowersHelp, OptWinOnDiscard, OptWinOnDiscardHelp, OptBasePoints,
+    OptBasePointsHelp, OptLeziPoints, OptLeziPointsHelp, OptTableLimit, OptTableLimitHelp,
+    OptBinding, OptBindingHelp, OptKaibao, OptKaibaoHelp, OptDiceHuangfan, OptDiceHuangfanHelp,
+    OptMenqing, OptMenqingHelp, OptEightFlowers, OptEightFlowersHelp, OptFourWildcards,
+    OptFourWildcardsHelp, OptLeaverPenalty, OptLeaverPenaltyHelp, OptDiscardSeconds,
+    OptDiscardSecondsHelp, OptClaimSeconds, OptClaimSecondsHelp, OptStartSeconds,
+    OptStartSecondsHelp, OptTimeouts, OptTimeoutsHelp, OptDisconnectSeconds,
+    OptDisconnectSecondsHelp, OptChipLimit, OptChipLimitHelp, Refused, RefuseLine,
+    RefuseLimitNeedsLezi, RefuseFourWildcards, RefuseNeedsLezi, RefuseTimers, RulesSay,
     // (separator)
     // Lobby keys go below this line.
     // (separator)
     // History and replay keys go below this line.
     // (separator)
     // Scorer and rules keys go below this line.
+    RulesButton, RulesTitle, RulesOptions, RulesOptionsIntro, BackToTable,
     // (end of the keys)
 }
 

@@ -1,18 +1,23 @@
-//! The start screen: set up a practice table (preset, each bot's level) and sit down.
+//! The start screen: set up a practice table (each bot's level, and through the option
+//! editor the preset, stake, length, timers and the preset's options) and sit down.
+//!
+//! Start is enabled only while the rules crate accepts the options; otherwise the editor says
+//! why.
 
-use iced::widget::{button, column, container, row, text};
+use iced::widget::{button, column, container, row, scrollable, text};
 use iced::{Alignment, Element, Length};
 use mahjong_bot::Level;
 use mahjong_rules::Ruleset;
 
-use super::{ACCENT, MUTED, ON_FELT, action, bold, label, level_name, preset_name};
+use super::options::{self, Choice, Editor, Scope};
+use super::{ACCENT, MUTED, ON_FELT, action, bold, label, level_name};
 use crate::i18n::{Lang, T};
 
 /// The home screen.
 #[derive(Clone, Debug)]
 pub struct State {
-    /// The chosen preset.
-    pub ruleset: Ruleset,
+    /// The option editor (preset, stake, length, timers, options).
+    pub editor: Editor,
     /// The bots' levels (right, across, left).
     pub levels: [Level; 3],
 }
@@ -20,7 +25,7 @@ pub struct State {
 impl Default for State {
     fn default() -> State {
         State {
-            ruleset: Ruleset::Qiaoma,
+            editor: Editor::new(Ruleset::Qiaoma, Scope::Practice),
             levels: [Level::Strong, Level::Basic, Level::Strong],
         }
     }
@@ -29,19 +34,42 @@ impl Default for State {
 /// What the home screen is told.
 #[derive(Clone, Debug)]
 pub enum Message {
-    /// A preset was picked.
-    Ruleset(Ruleset),
+    /// The option editor.
+    Options(options::Message),
     /// A bot's level was clicked (the next level).
     Level(usize),
     /// Sit down.
     Start,
+    /// Read the rules of the chosen preset.
+    Rules,
+}
+
+/// What the app should do after a home message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Exit {
+    /// Stay.
+    Stay,
+    /// Sit down at a practice table with this set-up.
+    Start(Choice),
+    /// Open the rules.
+    Rules,
 }
 
 impl State {
-    /// Handles a message; true when the player sits down.
-    pub fn update(&mut self, message: Message) -> bool {
+    /// The chosen preset.
+    pub fn ruleset(&self) -> Ruleset {
+        self.editor.preset()
+    }
+
+    /// Picks a preset (its defaults for every option).
+    pub fn set_ruleset(&mut self, r: Ruleset) {
+        self.editor.update(options::Message::Preset(r));
+    }
+
+    /// Handles a message.
+    pub fn update(&mut self, message: Message) -> Exit {
         match message {
-            Message::Ruleset(r) => self.ruleset = r,
+            Message::Options(m) => self.editor.update(m),
             Message::Level(i) => {
                 if let Some(l) = self.levels.get_mut(i) {
                     *l = match l {
@@ -51,23 +79,19 @@ impl State {
                     };
                 }
             }
-            Message::Start => return true,
+            // A refused combination cannot start (its button is disabled too).
+            Message::Start => {
+                if let Ok(c) = self.editor.choice() {
+                    return Exit::Start(c);
+                }
+            }
+            Message::Rules => return Exit::Rules,
         }
-        false
+        Exit::Stay
     }
 
-    /// The screen.
+    /// The screen: the set-up scrolls, the start button stays in view.
     pub fn view(&self, lang: Lang, name: &str) -> Element<'_, Message> {
-        let presets = Ruleset::ALL.iter().fold(row![].spacing(10), |r, &p| {
-            let b = button(text(lang.t(preset_name(p))).size(16))
-                .padding([8, 16])
-                .on_press(Message::Ruleset(p));
-            r.push(if p == self.ruleset {
-                b.style(button::primary)
-            } else {
-                b.style(button::secondary)
-            })
-        });
         let seats = [T::SeatRight, T::SeatAcross, T::SeatLeft];
         let names = [T::Bot1, T::Bot2, T::Bot3];
         let bots = (0..3).fold(row![].spacing(14), |r, i| {
@@ -84,18 +108,32 @@ impl State {
                 .align_x(Alignment::Center),
             )
         });
-        let col = column![
+        let head = column![
             bold(lang.f(T::Hello, &[&name]), 28.0, ACCENT),
             bold(lang.t(T::PracticeTitle), 20.0, ON_FELT),
             label(lang.t(T::PracticeIntro), 14.0, MUTED),
-            label(lang.t(T::Preset), 14.0, MUTED),
-            presets,
             bots,
-            action(lang.t(T::StartPractice), 20.0, Some(Message::Start)).style(button::success),
         ]
-        .spacing(18)
+        .spacing(14)
         .align_x(Alignment::Center)
-        .max_width(640);
-        container(col).center(Length::Fill).into()
+        .width(Length::Fill);
+        let body = column![head, self.editor.view(lang).map(Message::Options)]
+            .spacing(18)
+            .padding([12, 24])
+            .max_width(980);
+        let start = action(
+            lang.t(T::StartPractice),
+            20.0,
+            self.editor.choice().is_ok().then_some(Message::Start),
+        )
+        .style(button::success);
+        let rules =
+            action(lang.t(T::RulesButton), 16.0, Some(Message::Rules)).style(button::secondary);
+        let bar = row![rules, start].spacing(16).align_y(Alignment::Center);
+        column![
+            scrollable(container(body).center_x(Length::Fill)).height(Length::Fill),
+            container(bar).center_x(Length::Fill).padding(10),
+        ]
+        .into()
     }
 }

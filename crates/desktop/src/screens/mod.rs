@@ -1,7 +1,10 @@
-//! The screens: [`welcome`] (the name on first run), [`home`] (practice set-up), [`table`]
-//! (play) and [`settle`] (the hand end), with the pieces they share.
+//! The screens: [`welcome`] (the name on first run), [`home`] (practice set-up, with the
+//! [`options`] editor), [`table`] (play), [`settle`] (the hand end) and [`rules`] (the rule
+//! book), with the pieces they share.
 
 pub mod home;
+pub mod options;
+pub mod rules;
 pub mod settle;
 pub mod table;
 pub mod table_view;

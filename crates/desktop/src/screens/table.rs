@@ -398,7 +398,7 @@ impl State {
             Update::Hint { action, reason } => self.hint = Some((action, reason)),
             Update::HandEnded(end) => {
                 self.balances = end.result.session.balances;
-                self.over = self.over || end.result.session.hands_played >= self.key.config.hands;
+                self.over = self.over || end.result.session.is_finished();
                 self.deadline = None;
                 self.picked = None;
                 self.end = Some(end);

@@ -1,0 +1,890 @@
+//! The option editor: a table's preset, stake, length, timers and every option of the rules
+//! crate that means something under the chosen preset, each with a one-line explanation, its
+//! default shown, changes from the preset highlighted, the rules crate's own check
+//! (`Options::validate`) shown plainly when a combination is refused, and a reset.
+//!
+//! It is a self-contained component, used by the practice set-up and meant for the lobby's
+//! "create table" too. To embed it:
+//!
+//! ```no_run
+//! use shanghai_mahjong::i18n::Lang;
+//! use shanghai_mahjong::screens::options::{self, Editor, Scope};
+//!
+//! // In the screen's state:
+//! let mut editor = Editor::new(mahjong_rules::Ruleset::Qiaoma, Scope::Lan);
+//! // The screen's Message gets a variant `Options(options::Message)`; its update forwards:
+//! editor.update(options::Message::Reset);
+//! // Its view places `editor.view(Lang::En).map(ScreenMessage::Options)` (a column without
+//! // its own scrolling: put it in a `scrollable`), and the start button is enabled only when
+//! // `editor.choice()` is `Ok`; the error is already shown by the editor's view.
+//! let choice: Result<options::Choice, mahjong_rules::OptionsError> = editor.choice();
+//! if let Ok(c) = choice {
+//!     // Propose `c.options`, `c.stake`, `c.length` (the timers are in `c.options`).
+//!     let _ = (c.options, c.stake, c.length);
+//! }
+//! ```
+//!
+//! [`Scope::Practice`] hides what only a networked table uses (the start countdown and the
+//! silence before a seat counts as gone); [`Scope::Lan`] shows them.
+
+use iced::widget::{button, column, container, row, text};
+use iced::{Alignment, Background, Border, Color, Element, Length, Theme};
+use mahjong_rules::{
+    BindingRule, HandsRule, MenqingEffect, Money, Options, OptionsError, Ruleset, SessionLength,
+};
+
+use super::{ACCENT, MUTED, ON_FELT, WARN, bold, label, preset_name};
+use crate::i18n::{Lang, T};
+
+/// Where the editor is used.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    /// A practice table (no network): the network's timers are hidden.
+    Practice,
+    /// A table on the LAN: every timer is shown.
+    Lan,
+}
+
+/// One option of [`Options`] the editor can change (the field of the same name).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum Opt {
+    MustDeclareReady,
+    Hands,
+    Wildcard,
+    DragonsAreFlowers,
+    WinOnDiscard,
+    BasePoints,
+    LeziPoints,
+    TableLimitLezi,
+    Binding,
+    Kaibao,
+    DiceHuangfan,
+    Menqing,
+    EightFlowers,
+    FourWildcards,
+    LeaverPenalty,
+    DiscardSeconds,
+    ClaimSeconds,
+    StartSeconds,
+    TimeoutsBeforeLeaver,
+    DisconnectSeconds,
+    ChipLimit,
+}
+
+/// A value of an option, as the editor handles it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Val {
+    /// On or off.
+    Bool(bool),
+    /// A number, or none where the option allows none.
+    Num(Option<u64>),
+    /// The index of one of the option's choices.
+    Choice(usize),
+}
+
+/// How an option is changed.
+enum Control {
+    Bool,
+    /// Least, most, whether none is allowed (below the least).
+    Num {
+        min: u64,
+        max: u64,
+        none: bool,
+    },
+    /// The choices' labels, in the order of [`Val::Choice`].
+    Choice(&'static [T]),
+}
+
+const HANDS: &[T] = &[T::HandsRestricted, T::HandsDadiaoche, T::HandsStandard];
+const BINDING: &[T] = &[T::NoneValue, T::BindingQiaoma, T::BindingChiSanKou];
+const MENQING: &[T] = &[T::NoneValue, T::MenqingDouble, T::MenqingFlower];
+
+impl Opt {
+    /// Every option the editor knows, in the order shown.
+    pub const ALL: [Opt; 21] = [
+        Opt::DiscardSeconds,
+        Opt::ClaimSeconds,
+        Opt::TimeoutsBeforeLeaver,
+        Opt::StartSeconds,
+        Opt::DisconnectSeconds,
+        Opt::MustDeclareReady,
+        Opt::Hands,
+        Opt::WinOnDiscard,
+        Opt::Wildcard,
+        Opt::DragonsAreFlowers,
+        Opt::EightFlowers,
+        Opt::FourWildcards,
+        Opt::BasePoints,
+        Opt::LeziPoints,
+        Opt::TableLimitLezi,
+        Opt::Kaibao,
+        Opt::DiceHuangfan,
+        Opt::Menqing,
+        Opt::Binding,
+        Opt::LeaverPenalty,
+        Opt::ChipLimit,
+    ];
+
+    /// The option's name as written in settlement files and in the rules document.
+    pub fn name(self) -> &'static str {
+        match self {
+            Opt::MustDeclareReady => "must_declare_ready",
+            Opt::Hands => "hands",
+            Opt::Wildcard => "wildcard",
+            Opt::DragonsAreFlowers => "dragons_are_flowers",
+            Opt::WinOnDiscard => "win_on_discard",
+            Opt::BasePoints => "base_points",
+            Opt::LeziPoints => "lezi_points",
+            Opt::TableLimitLezi => "table_limit_lezi",
+            Opt::Binding => "binding",
+            Opt::Kaibao => "kaibao",
+            Opt::DiceHuangfan => "dice_huangfan",
+            Opt::Menqing => "menqing",
+            Opt::EightFlowers => "eight_flowers",
+            Opt::FourWildcards => "four_wildcards",
+            Opt::LeaverPenalty => "leaver_penalty",
+            Opt::DiscardSeconds => "discard_seconds",
+            Opt::ClaimSeconds => "claim_seconds",
+            Opt::StartSeconds => "start_seconds",
+            Opt::TimeoutsBeforeLeaver => "timeouts_before_leaver",
+            Opt::DisconnectSeconds => "disconnect_seconds",
+            Opt::ChipLimit => "chip_limit",
+        }
+    }
+
+    /// The option with this file name.
+    pub fn from_name(name: &str) -> Option<Opt> {
+        Opt::ALL.into_iter().find(|o| o.name() == name)
+    }
+
+    /// The catalogue keys of the option's title and its one-line explanation.
+    pub fn text(self) -> (T, T) {
+        match self {
+            Opt::MustDeclareReady => (T::OptMustDeclareReady, T::OptMustDeclareReadyHelp),
+            Opt::Hands => (T::OptHands, T::OptHandsHelp),
+            Opt::Wildcard => (T::OptWildcard, T::OptWildcardHelp),
+            Opt::DragonsAreFlowers => (T::OptDragonsAreFlowers, T::OptDragonsAreFlowersHelp),
+            Opt::WinOnDiscard => (T::OptWinOnDiscard, T::OptWinOnDiscardHelp),
+            Opt::BasePoints => (T::OptBasePoints, T::OptBasePointsHelp),
+            Opt::LeziPoints => (T::OptLeziPoints, T::OptLeziPointsHelp),
+            Opt::TableLimitLezi => (T::OptTableLimit, T::OptTableLimitHelp),
+            Opt::Binding => (T::OptBinding, T::OptBindingHelp),
+            Opt::Kaibao => (T::OptKaibao, T::OptKaibaoHelp),
+            Opt::DiceHuangfan => (T::OptDiceHuangfan, T::OptDiceHuangfanHelp),
+            Opt::Menqing => (T::OptMenqing, T::OptMenqingHelp),
+            Opt::EightFlowers => (T::OptEightFlowers, T::OptEightFlowersHelp),
+            Opt::FourWildcards => (T::OptFourWildcards, T::OptFourWildcardsHelp),
+            Opt::LeaverPenalty => (T::OptLeaverPenalty, T::OptLeaverPenaltyHelp),
+            Opt::DiscardSeconds => (T::OptDiscardSeconds, T::OptDiscardSecondsHelp),
+            Opt::ClaimSeconds => (T::OptClaimSeconds, T::OptClaimSecondsHelp),
+            Opt::StartSeconds => (T::OptStartSeconds, T::OptStartSecondsHelp),
+            Opt::TimeoutsBeforeLeaver => (T::OptTimeouts, T::OptTimeoutsHelp),
+            Opt::DisconnectSeconds => (T::OptDisconnectSeconds, T::OptDisconnectSecondsHelp),
+            Opt::ChipLimit => (T::OptChipLimit, T::OptChipLimitHelp),
+        }
+    }
+
+    fn control(self) -> Control {
+        let num = |min, max, none| Control::Num { min, max, none };
+        match self {
+            Opt::MustDeclareReady
+            | Opt::Wildcard
+            | Opt::DragonsAreFlowers
+            | Opt::WinOnDiscard
+            | Opt::Kaibao
+            | Opt::DiceHuangfan
+            | Opt::EightFlowers
+            | Opt::FourWildcards => Control::Bool,
+            Opt::Hands => Control::Choice(HANDS),
+            Opt::Binding => Control::Choice(BINDING),
+            Opt::Menqing => Control::Choice(MENQING),
+            Opt::BasePoints => num(1, 20, false),
+            Opt::LeziPoints => num(1, 100, true),
+            Opt::TableLimitLezi => num(1, 50, true),
+            Opt::LeaverPenalty => num(0, 500, false),
+            Opt::DiscardSeconds | Opt::ClaimSeconds => num(3, 300, false),
+            Opt::StartSeconds => num(3, 300, false),
+            Opt::TimeoutsBeforeLeaver => num(1, 50, true),
+            Opt::DisconnectSeconds => num(10, 3600, false),
+            Opt::ChipLimit => num(10, 100_000, true),
+        }
+    }
+
+    /// Whether the option is shown in `scope` under `preset` (what means nothing there is
+    /// hidden: no ready declaration and no lezi in 百搭, no wildcard outside it).
+    pub fn shown(self, preset: Ruleset, scope: Scope) -> bool {
+        let baida = preset == Ruleset::Baida;
+        match self {
+            Opt::StartSeconds | Opt::DisconnectSeconds => scope == Scope::Lan,
+            Opt::MustDeclareReady | Opt::LeziPoints | Opt::TableLimitLezi => !baida,
+            Opt::Wildcard | Opt::DragonsAreFlowers | Opt::FourWildcards => baida,
+            _ => true,
+        }
+    }
+
+    /// A timer (shown with the stake and the length).
+    pub fn is_timer(self) -> bool {
+        matches!(
+            self,
+            Opt::DiscardSeconds
+                | Opt::ClaimSeconds
+                | Opt::TimeoutsBeforeLeaver
+                | Opt::StartSeconds
+                | Opt::DisconnectSeconds
+        )
+    }
+
+    /// The option's value in `o`.
+    pub fn get(self, o: &Options) -> Val {
+        let n = |x: u32| Val::Num(Some(u64::from(x)));
+        let on = |x: Option<u32>| Val::Num(x.map(u64::from));
+        match self {
+            Opt::MustDeclareReady => Val::Bool(o.must_declare_ready),
+            Opt::Hands => Val::Choice(match o.hands {
+                HandsRule::Restricted => 0,
+                HandsRule::RestrictedDadiaoche => 1,
+                HandsRule::Standard => 2,
+            }),
+            Opt::Wildcard => Val::Bool(o.wildcard),
+            Opt::DragonsAreFlowers => Val::Bool(o.dragons_are_flowers),
+            Opt::WinOnDiscard => Val::Bool(o.win_on_discard),
+            Opt::BasePoints => n(o.base_points),
+            Opt::LeziPoints => on(o.lezi_points),
+            Opt::TableLimitLezi => on(o.table_limit_lezi),
+            Opt::Binding => Val::Choice(match o.binding {
+                None => 0,
+                Some(BindingRule::Qiaoma) => 1,
+                Some(BindingRule::ChiSanKou) => 2,
+            }),
+            Opt::Kaibao => Val::Bool(o.kaibao),
+            Opt::DiceHuangfan => Val::Bool(o.dice_huangfan),
+            Opt::Menqing => Val::Choice(match o.menqing {
+                MenqingEffect::None => 0,
+                MenqingEffect::Double => 1,
+                MenqingEffect::Flower => 2,
+            }),
+            Opt::EightFlowers => Val::Bool(o.eight_flowers),
+            Opt::FourWildcards => Val::Bool(o.four_wildcards),
+            Opt::LeaverPenalty => n(o.leaver_penalty),
+            Opt::DiscardSeconds => n(o.discard_seconds),
+            Opt::ClaimSeconds => n(o.claim_seconds),
+            Opt::StartSeconds => n(o.start_seconds),
+            Opt::TimeoutsBeforeLeaver => on(o.timeouts_before_leaver),
+            Opt::DisconnectSeconds => n(o.disconnect_seconds),
+            Opt::ChipLimit => Val::Num(o.chip_limit),
+        }
+    }
+
+    /// Sets the option in `o` (a value of the wrong kind is ignored).
+    pub fn set(self, o: &mut Options, v: Val) {
+        let small = |x: Option<u64>| x.map(|x| u32::try_from(x).unwrap_or(u32::MAX));
+        match (self, v) {
+            (Opt::MustDeclareReady, Val::Bool(b)) => o.must_declare_ready = b,
+            (Opt::Wildcard, Val::Bool(b)) => o.wildcard = b,
+            (Opt::DragonsAreFlowers, Val::Bool(b)) => o.dragons_are_flowers = b,
+            (Opt::WinOnDiscard, Val::Bool(b)) => o.win_on_discard = b,
+            (Opt::Kaibao, Val::Bool(b)) => o.kaibao = b,
+            (Opt::DiceHuangfan, Val::Bool(b)) => o.dice_huangfan = b,
+            (Opt::EightFlowers, Val::Bool(b)) => o.eight_flowers = b,
+            (Opt::FourWildcards, Val::Bool(b)) => o.four_wildcards = b,
+            (Opt::Hands, Val::Choice(i)) => {
+                o.hands = match i {
+                    0 => HandsRule::Restricted,
+                    1 => HandsRule::RestrictedDadiaoche,
+                    _ => HandsRule::Standard,
+                }
+            }
+            (Opt::Binding, Val::Choice(i)) => {
+                o.binding = match i {
+                    0 => None,
+                    1 => Some(BindingRule::Qiaoma),
+                    _ => Some(BindingRule::ChiSanKou),
+                }
+            }
+            (Opt::Menqing, Val::Choice(i)) => {
+                o.menqing = match i {
+                    0 => MenqingEffect::None,
+                    1 => MenqingEffect::Double,
+                    _ => MenqingEffect::Flower,
+                }
+            }
+            (Opt::LeziPoints, Val::Num(x)) => o.lezi_points = small(x),
+            (Opt::TableLimitLezi, Val::Num(x)) => o.table_limit_lezi = small(x),
+            (Opt::TimeoutsBeforeLeaver, Val::Num(x)) => o.timeouts_before_leaver = small(x),
+            (Opt::ChipLimit, Val::Num(x)) => o.chip_limit = x,
+            (Opt::BasePoints, Val::Num(Some(x))) => o.base_points = small(Some(x)).unwrap_or(1),
+            (Opt::LeaverPenalty, Val::Num(Some(x))) => {
+                o.leaver_penalty = small(Some(x)).unwrap_or(0)
+            }
+            (Opt::DiscardSeconds, Val::Num(Some(x))) => {
+                o.discard_seconds = small(Some(x)).unwrap_or(20)
+            }
+            (Opt::ClaimSeconds, Val::Num(Some(x))) => {
+                o.claim_seconds = small(Some(x)).unwrap_or(20)
+            }
+            (Opt::StartSeconds, Val::Num(Some(x))) => {
+                o.start_seconds = small(Some(x)).unwrap_or(15)
+            }
+            (Opt::DisconnectSeconds, Val::Num(Some(x))) => {
+                o.disconnect_seconds = small(Some(x)).unwrap_or(180)
+            }
+            _ => {}
+        }
+    }
+
+    /// The value one step up (`up`) or down from `v`, within the option's range; for an
+    /// option that allows none, one step below the least is none and one step up from none
+    /// is the least.
+    fn step(self, v: Val, up: bool) -> Val {
+        let Control::Num { min, max, none } = self.control() else {
+            return v;
+        };
+        let Val::Num(x) = v else { return v };
+        let stride = |x: u64| match x {
+            0..10 => 1,
+            10..60 => 5,
+            60..300 => 10,
+            300..1000 => 50,
+            _ => 100,
+        };
+        Val::Num(match (x, up) {
+            (None, true) => Some(min),
+            (None, false) => None,
+            (Some(x), true) => Some((x + stride(x)).min(max)),
+            (Some(x), false) if x <= min => {
+                if none {
+                    None
+                } else {
+                    Some(min)
+                }
+            }
+            (Some(x), false) => Some(x.saturating_sub(stride(x - 1)).max(min)),
+        })
+    }
+}
+
+/// The id of an option's control: `opt-<name>-<what>` where what is `on`, `off`, `minus`,
+/// `plus`, or the index of a choice (tests and scripts click them).
+pub fn control_id(o: Opt, what: &str) -> String {
+    format!("opt-{}-{what}", o.name())
+}
+
+/// What the editor settles on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Choice {
+    /// Every option, the timers included.
+    pub options: Options,
+    /// Coins per point.
+    pub stake: Money,
+    /// How long the table plays.
+    pub length: SessionLength,
+}
+
+/// The stakes offered (coins per point).
+pub const STAKES: [i64; 8] = [1, 2, 5, 10, 20, 50, 100, 200];
+
+/// The editor.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Editor {
+    options: Options,
+    stake: usize,
+    length: SessionLength,
+    scope: Scope,
+}
+
+/// What the editor is told.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Message {
+    /// A preset was picked: every option goes to its defaults (stake and length stay).
+    Preset(Ruleset),
+    /// An option takes a value.
+    Set(Opt, Val),
+    /// An option one step up (true) or down.
+    Step(Opt, bool),
+    /// Stake one step up (true) or down.
+    Stake(bool),
+    /// Play this many hands.
+    Hands(u32),
+    /// Play four rounds (四圈).
+    FourRounds,
+    /// Every option, the stake and the length back to the preset's defaults.
+    Reset,
+}
+
+impl Editor {
+    /// The preset's defaults, one coin a point, eight hands.
+    pub fn new(preset: Ruleset, scope: Scope) -> Editor {
+        Editor {
+            options: Options::preset(preset),
+            stake: 0,
+            length: SessionLength::Hands(8),
+            scope,
+        }
+    }
+
+    /// The chosen preset.
+    pub fn preset(&self) -> Ruleset {
+        self.options.ruleset
+    }
+
+    /// The options as they stand (checked or not).
+    pub fn options(&self) -> &Options {
+        &self.options
+    }
+
+    /// The stake.
+    pub fn stake(&self) -> Money {
+        Money::coins(STAKES[self.stake.min(STAKES.len() - 1)])
+    }
+
+    /// The options that differ from the preset's defaults.
+    pub fn changed(&self) -> Vec<Opt> {
+        let base = Options::preset(self.preset());
+        Opt::ALL
+            .into_iter()
+            .filter(|o| o.get(&self.options) != o.get(&base))
+            .collect()
+    }
+
+    /// The chosen set-up, or the rules crate's reason why it cannot be played.
+    pub fn choice(&self) -> Result<Choice, OptionsError> {
+        self.options.validate()?;
+        Ok(Choice {
+            options: self.options.clone(),
+            stake: self.stake(),
+            length: self.length,
+        })
+    }
+
+    /// Handles a message.
+    pub fn update(&mut self, message: Message) {
+        match message {
+            Message::Preset(r) => self.options = Options::preset(r),
+            Message::Set(o, v) => o.set(&mut self.options, v),
+            Message::Step(o, up) => {
+                let v = o.step(o.get(&self.options), up);
+                o.set(&mut self.options, v);
+            }
+            Message::Stake(up) => {
+                self.stake = if up {
+                    (self.stake + 1).min(STAKES.len() - 1)
+                } else {
+                    self.stake.saturating_sub(1)
+                };
+            }
+            Message::Hands(n) => self.length = SessionLength::Hands(n.clamp(1, 64)),
+            Message::FourRounds => self.length = SessionLength::Rounds(4),
+            Message::Reset => *self = Editor::new(self.preset(), self.scope),
+        }
+    }
+
+    /// The editor: presets, stake, length, timers, then the options of the preset by group,
+    /// and the reason when the combination is refused.
+    pub fn view(&self, lang: Lang) -> Element<'_, Message> {
+        let presets = Ruleset::ALL.iter().fold(row![].spacing(10), |r, &p| {
+            let b = button(text(lang.t(preset_name(p))).size(16))
+                .padding([8, 16])
+                .on_press(Message::Preset(p));
+            r.push(if p == self.preset() {
+                b.style(button::primary)
+            } else {
+                b.style(button::secondary)
+            })
+        });
+        let changed = self.changed();
+        let summary = if changed.is_empty() {
+            label(lang.t(T::NoChanges), 14.0, MUTED)
+        } else {
+            bold(lang.f(T::ChangedCount, &[&changed.len()]), 14.0, ACCENT)
+        };
+        let reset = button(text(lang.t(T::ResetDefaults)).size(14))
+            .padding([4, 12])
+            .style(button::secondary)
+            .on_press_maybe(
+                (*self != Editor::new(self.preset(), self.scope)).then_some(Message::Reset),
+            );
+        let mut col = column![
+            label(lang.t(T::Preset), 14.0, MUTED),
+            presets,
+            row![summary, reset].spacing(14).align_y(Alignment::Center),
+        ]
+        .spacing(10);
+        if let Err(e) = self.options.validate() {
+            col = col.push(refusal(lang, &e));
+        }
+        col = col.push(bold(lang.t(T::SecTable), 17.0, ACCENT));
+        col = col.push(self.stake_row(lang));
+        col = col.push(self.length_row(lang));
+        let preset = self.preset();
+        for o in Opt::ALL
+            .into_iter()
+            .filter(|o| o.is_timer() && o.shown(preset, self.scope))
+        {
+            col = col.push(self.option_row(lang, o));
+        }
+        col = col.push(bold(lang.t(T::SecRules), 17.0, ACCENT));
+        for o in Opt::ALL
+            .into_iter()
+            .filter(|o| !o.is_timer() && o.shown(preset, self.scope))
+        {
+            col = col.push(self.option_row(lang, o));
+        }
+        col.into()
+    }
+
+    fn stake_row(&self, lang: Lang) -> Element<'_, Message> {
+        let value = lang.f(T::StakeValue, &[&self.stake()]);
+        let control = row![
+            small(
+                "−",
+                (self.stake > 0).then_some(Message::Stake(false)),
+                false,
+                "opt-stake-minus"
+            ),
+            container(bold(value, 15.0, ON_FELT))
+                .width(120)
+                .align_x(Alignment::Center),
+            small(
+                "+",
+                (self.stake + 1 < STAKES.len()).then_some(Message::Stake(true)),
+                false,
+                "opt-stake-plus"
+            ),
+        ]
+        .spacing(6)
+        .align_y(Alignment::Center);
+        let default = lang.f(T::StakeValue, &[&Money::coins(STAKES[0])]);
+        entry(
+            lang,
+            lang.t(T::OptStake),
+            "stake",
+            control.into(),
+            lang.t(T::OptStakeHelp),
+            &default,
+            self.stake != 0,
+        )
+    }
+
+    fn length_row(&self, lang: Lang) -> Element<'_, Message> {
+        let rounds = matches!(self.length, SessionLength::Rounds(_));
+        let hands = match self.length {
+            SessionLength::Hands(n) => n,
+            _ => 8,
+        };
+        let mut control = row![].spacing(6).align_y(Alignment::Center);
+        if !rounds {
+            control = control
+                .push(small(
+                    "−",
+                    (hands > 1).then_some(Message::Hands(hands.saturating_sub(1))),
+                    false,
+                    "opt-length-minus",
+                ))
+                .push(
+                    container(bold(lang.f(T::LengthHands, &[&hands]), 15.0, ON_FELT))
+                        .width(120)
+                        .align_x(Alignment::Center),
+                )
+                .push(small(
+                    "+",
+                    (hands < 64).then_some(Message::Hands(hands + 1)),
+                    false,
+                    "opt-length-plus",
+                ));
+        } else {
+            control = control.push(small(
+                lang.t(T::LengthByHands),
+                Some(Message::Hands(8)),
+                false,
+                "opt-length-hands",
+            ));
+        }
+        control = control.push(small(
+            lang.t(T::LengthFourRounds),
+            (!rounds).then_some(Message::FourRounds),
+            rounds,
+            "opt-length-rounds",
+        ));
+        entry(
+            lang,
+            lang.t(T::OptLength),
+            "length",
+            control.into(),
+            lang.t(T::OptLengthHelp),
+            &lang.f(T::LengthHands, &[&8]),
+            self.length != SessionLength::Hands(8),
+        )
+    }
+
+    fn option_row(&self, lang: Lang, o: Opt) -> Element<'_, Message> {
+        let base = Options::preset(self.preset());
+        let value = o.get(&self.options);
+        let default = o.get(&base);
+        let control: Element<'_, Message> = match (o.control(), value) {
+            (Control::Bool, Val::Bool(b)) => row![
+                small(
+                    lang.t(T::On),
+                    Some(Message::Set(o, Val::Bool(true))),
+                    b,
+                    &control_id(o, "on")
+                ),
+                small(
+                    lang.t(T::Off),
+                    Some(Message::Set(o, Val::Bool(false))),
+                    !b,
+                    &control_id(o, "off")
+                ),
+            ]
+            .spacing(4)
+            .into(),
+            (Control::Choice(labels), Val::Choice(c)) => labels
+                .iter()
+                .enumerate()
+                .fold(row![].spacing(4), |r, (i, &k)| {
+                    r.push(small(
+                        lang.t(k),
+                        Some(Message::Set(o, Val::Choice(i))),
+                        i == c,
+                        &control_id(o, &i.to_string()),
+                    ))
+                })
+                .into(),
+            (Control::Num { min, none, .. }, Val::Num(x)) => {
+                let down = match x {
+                    None => false,
+                    Some(x) => x > min || none,
+                };
+                row![
+                    small(
+                        "−",
+                        down.then_some(Message::Step(o, false)),
+                        false,
+                        &control_id(o, "minus")
+                    ),
+                    container(bold(show(lang, o, value), 15.0, ON_FELT))
+                        .width(120)
+                        .align_x(Alignment::Center),
+                    small(
+                        "+",
+                        Some(Message::Step(o, true)),
+                        false,
+                        &control_id(o, "plus")
+                    ),
+                ]
+                .spacing(6)
+                .align_y(Alignment::Center)
+                .into()
+            }
+            _ => label(show(lang, o, value), 15.0, ON_FELT),
+        };
+        let (title, help) = o.text();
+        entry(
+            lang,
+            lang.t(title),
+            o.name(),
+            control,
+            lang.t(help),
+            &show(lang, o, default),
+            value != default,
+        )
+    }
+}
+
+/// An option's value in words.
+pub fn show(lang: Lang, o: Opt, v: Val) -> String {
+    match (o.control(), v) {
+        (_, Val::Bool(b)) => lang.t(if b { T::On } else { T::Off }).to_string(),
+        (Control::Choice(labels), Val::Choice(i)) => labels
+            .get(i)
+            .map_or_else(|| i.to_string(), |&k| lang.t(k).to_string()),
+        (_, Val::Num(None)) => lang.t(T::NoneValue).to_string(),
+        (_, Val::Num(Some(x))) => match o {
+            Opt::DiscardSeconds
+            | Opt::ClaimSeconds
+            | Opt::StartSeconds
+            | Opt::DisconnectSeconds => lang.f(T::Seconds, &[&x]),
+            _ => x.to_string(),
+        },
+        (_, Val::Choice(i)) => i.to_string(),
+    }
+}
+
+/// The rules crate's refusal, said plainly: the option, what is wrong in the current
+/// language where the editor knows the case, and the rules crate's own words.
+pub fn refusal<'a, M: 'a>(lang: Lang, e: &OptionsError) -> Element<'a, M> {
+    let (name, why) = match e {
+        OptionsError::BadValue { name, why } => (name.as_str(), why.as_str()),
+        _ => ("", ""),
+    };
+    let opt = Opt::from_name(name);
+    let said = match (name, why) {
+        ("table_limit_lezi", _) => Some(T::RefuseLimitNeedsLezi),
+        ("four_wildcards", _) => Some(T::RefuseFourWildcards),
+        ("lezi_points", w) if w.contains("need") => Some(T::RefuseNeedsLezi),
+        ("discard_seconds", _) => Some(T::RefuseTimers),
+        _ => None,
+    };
+    let mut col = column![bold(lang.t(T::Refused), 15.0, WARN)].spacing(2);
+    if let Some(o) = opt {
+        let what = said.map_or_else(|| why.to_string(), |k| lang.t(k).to_string());
+        col = col.push(label(
+            lang.f(T::RefuseLine, &[&lang.t(o.text().0), &o.name(), &what]),
+            14.0,
+            WARN,
+        ));
+    }
+    col = col.push(label(lang.f(T::RulesSay, &[e]), 13.0, MUTED));
+    container(col)
+        .padding(8)
+        .width(Length::Fill)
+        .style(refused)
+        .into()
+}
+
+fn refused(theme: &Theme) -> container::Style {
+    container::Style {
+        border: Border {
+            radius: 6.0.into(),
+            width: 2.0,
+            color: WARN,
+        },
+        ..super::panel(theme)
+    }
+}
+
+fn changed_panel(theme: &Theme) -> container::Style {
+    container::Style {
+        background: Some(Background::Color(Color::from_rgba(0.98, 0.78, 0.25, 0.12))),
+        border: Border {
+            radius: 6.0.into(),
+            width: 2.0,
+            color: ACCENT,
+        },
+        ..super::panel(theme)
+    }
+}
+
+/// A small button, highlighted when `selected`, inside a container with `id`.
+fn small<'a>(
+    s: impl text::IntoFragment<'a>,
+    on_press: Option<Message>,
+    selected: bool,
+    id: &str,
+) -> Element<'a, Message> {
+    let b = button(text(s).size(14))
+        .padding([3, 10])
+        .style(if selected {
+            button::primary
+        } else {
+            button::secondary
+        })
+        .on_press_maybe(on_press);
+    container(b).id(id.to_string()).into()
+}
+
+/// One option: title and file name, the control, the default, the explanation; a highlighted
+/// panel and "changed" when it differs from the preset.
+fn entry<'a>(
+    lang: Lang,
+    title: &'a str,
+    name: &'a str,
+    control: Element<'a, Message>,
+    help: &'a str,
+    default: &str,
+    changed: bool,
+) -> Element<'a, Message> {
+    let mut head = row![
+        container(column![bold(title, 15.0, ON_FELT), label(name, 11.0, MUTED)].spacing(0))
+            .width(200),
+        control,
+        iced::widget::Space::new().width(Length::Fill),
+    ]
+    .spacing(10)
+    .align_y(Alignment::Center);
+    head = if changed {
+        head.push(bold(lang.f(T::ChangedFrom, &[&default]), 13.0, ACCENT))
+    } else {
+        head.push(label(lang.f(T::DefaultIs, &[&default]), 13.0, MUTED))
+    };
+    let body = column![head, label(help, 13.0, MUTED)].spacing(3);
+    let c = container(body).padding([6, 10]).width(Length::Fill);
+    if changed {
+        c.style(changed_panel).into()
+    } else {
+        c.style(super::panel).into()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_option_reads_back_what_it_is_set_to() {
+        for r in Ruleset::ALL {
+            let base = Options::preset(r);
+            for o in Opt::ALL {
+                let mut x = base.clone();
+                let v = o.get(&x);
+                o.set(&mut x, v);
+                assert_eq!(x, base, "{o:?} round trip under {r}");
+                // One step changes it, and the editor sees the change.
+                let stepped = match v {
+                    Val::Bool(b) => Val::Bool(!b),
+                    Val::Choice(i) => Val::Choice((i + 1) % 3),
+                    Val::Num(_) => o.step(v, true),
+                };
+                o.set(&mut x, stepped);
+                assert_eq!(o.get(&x), stepped, "{o:?} under {r}");
+                assert_ne!(x, base, "{o:?} under {r}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_names_are_the_rules_crates_field_names() {
+        let json = serde_json::to_value(Options::default()).expect("json");
+        for o in Opt::ALL {
+            assert!(json.get(o.name()).is_some(), "{} is not a field", o.name());
+        }
+        // Every field but 换牌 (refused by the rules crate) is editable.
+        let fields = json.as_object().map_or(0, |m| m.len());
+        assert_eq!(fields, Opt::ALL.len() + 2, "ruleset and swap_five aside");
+    }
+
+    #[test]
+    fn steps_stay_in_range_and_reach_none_where_allowed() {
+        assert_eq!(
+            Opt::LeziPoints.step(Val::Num(Some(1)), false),
+            Val::Num(None)
+        );
+        assert_eq!(
+            Opt::LeziPoints.step(Val::Num(None), true),
+            Val::Num(Some(1))
+        );
+        assert_eq!(
+            Opt::BasePoints.step(Val::Num(Some(1)), false),
+            Val::Num(Some(1))
+        );
+        assert_eq!(
+            Opt::DiscardSeconds.step(Val::Num(Some(20)), true),
+            Val::Num(Some(25))
+        );
+        assert_eq!(
+            Opt::DiscardSeconds.step(Val::Num(Some(10)), false),
+            Val::Num(Some(9))
+        );
+    }
+
+    #[test]
+    fn a_refused_combination_has_no_choice_and_reset_restores_it() {
+        let mut e = Editor::new(Ruleset::Qiaoma, Scope::Practice);
+        e.update(Message::Set(Opt::LeziPoints, Val::Num(None)));
+        assert!(e.choice().is_err());
+        assert_eq!(e.changed(), vec![Opt::LeziPoints]);
+        e.update(Message::Reset);
+        assert!(e.choice().is_ok());
+        assert!(e.changed().is_empty());
+    }
+}

@@ -1,0 +1,422 @@
+//! The rules screen: the chosen preset's options, each with its value and one-line
+//! explanation, then the project's rule book (`docs/rules.en.md`, `docs/rules.zh.md`, built
+//! into the app) in the current language.
+//!
+//! The rule book is Markdown; [`parse`] reads the part of it the documents use (headings,
+//! paragraphs, lists, tables, inline code, emphasis and links) into [`Block`]s once per
+//! language, and the view draws them with plain text widgets in the bundled font, so 中文 and
+//! English read the same on any machine (no Markdown widget, no extra dependency). Opened
+//! over the home screen or over a table, which keeps running underneath; Back returns to it.
+
+use std::sync::OnceLock;
+
+use iced::widget::{button, column, container, row, scrollable};
+use iced::{Alignment, Element, Length};
+use mahjong_rules::{Options, Ruleset};
+
+use super::options::{Opt, Scope, show};
+use super::{ACCENT, MUTED, ON_FELT, action, bold, label, panel, preset_name};
+use crate::i18n::{Lang, T};
+
+/// The English rule book.
+pub const RULES_EN: &str = include_str!("../../../../docs/rules.en.md");
+/// The Chinese rule book.
+pub const RULES_ZH: &str = include_str!("../../../../docs/rules.zh.md");
+
+/// A block of the rule book.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Block {
+    /// A heading of this level (1–6).
+    Heading(u8, String),
+    /// A paragraph (its lines joined).
+    Paragraph(String),
+    /// A list item (`- ` or `1. `), with its marker.
+    Item(String, String),
+    /// A table: the header row, then the rows.
+    Table(Vec<Vec<String>>),
+    /// A fenced code block.
+    Code(String),
+}
+
+/// Inline Markdown to plain text: `code`, **bold**, *emphasis* and [links](…) keep their
+/// words only.
+pub fn inline(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(c) = rest.chars().next() {
+        match c {
+            '`' => rest = &rest[1..],
+            '*' => rest = &rest[1..],
+            '[' => match (rest.find("]("), rest.find(')')) {
+                (Some(close), Some(end)) if close < end => {
+                    out.push_str(&rest[1..close]);
+                    rest = &rest[end + 1..];
+                }
+                _ => {
+                    out.push('[');
+                    rest = &rest[1..];
+                }
+            },
+            _ => {
+                out.push(c);
+                rest = &rest[c.len_utf8()..];
+            }
+        }
+    }
+    out
+}
+
+fn list_marker(line: &str) -> Option<(String, &str)> {
+    let t = line.trim_start();
+    if let Some(r) = t.strip_prefix("- ").or_else(|| t.strip_prefix("* ")) {
+        return Some(("•".to_string(), r));
+    }
+    let digits = t.chars().take_while(char::is_ascii_digit).count();
+    if digits > 0 && t[digits..].starts_with(". ") {
+        return Some((t[..digits + 1].to_string(), &t[digits + 2..]));
+    }
+    None
+}
+
+fn cells(line: &str) -> Vec<String> {
+    line.trim()
+        .trim_start_matches('|')
+        .trim_end_matches('|')
+        .split('|')
+        .map(|c| inline(c.trim()))
+        .collect()
+}
+
+/// Reads a Markdown document into blocks.
+pub fn parse(doc: &str) -> Vec<Block> {
+    let mut blocks = Vec::new();
+    let mut para: Vec<&str> = Vec::new();
+    let mut item: Option<(String, Vec<&str>)> = None;
+    let mut table: Vec<Vec<String>> = Vec::new();
+    let mut code: Option<Vec<&str>> = None;
+    fn flush<'a>(
+        blocks: &mut Vec<Block>,
+        para: &mut Vec<&'a str>,
+        item: &mut Option<(String, Vec<&'a str>)>,
+        table: &mut Vec<Vec<String>>,
+    ) {
+        if !para.is_empty() {
+            blocks.push(Block::Paragraph(inline(&join(para))));
+            para.clear();
+        }
+        if let Some((m, lines)) = item.take() {
+            blocks.push(Block::Item(m, inline(&join(&lines))));
+        }
+        if !table.is_empty() {
+            blocks.push(Block::Table(std::mem::take(table)));
+        }
+    }
+    for line in doc.lines() {
+        if let Some(c) = code.as_mut() {
+            if line.trim_start().starts_with("```") {
+                blocks.push(Block::Code(c.join("\n")));
+                code = None;
+            } else {
+                c.push(line);
+            }
+            continue;
+        }
+        let t = line.trim();
+        if t.starts_with("```") {
+            flush(&mut blocks, &mut para, &mut item, &mut table);
+            code = Some(Vec::new());
+        } else if t.is_empty() {
+            flush(&mut blocks, &mut para, &mut item, &mut table);
+        } else if t.starts_with('#') {
+            flush(&mut blocks, &mut para, &mut item, &mut table);
+            let level = t.chars().take_while(|&c| c == '#').count();
+            blocks.push(Block::Heading(
+                level.min(6) as u8,
+                inline(t[level..].trim()),
+            ));
+        } else if t.starts_with('|') {
+            if !para.is_empty() || item.is_some() {
+                flush(&mut blocks, &mut para, &mut item, &mut table);
+            }
+            let row = cells(t);
+            let separator = row
+                .iter()
+                .all(|c| !c.is_empty() && c.chars().all(|ch| matches!(ch, '-' | ':' | ' ')));
+            if !separator {
+                table.push(row);
+            }
+        } else if let Some((marker, rest)) = list_marker(line) {
+            flush(&mut blocks, &mut para, &mut item, &mut table);
+            item = Some((marker, vec![rest]));
+        } else if let Some((_, lines)) = item.as_mut() {
+            lines.push(t);
+        } else {
+            if !table.is_empty() {
+                flush(&mut blocks, &mut para, &mut item, &mut table);
+            }
+            para.push(t);
+        }
+    }
+    if let Some(c) = code {
+        blocks.push(Block::Code(c.join("\n")));
+    }
+    flush(&mut blocks, &mut para, &mut item, &mut table);
+    blocks
+}
+
+/// Joins wrapped lines: a space between words, none between Chinese characters.
+fn join(lines: &[&str]) -> String {
+    let mut out = String::new();
+    for l in lines {
+        let wide = |c: char| c > '\u{2e80}';
+        let gap = match (out.chars().last(), l.chars().next()) {
+            (Some(a), Some(b)) => !(wide(a) || wide(b)),
+            _ => false,
+        };
+        if gap {
+            out.push(' ');
+        }
+        out.push_str(l.trim());
+    }
+    out
+}
+
+/// The rule book of `lang`, parsed once.
+pub fn book(lang: Lang) -> &'static [Block] {
+    static EN: OnceLock<Vec<Block>> = OnceLock::new();
+    static ZH: OnceLock<Vec<Block>> = OnceLock::new();
+    match lang {
+        Lang::En => EN.get_or_init(|| parse(RULES_EN)),
+        Lang::Zh => ZH.get_or_init(|| parse(RULES_ZH)),
+    }
+}
+
+/// The rules screen: which table's rules it shows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct State {
+    /// The options shown (the set-up being edited, or the table's).
+    pub options: Options,
+    /// Opened over a table (Back returns to it).
+    pub over_table: bool,
+}
+
+/// What the rules screen is told.
+#[derive(Clone, Debug)]
+pub enum Message {
+    /// Close it.
+    Back,
+}
+
+impl State {
+    /// The rules of `options`.
+    pub fn new(options: Options, over_table: bool) -> State {
+        State {
+            options,
+            over_table,
+        }
+    }
+
+    /// The chosen preset.
+    pub fn preset(&self) -> Ruleset {
+        self.options.ruleset
+    }
+
+    /// The screen.
+    pub fn view(&self, lang: Lang) -> Element<'_, Message> {
+        let back = action(
+            lang.t(if self.over_table {
+                T::BackToTable
+            } else {
+                T::Back
+            }),
+            16.0,
+            Some(Message::Back),
+        )
+        .style(button::secondary);
+        let header = row![
+            bold(
+                lang.f(T::RulesTitle, &[&lang.t(preset_name(self.preset()))]),
+                22.0,
+                ACCENT
+            ),
+            iced::widget::Space::new().width(Length::Fill),
+            back,
+        ]
+        .spacing(12)
+        .align_y(Alignment::Center);
+        let mut opts = column![
+            bold(lang.t(T::RulesOptions), 18.0, ACCENT),
+            label(lang.t(T::RulesOptionsIntro), 13.0, MUTED),
+        ]
+        .spacing(6);
+        let base = Options::preset(self.preset());
+        for o in Opt::ALL
+            .into_iter()
+            .filter(|o| o.shown(self.preset(), Scope::Lan))
+        {
+            let (title, help) = o.text();
+            let v = o.get(&self.options);
+            let differs = v != o.get(&base);
+            opts = opts.push(
+                column![
+                    row![
+                        container(bold(lang.t(title), 14.0, ON_FELT)).width(220),
+                        bold(
+                            show(lang, o, v),
+                            14.0,
+                            if differs { ACCENT } else { ON_FELT }
+                        ),
+                        label(o.name(), 11.0, MUTED),
+                    ]
+                    .spacing(10)
+                    .align_y(Alignment::Center),
+                    label(lang.t(help), 13.0, MUTED),
+                ]
+                .spacing(1),
+            );
+        }
+        let mut doc = column![].spacing(8);
+        for b in book(lang) {
+            doc = doc.push(block(b));
+        }
+        let body = column![
+            container(opts).padding(12).width(Length::Fill).style(panel),
+            doc,
+        ]
+        .spacing(16)
+        .padding([12, 24])
+        .max_width(1000);
+        column![
+            container(header).padding([6, 16]),
+            scrollable(container(body).center_x(Length::Fill)).height(Length::Fill),
+        ]
+        .into()
+    }
+}
+
+fn block<'a>(b: &'a Block) -> Element<'a, Message> {
+    match b {
+        Block::Heading(level, s) => {
+            let size = match level {
+                1 => 26.0,
+                2 => 21.0,
+                3 => 17.0,
+                _ => 15.0,
+            };
+            container(bold(s.as_str(), size, ACCENT))
+                .padding(iced::Padding {
+                    top: if *level <= 2 { 10.0 } else { 4.0 },
+                    ..iced::Padding::ZERO
+                })
+                .into()
+        }
+        Block::Paragraph(s) => label(s.as_str(), 15.0, ON_FELT),
+        Block::Item(marker, s) => row![
+            container(label(marker.as_str(), 15.0, ACCENT))
+                .width(26)
+                .align_x(Alignment::End),
+            label(s.as_str(), 15.0, ON_FELT),
+        ]
+        .spacing(8)
+        .into(),
+        Block::Code(s) => container(label(s.as_str(), 13.0, MUTED))
+            .padding(8)
+            .width(Length::Fill)
+            .style(panel)
+            .into(),
+        Block::Table(rows) => {
+            // Columns share the width by their longest cell (at least 1, at most 8 parts).
+            let n = rows.iter().map(Vec::len).max().unwrap_or(0);
+            let parts: Vec<u16> = (0..n)
+                .map(|i| {
+                    let w = rows
+                        .iter()
+                        .filter_map(|r| r.get(i))
+                        .map(|c| c.chars().count())
+                        .max()
+                        .unwrap_or(1);
+                    (w / 8).clamp(1, 8) as u16
+                })
+                .collect();
+            let mut col = column![].spacing(3);
+            for (k, r) in rows.iter().enumerate() {
+                let line = (0..n).fold(row![].spacing(10), |line, i| {
+                    let cell = r.get(i).map_or("", String::as_str);
+                    let t = if k == 0 {
+                        bold(cell, 14.0, ACCENT)
+                    } else {
+                        label(cell, 14.0, ON_FELT)
+                    };
+                    line.push(container(t).width(Length::FillPortion(parts[i])))
+                });
+                col = col.push(line);
+            }
+            container(col)
+                .padding(8)
+                .width(Length::Fill)
+                .style(panel)
+                .into()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_markdown_the_rule_books_use_is_read() {
+        let b = parse(
+            "# Title\n\n[中文版](rules.zh.md)\n\nOne `two`\n*three* **four**.\n\n\
+             | a | b |\n| --- | --- |\n| 1 | `x` |\n\n- item\n  goes on\n2. second\n\n中文\n第二行\n",
+        );
+        assert_eq!(
+            b,
+            vec![
+                Block::Heading(1, "Title".into()),
+                Block::Paragraph("中文版".into()),
+                Block::Paragraph("One two three four.".into()),
+                Block::Table(vec![
+                    vec!["a".into(), "b".into()],
+                    vec!["1".into(), "x".into()]
+                ]),
+                Block::Item("•".into(), "item goes on".into()),
+                Block::Item("2.".into(), "second".into()),
+                Block::Paragraph("中文第二行".into()),
+            ]
+        );
+    }
+
+    #[test]
+    fn both_rule_books_have_every_section_and_the_options_table() {
+        for lang in [Lang::En, Lang::Zh] {
+            let b = book(lang);
+            let headings: Vec<&str> = b
+                .iter()
+                .filter_map(|b| match b {
+                    Block::Heading(2, s) => Some(s.as_str()),
+                    _ => None,
+                })
+                .collect();
+            for n in 1..=9 {
+                assert!(
+                    headings.iter().any(|h| h.starts_with(&format!("§{n}"))),
+                    "{lang}: §{n} missing from {headings:?}"
+                );
+            }
+            let options_table = b.iter().any(|b| match b {
+                Block::Table(rows) => rows
+                    .iter()
+                    .any(|r| r.first().is_some_and(|c| c == "kaibao")),
+                _ => false,
+            });
+            assert!(options_table, "{lang}: no options table");
+            // No Markdown syntax is left in what is shown.
+            for blk in b {
+                if let Block::Paragraph(s) | Block::Item(_, s) = blk {
+                    assert!(!s.contains('`') && !s.contains("**"), "{s}");
+                }
+            }
+        }
+    }
+}
