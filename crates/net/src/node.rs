@@ -40,7 +40,7 @@ use mahjong_table::{Client, Input, Output, Persisted, TableEvent};
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 
-use crate::lobby::{self, Action, Lobby, Settings, bot_key};
+use crate::lobby::{self, Action, Lobby, Settings, TableSpec, bot_key};
 use crate::storage::{Storage, StorageError};
 use crate::wire::{
     self, Advert, MAX_MESSAGE, PROTOCOL, PROTOCOL_VERSION, Roster, SeatInfo, TableId, Wire,
@@ -88,6 +88,9 @@ pub struct NetConfig {
     pub wire_version: u32,
     /// A lying peer's rewrite of its own seat's frames (tests only; see [`Tamper`]).
     pub tamper: Option<Tamper>,
+    /// The player chooses tables by hand ([`Network::host`], [`Network::sit`],
+    /// [`Network::stand`]); the lobby never joins or opens one on its own (the desktop app).
+    pub manual: bool,
 }
 
 impl NetConfig {
@@ -108,6 +111,7 @@ impl NetConfig {
             bot_level: Level::Strong,
             wire_version: wire::WIRE_VERSION,
             tamper: None,
+            manual: false,
         }
     }
 }
@@ -167,6 +171,14 @@ pub enum NetEvent {
     },
     /// An event of the player's own seat.
     Table(TableEvent),
+    /// The player's own seat's view after the events just passed out, and the loop's clock
+    /// then (milliseconds, the clock of [`TableEvent::YourTurn`]'s deadline).
+    View {
+        /// What the seat sees.
+        view: Box<mahjong_rules::SeatView>,
+        /// The loop's clock.
+        now: u64,
+    },
     /// The loop stopped on an error (a corrupt store, an unusable roster).
     Fatal(String),
 }
@@ -199,6 +211,16 @@ pub enum Command {
     Traffic(oneshot::Sender<Traffic>),
     /// Stop the loop.
     Shutdown(oneshot::Sender<()>),
+    /// Open a table with this set-up (manual lobby).
+    Host(Box<TableSpec>, oneshot::Sender<Result<(), String>>),
+    /// Ask for a seat at this table (manual lobby).
+    Sit(TableId, oneshot::Sender<Result<(), String>>),
+    /// Leave the table hosted or asked for, before it starts (manual lobby).
+    Stand(oneshot::Sender<()>),
+    /// Fill the hosted table's free seats with bots now (manual lobby).
+    FillBots(oneshot::Sender<Result<(), String>>),
+    /// Dial an address (the manual address field), kept and redialled like `--peer`.
+    Dial(Multiaddr, oneshot::Sender<Result<(), String>>),
 }
 
 /// The cheap cloneable handle of the event loop.
@@ -237,6 +259,31 @@ impl Network {
     /// The traffic so far.
     pub async fn traffic(&self) -> Result<Traffic, NetError> {
         self.call(Command::Traffic).await
+    }
+
+    /// Opens a table with the player's set-up; its host proposes `spec.options`.
+    pub async fn host(&self, spec: TableSpec) -> Result<Result<(), String>, NetError> {
+        self.call(|tx| Command::Host(Box::new(spec), tx)).await
+    }
+
+    /// Asks for a seat at `table`.
+    pub async fn sit(&self, table: TableId) -> Result<Result<(), String>, NetError> {
+        self.call(|tx| Command::Sit(table, tx)).await
+    }
+
+    /// Leaves the table hosted or asked for, before it starts.
+    pub async fn stand(&self) -> Result<(), NetError> {
+        self.call(Command::Stand).await
+    }
+
+    /// Fills the hosted table's free seats with bots (it starts).
+    pub async fn fill_bots(&self) -> Result<Result<(), String>, NetError> {
+        self.call(Command::FillBots).await
+    }
+
+    /// Dials `addr` now and keeps redialling it like a `--peer` address.
+    pub async fn dial(&self, addr: Multiaddr) -> Result<Result<(), String>, NetError> {
+        self.call(|tx| Command::Dial(addr, tx)).await
     }
 
     /// Stops the loop (after the answer, the loop is gone).
@@ -362,6 +409,8 @@ pub struct EventLoop {
     unsupported: HashSet<PeerId>,
     /// Peers to disconnect at a time.
     hang_up: Vec<(PeerId, u64)>,
+    /// The options this peer proposes as host ([`Command::Host`]; else its preset's).
+    proposal: Option<Options>,
 }
 
 /// Starts the network on the current tokio runtime: the handle and the events.
@@ -442,8 +491,10 @@ impl EventLoop {
         let (inbound_tx, inbound) = mpsc::channel(INBOUND_QUEUE);
         let me = config.identity.verifying_key();
         let seed = u64::from_le_bytes(me.as_bytes()[..8].try_into().unwrap_or([0; 8]));
+        let mut lobby = Lobby::new(config.identity.clone(), config.settings.clone(), 0);
+        lobby.set_manual(config.manual);
         Ok(EventLoop {
-            lobby: Lobby::new(config.identity.clone(), config.settings.clone(), 0),
+            lobby,
             swarm,
             control,
             protocol,
@@ -475,6 +526,7 @@ impl EventLoop {
             versions: HashMap::new(),
             unsupported: HashSet::new(),
             hang_up: Vec::new(),
+            proposal: None,
         })
     }
 
@@ -1081,7 +1133,11 @@ impl EventLoop {
             self.queue.push_back((
                 host_seat,
                 Input::Propose {
-                    options: Box::new(Options::preset(s.preset)),
+                    options: Box::new(
+                        self.proposal
+                            .clone()
+                            .unwrap_or_else(|| Options::preset(s.preset)),
+                    ),
                     stake: s.stake,
                     length: SessionLength::Hands(s.hands),
                 },
@@ -1192,6 +1248,58 @@ impl EventLoop {
             Command::Shutdown(tx) => {
                 let _ = tx.send(());
             }
+            Command::Host(spec, tx) => {
+                let now = self.now();
+                let options = spec.options.clone();
+                let (preset, stake, hands) = (spec.preset, spec.stake, spec.hands);
+                match self.lobby.host(*spec, now) {
+                    Ok(acts) => {
+                        self.proposal = Some(options);
+                        self.settings.preset = preset;
+                        self.settings.stake = stake;
+                        self.settings.hands = hands;
+                        let _ = tx.send(Ok(()));
+                        self.lobby_actions(acts);
+                    }
+                    Err(e) => {
+                        let _ = tx.send(Err(e));
+                    }
+                }
+            }
+            Command::Sit(table, tx) => {
+                let now = self.now();
+                match self.lobby.sit(table, now) {
+                    Ok(acts) => {
+                        let _ = tx.send(Ok(()));
+                        self.lobby_actions(acts);
+                    }
+                    Err(e) => {
+                        let _ = tx.send(Err(e));
+                    }
+                }
+            }
+            Command::Stand(tx) => {
+                let now = self.now();
+                let acts = self.lobby.stand(now);
+                let _ = tx.send(());
+                self.lobby_actions(acts);
+            }
+            Command::FillBots(tx) => match self.lobby.fill_bots() {
+                Ok(acts) => {
+                    let _ = tx.send(Ok(()));
+                    self.lobby_actions(acts);
+                }
+                Err(e) => {
+                    let _ = tx.send(Err(e));
+                }
+            },
+            Command::Dial(addr, tx) => {
+                let dialled = self.swarm.dial(addr.clone()).map_err(|e| e.to_string());
+                if dialled.is_ok() && !self.explicit.contains(&addr) && self.explicit.len() < 64 {
+                    self.explicit.push(addr);
+                }
+                let _ = tx.send(dialled);
+            }
         }
     }
 
@@ -1295,8 +1403,19 @@ impl EventLoop {
         for (peer, wire) in outgoing {
             self.send_to(&peer, &wire);
         }
+        let had_events = !events.is_empty();
         for ev in events {
             self.on_table_event(seat, ev)?;
+        }
+        if had_events
+            && let Some(p) = self.playing.as_ref()
+            && p.me == Some(seat)
+            && let Some(view) = p.runners.get(&seat).and_then(|r| r.client.view())
+        {
+            self.emit(NetEvent::View {
+                view: Box::new(view),
+                now: self.now(),
+            });
         }
         Ok(())
     }
