@@ -440,6 +440,7 @@ fn describe(a: &Action) -> String {
         Action::Pung { cards } => format!("pung {}", cards[0].tile),
         Action::Kong { cards } => format!("kong {}", cards[0].tile),
         Action::Leave => "leave the table".into(),
+        Action::Swap { .. } => "put five tiles back and draw five (换牌)".into(),
     }
 }
 

@@ -229,6 +229,8 @@ fn status<'a>(st: &State, v: &SeatView, ctx: Ctx<'_>, w: f32) -> Element<'a, Mes
             lang.f(T::ClaimOn, &[&seat_name(lang, ctx.name, *from)])
         }
         PublicPhase::RobKong { from, .. } => lang.f(T::RobOn, &[&seat_name(lang, ctx.name, *from)]),
+        // 换牌 (`swap_five`): no catalogue key yet; the name is the same in both languages.
+        PublicPhase::Swap { .. } => "换牌".to_string(),
         PublicPhase::Over(_) => String::new(),
     };
     let mut r = row![bold(text, 16.0, ON_FELT)]
@@ -276,6 +278,7 @@ pub fn describe(lang: Lang, faces: Faces, me: &str, mv: &mahjong_rules::Move) ->
         }
         Action::Flower { .. } => lang.f(T::MoveFlower, &[&who]),
         Action::Win { .. } => lang.f(T::MoveWin, &[&who]),
+        Action::Swap { .. } => format!("{who} 换牌"),
         Action::Pass | Action::Leave => who,
     };
     if mv.timed_out {
@@ -521,6 +524,7 @@ pub fn action_name(lang: Lang, faces: Faces, a: &Action) -> String {
         }
         Action::Win { .. } => lang.t(T::Win).to_string(),
         Action::Flower { .. } => lang.t(T::Flower).to_string(),
+        Action::Swap { .. } => "换牌".to_string(),
         Action::Pass | Action::Leave => lang.t(T::Pass).to_string(),
     }
 }
