@@ -202,6 +202,8 @@ pub struct Engine {
     prompt: bool,
     final_hands: Option<[Vec<Card>; 4]>,
     final_view: Option<Box<SeatView>>,
+    keys: Vec<SigningKey>,
+    recorder: Option<crate::records::Recorder>,
 }
 
 impl Engine {
@@ -254,6 +256,8 @@ impl Engine {
             prompt: false,
             final_hands: None,
             final_view: None,
+            keys,
+            recorder: None,
         };
         let propose = Input::Propose {
             options: Box::new(config.options()),
@@ -266,6 +270,19 @@ impl Engine {
         let mut updates = Vec::new();
         engine.input(HUMAN as usize, propose, &mut updates);
         Ok((engine, updates))
+    }
+
+    /// Keeps every finished hand of this table in the player's store in `data_dir` (the
+    /// history), as a practice table with these seat names ([`crate::records::Recorder`]).
+    pub fn record_to(
+        &mut self,
+        data_dir: &std::path::Path,
+        names: [String; 4],
+    ) -> Result<(), mahjong_store::StoreError> {
+        let recorder =
+            crate::records::Recorder::practice(data_dir, &self.clients, &self.keys, names)?;
+        self.recorder = Some(recorder);
+        Ok(())
     }
 
     /// The engine clock (milliseconds).
@@ -492,6 +509,13 @@ impl Engine {
                     explanation: explain(result),
                 };
                 self.faults = false;
+                if let Some(r) = self.recorder.as_mut()
+                    && let Err(e) = r.hand_over(&self.clients[HUMAN as usize])
+                {
+                    updates.push(Update::Failed(format!(
+                        "this hand could not be kept in the history: {e}"
+                    )));
+                }
                 updates.push(Update::HandEnded(Box::new(end)));
                 self.paused = true;
             }

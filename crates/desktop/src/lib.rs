@@ -22,6 +22,8 @@ pub mod app;
 pub mod cli;
 pub mod engine;
 pub mod i18n;
+pub mod records;
+pub mod rerun;
 pub mod screens;
 pub mod settings;
 pub mod tiles;

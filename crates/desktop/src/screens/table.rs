@@ -139,7 +139,11 @@ impl State {
     pub fn new(config: PracticeConfig, generation: u64) -> State {
         let now = Instant::now();
         State {
-            key: TableKey { config, generation },
+            key: TableKey {
+                config,
+                generation,
+                record: None,
+            },
             commands: None,
             view: None,
             clock: (0, now),
