@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use mahjong_rules::Ruleset;
+use mahjong_rules::{Ruleset, SessionLength};
 use shanghai_mahjong::engine::{Command, Engine, PracticeConfig, Update};
 use shanghai_mahjong::records::{self, HandCheck};
 use shanghai_mahjong::rerun;
@@ -24,7 +24,7 @@ fn play_practice(dir: &Path, seed: u64, hands: u32) -> Engine {
     let key = TableKey {
         config: PracticeConfig {
             think_ms: (0, 0),
-            hands,
+            length: SessionLength::Hands(hands),
             ..PracticeConfig::new(Ruleset::Qiaoma, seed)
         },
         generation: 1,
