@@ -4,6 +4,8 @@
 //! table started with changed options really plays them (the four seats agree on them), and
 //! the rules open from home and over a table without losing it.
 
+mod shots;
+
 use std::path::PathBuf;
 use std::sync::mpsc;
 
@@ -333,35 +335,9 @@ fn screenshots() -> Result<(), Error> {
                 ),
             ),
         ));
-        shot(&h, &format!("setup-{lang}"))?;
+        shots::save(h.ui(), &format!("setup-{lang}"))?;
         h.click(lang.t(T::RulesButton))?;
-        shot(&h, &format!("rules-{lang}"))?;
+        shots::save(h.ui(), &format!("rules-{lang}"))?;
     }
-    Ok(())
-}
-
-/// Saves what the app shows as `docs/<name>.png` (half the simulator's scale, 256 colours).
-fn shot(h: &Harness, name: &str) -> Result<(), Error> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs");
-    let path = dir.join(name);
-    for entry in std::fs::read_dir(&dir)?.flatten() {
-        if entry
-            .file_name()
-            .to_string_lossy()
-            .starts_with(&format!("{name}-"))
-        {
-            std::fs::remove_file(entry.path())?;
-        }
-    }
-    let snap = h.ui().snapshot(&iced::Theme::Dark)?;
-    let _ = snap.matches_image(&path)?;
-    let written = dir.join(format!("{name}-tiny-skia.png"));
-    let status = std::process::Command::new("convert")
-        .arg(&written)
-        .args(["-resize", "50%", "-colors", "256", "-strip"])
-        .arg(dir.join(format!("{name}.png")))
-        .status()?;
-    assert!(status.success(), "ImageMagick convert failed");
-    std::fs::remove_file(written)?;
     Ok(())
 }

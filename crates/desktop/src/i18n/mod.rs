@@ -98,7 +98,12 @@ keys! {
     // History and replay keys go below this line.
     // (separator)
     // Scorer and rules keys go below this line.
-    RulesButton, RulesTitle, RulesOptions, RulesOptionsIntro, BackToTable,
+    ClaimsCorner, RulesButton, RulesTitle, RulesOptions, RulesOptionsIntro, BackToTable,
+    ScorerButton, ScorerTitle, ScorerIntro, ScorerOptions, ScorerOptionsChanged, HowWon, FromLabel,
+    DeclaredLabel, KaibaoLabel, ReplacementLabel, HuangfanLabel, ClaimsLabel, ModeLabel,
+    ModeHand, ModeChow, ModePung, ModeKong, ModeConcealedKong, ModeAddedKong, ModeFlower,
+    ModeWildcard, TilesSoFar, ClearHand, HandTilesLabel, ScorerIncomplete, NotScored, PaymentsLabel,
+    RefuseCopies, RefuseFlowerInHand, RefuseNotAFlower, RefuseChow, RefuseFull, RefuseWildcard,
     // (end of the keys)
 }
 
