@@ -215,6 +215,36 @@ fn a_seat_that_signs_two_versions_of_a_discard_is_named_in_the_evidence() -> Res
     Ok(())
 }
 
+#[test]
+fn the_strong_bots_hint_is_said_in_chinese() -> Result<(), Error> {
+    let mut h = Harness::new("hint", Lang::Zh, Faces::Notation);
+    h.click("开始练习")?;
+    h.sit_down();
+    let t = h.app.table_state().expect("at the table");
+    let (_, reason) = t.hint.clone().expect("a hint for the first prompt");
+    let zh = shanghai_mahjong::i18n::hints::zh(Faces::Notation, 0, &reason)
+        .unwrap_or_else(|| panic!("not understood: {reason}"));
+    assert_ne!(zh, reason);
+    let _ = h.app.update(Message::Table(TableMsg::ToggleHint));
+    let shown = |h: &Harness, lang: Lang, r: &str| {
+        h.app
+            .table_state()
+            .and_then(|t| t.hint.as_ref())
+            .is_some_and(|(a, _)| {
+                let name =
+                    shanghai_mahjong::screens::table_view::action_name(lang, Faces::Notation, a);
+                h.find(lang.f(T::HintText, &[&name, &r]).as_str())
+            })
+    };
+    assert!(shown(&h, Lang::Zh, &zh), "the hint in Chinese: {zh}");
+    h.click("English")?;
+    assert!(
+        shown(&h, Lang::En, &reason),
+        "the hint in English: {reason}"
+    );
+    Ok(())
+}
+
 /// Writes the option editor's and the rules screen's screenshots under `docs/`
 /// (`setup-<lang>.png` with a difference highlighted and a refusal, `rules-<lang>.png`),
 /// rendered by the window's software renderer. Run with
