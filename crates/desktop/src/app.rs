@@ -18,7 +18,7 @@ use crate::engine::PracticeConfig;
 use crate::i18n::{Lang, T};
 use crate::screens::table::{self, Exit, Key};
 use crate::screens::table_view::{self, Ctx};
-use crate::screens::{ACCENT, MUTED, WARN, felt, home, label, rules, settle, welcome};
+use crate::screens::{ACCENT, MUTED, WARN, felt, home, label, rules, scorer, settle, welcome};
 use crate::settings::{Settings, default_data_dir};
 use crate::tiles::Faces;
 use crate::worker;
@@ -62,6 +62,8 @@ pub enum Screen {
     Home(home::State),
     /// At a table.
     Table(Box<table::State>),
+    /// The scorer for a game with real tiles.
+    Scorer(Box<scorer::State>),
 }
 
 /// Everything the app is told.
@@ -73,6 +75,8 @@ pub enum Message {
     Home(home::Message),
     /// The table.
     Table(table::Message),
+    /// The scorer.
+    Scorer(scorer::Message),
     /// The rules screen.
     Rules(rules::Message),
     /// Open the rules of the table being played (over the table, which keeps running).
@@ -235,11 +239,21 @@ impl App {
                     match exit {
                         home::Exit::Stay => {}
                         home::Exit::Start(_) => self.screen = self.table(),
+                        home::Exit::Scorer => {
+                            self.screen = Screen::Scorer(Box::default());
+                        }
                         home::Exit::Rules => {
                             let o = self.home.editor.options().clone();
                             self.rules = Some(rules::State::new(o, false));
                         }
                     }
+                }
+            }
+            Message::Scorer(m) => {
+                if let Screen::Scorer(s) = &mut self.screen
+                    && s.update(m)
+                {
+                    self.screen = Screen::Home(self.home.clone());
                 }
             }
             Message::OpenRules => {
@@ -352,6 +366,7 @@ impl App {
         match screen {
             Screen::Welcome(w) => w.view(lang).map(Message::Welcome),
             Screen::Home(h) => h.view(lang, &self.settings.name).map(Message::Home),
+            Screen::Scorer(s) => s.view(lang, self.settings.faces).map(Message::Scorer),
             Screen::Table(t) => {
                 let ctx = Ctx {
                     lang,

@@ -23,7 +23,9 @@ use mahjong_rules::explain::Explanation;
 use mahjong_rules::{
     Action, Card, Event, Money, Options, Outcome, Ruleset, Seat, SeatView, SessionLength, scoring,
 };
-use mahjong_table::{Client, Config, HandResult, Input, Output, TableError, TableEvent};
+use mahjong_table::{
+    Body, Client, Config, Envelope, HandResult, Input, Output, TableError, TableEvent,
+};
 use rand_chacha::ChaCha8Rng;
 use rand_core::{RngCore, SeedableRng};
 
@@ -204,6 +206,14 @@ pub struct Engine {
     final_view: Option<Box<SeatView>>,
     keys: Vec<SigningKey>,
     recorder: Option<crate::records::Recorder>,
+    hostile: Option<Hostile>,
+}
+
+/// A seat made to cheat (see [`Engine::equivocate`]).
+struct Hostile {
+    seat: usize,
+    key: SigningKey,
+    done: bool,
 }
 
 impl Engine {
@@ -258,6 +268,7 @@ impl Engine {
             final_view: None,
             keys,
             recorder: None,
+            hostile: None,
         };
         let propose = Input::Propose {
             options: Box::new(config.options()),
@@ -283,6 +294,59 @@ impl Engine {
             crate::records::Recorder::practice(data_dir, &self.clients, &self.keys, names)?;
         self.recorder = Some(recorder);
         Ok(())
+    }
+
+    /// Makes the bot at `seat` (1–3) cheat once, for tests of the evidence view: it signs two
+    /// versions of its first discard (one marked timed out) and sends one to the next seat
+    /// and the other to the remaining two, exactly what an equivocating peer on a network
+    /// could do. The honest seats find both signed versions, the hand stops with the
+    /// evidence naming the seat, and the settlement shows it. Practice tables never call it.
+    pub fn equivocate(&mut self, seat: Seat) {
+        if seat == HUMAN {
+            return;
+        }
+        if let Some(key) = self.keys.get(seat as usize) {
+            self.hostile = Some(Hostile {
+                seat: seat as usize,
+                key: key.clone(),
+                done: false,
+            });
+        }
+    }
+
+    /// Where a hostile seat sends `frame`: `None` for everyone the same; otherwise a version
+    /// for each other seat.
+    fn split(&mut self, seat: usize, frame: &[u8]) -> Option<Vec<(usize, Vec<u8>)>> {
+        let h = self
+            .hostile
+            .as_mut()
+            .filter(|h| h.seat == seat && !h.done)?;
+        let env = Envelope::decode(frame).ok()?;
+        let Body::Play(p) = &env.body else {
+            return None;
+        };
+        if !matches!(p.action, Action::Discard { .. }) {
+            return None;
+        }
+        let mut other = p.clone();
+        other.timed_out = !other.timed_out;
+        let variant =
+            Envelope::sign(env.table, env.header(), env.seat, Body::Play(other), &h.key).encode();
+        h.done = true;
+        let next = (seat + 1) % 4;
+        Some(
+            (0..4)
+                .filter(|&to| to != seat)
+                .map(|to| {
+                    let f = if to == next {
+                        frame.to_vec()
+                    } else {
+                        variant.clone()
+                    };
+                    (to, f)
+                })
+                .collect(),
+        )
     }
 
     /// The engine clock (milliseconds).
@@ -413,6 +477,12 @@ impl Engine {
             ..
         } = out;
         for frame in send {
+            if let Some(versions) = self.split(seat, &frame) {
+                for (to, f) in versions {
+                    self.push(self.now, to, Due::Frame(f));
+                }
+                continue;
+            }
             for to in (0..4).filter(|&to| to != seat) {
                 self.push(self.now, to, Due::Frame(frame.clone()));
             }

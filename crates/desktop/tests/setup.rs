@@ -2,153 +2,23 @@
 //! and `view` in the `iced_test` simulator: an option changed shows its explanation and its
 //! highlight, a refused combination shows the rules crate's reason and disables start, a
 //! table started with changed options really plays them (the four seats agree on them), and
-//! the rules open from home and over a table without losing it.
+//! the rules open from home and over a table without losing it. And the hand end's evidence
+//! view: a bot seat made to equivocate is named there.
 
-use std::path::PathBuf;
-use std::sync::mpsc;
+mod common;
 
-use iced_test::{Error, Simulator, selector};
-use mahjong_rules::{Money, Options, Ruleset, SessionLength};
-use shanghai_mahjong::app::{App, Flags, Message, Screen};
-use shanghai_mahjong::engine::{Command, Engine, Update};
+use common::Harness;
+use iced_test::Error;
+use mahjong_rules::{Money, Options, Outcome, Ruleset, SessionLength};
+use shanghai_mahjong::app::{Message, Screen};
 use shanghai_mahjong::i18n::{Lang, T};
 use shanghai_mahjong::screens::options::{Opt, control_id};
 use shanghai_mahjong::screens::table::Message as TableMsg;
-use shanghai_mahjong::settings::Settings;
-use shanghai_mahjong::worker::Feed;
-
-struct Harness {
-    app: App,
-    engine: Option<Engine>,
-    rx: Option<mpsc::Receiver<Command>>,
-    dir: PathBuf,
-}
-
-impl Harness {
-    fn new(name: &str, lang: Lang) -> Harness {
-        let dir =
-            std::env::temp_dir().join(format!("shanghai-setup-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        Settings {
-            name: "Mei".into(),
-            lang,
-            ..Settings::default()
-        }
-        .save(&dir)
-        .expect("settings");
-        let (mut app, _) = App::new(Flags {
-            data_dir: dir.clone(),
-            lang: None,
-            practice: None,
-            seed: Some(9),
-            think_ms: (0, 0),
-        });
-        // Tall enough that every option is on screen for the clicks.
-        let _ = app.update(Message::Resized(iced::Size::new(1280.0, 3200.0)));
-        Harness {
-            app,
-            engine: None,
-            rx: None,
-            dir,
-        }
-    }
-
-    fn ui(&self) -> Simulator<'_, Message> {
-        Simulator::with_size(
-            shanghai_mahjong::iced_settings(),
-            self.app.size,
-            self.app.view(),
-        )
-    }
-
-    fn apply(&mut self, msgs: Vec<Message>) {
-        for m in msgs {
-            let _ = self.app.update(m);
-        }
-        self.pump();
-    }
-
-    fn click(&mut self, text: &str) -> Result<(), Error> {
-        let msgs: Vec<Message> = {
-            let mut ui = self.ui();
-            ui.click(text)?;
-            ui.into_messages().collect()
-        };
-        self.apply(msgs);
-        Ok(())
-    }
-
-    fn click_id(&mut self, id: &str) -> Result<(), Error> {
-        let msgs: Vec<Message> = {
-            let mut ui = self.ui();
-            ui.click(selector::id(id.to_string()))?;
-            ui.into_messages().collect()
-        };
-        self.apply(msgs);
-        Ok(())
-    }
-
-    fn find(&self, text: &str) -> bool {
-        self.ui().find(text).is_ok()
-    }
-
-    /// Starts the engine the app's subscription would run and runs it to the first prompt.
-    fn sit_down(&mut self) {
-        let key = self.app.table_key().expect("at a table").clone();
-        let (engine, first) = Engine::new(&key.config).expect("engine");
-        let (tx, rx) = mpsc::channel();
-        let _ = self.app.update(Message::Table(TableMsg::Feed(Feed::Ready(
-            shanghai_mahjong::worker::Commands(tx),
-        ))));
-        self.engine = Some(engine);
-        self.rx = Some(rx);
-        self.feed(first);
-        self.pump();
-    }
-
-    fn feed(&mut self, updates: Vec<Update>) {
-        for u in updates {
-            let _ = self
-                .app
-                .update(Message::Table(TableMsg::Feed(Feed::Update(u))));
-        }
-    }
-
-    fn pump(&mut self) {
-        for _ in 0..10_000 {
-            let (Some(rx), Some(engine)) = (&self.rx, self.engine.as_mut()) else {
-                return;
-            };
-            let commands: Vec<Command> = rx.try_iter().collect();
-            let had = !commands.is_empty();
-            let mut ups = Vec::new();
-            for c in commands {
-                ups.extend(engine.command(c));
-            }
-            if !had && (engine.is_paused() || engine.player_must_act()) {
-                self.feed(ups);
-                return;
-            }
-            let now = engine.now();
-            ups.extend(engine.settle(now + 1_000));
-            let idle = ups.is_empty() && !had;
-            self.feed(ups);
-            if idle {
-                return;
-            }
-        }
-    }
-}
-
-impl Drop for Harness {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
+use shanghai_mahjong::tiles::Faces;
 
 #[test]
 fn an_option_changed_is_explained_and_highlighted_and_reset() -> Result<(), Error> {
-    let mut h = Harness::new("change", Lang::En);
+    let mut h = Harness::new("change", Lang::En, Faces::Chinese);
     // Every option of the preset is explained where it is set, its default shown.
     assert!(h.find(Lang::En.t(T::OptKaibaoHelp)));
     assert!(h.find(Lang::En.t(T::OptTableLimitHelp)));
@@ -178,7 +48,7 @@ fn an_option_changed_is_explained_and_highlighted_and_reset() -> Result<(), Erro
 
 #[test]
 fn a_refused_combination_says_why_and_cannot_start() -> Result<(), Error> {
-    let mut h = Harness::new("refuse", Lang::En);
+    let mut h = Harness::new("refuse", Lang::En, Faces::Chinese);
     // Points in a lezi down to none: 敲麻 scoring counts in lezi, so the rules crate refuses.
     for _ in 0..30 {
         let Screen::Home(home) = &h.app.screen else {
@@ -237,7 +107,7 @@ fn a_refused_combination_says_why_and_cannot_start() -> Result<(), Error> {
 
 #[test]
 fn a_practice_table_plays_the_options_stake_and_length_chosen() -> Result<(), Error> {
-    let mut h = Harness::new("start", Lang::En);
+    let mut h = Harness::new("start", Lang::En, Faces::Chinese);
     h.click("Classic")?;
     h.click_id(&control_id(Opt::Kaibao, "on"))?;
     h.click_id(&control_id(Opt::Binding, "1"))?;
@@ -278,7 +148,7 @@ fn a_practice_table_plays_the_options_stake_and_length_chosen() -> Result<(), Er
 
 #[test]
 fn the_rules_open_from_home_and_over_a_table_which_keeps_its_hand() -> Result<(), Error> {
-    let mut h = Harness::new("rules", Lang::Zh);
+    let mut h = Harness::new("rules", Lang::Zh, Faces::Chinese);
     h.click("规则全文")?;
     assert!(h.find("规则：敲麻"));
     assert!(h.find("§9 选项"));
@@ -308,6 +178,73 @@ fn the_rules_open_from_home_and_over_a_table_which_keeps_its_hand() -> Result<()
     Ok(())
 }
 
+#[test]
+fn a_seat_that_signs_two_versions_of_a_discard_is_named_in_the_evidence() -> Result<(), Error> {
+    let mut h = Harness::new("evidence", Lang::En, Faces::Chinese);
+    h.click("Start practice")?;
+    // Seat 2 (across) signs two versions of its first discard.
+    h.sit_down_with(|engine| engine.equivocate(2));
+    h.play_to_end(400);
+    let t = h.app.table_state().expect("at the table");
+    let end = t.end.as_ref().expect("the hand stopped");
+    assert!(!end.audited, "a proven fault is not a clean audit");
+    assert!(
+        matches!(end.result.outcome, Outcome::Abandoned { leaver: 2, .. }),
+        "the hand is stopped against the cheat: {:?}",
+        end.result.outcome
+    );
+    assert!(
+        t.proven.iter().any(|(seat, _)| *seat == Some(2)),
+        "the evidence names seat 2: {:?}",
+        t.proven
+    );
+    // The hand end shows it: not verified, the evidence, the seat by name.
+    let (_, what) = t
+        .proven
+        .iter()
+        .find(|(s, _)| *s == Some(2))
+        .cloned()
+        .expect("named");
+    let line = Lang::En.f(T::Cheated, &[&Lang::En.t(T::Bot2), &what]);
+    assert!(h.find(Lang::En.t(T::NotVerified)));
+    assert!(h.find(Lang::En.t(T::Evidence)));
+    assert!(h.find(line.as_str()), "not shown: {line}");
+    h.click("中文")?;
+    let line = Lang::Zh.f(T::Cheated, &[&Lang::Zh.t(T::Bot2), &what]);
+    assert!(h.find(line.as_str()), "not shown: {line}");
+    Ok(())
+}
+
+#[test]
+fn the_strong_bots_hint_is_said_in_chinese() -> Result<(), Error> {
+    let mut h = Harness::new("hint", Lang::Zh, Faces::Notation);
+    h.click("开始练习")?;
+    h.sit_down();
+    let t = h.app.table_state().expect("at the table");
+    let (_, reason) = t.hint.clone().expect("a hint for the first prompt");
+    let zh = shanghai_mahjong::i18n::hints::zh(Faces::Notation, 0, &reason)
+        .unwrap_or_else(|| panic!("not understood: {reason}"));
+    assert_ne!(zh, reason);
+    let _ = h.app.update(Message::Table(TableMsg::ToggleHint));
+    let shown = |h: &Harness, lang: Lang, r: &str| {
+        h.app
+            .table_state()
+            .and_then(|t| t.hint.as_ref())
+            .is_some_and(|(a, _)| {
+                let name =
+                    shanghai_mahjong::screens::table_view::action_name(lang, Faces::Notation, a);
+                h.find(lang.f(T::HintText, &[&name, &r]).as_str())
+            })
+    };
+    assert!(shown(&h, Lang::Zh, &zh), "the hint in Chinese: {zh}");
+    h.click("English")?;
+    assert!(
+        shown(&h, Lang::En, &reason),
+        "the hint in English: {reason}"
+    );
+    Ok(())
+}
+
 /// Writes the option editor's and the rules screen's screenshots under `docs/`
 /// (`setup-<lang>.png` with a difference highlighted and a refusal, `rules-<lang>.png`),
 /// rendered by the window's software renderer. Run with
@@ -316,7 +253,7 @@ fn the_rules_open_from_home_and_over_a_table_which_keeps_its_hand() -> Result<()
 #[ignore = "writes the documentation's screenshots"]
 fn screenshots() -> Result<(), Error> {
     for lang in [Lang::Zh, Lang::En] {
-        let mut h = Harness::new("shot", lang);
+        let mut h = Harness::new("shot", lang, Faces::Chinese);
         let _ = h
             .app
             .update(Message::Resized(iced::Size::new(1280.0, 800.0)));
@@ -333,35 +270,9 @@ fn screenshots() -> Result<(), Error> {
                 ),
             ),
         ));
-        shot(&h, &format!("setup-{lang}"))?;
+        common::save(h.ui(), &format!("setup-{lang}"))?;
         h.click(lang.t(T::RulesButton))?;
-        shot(&h, &format!("rules-{lang}"))?;
+        common::save(h.ui(), &format!("rules-{lang}"))?;
     }
-    Ok(())
-}
-
-/// Saves what the app shows as `docs/<name>.png` (half the simulator's scale, 256 colours).
-fn shot(h: &Harness, name: &str) -> Result<(), Error> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs");
-    let path = dir.join(name);
-    for entry in std::fs::read_dir(&dir)?.flatten() {
-        if entry
-            .file_name()
-            .to_string_lossy()
-            .starts_with(&format!("{name}-"))
-        {
-            std::fs::remove_file(entry.path())?;
-        }
-    }
-    let snap = h.ui().snapshot(&iced::Theme::Dark)?;
-    let _ = snap.matches_image(&path)?;
-    let written = dir.join(format!("{name}-tiny-skia.png"));
-    let status = std::process::Command::new("convert")
-        .arg(&written)
-        .args(["-resize", "50%", "-colors", "256", "-strip"])
-        .arg(dir.join(format!("{name}.png")))
-        .status()?;
-    assert!(status.success(), "ImageMagick convert failed");
-    std::fs::remove_file(written)?;
     Ok(())
 }

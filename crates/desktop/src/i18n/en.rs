@@ -262,7 +262,51 @@ pub fn text(key: T) -> &'static str {
         T::RulesOptionsIntro => {
             "Every option of the preset with the value chosen (a value that differs from the preset's default is in gold), then the rule book."
         }
+        T::ClaimsCorner => "claimed ↓ on →",
         T::BackToTable => "Back to the table",
+        T::ScorerButton => "Scorer for real tiles",
+        T::ScorerTitle => "Scorer for a game with real tiles",
+        T::ScorerIntro => {
+            "Enter the winner's hand by clicking faces and say how it was won: the settlement is worked out and explained by the same engine as mahjong score."
+        }
+        T::ScorerOptions => "Options · stake {0}",
+        T::ScorerOptionsChanged => "Options · stake {0} · {1} changed",
+        T::HowWon => "How it was won",
+        T::FromLabel => "Discarded by (or whose kong was robbed)",
+        T::DeclaredLabel => "Declared ready 敲",
+        T::KaibaoLabel => "开宝 dice (a pair or 1 and 4)",
+        T::ReplacementLabel => "Won on a replacement draw 杠开",
+        T::HuangfanLabel => "荒番 counter {0}",
+        T::ClaimsLabel => {
+            "Claims between seats (chows, pungs, claimed kongs on each other's discards), for 承包 / 吃三口"
+        }
+        T::ModeLabel => "A click on a face adds",
+        T::ModeHand => "hand tile",
+        T::ModeChow => "chow 吃",
+        T::ModePung => "pung 碰",
+        T::ModeKong => "kong 明杠",
+        T::ModeConcealedKong => "concealed kong 暗杠",
+        T::ModeAddedKong => "added kong 加杠",
+        T::ModeFlower => "flower 花",
+        T::ModeWildcard => "wildcard 百搭",
+        T::TilesSoFar => "{0} of {1} tiles",
+        T::ClearHand => "Clear the hand",
+        T::HandTilesLabel => {
+            "Concealed tiles: the last one added is the winning tile; click a tile to take it back"
+        }
+        T::ScorerIncomplete => {
+            "{0} of {1} tiles so far (a kong counts as 3): the settlement appears when the hand is complete."
+        }
+        T::NotScored => "This hand cannot be scored as entered:",
+        T::PaymentsLabel => "Payments",
+        T::RefuseCopies => "There are only {1} of {0}.",
+        T::RefuseFlowerInHand => "{0} is a flower here: set it aside with “flower 花”.",
+        T::RefuseNotAFlower => "{0} is not a flower under these rules.",
+        T::RefuseChow => "A chow is three suited tiles in sequence: it cannot start on {0}.",
+        T::RefuseFull => {
+            "The hand is full: 14 tiles, a kong counting as 3. Click a tile or meld to take it back."
+        }
+        T::RefuseWildcard => "{0} cannot be the wildcard: a flower is never one.",
         // (end of the keys)
         T::Lezi => "lezi",
     }

@@ -3,9 +3,11 @@
 //! View code never holds a literal: it asks for a [`T`] key in the current [`Lang`]
 //! ([`Lang::t`]) and fills numbered slots (`{0}`, `{1}`) with [`Lang::f`]. A test checks
 //! that both catalogues fill the same slots for every key. Tile faces, hand types and
-//! patterns are named by their ids of the rules crate ([`Lang::pattern`]).
+//! patterns are named by their ids of the rules crate ([`Lang::pattern`]); the strong bot's
+//! hint reasons are said in 中文 by [`hints`].
 
 mod en;
+pub mod hints;
 mod zh;
 
 use serde::{Deserialize, Serialize};
@@ -98,7 +100,12 @@ keys! {
     // History and replay keys go below this line.
     // (separator)
     // Scorer and rules keys go below this line.
-    RulesButton, RulesTitle, RulesOptions, RulesOptionsIntro, BackToTable,
+    ClaimsCorner, RulesButton, RulesTitle, RulesOptions, RulesOptionsIntro, BackToTable,
+    ScorerButton, ScorerTitle, ScorerIntro, ScorerOptions, ScorerOptionsChanged, HowWon, FromLabel,
+    DeclaredLabel, KaibaoLabel, ReplacementLabel, HuangfanLabel, ClaimsLabel, ModeLabel,
+    ModeHand, ModeChow, ModePung, ModeKong, ModeConcealedKong, ModeAddedKong, ModeFlower,
+    ModeWildcard, TilesSoFar, ClearHand, HandTilesLabel, ScorerIncomplete, NotScored, PaymentsLabel,
+    RefuseCopies, RefuseFlowerInHand, RefuseNotAFlower, RefuseChow, RefuseFull, RefuseWildcard,
     // (end of the keys)
 }
 

@@ -222,7 +222,43 @@ pub fn text(key: T) -> &'static str {
         T::RulesOptionsIntro => {
             "预设的每个选项和所选的值（与预设默认不同的以金色标出），下面是完整规则。"
         }
+        T::ClaimsCorner => "谁吃碰 ↓ 谁的牌 →",
         T::BackToTable => "回到牌桌",
+        T::ScorerButton => "实体牌算分",
+        T::ScorerTitle => "实体牌算分器",
+        T::ScorerIntro => {
+            "点牌面输入赢家的牌，再选怎么胡的：结算由与 mahjong score 相同的引擎算出并逐项解释。"
+        }
+        T::ScorerOptions => "选项 · 底注 {0}",
+        T::ScorerOptionsChanged => "选项 · 底注 {0} · 改了 {1} 项",
+        T::HowWon => "怎么胡的",
+        T::FromLabel => "谁放的炮（或被抢杠的人）",
+        T::DeclaredLabel => "已敲（报听）",
+        T::KaibaoLabel => "开宝（骰子对子或一四）",
+        T::ReplacementLabel => "杠上开花",
+        T::HuangfanLabel => "荒番 {0}",
+        T::ClaimsLabel => "互相吃碰杠的次数（承包／吃三口用）",
+        T::ModeLabel => "点牌面加到",
+        T::ModeHand => "手牌",
+        T::ModeChow => "吃",
+        T::ModePung => "碰",
+        T::ModeKong => "明杠",
+        T::ModeConcealedKong => "暗杠",
+        T::ModeAddedKong => "加杠",
+        T::ModeFlower => "花",
+        T::ModeWildcard => "百搭",
+        T::TilesSoFar => "{0} / {1} 张",
+        T::ClearHand => "清空手牌",
+        T::HandTilesLabel => "手牌：最后加的一张是胡的那张；点一张可拿回",
+        T::ScorerIncomplete => "已选 {0} / {1} 张（杠算 3 张）：牌齐了就显示结算。",
+        T::NotScored => "这样输入的牌不能算分：",
+        T::PaymentsLabel => "支付",
+        T::RefuseCopies => "{0} 只有 {1} 张。",
+        T::RefuseFlowerInHand => "{0} 在这里是花：请用“花”摆出。",
+        T::RefuseNotAFlower => "按这套规则 {0} 不是花。",
+        T::RefuseChow => "吃是同花色的三张顺子：不能从 {0} 开始。",
+        T::RefuseFull => "牌已经齐了：14 张，杠算 3 张。点一张牌或一副可拿回。",
+        T::RefuseWildcard => "{0} 不能当百搭：花牌不是百搭。",
         // (end of the keys)
         T::Lezi => "勒子",
     }

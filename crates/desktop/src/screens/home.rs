@@ -42,6 +42,8 @@ pub enum Message {
     Start,
     /// Read the rules of the chosen preset.
     Rules,
+    /// Open the scorer for a game with real tiles.
+    Scorer,
 }
 
 /// What the app should do after a home message.
@@ -53,6 +55,8 @@ pub enum Exit {
     Start(Choice),
     /// Open the rules.
     Rules,
+    /// Open the scorer.
+    Scorer,
 }
 
 impl State {
@@ -86,6 +90,7 @@ impl State {
                 }
             }
             Message::Rules => return Exit::Rules,
+            Message::Scorer => return Exit::Scorer,
         }
         Exit::Stay
     }
@@ -129,7 +134,11 @@ impl State {
         .style(button::success);
         let rules =
             action(lang.t(T::RulesButton), 16.0, Some(Message::Rules)).style(button::secondary);
-        let bar = row![rules, start].spacing(16).align_y(Alignment::Center);
+        let scorer =
+            action(lang.t(T::ScorerButton), 16.0, Some(Message::Scorer)).style(button::secondary);
+        let bar = row![scorer, rules, start]
+            .spacing(16)
+            .align_y(Alignment::Center);
         column![
             scrollable(container(body).center_x(Length::Fill)).height(Length::Fill),
             container(bar).center_x(Length::Fill).padding(10),

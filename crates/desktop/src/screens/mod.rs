@@ -1,10 +1,11 @@
 //! The screens: [`welcome`] (the name on first run), [`home`] (practice set-up, with the
-//! [`options`] editor), [`table`] (play), [`settle`] (the hand end) and [`rules`] (the rule
-//! book), with the pieces they share.
+//! [`options`] editor), [`table`] (play), [`settle`] (the hand end), [`rules`] (the rule
+//! book) and [`scorer`] (a hand played with real tiles), with the pieces they share.
 
 pub mod home;
 pub mod options;
 pub mod rules;
+pub mod scorer;
 pub mod settle;
 pub mod table;
 pub mod table_view;

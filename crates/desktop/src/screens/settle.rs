@@ -97,22 +97,22 @@ fn multiplier(ws: &WinnerScore) -> u32 {
 
 /// The score explained line by line by the rules crate (`explain_text::render_width`): each
 /// flower item, points, multipliers, the cap in 勒子, the table limit, who pays what and why,
-/// 承包 included.
-fn explanation_lines<'a>(lang: Lang, me: &str, e: &Explanation) -> Element<'a, Message> {
+/// 承包 included; `names` say who each numbered seat is. The scorer shows the same.
+pub fn explanation_lines<'a, M: 'a>(
+    lang: Lang,
+    names: [String; 4],
+    e: &Explanation,
+) -> Element<'a, M> {
     let rules_lang = match lang {
         Lang::Zh => explain_text::Lang::Zh,
         Lang::En => explain_text::Lang::En,
     };
     // The explanation names seats by number: say who is who.
     let seat = explain_text::catalogue(rules_lang).seat;
-    let legend: Vec<String> = (0..4u8)
-        .map(|s| {
-            format!(
-                "{} = {}",
-                seat.replace("{s}", &s.to_string()),
-                seat_name(lang, me, s)
-            )
-        })
+    let legend: Vec<String> = names
+        .iter()
+        .enumerate()
+        .map(|(s, name)| format!("{} = {name}", seat.replace("{s}", &s.to_string())))
         .collect();
     let legend = label(legend.join(" · "), 13.0, MUTED);
     explain_text::render_width(e, rules_lang, 100)
@@ -320,10 +320,14 @@ pub fn view<'a>(st: &'a State, end: &'a HandEnd, ctx: Ctx<'a>) -> Element<'a, Me
     }
     if let Some(e) = &end.explanation {
         col = col.push(
-            container(explanation_lines(lang, ctx.name, e))
-                .padding(10)
-                .width(Length::Fill)
-                .style(panel),
+            container(explanation_lines(
+                lang,
+                [0, 1, 2, 3].map(|s| seat_name(lang, ctx.name, s)),
+                e,
+            ))
+            .padding(10)
+            .width(Length::Fill)
+            .style(panel),
         );
     }
     for (seat, what) in &st.proven {

@@ -481,7 +481,13 @@ pub fn view<'a>(st: &'a State, ctx: Ctx<'a>) -> Element<'a, Message> {
         && let Some((a, reason)) = &st.hint
     {
         bottom = bottom.push(label(
-            lang.f(T::HintText, &[&action_name(lang, ctx.faces, a), reason]),
+            lang.f(
+                T::HintText,
+                &[
+                    &action_name(lang, ctx.faces, a),
+                    &crate::i18n::hints::reason(lang, ctx.faces, v.seat, reason),
+                ],
+            ),
             14.0,
             ACCENT,
         ));
