@@ -1,7 +1,9 @@
 //! The screens: [`welcome`] (the name on first run), [`home`] (practice set-up), [`table`]
 //! (play) and [`settle`] (the hand end), with the pieces they share.
 
+pub mod history;
 pub mod home;
+pub mod replay;
 pub mod settle;
 pub mod table;
 pub mod table_view;
