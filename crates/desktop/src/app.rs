@@ -18,7 +18,9 @@ use crate::engine::PracticeConfig;
 use crate::i18n::{Lang, T};
 use crate::screens::table::{self, Exit, Key};
 use crate::screens::table_view::{self, Ctx};
-use crate::screens::{ACCENT, MUTED, WARN, felt, home, label, rules, scorer, settle, welcome};
+use crate::screens::{
+    ACCENT, MUTED, WARN, felt, history, home, label, replay, rules, scorer, settle, welcome,
+};
 use crate::settings::{Settings, default_data_dir};
 use crate::tiles::Faces;
 use crate::worker;
@@ -64,6 +66,10 @@ pub enum Screen {
     Table(Box<table::State>),
     /// The scorer for a game with real tiles.
     Scorer(Box<scorer::State>),
+    /// The history of finished hands.
+    History(Box<history::State>),
+    /// A finished hand replayed.
+    Replay(Box<replay::State>),
 }
 
 /// Everything the app is told.
@@ -87,6 +93,12 @@ pub enum Message {
     ToggleFaces,
     /// The window's size.
     Resized(Size),
+    /// Open the history.
+    OpenHistory,
+    /// The history screen.
+    History(history::Message),
+    /// The replay screen.
+    Replay(replay::Message),
 }
 
 /// The app.
@@ -180,7 +192,12 @@ impl App {
             config.stake = c.stake;
             config.length = c.length;
         }
-        Screen::Table(Box::new(table::State::new(config, self.generation)))
+        let mut state = table::State::new(config, self.generation);
+        state.key.record = Some(worker::RecordTo {
+            dir: self.data_dir.clone(),
+            name: self.settings.name.clone(),
+        });
+        Screen::Table(Box::new(state))
     }
 
     /// The window title: the app, and at a table the hand and whether it is over (scripts
@@ -264,6 +281,18 @@ impl App {
             Message::Rules(rules::Message::Back) => self.rules = None,
             // The table's shortcuts wait while the rules are read over it.
             Message::Table(table::Message::Key(_)) if self.rules.is_some() => {}
+            Message::OpenHistory | Message::History(_) | Message::Replay(_) => {
+                return self.history_update(message);
+            }
+            Message::Table(table::Message::Key(k)) if matches!(self.screen, Screen::Replay(_)) => {
+                let m = match k {
+                    Key::Left => replay::Message::Back,
+                    Key::Right => replay::Message::Forward,
+                    Key::Escape => replay::Message::Close,
+                    _ => return Task::none(),
+                };
+                return self.history_update(Message::Replay(m));
+            }
             Message::Table(m) => {
                 if let Screen::Table(t) = &mut self.screen
                     && t.update(m) == Exit::Leave
@@ -273,6 +302,54 @@ impl App {
             }
         }
         Task::none()
+    }
+
+    /// The history and replay screens' messages.
+    fn history_update(&mut self, message: Message) -> Task<Message> {
+        match message {
+            Message::OpenHistory => {
+                let (state, task) = history::State::open(self.data_dir.clone());
+                self.screen = Screen::History(Box::new(state));
+                task.map(Message::History)
+            }
+            Message::History(m) => {
+                let Screen::History(h) = &mut self.screen else {
+                    return Task::none();
+                };
+                match h.update(m) {
+                    (history::Exit::Stay, task) => task.map(Message::History),
+                    (history::Exit::Home, _) => {
+                        self.screen = Screen::Home(self.home.clone());
+                        Task::none()
+                    }
+                    (history::Exit::Replay(table, hand), _) => {
+                        let back = match std::mem::replace(
+                            &mut self.screen,
+                            Screen::Home(self.home.clone()),
+                        ) {
+                            Screen::History(h) => Some(h),
+                            _ => None,
+                        };
+                        let (state, task) =
+                            replay::State::open(self.data_dir.clone(), table, hand, back);
+                        self.screen = Screen::Replay(Box::new(state));
+                        task.map(Message::Replay)
+                    }
+                }
+            }
+            Message::Replay(m) => {
+                if let Screen::Replay(r) = &mut self.screen
+                    && r.update(m)
+                {
+                    match r.back.take() {
+                        Some(h) => self.screen = Screen::History(h),
+                        None => return self.history_update(Message::OpenHistory),
+                    }
+                }
+                Task::none()
+            }
+            _ => Task::none(),
+        }
     }
 
     /// The practice table's set-up, when at a table (tests run the same engine themselves).
@@ -332,8 +409,15 @@ impl App {
         if let Some(n) = &self.notice {
             r = r.push(label(n.as_str(), 13.0, WARN));
         }
+        r = r.push(iced::widget::Space::new().width(Length::Fill));
+        if matches!(self.screen, Screen::Home(_)) {
+            r = r.push(
+                button(text(lang.t(T::History)).size(14))
+                    .style(button::secondary)
+                    .on_press(Message::OpenHistory),
+            );
+        }
         r = r
-            .push(iced::widget::Space::new().width(Length::Fill))
             .push(
                 button(text(lang.t(faces)).size(14))
                     .style(button::secondary)
@@ -378,6 +462,11 @@ impl App {
                     Some(end) => settle::view(t, end, ctx).map(Message::Table),
                     None => table_view::view(t, ctx).map(Message::Table),
                 }
+            }
+            Screen::History(h) => h.view(lang).map(Message::History),
+            Screen::Replay(r) => {
+                let size = Size::new(self.size.width, self.size.height - 40.0);
+                r.view(lang, self.settings.faces, size).map(Message::Replay)
             }
         }
     }

@@ -116,3 +116,301 @@ fn practice_hands_are_booked_exported_verified_and_replayed() {
         mahjong_rules::PublicPhase::Over(_)
     ));
 }
+
+// ---- through the app's update and view ----
+
+use iced::keyboard::Key as IcedKey;
+use iced::keyboard::key::Named;
+use iced_test::{Error, Simulator, selector};
+use shanghai_mahjong::app::{App, Flags, Message, Screen, table_key};
+use shanghai_mahjong::i18n::{Lang, T};
+use shanghai_mahjong::screens::history::{self, EXPORT_FIELD, VERIFY_FIELD, export_id, replay_id};
+use shanghai_mahjong::screens::replay;
+use shanghai_mahjong::screens::table::Message as TableMsg;
+use shanghai_mahjong::settings::Settings;
+
+/// The app on a data directory; tasks (reading the store, verifying, rebuilding a hand) are
+/// run by the harness with the very functions the app's tasks call, and their messages fed
+/// back.
+struct Ui {
+    app: App,
+    dir: PathBuf,
+    lang: Lang,
+}
+
+impl Ui {
+    fn new(dir: &Path, lang: Lang) -> Ui {
+        Settings {
+            name: "Mei".into(),
+            lang,
+            ..Settings::default()
+        }
+        .save(dir)
+        .expect("settings");
+        let (app, _) = App::new(Flags {
+            data_dir: dir.to_path_buf(),
+            lang: None,
+            practice: None,
+            seed: Some(1),
+            think_ms: (0, 0),
+        });
+        Ui {
+            app,
+            dir: dir.to_path_buf(),
+            lang,
+        }
+    }
+
+    fn ui(&self) -> Simulator<'_, Message> {
+        Simulator::with_size(
+            shanghai_mahjong::iced_settings(),
+            self.app.size,
+            self.app.view(),
+        )
+    }
+
+    fn find(&self, text: &str) -> bool {
+        self.ui().find(text).is_ok()
+    }
+
+    fn t(&self, key: T) -> &'static str {
+        self.lang.t(key)
+    }
+
+    fn send(&mut self, m: Message) {
+        let _ = self.app.update(m);
+        self.run_tasks();
+    }
+
+    /// Does what the app's pending task would: the screen's state says what is due.
+    fn run_tasks(&mut self) {
+        let due = match &self.app.screen {
+            Screen::History(h) if h.history.is_none() => {
+                Some(Message::History(history::load(self.dir.clone())))
+            }
+            Screen::History(h) if h.verifying => Some(Message::History(history::verify(
+                PathBuf::from(h.verify_path.trim()),
+            ))),
+            Screen::History(h) => h
+                .checks
+                .iter()
+                .find(|(_, c)| **c == history::TableCheck::Running)
+                .map(|(t, _)| Message::History(history::check_table(self.dir.clone(), *t))),
+            Screen::Replay(r) if r.replay.is_none() => Some(Message::Replay(replay::load(
+                self.dir.clone(),
+                r.table,
+                r.hand,
+            ))),
+            _ => None,
+        };
+        if let Some(m) = due {
+            self.send(m);
+        }
+    }
+
+    fn click(&mut self, text: &str) -> Result<(), Error> {
+        let msgs: Vec<Message> = {
+            let mut ui = self.ui();
+            ui.click(text)?;
+            ui.into_messages().collect()
+        };
+        for m in msgs {
+            self.send(m);
+        }
+        Ok(())
+    }
+
+    fn click_id(&mut self, id: String) -> Result<(), Error> {
+        let msgs: Vec<Message> = {
+            let mut ui = self.ui();
+            ui.click(selector::id(id))?;
+            ui.into_messages().collect()
+        };
+        for m in msgs {
+            self.send(m);
+        }
+        Ok(())
+    }
+
+    fn type_into(&mut self, id: &str, text: &str) -> Result<(), Error> {
+        let msgs: Vec<Message> = {
+            let mut ui = self.ui();
+            ui.click(selector::id(id.to_string()))?;
+            let _ = ui.typewrite(text);
+            ui.into_messages().collect()
+        };
+        for m in msgs {
+            self.send(m);
+        }
+        Ok(())
+    }
+
+    fn key(&mut self, named: Named) {
+        let k = table_key(&IcedKey::Named(named)).expect("a shortcut");
+        self.send(Message::Table(TableMsg::Key(k)));
+    }
+
+    fn replay_step(&self) -> usize {
+        match &self.app.screen {
+            Screen::Replay(r) => r.step,
+            _ => panic!("not replaying"),
+        }
+    }
+}
+
+#[test]
+fn the_history_lists_a_finished_practice_hand_exports_and_verifies_it() -> Result<(), Error> {
+    let dir = temp_dir("ui-history");
+    let _engine = play_practice(&dir, 5, 1);
+    let mut ui = Ui::new(&dir, Lang::En);
+    assert!(
+        ui.find(ui.t(T::History)),
+        "the home screen offers the history"
+    );
+    ui.click(ui.t(T::History))?;
+    let Screen::History(h) = &ui.app.screen else {
+        panic!("the history opens");
+    };
+    let table = h
+        .history
+        .as_ref()
+        .and_then(|r| r.as_ref().ok())
+        .map(|h| h.tables[0].clone())
+        .expect("one table");
+    assert!(ui.find(&Lang::En.f(T::HistoryCount, &[&1, &1])));
+    assert!(ui.find(ui.t(T::CheckSigned)), "booked with four signatures");
+    assert!(ui.find(ui.t(T::PracticeTag)));
+    let names = |s: u8| history::seat_label(Lang::En, &table, s);
+    let words = history::result_words(Lang::En, &names, &table.hands[0].result);
+    assert!(ui.find(&words), "the result in words: {words}");
+    // Each player's balance and level.
+    let me = Lang::En.f(T::LevelOf, &[&1, &"贫民"]);
+    assert!(ui.find(&me));
+
+    // Verify the table's stored log offline.
+    ui.click(ui.t(T::VerifyTable))?;
+    assert!(ui.find(ui.t(T::CheckVerified)));
+
+    // Export hand 1 to the default path.
+    ui.click_id(export_id(&table.id, 1))?;
+    let path = records::default_export_path(&dir, &table.id, 1);
+    assert!(
+        ui.find(&path.display().to_string()),
+        "the default path is offered"
+    );
+    ui.click(ui.t(T::ExportWrite))?;
+    let Screen::History(h) = &ui.app.screen else {
+        panic!("still the history");
+    };
+    let form = h.export.clone().expect("the form");
+    if form.outcome.is_none() {
+        // The harness runs the export the task would.
+        let m = history::export(dir.clone(), table.id, 1, path.clone());
+        ui.send(Message::History(m));
+    }
+    assert!(path.is_file(), "written");
+
+    // Verify the exported file through the field.
+    ui.type_into(VERIFY_FIELD, &path.display().to_string())?;
+    ui.click(ui.t(T::VerifyButton))?;
+    let Screen::History(h) = &ui.app.screen else {
+        panic!("still the history");
+    };
+    let ok = h.verdict.clone().expect("a verdict").expect("verifies");
+    let head = Lang::En.f(
+        T::VerifyOk,
+        &[
+            &&mahjong_store::to_hex(&table.id)[..8],
+            &1,
+            &ok.report.signatures,
+            &ok.report.steps,
+            &1,
+        ],
+    );
+    assert!(ui.find(&head), "{head}");
+
+    // A tampered copy: one byte of a signed frame changed.
+    let text = std::fs::read_to_string(&path).expect("read");
+    let at = text.find("\"steps\":[[\"").expect("steps") + 200;
+    let mut bytes = text.into_bytes();
+    bytes[at] = if bytes[at] == b'0' { b'1' } else { b'0' };
+    let bad = dir.join("tampered.json");
+    std::fs::write(&bad, bytes).expect("write");
+    ui.type_into(VERIFY_FIELD, "")?;
+    if let Screen::History(h) = &mut ui.app.screen {
+        h.verify_path.clear();
+    }
+    ui.type_into(VERIFY_FIELD, &bad.display().to_string())?;
+    ui.click(ui.t(T::VerifyButton))?;
+    assert!(ui.find(ui.t(T::VerifyFault)), "the tampered file fails");
+    assert!(
+        ui.find(ui.t(T::NoCulprit)),
+        "and blames nobody: it was altered"
+    );
+    // Not a file of this program at all.
+    let junk = dir.join("junk.json");
+    std::fs::write(&junk, b"{not json").expect("write");
+    if let Screen::History(h) = &mut ui.app.screen {
+        h.verify_path.clear();
+    }
+    ui.type_into(VERIFY_FIELD, &junk.display().to_string())?;
+    ui.click(ui.t(T::VerifyButton))?;
+    assert!(ui.find(ui.t(T::VerifyUnreadable)));
+    let _ = EXPORT_FIELD;
+    Ok(())
+}
+
+#[test]
+fn a_hand_replays_step_by_step_forward_and_back_to_the_settlement() -> Result<(), Error> {
+    let dir = temp_dir("ui-replay");
+    let _engine = play_practice(&dir, 7, 1);
+    let mut ui = Ui::new(&dir, Lang::Zh);
+    ui.send(Message::OpenHistory);
+    let table = match &ui.app.screen {
+        Screen::History(h) => h
+            .history
+            .as_ref()
+            .and_then(|r| r.as_ref().ok())
+            .map(|h| h.tables[0].id)
+            .expect("a table"),
+        _ => panic!("the history"),
+    };
+    ui.click_id(replay_id(&table, 1))?;
+    let n = match &ui.app.screen {
+        Screen::Replay(r) => r.steps(),
+        _ => panic!("the replay opens"),
+    };
+    assert!(n > 20, "{n} steps");
+    let zh = Lang::Zh;
+    assert!(ui.find(&zh.f(T::StepOf, &[&0, &(n - 1)])));
+    assert!(ui.find(zh.t(T::ReplayDeal)));
+    ui.click(zh.t(T::StepForward))?;
+    assert_eq!(ui.replay_step(), 1);
+    assert!(ui.find(&zh.f(T::StepOf, &[&1, &(n - 1)])));
+    ui.key(Named::ArrowRight);
+    ui.key(Named::ArrowRight);
+    assert_eq!(ui.replay_step(), 3);
+    ui.key(Named::ArrowLeft);
+    assert_eq!(ui.replay_step(), 2);
+    ui.click(zh.t(T::StepBack))?;
+    assert_eq!(ui.replay_step(), 1);
+    // Every hand face up on demand, then the end: the settlement.
+    ui.click(zh.t(T::ShowHands))?;
+    assert!(ui.find(zh.t(T::ProvenHands)));
+    ui.click(zh.t(T::StepEnd))?;
+    assert_eq!(ui.replay_step(), n - 1);
+    assert!(ui.find(&zh.f(T::HandResult, &[&1])), "the settlement");
+    assert!(
+        ui.find(zh.t(T::ProvenHands)),
+        "all hands face up at the end"
+    );
+    assert!(ui.find(zh.t(T::Totals)));
+    ui.key(Named::ArrowRight);
+    assert_eq!(ui.replay_step(), n - 1, "no step past the end");
+    ui.click(zh.t(T::StepBack))?;
+    assert_eq!(ui.replay_step(), n - 2);
+    // Back to the history it came from.
+    ui.click(zh.t(T::BackToHistory))?;
+    assert!(matches!(ui.app.screen, Screen::History(_)));
+    Ok(())
+}

@@ -98,6 +98,16 @@ keys! {
     // Lobby keys go below this line.
     // (separator)
     // History and replay keys go below this line.
+    History, HistoryLoading, HistoryEmpty, HistoryCount, HistoryFailed, Players, ColPlayer,
+    ColBalance, ColLevel, ColHand, ColResult, ColCheck, LevelOf, TableHead, PracticeTag,
+    PaymentCell, CellLegend, CheckSigned, CheckAborted, CheckVerified, CheckFault,
+    CheckUnavailable, VerifyTable, Verifying, ReplayButton, ExportButton, ExportTitle, Exported,
+    ExportFailed, VerifyTitle, VerifyButton, VerifyPlaceholder, VerifyOk, VerifyHandLine,
+    VerifyFault, VerifyUnreadable, Culprit, NoCulprit, ResWin, ResOnDiscard, ResRobKong,
+    ResDrawn, ResLeft, ResByThree, ReplayTitle, ReplayLoading, ReplayFailed, StepOf, StepBack,
+    StepForward, StepStart, StepEnd, ShowHands, HideHands, ReplayKeys, ReplayDeal, ReplayDraws,
+    ReplayDrawsTile, ReplayNoClaim, ReplayConcealedKong, ReplayEnd, ProvenHands, BackToHistory,
+    ExportWrite,
     // (separator)
     // Scorer and rules keys go below this line.
     ClaimsCorner, RulesButton, RulesTitle, RulesOptions, RulesOptionsIntro, BackToTable,

@@ -1,9 +1,12 @@
 //! The screens: [`welcome`] (the name on first run), [`home`] (practice set-up, with the
 //! [`options`] editor), [`table`] (play), [`settle`] (the hand end), [`rules`] (the rule
-//! book) and [`scorer`] (a hand played with real tiles), with the pieces they share.
+//! book), [`scorer`] (a hand played with real tiles), [`history`] (the ledger) and [`replay`]
+//! (a finished hand step by step), with the pieces they share.
 
+pub mod history;
 pub mod home;
 pub mod options;
+pub mod replay;
 pub mod rules;
 pub mod scorer;
 pub mod settle;
