@@ -35,6 +35,8 @@ pub enum Message {
     Level(usize),
     /// Sit down.
     Start,
+    /// Open the LAN lobby (the app handles it).
+    Lobby,
 }
 
 impl State {
@@ -52,6 +54,7 @@ impl State {
                 }
             }
             Message::Start => return true,
+            Message::Lobby => {}
         }
         false
     }
@@ -92,6 +95,7 @@ impl State {
             presets,
             bots,
             action(lang.t(T::StartPractice), 20.0, Some(Message::Start)).style(button::success),
+            action(lang.t(T::LobbyButton), 18.0, Some(Message::Lobby)).style(button::primary),
         ]
         .spacing(18)
         .align_x(Alignment::Center)

@@ -2,6 +2,7 @@
 //! (play) and [`settle`] (the hand end), with the pieces they share.
 
 pub mod home;
+pub mod lobby;
 pub mod settle;
 pub mod table;
 pub mod table_view;
@@ -131,6 +132,26 @@ pub fn seat_name(lang: Lang, me: &str, seat: Seat) -> String {
         1 => lang.t(T::Bot1).to_string(),
         2 => lang.t(T::Bot2).to_string(),
         _ => lang.t(T::Bot3).to_string(),
+    }
+}
+
+/// Who sits where: a practice table's (the player, then the three bots) or a LAN table's
+/// roster names.
+#[derive(Clone, Copy, Debug)]
+pub struct Names<'a> {
+    /// The player's name.
+    pub me: &'a str,
+    /// The names of a LAN table's four seats.
+    pub table: Option<&'a [String; 4]>,
+}
+
+impl Names<'_> {
+    /// The name of `seat`.
+    pub fn of(&self, lang: Lang, seat: Seat) -> String {
+        match self.table {
+            Some(t) => t.get(seat as usize).cloned().unwrap_or_default(),
+            None => seat_name(lang, self.me, seat),
+        }
     }
 }
 
