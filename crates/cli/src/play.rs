@@ -9,6 +9,9 @@
 //! line and a non-zero exit (no table filled within `--wait` seconds, a peer proven at fault, a
 //! store error). `--bots K`, at a table this peer opens: K seats are bots, spread over the
 //! human peers. A peer restarted with the same data dir resumes its table.
+//! `--disconnect-seconds S`, at a table this peer opens: how long a silent seat is waited for
+//! before the other three vote it out and a bot run by the next seat's peer takes it (the
+//! preset's 180 by default).
 //!
 //! Extras for tests and odd networks: `--listen MULTIADDR` (default every IPv4 interface, a
 //! free port) and `--no-mdns` (only `--peer`; keeps multicast off a shared host).
@@ -58,6 +61,10 @@ pub struct PlayArgs {
     /// Do not use mDNS (only the --peer addresses).
     #[arg(long)]
     no_mdns: bool,
+    /// At a table this peer opens: seconds a silent seat is waited for before the others
+    /// replace it by a bot (default: the preset's, 180).
+    #[arg(long)]
+    disconnect_seconds: Option<u32>,
 }
 
 /// Runs the command.
@@ -80,6 +87,9 @@ pub fn run(args: PlayArgs) -> Result<()> {
     }
     if args.bots > 3 {
         bail!("--bots must be 0-3, got {}", args.bots);
+    }
+    if args.disconnect_seconds == Some(0) {
+        bail!("--disconnect-seconds must be at least 1");
     }
     if !args.bot {
         bail!(
@@ -115,6 +125,7 @@ pub fn run(args: PlayArgs) -> Result<()> {
         config.listen = listen;
     }
     config.mdns = !args.no_mdns;
+    config.disconnect_seconds = args.disconnect_seconds;
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -186,6 +197,12 @@ async fn session(
                     .unwrap_or_else(|err| format!("evidence that does not verify: {err}"));
                 eprintln!("{who}");
                 fault.get_or_insert(who);
+            }
+            NetEvent::Table(TableEvent::SeatSilent { seat }) => {
+                eprintln!("seat {seat} is silent");
+            }
+            NetEvent::Table(TableEvent::SeatReplaced { seat, controller }) => {
+                eprintln!("seat {seat} is replaced by a bot run by seat {controller}'s peer");
             }
             NetEvent::Table(TableEvent::SetupFailed { seat }) => {
                 break Err(anyhow!(

@@ -816,7 +816,6 @@ fn a_peer_of_another_version_is_told_so_in_one_line() {
 }
 
 #[test]
-#[ignore = "known hang: the honest peers catch the equivocation and book the abort, then do not reach the end of the session; run with --ignored"]
 fn an_equivocating_peer_is_caught_and_the_others_abort_with_evidence() {
     let _serial = serial();
     use mahjong_table::{Body, Envelope};
@@ -897,8 +896,93 @@ fn an_equivocating_peer_is_caught_and_the_others_abort_with_evidence() {
     for n in ["p1", "p2"] {
         assert_eq!(ledger(&dir.join(n)), first, "ledger of {n}");
     }
+    // The abort naming the liar, then the session played to its end with a bot in the
+    // liar's seat (its hands signed by all four seats).
+    let aborted = first
+        .iter()
+        .position(|(_, _, _, signers)| signers.len() == 3)
+        .unwrap_or_else(|| panic!("no abort: {first:?}"));
     assert!(
-        first.iter().any(|(_, _, _, signers)| signers.len() == 3),
+        first.len() > aborted + 1,
+        "no hand after the abort: {first:?}"
+    );
+    assert!(
+        first[aborted + 1..]
+            .iter()
+            .all(|(_, _, _, signers)| signers == &vec![0, 1, 2, 3]),
         "{first:?}"
     );
+    for (i, p) in peers.iter().enumerate() {
+        assert!(
+            p.seen.iter().any(|l| l.contains("is replaced by a bot")),
+            "peer {i}: {:#?}",
+            p.seen
+        );
+    }
+}
+
+/// A peer killed for good (never restarted): after `--disconnect-seconds` the other three
+/// vote its seat out, a bot run by the next seat's peer takes it, and the three finish the
+/// session with identical ledgers (the abort with three votes, then four-signed hands).
+#[test]
+fn a_peer_killed_for_good_is_replaced_by_a_bot_and_the_others_finish() {
+    let _serial = serial();
+    let net = Net::new(4);
+    let dir = scratch("gone");
+    let hands = 2;
+    let extra = ["--disconnect-seconds", "8"];
+    let mut peers: Vec<Peer> = (0..4)
+        .map(|i| Peer::spawn(net.command(i, &play_args(&format!("p{i}"), &dir, hands, &extra))))
+        .collect();
+    let victim = 2;
+    let fill = Instant::now() + Duration::from_secs(60);
+    while Instant::now() < fill {
+        peers[victim].drain();
+        if peers[victim]
+            .seen
+            .iter()
+            .any(|l| l.starts_with("set-up agreed"))
+        {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(800));
+    let _ = peers[victim].child.kill(); // SIGKILL, and no restart
+    let _ = peers[victim].child.wait();
+    let mut dead = peers.remove(victim);
+    dead.drain();
+    let codes = wait_all(&mut peers, Duration::from_secs(240));
+    for (i, (p, c)) in peers.iter().zip(&codes).enumerate() {
+        assert_eq!(
+            *c,
+            Some(0),
+            "peer {i} failed: {:#?}\nthe killed peer said: {:#?}",
+            p.seen,
+            dead.seen
+        );
+        assert!(
+            p.seen.iter().any(|l| l.contains("is replaced by a bot")),
+            "peer {i}: {:#?}",
+            p.seen
+        );
+    }
+    let alive: Vec<String> = names(4)
+        .into_iter()
+        .filter(|n| *n != format!("p{victim}"))
+        .collect();
+    let first = ledger(&dir.join(&alive[0]));
+    for n in &alive {
+        assert_eq!(ledger(&dir.join(n)), first, "ledger of {n} differs");
+    }
+    let aborts: Vec<usize> = (0..first.len())
+        .filter(|&i| first[i].3.len() == 3)
+        .collect();
+    assert_eq!(aborts.len(), 1, "one abort: {first:?}");
+    assert!(first.len() > aborts[0] + 1, "the bot played on: {first:?}");
+    for (_, hand, pay, signers) in &first {
+        assert_eq!(pay.iter().sum::<i64>(), 0, "hand {hand} not zero-sum");
+        assert!(signers.len() == 3 || signers == &vec![0, 1, 2, 3]);
+    }
+    drop(net);
 }
