@@ -47,7 +47,9 @@ pub struct SoloArgs {
     lang: String,
 }
 
-const SEAT_NAMES: [&str; 4] = ["East seat 0", "South seat 1", "West seat 2", "North seat 3"];
+/// The seats' names on the terminal.
+pub(crate) const SEAT_NAMES: [&str; 4] =
+    ["East seat 0", "South seat 1", "West seat 2", "North seat 3"];
 
 /// Runs the game on standard input and output.
 pub fn run(args: SoloArgs) -> Result<()> {
@@ -114,16 +116,8 @@ fn play(args: SoloArgs, input: &mut impl BufRead, out: &mut impl Write) -> Resul
         let mut st = HandState::new(setup.clone(), &Wall::shuffled(wall_seed))?;
         writeln!(
             out,
-            "\n=== Hand {} · dealer {} · dice {}+{}{} ===",
-            session.hands_played + 1,
-            SEAT_NAMES[setup.dealer as usize],
-            dice.values().0,
-            dice.values().1,
-            if st.huangfan() > 0 {
-                format!(" · 荒番 {}", st.huangfan())
-            } else {
-                String::new()
-            }
+            "\n{}",
+            hand_header(session.hands_played + 1, setup.dealer, dice, st.huangfan())
         )?;
         if let Some(w) = st.wildcard() {
             writeln!(out, "Wildcard (百搭): {w}")?;
@@ -169,6 +163,21 @@ fn play(args: SoloArgs, input: &mut impl BufRead, out: &mut impl Write) -> Resul
     }
 }
 
+/// `=== Hand 2 · dealer South seat 1 · dice 3+5 · 荒番 1 ===`.
+pub(crate) fn hand_header(hand: u32, dealer: Seat, dice: Dice, huangfan: u32) -> String {
+    format!(
+        "=== Hand {hand} · dealer {} · dice {}+{}{} ===",
+        SEAT_NAMES[dealer as usize & 3],
+        dice.values().0,
+        dice.values().1,
+        if huangfan > 0 {
+            format!(" · 荒番 {huangfan}")
+        } else {
+            String::new()
+        }
+    )
+}
+
 fn balances(s: &Session) -> String {
     s.balances
         .iter()
@@ -185,9 +194,32 @@ fn ask(
     input: &mut impl BufRead,
     out: &mut impl Write,
 ) -> Result<Option<Action>> {
+    if let Some(a) = auto_answer(view) {
+        return Ok(Some(a));
+    }
+    let order = show_choices(view, out)?;
+    loop {
+        write!(out, "> ")?;
+        out.flush()?;
+        let mut line = String::new();
+        if input.read_line(&mut line)? == 0 {
+            return Ok(None);
+        }
+        match answer(view, &order, &line, hint, out)? {
+            Answer::Act(a) => return Ok(Some(a)),
+            Answer::Quit => return Ok(None),
+            Answer::Again => {}
+        }
+    }
+}
+
+/// The action played without asking: the only one when it is not a discard (a pass-only
+/// claim window, a flower to set aside), and after 敲 the drawn tile unless it wins or makes
+/// a kong. `None`: the player chooses.
+pub(crate) fn auto_answer(view: &SeatView) -> Option<Action> {
     let legal = &view.legal;
     if legal.len() == 1 && !matches!(legal[0], Action::Discard { .. }) {
-        return Ok(Some(legal[0].clone()));
+        return Some(legal[0].clone());
     }
     // After 敲 the drawn tile is discarded for the player unless it wins or makes a kong.
     if view.seats[view.seat as usize].ready
@@ -199,8 +231,15 @@ fn ask(
             .iter()
             .find(|a| matches!(a, Action::Discard { card, .. } if Some(card.tile) == drawn))
             .unwrap_or(&legal[0]);
-        return Ok(Some(pick.clone()));
+        return Some(pick.clone());
     }
+    None
+}
+
+/// Draws the table and lists the legal actions, numbered from 1; returns the order of the
+/// list (indices into `view.legal`) for [`answer`].
+pub(crate) fn show_choices(view: &SeatView, out: &mut impl Write) -> Result<Vec<usize>> {
+    let legal = &view.legal;
     render(view, out)?;
     let order = display_order(legal);
     for (n, &i) in order.iter().enumerate() {
@@ -212,57 +251,76 @@ fn ask(
             writeln!(out, "{l}")?;
         }
     }
-    loop {
-        write!(out, "> ")?;
-        out.flush()?;
-        let mut line = String::new();
-        if input.read_line(&mut line)? == 0 {
-            return Ok(None);
-        }
-        let line = line.trim();
-        match line {
-            "q" | "quit" => return Ok(None),
-            "h" | "hint" => {
-                let d = hint.decide(view);
-                let text = format!("  hint: {} — {}", describe(&d.action), d.reason);
-                for l in wrap_words(&text, WIDTH, 8) {
-                    writeln!(out, "{l}")?;
-                }
-                continue;
+    Ok(order)
+}
+
+/// What a line typed at a prompt means.
+#[derive(Debug, PartialEq)]
+pub(crate) enum Answer {
+    /// Play this action.
+    Act(Action),
+    /// The player stops (`q`).
+    Quit,
+    /// Nothing to play (a hint, an empty or wrong line, said on `out`): ask again.
+    Again,
+}
+
+/// Reads one typed line against the choices [`show_choices`] listed: the number of an action,
+/// a tile to discard (`5m`, `!5m` to declare ready too), `h` for a hint, `q` to stop.
+pub(crate) fn answer(
+    view: &SeatView,
+    order: &[usize],
+    line: &str,
+    hint: &mut Bot,
+    out: &mut impl Write,
+) -> Result<Answer> {
+    let legal = &view.legal;
+    let line = line.trim();
+    match line {
+        "q" | "quit" => return Ok(Answer::Quit),
+        "h" | "hint" => {
+            let d = hint.decide(view);
+            let text = format!("  hint: {} — {}", describe(&d.action), d.reason);
+            for l in wrap_words(&text, WIDTH, 8) {
+                writeln!(out, "{l}")?;
             }
-            "" => continue,
-            _ => {}
+            return Ok(Answer::Again);
         }
-        if let Ok(n) = line.parse::<usize>() {
-            if (1..=order.len()).contains(&n) {
-                return Ok(Some(legal[order[n - 1]].clone()));
-            }
-            writeln!(out, "  choose 1-{}", order.len())?;
-            continue;
-        }
-        let (ready, tile) = match line.strip_prefix('!') {
-            Some(t) => (true, t),
-            None => (false, line),
-        };
-        match tile.parse::<Tile>() {
-            Ok(t) => {
-                let found = legal.iter().find(|a| matches!(a, Action::Discard { card, ready: r } if card.tile == t && *r == ready));
-                match found {
-                    Some(a) => return Ok(Some(a.clone())),
-                    None => writeln!(
-                        out,
-                        "  you cannot {} {t} now",
-                        if ready {
-                            "declare ready with"
-                        } else {
-                            "discard"
-                        }
-                    )?,
-                }
-            }
-            Err(e) => writeln!(out, "  {e}")?,
-        }
+        "" => return Ok(Answer::Again),
+        _ => {}
     }
+    if let Ok(n) = line.parse::<usize>() {
+        if (1..=order.len()).contains(&n) {
+            return Ok(Answer::Act(legal[order[n - 1]].clone()));
+        }
+        writeln!(out, "  choose 1-{}", order.len())?;
+        return Ok(Answer::Again);
+    }
+    let (ready, tile) = match line.strip_prefix('!') {
+        Some(t) => (true, t),
+        None => (false, line),
+    };
+    match tile.parse::<Tile>() {
+        Ok(t) => {
+            let found = legal.iter().find(
+                |a| matches!(a, Action::Discard { card, ready: r } if card.tile == t && *r == ready),
+            );
+            match found {
+                Some(a) => return Ok(Answer::Act(a.clone())),
+                None => writeln!(
+                    out,
+                    "  you cannot {} {t} now",
+                    if ready {
+                        "declare ready with"
+                    } else {
+                        "discard"
+                    }
+                )?,
+            }
+        }
+        Err(e) => writeln!(out, "  {e}")?,
+    }
+    Ok(Answer::Again)
 }
 
 /// The order in which the legal actions are listed: wins, kongs, claims and pass as the
@@ -444,7 +502,8 @@ fn describe(a: &Action) -> String {
     }
 }
 
-fn announce(events: &[Event], me: Seat, out: &mut impl Write) -> Result<()> {
+/// One line per rules event of a move, as `me` sees it.
+pub(crate) fn announce(events: &[Event], me: Seat, out: &mut impl Write) -> Result<()> {
     let who = |seat: Seat| {
         if seat == me {
             "You".to_string()
@@ -501,7 +560,8 @@ fn announce(events: &[Event], me: Seat, out: &mut impl Write) -> Result<()> {
     Ok(())
 }
 
-fn report(
+/// The hand's settlement explained (the rules crate's explanation, wrapped to 80 columns).
+pub(crate) fn report(
     outcome: &Outcome,
     payments: &[Money; 4],
     setup: &Setup,
