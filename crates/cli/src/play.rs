@@ -470,7 +470,7 @@ impl Human {
                     if mv.seat == me && self.prompt.take().is_some() {
                         writeln!(out, "  (time is up: the table played for you)")?;
                     }
-                    solo::announce(events, me, &mut out)?;
+                    solo::announce(events, me, &|_| None, &mut out)?;
                 }
             }
             TableEvent::YourTurn { view, .. } => {
