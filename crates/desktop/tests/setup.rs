@@ -194,23 +194,30 @@ fn a_seat_that_signs_two_versions_of_a_discard_is_named_in_the_evidence() -> Res
         end.result.outcome
     );
     assert!(
-        t.proven.iter().any(|(seat, _)| *seat == Some(2)),
+        t.proven.iter().any(|p| p.seat == Some(2)),
         "the evidence names seat 2: {:?}",
         t.proven
     );
     // The hand end shows it: not verified, the evidence, the seat by name.
-    let (_, what) = t
+    let proof = t
         .proven
         .iter()
-        .find(|(s, _)| *s == Some(2))
+        .find(|p| p.seat == Some(2))
         .cloned()
         .expect("named");
-    let line = Lang::En.f(T::Cheated, &[&Lang::En.t(T::Bot2), &what]);
+    assert_eq!(
+        proof.offence.as_deref(),
+        Some(&mahjong_table::Offence::Equivocation)
+    );
+    let line = Lang::En.f(T::Cheated, &[&Lang::En.t(T::Bot2), &proof.what]);
     assert!(h.find(Lang::En.t(T::NotVerified)));
     assert!(h.find(Lang::En.t(T::Evidence)));
     assert!(h.find(line.as_str()), "not shown: {line}");
     h.click("中文")?;
-    let line = Lang::Zh.f(T::Cheated, &[&Lang::Zh.t(T::Bot2), &what]);
+    let line = Lang::Zh.f(
+        T::Cheated,
+        &[&Lang::Zh.t(T::Bot2), &"同一步签了两份不同的消息"],
+    );
     assert!(h.find(line.as_str()), "not shown: {line}");
     Ok(())
 }
