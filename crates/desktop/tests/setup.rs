@@ -157,6 +157,8 @@ fn the_rules_open_from_home_and_over_a_table_which_keeps_its_hand() -> Result<()
     h.click("English")?;
     assert!(h.find("§9 Options"));
     assert!(h.find("The rules: Qiaoma 敲麻"));
+    // The sections about other presets are marked as such.
+    assert!(h.find("(about another preset; this table plays Qiaoma 敲麻)"));
     h.click("Back")?;
     assert!(matches!(h.app.screen, Screen::Home(_)) && h.app.rules.is_none());
     // Over a table: the table keeps running underneath and comes back as it was.
@@ -253,7 +255,7 @@ fn the_strong_bots_hint_is_said_in_chinese() -> Result<(), Error> {
 }
 
 /// Writes the option editor's and the rules screen's screenshots under `docs/`
-/// (`setup-<lang>.png` with a difference highlighted and a refusal, `rules-<lang>.png`),
+/// (`setup-<lang>.png` with a difference highlighted and a refusal, `rules-<lang>.png`, 1280 × 1700),
 /// rendered by the window's software renderer. Run with
 /// `cargo test -p shanghai-mahjong --test setup screenshots -- --ignored`.
 #[test]
@@ -279,6 +281,10 @@ fn screenshots() -> Result<(), Error> {
         ));
         common::save(h.ui(), &format!("setup-{lang}"))?;
         h.click(lang.t(T::RulesButton))?;
+        // Tall enough to show the table's options and the rule book's beginning.
+        let _ = h
+            .app
+            .update(Message::Resized(iced::Size::new(1280.0, 1700.0)));
         common::save(h.ui(), &format!("rules-{lang}"))?;
     }
     Ok(())

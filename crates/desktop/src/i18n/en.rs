@@ -271,6 +271,7 @@ pub fn text(key: T) -> &'static str {
         T::OffReplay => "full replay refuses move {0}: {1}",
         T::OffWrongResult => "signed a wrong result",
         T::OffBadProposal => "bad proposal: {0}",
+        T::RulesOtherPreset => "(about another preset; this table plays {0})",
         T::ClaimsCorner => "claimed ↓ on →",
         T::BackToTable => "Back to the table",
         T::ScorerButton => "Scorer for real tiles",

@@ -104,6 +104,7 @@ keys! {
     // (separator)
     // Scorer and rules keys go below this line.
     OffEquivocation, OffDeal, OffIllegal, OffMalformed, OffFace, OffAudit, OffReplay, OffWrongResult, OffBadProposal,
+    RulesOtherPreset,
     ClaimsCorner, RulesButton, RulesTitle, RulesOptions, RulesOptionsIntro, BackToTable,
     ScorerButton, ScorerTitle, ScorerIntro, ScorerOptions, ScorerOptionsChanged, HowWon, FromLabel,
     DeclaredLabel, KaibaoLabel, ReplacementLabel, HuangfanLabel, ClaimsLabel, ModeLabel,

@@ -231,6 +231,7 @@ pub fn text(key: T) -> &'static str {
         T::OffReplay => "完整回放不认第 {0} 步：{1}",
         T::OffWrongResult => "签了错误的结果",
         T::OffBadProposal => "无效的开桌提议：{0}",
+        T::RulesOtherPreset => "（讲的是别的预设；本桌玩的是{0}）",
         T::ClaimsCorner => "谁吃碰 ↓ 谁的牌 →",
         T::BackToTable => "回到牌桌",
         T::ScorerButton => "实体牌算分",
