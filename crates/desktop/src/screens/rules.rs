@@ -14,7 +14,7 @@ use iced::widget::{button, column, container, row, scrollable};
 use iced::{Alignment, Element, Length};
 use mahjong_rules::{Options, Ruleset};
 
-use super::options::{Opt, Scope, show};
+use super::options::{Scope, summary};
 use super::{ACCENT, MUTED, ON_FELT, action, bold, label, panel, preset_name};
 use crate::i18n::{Lang, T};
 
@@ -250,37 +250,12 @@ impl State {
         ]
         .spacing(12)
         .align_y(Alignment::Center);
-        let mut opts = column![
+        let opts = column![
             bold(lang.t(T::RulesOptions), 18.0, ACCENT),
             label(lang.t(T::RulesOptionsIntro), 13.0, MUTED),
         ]
         .spacing(6);
-        let base = Options::preset(self.preset());
-        for o in Opt::ALL
-            .into_iter()
-            .filter(|o| o.shown(self.preset(), Scope::Lan))
-        {
-            let (title, help) = o.text();
-            let v = o.get(&self.options);
-            let differs = v != o.get(&base);
-            opts = opts.push(
-                column![
-                    row![
-                        container(bold(lang.t(title), 14.0, ON_FELT)).width(220),
-                        bold(
-                            show(lang, o, v),
-                            14.0,
-                            if differs { ACCENT } else { ON_FELT }
-                        ),
-                        label(o.name(), 11.0, MUTED),
-                    ]
-                    .spacing(10)
-                    .align_y(Alignment::Center),
-                    label(lang.t(help), 13.0, MUTED),
-                ]
-                .spacing(1),
-            );
-        }
+        let opts = opts.push(summary(lang, &self.options, Scope::Lan, false));
         let mut doc = column![].spacing(8);
         // Subsections about another preset only are dimmed, and say so.
         let mut other = false;
