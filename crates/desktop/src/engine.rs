@@ -24,7 +24,7 @@ use mahjong_rules::{
     Action, Card, Event, Money, Options, Outcome, Ruleset, Seat, SeatView, SessionLength, scoring,
 };
 use mahjong_table::{
-    Body, Client, Config, Envelope, HandResult, Input, Output, TableError, TableEvent,
+    Body, Client, Config, Envelope, HandResult, Input, Offence, Output, TableError, TableEvent,
 };
 use rand_chacha::ChaCha8Rng;
 use rand_core::{RngCore, SeedableRng};
@@ -150,14 +150,38 @@ pub enum Update {
     HandEnded(Box<HandEnd>),
     /// A seat is proven at fault: the evidence was checked offline-style (replayed from the
     /// signed log alone) before it is shown.
-    Proven {
-        /// The culprit, or `None` when the record does not verify.
-        seat: Option<Seat>,
-        /// What it did (or why the record does not verify).
-        what: String,
-    },
+    Proven(Proof),
     /// The table cannot go on.
     Failed(String),
+}
+
+/// What an evidence record proves, once checked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Proof {
+    /// The culprit, or `None` when the record does not verify.
+    pub seat: Option<Seat>,
+    /// What it did (`None` when the record does not verify).
+    pub offence: Option<Box<Offence>>,
+    /// The table crate's words for it (or why the record does not verify).
+    pub what: String,
+}
+
+impl Proof {
+    /// What a record of evidence proves, checked against the tile set.
+    pub fn of(evidence: &mahjong_table::Evidence) -> Proof {
+        match evidence.verify_with_cards(cards()) {
+            Ok(c) => Proof {
+                seat: Some(c.seat),
+                what: c.offence.to_string(),
+                offence: Some(Box::new(c.offence)),
+            },
+            Err(e) => Proof {
+                seat: None,
+                offence: None,
+                what: e.to_string(),
+            },
+        }
+    }
 }
 
 /// Why a practice table could not be set up.
@@ -556,17 +580,7 @@ impl Engine {
             TableEvent::Evidence(evidence) => {
                 self.faults = true;
                 if seat == HUMAN as usize {
-                    let proven = match evidence.verify_with_cards(cards()) {
-                        Ok(c) => Update::Proven {
-                            seat: Some(c.seat),
-                            what: c.offence.to_string(),
-                        },
-                        Err(e) => Update::Proven {
-                            seat: None,
-                            what: e.to_string(),
-                        },
-                    };
-                    updates.push(proven);
+                    updates.push(Update::Proven(Proof::of(evidence)));
                 }
             }
             TableEvent::HandOver { result, signatures } if seat == HUMAN as usize => {

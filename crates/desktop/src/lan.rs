@@ -361,17 +361,7 @@ fn on_event(
             }
             TableEvent::Evidence(ref e) => {
                 seen.faults = true;
-                let proven = match e.verify_with_cards(engine::cards()) {
-                    Ok(c) => Update::Proven {
-                        seat: Some(c.seat),
-                        what: c.offence.to_string(),
-                    },
-                    Err(err) => Update::Proven {
-                        seat: None,
-                        what: err.to_string(),
-                    },
-                };
-                table(proven);
+                table(Update::Proven(engine::Proof::of(e)));
                 table(Update::Table(ev));
             }
             TableEvent::HandOver {

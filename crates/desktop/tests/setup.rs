@@ -157,6 +157,8 @@ fn the_rules_open_from_home_and_over_a_table_which_keeps_its_hand() -> Result<()
     h.click("English")?;
     assert!(h.find("§9 Options"));
     assert!(h.find("The rules: Qiaoma 敲麻"));
+    // The sections about other presets are marked as such.
+    assert!(h.find("(about another preset; this table plays Qiaoma 敲麻)"));
     h.click("Back")?;
     assert!(matches!(h.app.screen, Screen::Home(_)) && h.app.rules.is_none());
     // Over a table: the table keeps running underneath and comes back as it was.
@@ -194,23 +196,30 @@ fn a_seat_that_signs_two_versions_of_a_discard_is_named_in_the_evidence() -> Res
         end.result.outcome
     );
     assert!(
-        t.proven.iter().any(|(seat, _)| *seat == Some(2)),
+        t.proven.iter().any(|p| p.seat == Some(2)),
         "the evidence names seat 2: {:?}",
         t.proven
     );
     // The hand end shows it: not verified, the evidence, the seat by name.
-    let (_, what) = t
+    let proof = t
         .proven
         .iter()
-        .find(|(s, _)| *s == Some(2))
+        .find(|p| p.seat == Some(2))
         .cloned()
         .expect("named");
-    let line = Lang::En.f(T::Cheated, &[&Lang::En.t(T::Bot2), &what]);
+    assert_eq!(
+        proof.offence.as_deref(),
+        Some(&mahjong_table::Offence::Equivocation)
+    );
+    let line = Lang::En.f(T::Cheated, &[&Lang::En.t(T::Bot2), &proof.what]);
     assert!(h.find(Lang::En.t(T::NotVerified)));
     assert!(h.find(Lang::En.t(T::Evidence)));
     assert!(h.find(line.as_str()), "not shown: {line}");
     h.click("中文")?;
-    let line = Lang::Zh.f(T::Cheated, &[&Lang::Zh.t(T::Bot2), &what]);
+    let line = Lang::Zh.f(
+        T::Cheated,
+        &[&Lang::Zh.t(T::Bot2), &"同一步签了两份不同的消息"],
+    );
     assert!(h.find(line.as_str()), "not shown: {line}");
     Ok(())
 }
@@ -246,7 +255,7 @@ fn the_strong_bots_hint_is_said_in_chinese() -> Result<(), Error> {
 }
 
 /// Writes the option editor's and the rules screen's screenshots under `docs/`
-/// (`setup-<lang>.png` with a difference highlighted and a refusal, `rules-<lang>.png`),
+/// (`setup-<lang>.png` with a difference highlighted and a refusal, `rules-<lang>.png`, 1280 × 1700),
 /// rendered by the window's software renderer. Run with
 /// `cargo test -p shanghai-mahjong --test setup screenshots -- --ignored`.
 #[test]
@@ -272,6 +281,10 @@ fn screenshots() -> Result<(), Error> {
         ));
         common::save(h.ui(), &format!("setup-{lang}"))?;
         h.click(lang.t(T::RulesButton))?;
+        // Tall enough to show the table's options and the rule book's beginning.
+        let _ = h
+            .app
+            .update(Message::Resized(iced::Size::new(1280.0, 1700.0)));
         common::save(h.ui(), &format!("rules-{lang}"))?;
     }
     Ok(())

@@ -374,6 +374,16 @@ pub fn text(key: T) -> &'static str {
         T::RulesOptionsIntro => {
             "Every option of the preset with the value chosen (a value that differs from the preset's default is in gold), then the rule book."
         }
+        T::OffEquivocation => "two different signed messages for one step",
+        T::OffDeal => "deal: {0}",
+        T::OffIllegal => "illegal move: {0}",
+        T::OffMalformed => "malformed entry: {0}",
+        T::OffFace => "claims {0} at wall position {1} but shows {2}",
+        T::OffAudit => "audit: {0}",
+        T::OffReplay => "full replay refuses move {0}: {1}",
+        T::OffWrongResult => "signed a wrong result",
+        T::OffBadProposal => "bad proposal: {0}",
+        T::RulesOtherPreset => "(about another preset; this table plays {0})",
         T::ClaimsCorner => "claimed ↓ on →",
         T::BackToTable => "Back to the table",
         T::ScorerButton => "Scorer for real tiles",

@@ -8,7 +8,10 @@
 
 mod en;
 pub mod hints;
+mod proofs;
 mod zh;
+
+pub use proofs::offence;
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -111,6 +114,8 @@ keys! {
     ExportWrite,
     // (separator)
     // Scorer and rules keys go below this line.
+    OffEquivocation, OffDeal, OffIllegal, OffMalformed, OffFace, OffAudit, OffReplay, OffWrongResult, OffBadProposal,
+    RulesOtherPreset,
     ClaimsCorner, RulesButton, RulesTitle, RulesOptions, RulesOptionsIntro, BackToTable,
     ScorerButton, ScorerTitle, ScorerIntro, ScorerOptions, ScorerOptionsChanged, HowWon, FromLabel,
     DeclaredLabel, KaibaoLabel, ReplacementLabel, HuangfanLabel, ClaimsLabel, ModeLabel,

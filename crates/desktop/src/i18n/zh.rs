@@ -332,6 +332,16 @@ pub fn text(key: T) -> &'static str {
         T::RulesOptionsIntro => {
             "预设的每个选项和所选的值（与预设默认不同的以金色标出），下面是完整规则。"
         }
+        T::OffEquivocation => "同一步签了两份不同的消息",
+        T::OffDeal => "发牌出错：{0}",
+        T::OffIllegal => "不合规则的动作：{0}",
+        T::OffMalformed => "格式不对的记录：{0}",
+        T::OffFace => "声称牌墙第 {1} 张是{0}，亮出来却是{2}",
+        T::OffAudit => "发牌审计：{0}",
+        T::OffReplay => "完整回放不认第 {0} 步：{1}",
+        T::OffWrongResult => "签了错误的结果",
+        T::OffBadProposal => "无效的开桌提议：{0}",
+        T::RulesOtherPreset => "（讲的是别的预设；本桌玩的是{0}）",
         T::ClaimsCorner => "谁吃碰 ↓ 谁的牌 →",
         T::BackToTable => "回到牌桌",
         T::ScorerButton => "实体牌算分",

@@ -25,7 +25,9 @@
 //! ```
 //!
 //! [`Scope::Practice`] hides what only a networked table uses (the start countdown and the
-//! silence before a seat counts as gone); [`Scope::Lan`] shows them.
+//! silence before a seat counts as gone); [`Scope::Lan`] shows them. [`summary`] shows a
+//! set-up read-only (every option, or only the differences from the preset, each explained),
+//! for the rules screen and for players asked to accept someone else's set-up.
 
 use iced::widget::{button, column, container, row, text};
 use iced::{Alignment, Background, Border, Color, Element, Length, Theme};
@@ -691,6 +693,56 @@ impl Editor {
     }
 }
 
+/// Every option of `options`' preset shown in `scope`, read-only: its value, its file name
+/// and its one-line explanation; a value that differs from the preset's default in gold with
+/// the default beside it. With `only_changed`, just the differences (e.g. for players asked
+/// to accept a host's set-up: an empty list says "the preset's defaults").
+pub fn summary<'a, M: 'a>(
+    lang: Lang,
+    options: &Options,
+    scope: Scope,
+    only_changed: bool,
+) -> Element<'a, M> {
+    let base = Options::preset(options.ruleset);
+    let mut col = column![].spacing(6);
+    let mut any = false;
+    for o in Opt::ALL
+        .into_iter()
+        .filter(|o| o.shown(options.ruleset, scope))
+    {
+        let (title, help) = o.text();
+        let (v, d) = (o.get(options), o.get(&base));
+        let differs = v != d;
+        if only_changed && !differs {
+            continue;
+        }
+        any = true;
+        let mut line = row![
+            container(bold(lang.t(title), 14.0, ON_FELT)).width(220),
+            bold(
+                show(lang, o, v),
+                14.0,
+                if differs { ACCENT } else { ON_FELT }
+            ),
+        ]
+        .spacing(10)
+        .align_y(Alignment::Center);
+        if differs {
+            line = line.push(label(
+                lang.f(T::ChangedFrom, &[&show(lang, o, d)]),
+                12.0,
+                ACCENT,
+            ));
+        }
+        line = line.push(label(o.name(), 11.0, MUTED));
+        col = col.push(column![line, label(lang.t(help), 13.0, MUTED)].spacing(1));
+    }
+    if !any {
+        col = col.push(label(lang.t(T::NoChanges), 14.0, MUTED));
+    }
+    col.into()
+}
+
 /// An option's value in words.
 pub fn show(lang: Lang, o: Opt, v: Val) -> String {
     match (o.control(), v) {
@@ -875,6 +927,29 @@ mod tests {
             Opt::DiscardSeconds.step(Val::Num(Some(10)), false),
             Val::Num(Some(9))
         );
+    }
+
+    #[test]
+    fn the_read_only_summary_shows_the_differences_explained() {
+        let sees = |o: &Options, only: bool, text: &str| {
+            let el: Element<'_, ()> = summary(Lang::En, o, Scope::Lan, only);
+            let mut ui = iced_test::Simulator::with_size(
+                crate::iced_settings(),
+                iced::Size::new(1200.0, 1600.0),
+                el,
+            );
+            ui.find(text).is_ok()
+        };
+        let mut o = Options::preset(Ruleset::Classic);
+        assert!(sees(&o, true, Lang::En.t(T::NoChanges)));
+        o.kaibao = true;
+        assert!(sees(&o, true, Lang::En.t(T::OptKaibao)));
+        assert!(sees(&o, true, Lang::En.t(T::OptKaibaoHelp)));
+        assert!(sees(&o, true, "changed · default off"));
+        assert!(!sees(&o, true, Lang::En.t(T::OptDiscardSeconds)));
+        // The full list has every option shown at a networked table.
+        assert!(sees(&o, false, Lang::En.t(T::OptDiscardSeconds)));
+        assert!(sees(&o, false, Lang::En.t(T::OptDisconnectSeconds)));
     }
 
     #[test]

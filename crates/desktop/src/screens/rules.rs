@@ -14,7 +14,7 @@ use iced::widget::{button, column, container, row, scrollable};
 use iced::{Alignment, Element, Length};
 use mahjong_rules::{Options, Ruleset};
 
-use super::options::{Opt, Scope, show};
+use super::options::{Scope, summary};
 use super::{ACCENT, MUTED, ON_FELT, action, bold, label, panel, preset_name};
 use crate::i18n::{Lang, T};
 
@@ -101,7 +101,13 @@ pub fn parse(doc: &str) -> Vec<Block> {
         table: &mut Vec<Vec<String>>,
     ) {
         if !para.is_empty() {
-            blocks.push(Block::Paragraph(inline(&join(para))));
+            let raw = join(para);
+            // A line that is only a link to the other language's file has no use in the app.
+            let only_link =
+                raw.starts_with('[') && raw.ends_with(".md)") && !raw.contains("](http");
+            if !only_link {
+                blocks.push(Block::Paragraph(inline(&raw)));
+            }
             para.clear();
         }
         if let Some((m, lines)) = item.take() {
@@ -244,40 +250,29 @@ impl State {
         ]
         .spacing(12)
         .align_y(Alignment::Center);
-        let mut opts = column![
+        let opts = column![
             bold(lang.t(T::RulesOptions), 18.0, ACCENT),
             label(lang.t(T::RulesOptionsIntro), 13.0, MUTED),
         ]
         .spacing(6);
-        let base = Options::preset(self.preset());
-        for o in Opt::ALL
-            .into_iter()
-            .filter(|o| o.shown(self.preset(), Scope::Lan))
-        {
-            let (title, help) = o.text();
-            let v = o.get(&self.options);
-            let differs = v != o.get(&base);
-            opts = opts.push(
-                column![
-                    row![
-                        container(bold(lang.t(title), 14.0, ON_FELT)).width(220),
-                        bold(
-                            show(lang, o, v),
-                            14.0,
-                            if differs { ACCENT } else { ON_FELT }
-                        ),
-                        label(o.name(), 11.0, MUTED),
-                    ]
-                    .spacing(10)
-                    .align_y(Alignment::Center),
-                    label(lang.t(help), 13.0, MUTED),
-                ]
-                .spacing(1),
-            );
-        }
+        let opts = opts.push(summary(lang, &self.options, Scope::Lan, false));
         let mut doc = column![].spacing(8);
+        // Subsections about another preset only are dimmed, and say so.
+        let mut other = false;
         for b in book(lang) {
-            doc = doc.push(block(b));
+            match b {
+                Block::Heading(level, _) if *level <= 2 => other = false,
+                Block::Heading(_, h) => other = about_other_preset(h, self.preset()),
+                _ => {}
+            }
+            doc = doc.push(block(b, other));
+            if other && matches!(b, Block::Heading(3.., _)) {
+                doc = doc.push(label(
+                    lang.f(T::RulesOtherPreset, &[&lang.t(preset_name(self.preset()))]),
+                    13.0,
+                    MUTED,
+                ));
+            }
         }
         let body = column![
             container(opts).padding(12).width(Length::Fill).style(panel),
@@ -294,7 +289,22 @@ impl State {
     }
 }
 
-fn block<'a>(b: &'a Block) -> Element<'a, Message> {
+/// Whether a heading names presets, none of them `preset` (e.g. "`baida`" at a 敲麻 table).
+pub fn about_other_preset(heading: &str, preset: Ruleset) -> bool {
+    let named: Vec<Ruleset> = Ruleset::ALL
+        .into_iter()
+        .filter(|r| heading.contains(r.name()))
+        .collect();
+    !named.is_empty() && !named.contains(&preset)
+}
+
+/// One block; `dim` for a section about another preset.
+fn block<'a>(b: &'a Block, dim: bool) -> Element<'a, Message> {
+    let (head, body) = if dim {
+        (MUTED, MUTED)
+    } else {
+        (ACCENT, ON_FELT)
+    };
     match b {
         Block::Heading(level, s) => {
             let size = match level {
@@ -303,19 +313,19 @@ fn block<'a>(b: &'a Block) -> Element<'a, Message> {
                 3 => 17.0,
                 _ => 15.0,
             };
-            container(bold(s.as_str(), size, ACCENT))
+            container(bold(s.as_str(), size, head))
                 .padding(iced::Padding {
                     top: if *level <= 2 { 10.0 } else { 4.0 },
                     ..iced::Padding::ZERO
                 })
                 .into()
         }
-        Block::Paragraph(s) => label(s.as_str(), 15.0, ON_FELT),
+        Block::Paragraph(s) => label(s.as_str(), 15.0, body),
         Block::Item(marker, s) => row![
-            container(label(marker.as_str(), 15.0, ACCENT))
+            container(label(marker.as_str(), 15.0, head))
                 .width(26)
                 .align_x(Alignment::End),
-            label(s.as_str(), 15.0, ON_FELT),
+            label(s.as_str(), 15.0, body),
         ]
         .spacing(8)
         .into(),
@@ -343,9 +353,9 @@ fn block<'a>(b: &'a Block) -> Element<'a, Message> {
                 let line = (0..n).fold(row![].spacing(10), |line, i| {
                     let cell = r.get(i).map_or("", String::as_str);
                     let t = if k == 0 {
-                        bold(cell, 14.0, ACCENT)
+                        bold(cell, 14.0, head)
                     } else {
-                        label(cell, 14.0, ON_FELT)
+                        label(cell, 14.0, body)
                     };
                     line.push(container(t).width(Length::FillPortion(parts[i])))
                 });
@@ -374,7 +384,6 @@ mod tests {
             b,
             vec![
                 Block::Heading(1, "Title".into()),
-                Block::Paragraph("中文版".into()),
                 Block::Paragraph("One two three four.".into()),
                 Block::Table(vec![
                     vec!["a".into(), "b".into()],
@@ -385,6 +394,22 @@ mod tests {
                 Block::Paragraph("中文第二行".into()),
             ]
         );
+    }
+
+    #[test]
+    fn sections_about_another_preset_are_told_apart() {
+        assert!(about_other_preset("baida", Ruleset::Qiaoma));
+        assert!(!about_other_preset("baida", Ruleset::Baida));
+        assert!(!about_other_preset(
+            "qiaoma and classic: only these hands win",
+            Ruleset::Classic
+        ));
+        assert!(about_other_preset("Value in qiaoma", Ruleset::Baida));
+        assert!(!about_other_preset("Leavers", Ruleset::Baida));
+        assert!(!about_other_preset(
+            "和牌者的花（qiaoma、classic）",
+            Ruleset::Qiaoma
+        ));
     }
 
     #[test]

@@ -572,6 +572,7 @@ impl State {
                     format!("scorer-{id}-{s}"),
                 ))
             })
+            .wrap()
             .into()
     }
 
@@ -598,7 +599,12 @@ impl State {
             self.show_options,
             "scorer-options".to_string(),
         );
-        col = col.push(row![presets, toggle].spacing(10).align_y(Alignment::Center));
+        col = col.push(
+            row![presets, toggle]
+                .spacing(10)
+                .align_y(Alignment::Center)
+                .wrap(),
+        );
         if self.show_options {
             col = col.push(
                 container(self.editor.view(lang).map(Message::Options))
@@ -728,31 +734,35 @@ impl State {
         if o.binding.is_some() {
             // claims[a][b]: a row per claiming seat, a column per discarding seat.
             col = col.push(caption(lang.t(T::ClaimsLabel)));
-            let mut head =
-                row![container(label(lang.t(T::ClaimsCorner), 12.0, MUTED)).width(120)].spacing(4);
+            let mut head = row![
+                container(label(lang.t(T::ClaimsCorner), 12.0, MUTED))
+                    .width(Length::FillPortion(6))
+            ]
+            .spacing(4);
             for b in 0..4u8 {
                 head = head.push(
                     container(label(self.seat_label(lang, b), 12.0, MUTED))
-                        .width(100)
+                        .width(Length::FillPortion(5))
                         .align_x(Alignment::Center),
                 );
             }
             col = col.push(head);
             for a in 0..4u8 {
-                let mut r =
-                    row![container(label(self.seat_label(lang, a), 13.0, ON_FELT)).width(120)]
-                        .spacing(4)
-                        .align_y(Alignment::Center);
+                let mut r = row![
+                    container(label(self.seat_label(lang, a), 13.0, ON_FELT))
+                        .width(Length::FillPortion(6))
+                ]
+                .spacing(4)
+                .align_y(Alignment::Center);
                 for b in 0..4u8 {
                     let n = self.claims[a as usize][b as usize];
                     let cell: Element<'_, Message> = if a == b {
                         label("", 13.0, MUTED)
                     } else {
                         row![
-                            choice(
-                                "−".into(),
+                            tight(
+                                "−",
                                 (n > 0).then_some(Message::Claims(a, b, false)),
-                                false,
                                 format!("scorer-claims-{a}-{b}-minus"),
                             ),
                             container(bold(
@@ -762,10 +772,9 @@ impl State {
                             ))
                             .width(18)
                             .align_x(Alignment::Center),
-                            choice(
-                                "+".into(),
+                            tight(
+                                "+",
                                 Some(Message::Claims(a, b, true)),
-                                false,
                                 format!("scorer-claims-{a}-{b}-plus"),
                             ),
                         ]
@@ -773,7 +782,11 @@ impl State {
                         .align_y(Alignment::Center)
                         .into()
                     };
-                    r = r.push(container(cell).width(100).align_x(Alignment::Center));
+                    r = r.push(
+                        container(cell)
+                            .width(Length::FillPortion(5))
+                            .align_x(Alignment::Center),
+                    );
                 }
                 col = col.push(r);
             }
@@ -897,7 +910,9 @@ impl State {
                             .spacing(10),
                     );
                 }
-                column![pay, explanation_lines(lang, names, explanation)]
+                // The explanation numbers the seats; its legend gives each one's wind.
+                let winds = [0u8, 1, 2, 3].map(|s| lang.t(wind(s, self.dealer)).to_string());
+                column![pay, explanation_lines(lang, winds, explanation)]
                     .spacing(10)
                     .into()
             }
@@ -930,6 +945,18 @@ fn choice<'a>(s: String, on_press: Option<Message>, on: bool, id: String) -> Ele
             } else {
                 button::secondary
             })
+            .on_press_maybe(on_press),
+    )
+    .id(id)
+    .into()
+}
+
+/// A small −/+ button in a container with `id`.
+fn tight<'a>(s: &'a str, on_press: Option<Message>, id: String) -> Element<'a, Message> {
+    container(
+        button(text(s).size(13))
+            .padding([1, 6])
+            .style(button::secondary)
             .on_press_maybe(on_press),
     )
     .id(id)

@@ -331,10 +331,14 @@ pub fn view<'a>(st: &'a State, end: &'a HandEnd, ctx: Ctx<'a>) -> Element<'a, Me
             .style(panel),
         );
     }
-    for (seat, what) in &st.proven {
-        let line = match seat {
-            Some(s) => lang.f(T::Cheated, &[&names.of(lang, *s), what]),
-            None => lang.f(T::ProvenNone, &[what]),
+    for p in &st.proven {
+        let line = match (p.seat, &p.offence) {
+            (Some(s), Some(o)) => lang.f(
+                T::Cheated,
+                &[&names.of(lang, s), &crate::i18n::offence(lang, o)],
+            ),
+            (Some(s), None) => lang.f(T::Cheated, &[&names.of(lang, s), &p.what]),
+            (None, _) => lang.f(T::ProvenNone, &[&p.what]),
         };
         col = col.push(
             column![

@@ -11,7 +11,7 @@ use std::time::Instant;
 use mahjong_rules::{Action, Card, Event, Money, Move, PublicPhase, Seat, SeatView};
 use mahjong_table::TableEvent;
 
-use crate::engine::{Command, HUMAN, HandEnd, PracticeConfig, Update};
+use crate::engine::{Command, HUMAN, HandEnd, PracticeConfig, Proof, Update};
 use crate::worker::{Commands, Feed, TableKey};
 
 /// A key the table understands (mapped from the keyboard by the app).
@@ -120,8 +120,8 @@ pub struct State {
     pub end: Option<Box<HandEnd>>,
     /// Balances after the last hand.
     pub balances: [Money; 4],
-    /// Proven faults (seat, what).
-    pub proven: Vec<(Option<Seat>, String)>,
+    /// Proven faults.
+    pub proven: Vec<Proof>,
     /// The table stopped.
     pub failed: Option<String>,
     /// The session is over.
@@ -440,7 +440,7 @@ impl State {
                 self.picked = None;
                 self.end = Some(end);
             }
-            Update::Proven { seat, what } => self.proven.push((seat, what)),
+            Update::Proven(p) => self.proven.push(p),
             Update::Failed(reason) => self.failed = Some(reason),
         }
     }
