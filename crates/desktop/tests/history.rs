@@ -280,7 +280,7 @@ fn the_history_lists_a_finished_practice_hand_exports_and_verifies_it() -> Resul
     assert!(ui.find(&Lang::En.f(T::HistoryCount, &[&1, &1])));
     assert!(ui.find(ui.t(T::CheckSigned)), "booked with four signatures");
     assert!(ui.find(ui.t(T::PracticeTag)));
-    let names = |s: u8| history::seat_label(Lang::En, &table, s);
+    let names = |s: u8| history::short_label(Lang::En, &table, s);
     let words = history::result_words(Lang::En, &names, &table.hands[0].result);
     assert!(ui.find(&words), "the result in words: {words}");
     // Each player's balance and level.

@@ -91,7 +91,7 @@ keys! {
     ResDrawn, ResLeft, ResByThree, ReplayTitle, ReplayLoading, ReplayFailed, StepOf, StepBack,
     StepForward, StepStart, StepEnd, ShowHands, HideHands, ReplayKeys, ReplayDeal, ReplayDraws,
     ReplayDrawsTile, ReplayNoClaim, ReplayConcealedKong, ReplayEnd, ProvenHands, BackToHistory,
-    ExportWrite,
+    ExportWrite, ColHands,
     // (separator)
     // Scorer and rules keys go below this line.
     // (end of the keys)

@@ -424,7 +424,7 @@ impl State {
                     color,
                 ));
             }
-            let names = |s: Seat| seat_label(lang, t, s);
+            let names = |s: Seat| short_label(lang, t, s);
             let (check, good) = self.check_text(lang, t, h);
             r = r
                 .push(cell(result_words(lang, &names, &h.result), 8, ON_FELT))
@@ -594,7 +594,7 @@ fn players<'a>(lang: Lang, players: &[PlayerEntry]) -> Element<'a, Message> {
             cell(lang.t(T::ColPlayer).to_string(), 4, MUTED),
             cell(lang.t(T::ColBalance).to_string(), 2, MUTED),
             cell(lang.t(T::ColLevel).to_string(), 3, MUTED),
-            cell(lang.t(T::ColHand).to_string(), 1, MUTED),
+            cell(lang.t(T::ColHands).to_string(), 1, MUTED),
         ]
         .spacing(6),
     ]
@@ -641,6 +641,15 @@ pub fn seat_label(lang: Lang, t: &TableEntry, seat: Seat) -> String {
     t.names
         .get(seat as usize)
         .map_or_else(|| seat.to_string(), |n| file_name(lang, n))
+}
+
+/// A seat's name at a table without a bot's level.
+pub fn short_label(lang: Lang, t: &TableEntry, seat: Seat) -> String {
+    let stored = t.names.get(seat as usize).map_or("", String::as_str);
+    match file_name(lang, stored).split_once(" · ") {
+        Some((name, _)) if practice_level(stored).is_some() => name.to_string(),
+        _ => stored.to_string(),
+    }
 }
 
 /// A hand's result in words (the ledger's `describe`, in the app's language, hand types
