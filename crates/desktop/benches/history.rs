@@ -4,9 +4,9 @@
 //! player waits for after clicking History).
 //!
 //! The store: one real practice table of 4 hands played by the engine (four table clients,
-//! three bots), then 124 more tables of 8 hands whose results are those real results, each
-//! booked through `Store::book` with four `Settle` envelopes signed for it (125 tables, 996 +
-//! 4 = 1,000 hands). `cargo bench -p shanghai-mahjong --bench history`.
+//! three bots), then 125 more tables (124 of 8 hands, one of 4) whose results are those real
+//! results, each booked through `Store::book` with four `Settle` envelopes signed for it (126
+//! tables, 4 + 996 = 1,000 hands). `cargo bench -p shanghai-mahjong --bench history`.
 
 // criterion's macros make undocumented functions.
 #![allow(missing_docs)]
@@ -64,7 +64,8 @@ fn play(dir: &Path, hands: u32) {
     panic!("the practice hands did not end");
 }
 
-/// Books 124 more tables of 8 hands with the real results, re-signed for each table.
+/// Books 996 more hands (124 tables of 8, one of 4) with the real results, re-signed for
+/// each table.
 fn fill(dir: &Path) {
     let store = Store::open(dir).expect("store");
     let real: Vec<HandResult> = store
@@ -77,7 +78,8 @@ fn fill(dir: &Path) {
         .map(|i| SigningKey::from_bytes(&[i + 9; 32]))
         .collect();
     let roster = [0, 1, 2, 3].map(|i| keys[i].verifying_key());
-    for t in 0..124u32 {
+    for t in 0..125u32 {
+        let hands = if t < 124 { 8 } else { 4 };
         let mut table = [0u8; 32];
         table[..4].copy_from_slice(&t.to_le_bytes());
         table[31] = 0xbe;
@@ -109,7 +111,7 @@ fn fill(dir: &Path) {
                 finished: true,
             })
             .expect("table");
-        for hand in 1..=8u32 {
+        for hand in 1..=hands {
             let mut result = real[(hand as usize - 1) % real.len()].clone();
             result.hand = hand;
             let hash = result.hash();
