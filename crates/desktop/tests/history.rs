@@ -414,3 +414,97 @@ fn a_hand_replays_step_by_step_forward_and_back_to_the_settlement() -> Result<()
     assert!(matches!(ui.app.screen, Screen::History(_)));
     Ok(())
 }
+
+#[test]
+fn a_log_that_is_not_the_booked_hand_is_refused_with_the_reason() {
+    use mahjong_rules::Action;
+    use mahjong_table::Body;
+    use shanghai_mahjong::rerun::ReplayError;
+    let dir = temp_dir("tamper");
+    let _engine = play_practice(&dir, 9, 2);
+    let store = mahjong_store::Store::open(&dir).expect("store");
+    let table = store.tables().expect("tables")[0].id;
+    let rows = store.ledger_of(&table).expect("ledger");
+    let log = store
+        .persisted(&table, 0)
+        .expect("log")
+        .expect("seat 0")
+        .log;
+    let cards = shanghai_mahjong::engine::cards();
+    let through_1 = mahjong_store::export::log_through_hand(&log, 1).expect("hand 1");
+    // The real thing rebuilds.
+    let steps = rerun::rebuild(through_1, &rows[0].result, 0, cards.clone()).expect("rebuilds");
+    assert!(steps.len() > 10);
+    // Hand 2's result against hand 1's log: its deal is not there.
+    let e = rerun::rebuild(through_1, &rows[1].result, 0, cards.clone()).expect_err("other hand");
+    assert!(matches!(e, ReplayError::NoAudit { hand: 2, .. }), "{e}");
+    // Without the end-of-hand secrets (the hand's last deal step): no audit, no wall.
+    let last_deal = through_1
+        .iter()
+        .rposition(|r| r.entries.iter().any(|e| matches!(e.body, Body::Deal(_))))
+        .expect("deal steps");
+    let mut cut = through_1.to_vec();
+    cut.remove(last_deal);
+    let e = rerun::rebuild(&cut, &rows[0].result, 0, cards.clone()).expect_err("no audit");
+    assert!(matches!(e, ReplayError::NoAudit { hand: 1, .. }), "{e}");
+    assert!(e.to_string().contains("hand 1"), "{e}");
+    // A discard changed to another tile: the rules refuse it or the hand ends otherwise.
+    let mut bent = through_1.to_vec();
+    let (s, i) = bent
+        .iter()
+        .enumerate()
+        .find_map(|(s, r)| {
+            r.entries.iter().position(|e| {
+                matches!(&e.body, Body::Play(p) if matches!(p.action, Action::Discard { .. }))
+            })
+            .map(|i| (s, i))
+        })
+        .expect("a discard");
+    if let Body::Play(p) = &mut bent[s].entries[i].body
+        && let Action::Discard { card, .. } = &mut p.action
+    {
+        card.pos = (card.pos + 1) % 144;
+    }
+    let e = rerun::rebuild(&bent, &rows[0].result, 0, cards).expect_err("bent");
+    assert!(matches!(e, ReplayError::Disagree { hand: 1, .. }), "{e}");
+    // Through the store: a hand that is not booked.
+    let e = rerun::load(&dir, &table, 9).expect_err("no hand 9");
+    assert!(e.to_string().contains("hand 9"), "{e}");
+}
+
+#[test]
+fn a_store_that_cannot_be_read_is_said_plainly() -> Result<(), Error> {
+    let dir = temp_dir("corrupt");
+    std::fs::create_dir_all(&dir).expect("dir");
+    std::fs::write(
+        dir.join(mahjong_store::DB_FILE),
+        b"not a database at all, 32 bytes!",
+    )
+    .expect("write");
+    let mut ui = Ui::new(&dir, Lang::En);
+    ui.click(ui.t(T::History))?;
+    let e = records::load(&dir).expect_err("corrupt");
+    assert!(e.to_string().contains("mahjong.sqlite3"), "{e}");
+    assert!(ui.find(&Lang::En.f(T::HistoryFailed, &[&e])));
+    // A practice table there cannot be kept: the table says so and still plays.
+    let key = TableKey {
+        config: PracticeConfig {
+            think_ms: (0, 0),
+            hands: 1,
+            ..PracticeConfig::new(Ruleset::Qiaoma, 3)
+        },
+        generation: 1,
+        record: Some(RecordTo {
+            dir: dir.clone(),
+            name: "Mei".into(),
+        }),
+    };
+    let (_, first) = records::start(&key).expect("the engine starts anyway");
+    assert!(
+        first
+            .iter()
+            .any(|u| matches!(u, Update::Failed(f) if f.contains("history"))),
+        "the failure is reported"
+    );
+    Ok(())
+}
