@@ -290,6 +290,11 @@ fn the_history_lists_a_finished_practice_hand_exports_and_verifies_it() -> Resul
     // Verify the table's stored log offline.
     ui.click(ui.t(T::VerifyTable))?;
     assert!(ui.find(ui.t(T::CheckVerified)));
+    // The verdict is remembered: the history opened again shows it at once.
+    ui.click(ui.t(T::Back))?;
+    ui.click(ui.t(T::History))?;
+    assert!(ui.find(ui.t(T::CheckVerified)));
+    assert!(dir.join(records::CHECKS_FILE).is_file());
 
     // Export hand 1 to the default path.
     ui.click_id(export_id(&table.id, 1))?;

@@ -7,7 +7,8 @@
 //! Reading the store, verifying and exporting run in `Task`s ([`crate::records`]); the
 //! screen shows "reading…" until the history arrives. A hand's status is "signed by all four"
 //! (or "aborted: 3 votes") as booked; "Verify table" replays the table's stored log offline
-//! and marks each hand verified or names the fault. The newest tables come first; long
+//! and marks each hand verified or names the fault (remembered in `verified.json` in the data
+//! directory, so the next opening shows it at once). The newest tables come first; long
 //! histories are shown a page at a time.
 
 use std::collections::BTreeMap;
@@ -39,6 +40,9 @@ pub fn replay_id(table: &[u8; 32], hand: u32) -> String {
 pub fn export_id(table: &[u8; 32], hand: u32) -> String {
     format!("export-{}-{hand}", &to_hex(table)[..12])
 }
+
+/// Offline checks remembered from earlier runs, per table and hand.
+pub type Remembered = BTreeMap<[u8; 32], BTreeMap<u32, HandCheck>>;
 
 /// A table's offline check.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -88,8 +92,8 @@ pub struct State {
 /// What the history screen is told.
 #[derive(Clone, Debug)]
 pub enum Message {
-    /// The history was read.
-    Loaded(Result<History, String>),
+    /// The history was read, with the offline checks remembered from earlier runs.
+    Loaded(Result<(History, Remembered), String>),
     /// Replay a table's stored log offline.
     VerifyTable([u8; 32]),
     /// A table's check is done.
@@ -129,7 +133,11 @@ pub enum Exit {
 
 /// Reads the history of `dir` (blocking: call it from a task).
 pub fn load(dir: PathBuf) -> Message {
-    Message::Loaded(records::load(&dir).map_err(|e| e.to_string()))
+    Message::Loaded(
+        records::load(&dir)
+            .map(|h| (h, records::remembered_checks(&dir)))
+            .map_err(|e| e.to_string()),
+    )
 }
 
 /// Checks the stored log of `table` (blocking).
@@ -178,7 +186,12 @@ impl State {
     pub fn update(&mut self, message: Message) -> (Exit, Task<Message>) {
         let task = match message {
             Message::Loaded(h) => {
-                self.history = Some(h);
+                self.history = Some(h.map(|(h, remembered)| {
+                    for (table, checks) in remembered {
+                        self.checks.entry(table).or_insert(TableCheck::Done(checks));
+                    }
+                    h
+                }));
                 Task::none()
             }
             Message::VerifyTable(table) => {
