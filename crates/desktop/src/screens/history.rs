@@ -699,7 +699,8 @@ pub fn result_words(lang: Lang, name: &dyn Fn(Seat) -> String, r: &HandResult) -
     }
 }
 
-/// A time (ms since the Unix epoch) as `YYYY-MM-DD HH:MM` UTC.
+/// A time (ms since the Unix epoch) as `YYYY-MM-DD HH:MM UTC` (no time zone data is
+/// bundled, so the clock is UTC's, and says so).
 pub fn date(ms: u64) -> String {
     let secs = ms / 1000;
     let days = (secs / 86_400) as i64;
@@ -713,7 +714,7 @@ pub fn date(ms: u64) -> String {
     let d = doy - (153 * mp + 2) / 5 + 1;
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
     let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}-{m:02}-{d:02} {}", time_of_day(ms))
+    format!("{y:04}-{m:02}-{d:02} {} UTC", time_of_day(ms))
 }
 
 /// The time of day (UTC) of a time in ms.
@@ -733,9 +734,9 @@ mod tests {
 
     #[test]
     fn dates_are_civil_utc() {
-        assert_eq!(date(0), "1970-01-01 00:00");
-        assert_eq!(date(951_782_400_000), "2000-02-29 00:00");
-        assert_eq!(date(1_796_050_930_000), "2026-11-30 15:02");
+        assert_eq!(date(0), "1970-01-01 00:00 UTC");
+        assert_eq!(date(951_782_400_000), "2000-02-29 00:00 UTC");
+        assert_eq!(date(1_796_050_930_000), "2026-11-30 15:02 UTC");
     }
 
     #[test]
