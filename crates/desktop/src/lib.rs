@@ -11,7 +11,12 @@
 //! - [`worker`]: the engine on its own thread; the countdown ticker.
 //! - [`lan`]: the LAN (`mahjong-net`) on its own thread: the lobby and LAN tables, whose
 //!   events feed the same table screen.
-//! - [`screens`]: welcome (the name), home (practice set-up), table, hand end.
+//! - [`screens`]: welcome (the name), home (practice set-up and its option editor), table,
+//!   hand end, the rules, the scorer, the lobby, the history of finished hands and the replay
+//!   of one.
+//! - [`records`]: the player's store (`mahjong-store`): the history's data, exports, the
+//!   verification of a file or a stored table, practice hands booked in the ledger.
+//! - [`rerun`]: a finished hand rebuilt step by step from its stored signed log.
 //! - [`tiles`]: vector tiles, Chinese faces or notation.
 //! - [`i18n`]: the two catalogues. [`settings`]: `settings.json`. [`cli`]: flags.
 //!

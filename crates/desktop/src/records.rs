@@ -296,7 +296,8 @@ pub fn verify_path(path: &Path) -> Result<LogCheck, VerifyError> {
 }
 
 /// A hand's verification status.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum HandCheck {
     /// The table's stored log was replayed offline (signatures, hash chain, deal proofs and
     /// audit, every move through the rules) and gives this very result.
@@ -307,8 +308,55 @@ pub enum HandCheck {
     Unavailable(String),
 }
 
+/// The file in the data directory that remembers the offline checks of stored tables.
+pub const CHECKS_FILE: &str = "verified.json";
+
+/// Checks remembered per table (hex id) and hand.
+type Remembered = BTreeMap<String, BTreeMap<u32, HandCheck>>;
+
+fn read_remembered(dir: &Path) -> Remembered {
+    // A cache of checks anyone can redo: a missing or unreadable file is an empty one (it is
+    // rewritten at the next check).
+    std::fs::read(dir.join(CHECKS_FILE))
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or_default()
+}
+
+/// The offline checks remembered from earlier runs (only verdicts, not "cannot check").
+pub fn remembered_checks(dir: &Path) -> BTreeMap<[u8; 32], BTreeMap<u32, HandCheck>> {
+    read_remembered(dir)
+        .into_iter()
+        .filter_map(|(t, hands)| Some((mahjong_store::from_hex32(&t)?, hands)))
+        .collect()
+}
+
+/// Remembers a table's checks (atomically: a temporary file renamed over the old one).
+fn remember(
+    dir: &Path,
+    table: &[u8; 32],
+    checks: &BTreeMap<u32, HandCheck>,
+) -> Result<(), RecordsError> {
+    let mut all = read_remembered(dir);
+    let kept: BTreeMap<u32, HandCheck> = checks
+        .iter()
+        .filter(|(_, c)| !matches!(c, HandCheck::Unavailable(_)))
+        .map(|(h, c)| (*h, c.clone()))
+        .collect();
+    all.insert(to_hex(table), kept);
+    let path = dir.join(CHECKS_FILE);
+    let write = |why: String| RecordsError::Write {
+        path: path.clone(),
+        why,
+    };
+    let bytes = serde_json::to_vec(&all).map_err(|e| write(e.to_string()))?;
+    let tmp = path.with_extension("partial");
+    std::fs::write(&tmp, bytes).map_err(|e| write(e.to_string()))?;
+    std::fs::rename(&tmp, &path).map_err(|e| write(e.to_string()))
+}
+
 /// Replays a stored table's log offline (the checks of `mahjong verify`) and says, for every
-/// booked hand of it, whether it holds.
+/// booked hand of it, whether it holds; the verdicts are remembered in [`CHECKS_FILE`].
 pub fn verify_table(
     dir: &Path,
     table: &[u8; 32],
@@ -361,6 +409,7 @@ pub fn verify_table(
             }
         }
     }
+    remember(dir, table, &out)?;
     Ok(out)
 }
 

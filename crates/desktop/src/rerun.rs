@@ -19,7 +19,7 @@ use std::sync::Arc;
 
 use mahjong_bot::Level;
 use mahjong_deal::{CardTable, HandContext, SignedMessage, audit_with_cards};
-use mahjong_rules::{Card, Event, HandState, Move, Seat, SeatView, Setup, Wall};
+use mahjong_rules::{Card, Event, HandState, MeldShape, Move, Seat, SeatView, Setup, Wall};
 use mahjong_store::to_hex;
 use mahjong_table::{Body, HandResult, RosterVote, StepRecord};
 
@@ -36,6 +36,8 @@ pub struct Step {
     pub view: SeatView,
     /// Every seat's concealed tiles after them (proven by the audit).
     pub hands: [Vec<Card>; 4],
+    /// Every seat's melds, concealed kongs face up (proven by the audit).
+    pub melds: [Vec<MeldShape>; 4],
 }
 
 /// A finished hand, rebuilt.
@@ -215,6 +217,7 @@ pub fn rebuild(
         events,
         view: state.view(owner),
         hands: std::array::from_fn(|s| state.hand_cards(s as Seat)),
+        melds: std::array::from_fn(|s| state.meld_shapes(s as Seat)),
     };
     let mut steps = vec![snapshot(&state, Vec::new(), Vec::new())];
     for group in groups {

@@ -280,7 +280,7 @@ fn the_history_lists_a_finished_practice_hand_exports_and_verifies_it() -> Resul
     assert!(ui.find(&Lang::En.f(T::HistoryCount, &[&1, &1])));
     assert!(ui.find(ui.t(T::CheckSigned)), "booked with four signatures");
     assert!(ui.find(ui.t(T::PracticeTag)));
-    let names = |s: u8| history::seat_label(Lang::En, &table, s);
+    let names = |s: u8| history::short_label(Lang::En, &table, s);
     let words = history::result_words(Lang::En, &names, &table.hands[0].result);
     assert!(ui.find(&words), "the result in words: {words}");
     // Each player's balance and level.
@@ -290,6 +290,11 @@ fn the_history_lists_a_finished_practice_hand_exports_and_verifies_it() -> Resul
     // Verify the table's stored log offline.
     ui.click(ui.t(T::VerifyTable))?;
     assert!(ui.find(ui.t(T::CheckVerified)));
+    // The verdict is remembered: the history opened again shows it at once.
+    ui.click(ui.t(T::Back))?;
+    ui.click(ui.t(T::History))?;
+    assert!(ui.find(ui.t(T::CheckVerified)));
+    assert!(dir.join(records::CHECKS_FILE).is_file());
 
     // Export hand 1 to the default path.
     ui.click_id(export_id(&table.id, 1))?;
@@ -412,5 +417,99 @@ fn a_hand_replays_step_by_step_forward_and_back_to_the_settlement() -> Result<()
     // Back to the history it came from.
     ui.click(zh.t(T::BackToHistory))?;
     assert!(matches!(ui.app.screen, Screen::History(_)));
+    Ok(())
+}
+
+#[test]
+fn a_log_that_is_not_the_booked_hand_is_refused_with_the_reason() {
+    use mahjong_rules::Action;
+    use mahjong_table::Body;
+    use shanghai_mahjong::rerun::ReplayError;
+    let dir = temp_dir("tamper");
+    let _engine = play_practice(&dir, 9, 2);
+    let store = mahjong_store::Store::open(&dir).expect("store");
+    let table = store.tables().expect("tables")[0].id;
+    let rows = store.ledger_of(&table).expect("ledger");
+    let log = store
+        .persisted(&table, 0)
+        .expect("log")
+        .expect("seat 0")
+        .log;
+    let cards = shanghai_mahjong::engine::cards();
+    let through_1 = mahjong_store::export::log_through_hand(&log, 1).expect("hand 1");
+    // The real thing rebuilds.
+    let steps = rerun::rebuild(through_1, &rows[0].result, 0, cards.clone()).expect("rebuilds");
+    assert!(steps.len() > 10);
+    // Hand 2's result against hand 1's log: its deal is not there.
+    let e = rerun::rebuild(through_1, &rows[1].result, 0, cards.clone()).expect_err("other hand");
+    assert!(matches!(e, ReplayError::NoAudit { hand: 2, .. }), "{e}");
+    // Without the end-of-hand secrets (the hand's last deal step): no audit, no wall.
+    let last_deal = through_1
+        .iter()
+        .rposition(|r| r.entries.iter().any(|e| matches!(e.body, Body::Deal(_))))
+        .expect("deal steps");
+    let mut cut = through_1.to_vec();
+    cut.remove(last_deal);
+    let e = rerun::rebuild(&cut, &rows[0].result, 0, cards.clone()).expect_err("no audit");
+    assert!(matches!(e, ReplayError::NoAudit { hand: 1, .. }), "{e}");
+    assert!(e.to_string().contains("hand 1"), "{e}");
+    // A discard changed to another tile: the rules refuse it or the hand ends otherwise.
+    let mut bent = through_1.to_vec();
+    let (s, i) = bent
+        .iter()
+        .enumerate()
+        .find_map(|(s, r)| {
+            r.entries.iter().position(|e| {
+                matches!(&e.body, Body::Play(p) if matches!(p.action, Action::Discard { .. }))
+            })
+            .map(|i| (s, i))
+        })
+        .expect("a discard");
+    if let Body::Play(p) = &mut bent[s].entries[i].body
+        && let Action::Discard { card, .. } = &mut p.action
+    {
+        card.pos = (card.pos + 1) % 144;
+    }
+    let e = rerun::rebuild(&bent, &rows[0].result, 0, cards).expect_err("bent");
+    assert!(matches!(e, ReplayError::Disagree { hand: 1, .. }), "{e}");
+    // Through the store: a hand that is not booked.
+    let e = rerun::load(&dir, &table, 9).expect_err("no hand 9");
+    assert!(e.to_string().contains("hand 9"), "{e}");
+}
+
+#[test]
+fn a_store_that_cannot_be_read_is_said_plainly() -> Result<(), Error> {
+    let dir = temp_dir("corrupt");
+    std::fs::create_dir_all(&dir).expect("dir");
+    std::fs::write(
+        dir.join(mahjong_store::DB_FILE),
+        b"not a database at all, 32 bytes!",
+    )
+    .expect("write");
+    let mut ui = Ui::new(&dir, Lang::En);
+    ui.click(ui.t(T::History))?;
+    let e = records::load(&dir).expect_err("corrupt");
+    assert!(e.to_string().contains("mahjong.sqlite3"), "{e}");
+    assert!(ui.find(&Lang::En.f(T::HistoryFailed, &[&e])));
+    // A practice table there cannot be kept: the table says so and still plays.
+    let key = TableKey {
+        config: PracticeConfig {
+            think_ms: (0, 0),
+            length: SessionLength::Hands(1),
+            ..PracticeConfig::new(Ruleset::Qiaoma, 3)
+        },
+        generation: 1,
+        record: Some(RecordTo {
+            dir: dir.clone(),
+            name: "Mei".into(),
+        }),
+    };
+    let (_, first) = records::start(&key).expect("the engine starts anyway");
+    assert!(
+        first
+            .iter()
+            .any(|u| matches!(u, Update::Failed(f) if f.contains("history"))),
+        "the failure is reported"
+    );
     Ok(())
 }

@@ -366,6 +366,7 @@ pub fn text(key: T) -> &'static str {
         T::ProvenHands => "Every hand, as the end-of-hand audit of the deal proves it",
         T::BackToHistory => "Back to the history",
         T::ExportWrite => "Write the file",
+        T::ColHands => "Hands",
         // (separator)
         // Scorer and rules keys go below this line.
         T::RulesButton => "Rule book",

@@ -111,7 +111,7 @@ keys! {
     ResDrawn, ResLeft, ResByThree, ReplayTitle, ReplayLoading, ReplayFailed, StepOf, StepBack,
     StepForward, StepStart, StepEnd, ShowHands, HideHands, ReplayKeys, ReplayDeal, ReplayDraws,
     ReplayDrawsTile, ReplayNoClaim, ReplayConcealedKong, ReplayEnd, ProvenHands, BackToHistory,
-    ExportWrite,
+    ExportWrite, ColHands,
     // (separator)
     // Scorer and rules keys go below this line.
     OffEquivocation, OffDeal, OffIllegal, OffMalformed, OffFace, OffAudit, OffReplay, OffWrongResult, OffBadProposal,

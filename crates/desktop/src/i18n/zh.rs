@@ -324,6 +324,7 @@ pub fn text(key: T) -> &'static str {
         T::ProvenHands => "四家手牌（由终局发牌审计证明）",
         T::BackToHistory => "返回记录",
         T::ExportWrite => "写入文件",
+        T::ColHands => "局数",
         // (separator)
         // Scorer and rules keys go below this line.
         T::RulesButton => "规则全文",

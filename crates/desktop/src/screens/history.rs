@@ -7,7 +7,8 @@
 //! Reading the store, verifying and exporting run in `Task`s ([`crate::records`]); the
 //! screen shows "reading…" until the history arrives. A hand's status is "signed by all four"
 //! (or "aborted: 3 votes") as booked; "Verify table" replays the table's stored log offline
-//! and marks each hand verified or names the fault. The newest tables come first; long
+//! and marks each hand verified or names the fault (remembered in `verified.json` in the data
+//! directory, so the next opening shows it at once). The newest tables come first; long
 //! histories are shown a page at a time.
 
 use std::collections::BTreeMap;
@@ -39,6 +40,9 @@ pub fn replay_id(table: &[u8; 32], hand: u32) -> String {
 pub fn export_id(table: &[u8; 32], hand: u32) -> String {
     format!("export-{}-{hand}", &to_hex(table)[..12])
 }
+
+/// Offline checks remembered from earlier runs, per table and hand.
+pub type Remembered = BTreeMap<[u8; 32], BTreeMap<u32, HandCheck>>;
 
 /// A table's offline check.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -88,8 +92,8 @@ pub struct State {
 /// What the history screen is told.
 #[derive(Clone, Debug)]
 pub enum Message {
-    /// The history was read.
-    Loaded(Result<History, String>),
+    /// The history was read, with the offline checks remembered from earlier runs.
+    Loaded(Result<(History, Remembered), String>),
     /// Replay a table's stored log offline.
     VerifyTable([u8; 32]),
     /// A table's check is done.
@@ -129,7 +133,11 @@ pub enum Exit {
 
 /// Reads the history of `dir` (blocking: call it from a task).
 pub fn load(dir: PathBuf) -> Message {
-    Message::Loaded(records::load(&dir).map_err(|e| e.to_string()))
+    Message::Loaded(
+        records::load(&dir)
+            .map(|h| (h, records::remembered_checks(&dir)))
+            .map_err(|e| e.to_string()),
+    )
 }
 
 /// Checks the stored log of `table` (blocking).
@@ -178,7 +186,12 @@ impl State {
     pub fn update(&mut self, message: Message) -> (Exit, Task<Message>) {
         let task = match message {
             Message::Loaded(h) => {
-                self.history = Some(h);
+                self.history = Some(h.map(|(h, remembered)| {
+                    for (table, checks) in remembered {
+                        self.checks.entry(table).or_insert(TableCheck::Done(checks));
+                    }
+                    h
+                }));
                 Task::none()
             }
             Message::VerifyTable(table) => {
@@ -424,7 +437,7 @@ impl State {
                     color,
                 ));
             }
-            let names = |s: Seat| seat_label(lang, t, s);
+            let names = |s: Seat| short_label(lang, t, s);
             let (check, good) = self.check_text(lang, t, h);
             r = r
                 .push(cell(result_words(lang, &names, &h.result), 8, ON_FELT))
@@ -594,7 +607,7 @@ fn players<'a>(lang: Lang, players: &[PlayerEntry]) -> Element<'a, Message> {
             cell(lang.t(T::ColPlayer).to_string(), 4, MUTED),
             cell(lang.t(T::ColBalance).to_string(), 2, MUTED),
             cell(lang.t(T::ColLevel).to_string(), 3, MUTED),
-            cell(lang.t(T::ColHand).to_string(), 1, MUTED),
+            cell(lang.t(T::ColHands).to_string(), 1, MUTED),
         ]
         .spacing(6),
     ]
@@ -643,6 +656,15 @@ pub fn seat_label(lang: Lang, t: &TableEntry, seat: Seat) -> String {
         .map_or_else(|| seat.to_string(), |n| file_name(lang, n))
 }
 
+/// A seat's name at a table without a bot's level.
+pub fn short_label(lang: Lang, t: &TableEntry, seat: Seat) -> String {
+    let stored = t.names.get(seat as usize).map_or("", String::as_str);
+    match file_name(lang, stored).split_once(" · ") {
+        Some((name, _)) if practice_level(stored).is_some() => name.to_string(),
+        _ => stored.to_string(),
+    }
+}
+
 /// A hand's result in words (the ledger's `describe`, in the app's language, hand types
 /// named by the catalogue).
 pub fn result_words(lang: Lang, name: &dyn Fn(Seat) -> String, r: &HandResult) -> String {
@@ -677,7 +699,8 @@ pub fn result_words(lang: Lang, name: &dyn Fn(Seat) -> String, r: &HandResult) -
     }
 }
 
-/// A time (ms since the Unix epoch) as `YYYY-MM-DD HH:MM` UTC.
+/// A time (ms since the Unix epoch) as `YYYY-MM-DD HH:MM UTC` (no time zone data is
+/// bundled, so the clock is UTC's, and says so).
 pub fn date(ms: u64) -> String {
     let secs = ms / 1000;
     let days = (secs / 86_400) as i64;
@@ -691,7 +714,7 @@ pub fn date(ms: u64) -> String {
     let d = doy - (153 * mp + 2) / 5 + 1;
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
     let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}-{m:02}-{d:02} {}", time_of_day(ms))
+    format!("{y:04}-{m:02}-{d:02} {} UTC", time_of_day(ms))
 }
 
 /// The time of day (UTC) of a time in ms.
@@ -711,9 +734,9 @@ mod tests {
 
     #[test]
     fn dates_are_civil_utc() {
-        assert_eq!(date(0), "1970-01-01 00:00");
-        assert_eq!(date(951_782_400_000), "2000-02-29 00:00");
-        assert_eq!(date(1_796_050_930_000), "2026-11-30 15:02");
+        assert_eq!(date(0), "1970-01-01 00:00 UTC");
+        assert_eq!(date(951_782_400_000), "2000-02-29 00:00 UTC");
+        assert_eq!(date(1_796_050_930_000), "2026-11-30 15:02 UTC");
     }
 
     #[test]

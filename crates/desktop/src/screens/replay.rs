@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use iced::widget::{Space, button, column, container, row, scrollable};
 use iced::{Alignment, Element, Length, Size, Task};
 use mahjong_bot::Level;
-use mahjong_rules::{Action, Card, Event, Seat, Tile, explain_text};
+use mahjong_rules::{Action, Event, Outcome, PublicPhase, Seat, Tile, explain_text};
 
 use super::history::{self, result_words};
 use super::table::{self, LastMove};
@@ -22,7 +22,7 @@ use super::{ACCENT, MUTED, ON_FELT, WARN, action, bold, label, panel, seat_name,
 use crate::engine::PracticeConfig;
 use crate::i18n::{Lang, T};
 use crate::rerun::{self, Replay};
-use crate::tiles::{Faces, TileView, tile_name};
+use crate::tiles::{Faces, Mark, TileView, tile_name};
 
 /// The replay screen.
 pub struct State {
@@ -229,9 +229,26 @@ impl State {
             label(lang.t(T::ReplayKeys), 12.0, MUTED),
         ]
         .align_y(Alignment::Center);
-        let extra = at_end || self.open;
-        let table_h = if extra {
-            size.height * 0.58
+        let step = &r.steps[self.step];
+        let tile_w = (size.width / 44.0).clamp(18.0, 30.0);
+        if at_end {
+            // The end: every hand face up with its melds, and the settlement.
+            let below = column![
+                hands(lang, faces, me, r, step, tile_w),
+                settlement(lang, me, r)
+            ]
+            .spacing(8);
+            return column![
+                container(controls).padding([4, 12]),
+                container(what).padding([0, 12]),
+                scrollable(below.padding([4, 12])).height(Length::Fill),
+            ]
+            .spacing(2)
+            .into();
+        }
+        let hands_h = 4.0 * (tile_w * 1.4 + 6.0) + 50.0;
+        let table_h = if self.open {
+            size.height - 70.0 - hands_h
         } else {
             size.height - 70.0
         };
@@ -249,13 +266,8 @@ impl State {
             drawn
         ]
         .spacing(2);
-        if extra {
-            let step = &r.steps[self.step];
-            let mut below = column![hands(lang, faces, me, r, &step.hands, size.width)].spacing(8);
-            if at_end {
-                below = below.push(settlement(lang, me, r));
-            }
-            col = col.push(scrollable(below.padding([4, 12])).height(Length::Fill));
+        if self.open {
+            col = col.push(container(hands(lang, faces, me, r, step, tile_w)).padding([4, 12]));
         }
         col.into()
     }
@@ -318,19 +330,54 @@ fn hands<'a>(
     faces: Faces,
     me: &str,
     r: &Replay,
-    all: &[Vec<Card>; 4],
-    width: f32,
+    step: &rerun::Step,
+    w: f32,
 ) -> Element<'a, Message> {
-    let w = (width / 44.0).clamp(18.0, 30.0);
     let wildcard = r.steps.first().and_then(|s| s.view.wildcard);
     let dealer = r.steps.first().map_or(0, |s| s.view.dealer);
     let mut col = column![bold(lang.t(T::ProvenHands), 15.0, ACCENT)].spacing(4);
     for seat in 0..4u8 {
-        let mut tiles: Vec<Tile> = all[seat as usize].iter().map(|c| c.tile).collect();
+        // A winner's hand at the end is the one it won with (the winning tile lit).
+        let winner = match (&step.view.phase, &r.result.outcome) {
+            (PublicPhase::Over(_), Outcome::Win { settlement, .. }) => {
+                settlement.winners.iter().find(|h| h.seat == seat)
+            }
+            _ => None,
+        };
+        let (mut tiles, glow): (Vec<Tile>, Option<Tile>) = match winner {
+            Some(h) => (h.concealed.clone(), h.winning_tile),
+            None => (
+                step.hands[seat as usize].iter().map(|c| c.tile).collect(),
+                None,
+            ),
+        };
         tiles.sort_by_key(|t| t.index());
-        let faces_row = tiles.iter().fold(row![].spacing(1), |row, &t| {
-            row.push(TileView::face(t, faces, wildcard == Some(t)).view(w))
-        });
+        let tile_row = |tiles: &[Tile], w: f32, glow: Option<Tile>| {
+            let mut lit = false;
+            tiles.iter().fold(row![].spacing(1), |row, &t| {
+                let mark = if !lit && Some(t) == glow {
+                    lit = true;
+                    Mark::Glow
+                } else {
+                    Mark::None
+                };
+                row.push(
+                    TileView::face(t, faces, wildcard == Some(t))
+                        .mark(mark)
+                        .view(w),
+                )
+            })
+        };
+        let mut faces_row = row![tile_row(&tiles, w, glow)]
+            .spacing(10)
+            .align_y(Alignment::End);
+        for m in &step.melds[seat as usize] {
+            faces_row = faces_row.push(tile_row(&m.tiles(), w * 0.8, None));
+        }
+        let flowers = &step.view.seats[seat as usize].flowers;
+        if !flowers.is_empty() {
+            faces_row = faces_row.push(tile_row(flowers, w * 0.7, None));
+        }
         col = col.push(
             row![
                 container(label(
@@ -377,6 +424,12 @@ fn settlement<'a>(lang: Lang, me: &str, r: &Replay) -> Element<'a, Message> {
                 if indent == 0 { ACCENT } else { ON_FELT },
             ));
         }
+        // The explanation names seats by number: say who is who.
+        let seat = explain_text::catalogue(rules_lang).seat;
+        let legend: Vec<String> = (0..4u8)
+            .map(|s| format!("{} = {}", seat.replace("{s}", &s.to_string()), name(s)))
+            .collect();
+        col = col.push(label(legend.join(" · "), 13.0, MUTED));
     }
     col = col.push(bold(lang.t(T::Totals), 15.0, ACCENT));
     for seat in 0..4u8 {
