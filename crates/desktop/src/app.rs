@@ -252,9 +252,13 @@ impl App {
         };
         self.generation += 1;
         let mut t = table::State::lan(config, self.generation, me, names);
-        let _ = t.update(table::Message::Feed(worker::Feed::Ready(
-            link.table.clone(),
-        )));
+        // Under --autoplay the strong bot plays the seat in the network loop: the screen only
+        // shows the table.
+        if self.lan_options.autoplay.is_none() {
+            let _ = t.update(table::Message::Feed(worker::Feed::Ready(
+                link.table.clone(),
+            )));
+        }
         self.lobby.seated = None;
         self.screen = Screen::Table(Box::new(t));
     }
@@ -369,10 +373,12 @@ impl App {
                 {
                     self.screen = if t.is_lan() {
                         // Leaving a LAN table: the others vote the seat out or a bot takes it.
-                        if !t.over
-                            && let Some(l) = &self.link
-                        {
-                            l.send(Request::Leave);
+                        if let Some(l) = &self.link {
+                            if !t.over {
+                                l.send(Request::Leave);
+                            }
+                            // Back in the lobby, free to open or take another table.
+                            l.send(Request::Stand);
                         }
                         Screen::Lobby
                     } else {

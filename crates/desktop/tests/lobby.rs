@@ -346,3 +346,89 @@ fn the_app_joins_a_friends_table_by_address_sees_the_differences_counts_down_acc
     let _ = rt.block_on(friend.shutdown());
     Ok(())
 }
+
+/// Writes the lobby's screenshots under `docs/`: the tables on the LAN (a friend's table with
+/// its own set-up, another's plain one) and the set-up shown to a joiner with its differences
+/// highlighted, in both languages, at 1280×800. Run with
+/// `cargo test -p shanghai-mahjong --test lobby screenshots -- --ignored`.
+#[test]
+#[ignore = "writes the documentation's screenshots"]
+fn screenshots() -> Result<(), Error> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs");
+    let shot = |h: &Harness, name: &str| -> Result<(), Error> {
+        let path = dir.join(name);
+        let mut ui = h.ui();
+        let snap = ui.snapshot(&iced::Theme::Dark)?;
+        let written = dir.join(format!("{name}-tiny-skia.png"));
+        let _ = std::fs::remove_file(&written);
+        assert!(snap.matches_image(&path)?);
+        // Half size (the simulator renders at scale 2), 256 colours: small files.
+        let status = std::process::Command::new("convert")
+            .arg(&written)
+            .args(["-resize", "50%", "-colors", "256", "-strip"])
+            .arg(dir.join(format!("{name}.png")))
+            .status()?;
+        assert!(status.success(), "ImageMagick convert failed");
+        std::fs::remove_file(written)?;
+        Ok(())
+    };
+    for lang in [Lang::En, Lang::Zh] {
+        let rt = runtime();
+        let (ann, mut ann_ev) = headless(&rt, 51, "Ann");
+        let (bo, mut bo_ev) = headless(&rt, 52, "Bo");
+        let addr = |ev: &mut tokio::sync::mpsc::Receiver<NetEvent>| {
+            next_event(&rt, ev, "a listening address", |e| match e {
+                NetEvent::Listening(a) => Some(a.to_string()),
+                _ => None,
+            })
+        };
+        let (a1, a2) = (addr(&mut ann_ev), addr(&mut bo_ev));
+        let mut options = Options::preset(Ruleset::Classic);
+        options.discard_seconds = 12;
+        options.claim_seconds = 10;
+        options.start_seconds = 40;
+        let spec = |name: &str, preset, options, stake, hands, bots| TableSpec {
+            name: name.into(),
+            preset,
+            options,
+            stake: Money::coins(stake),
+            hands,
+            bots,
+        };
+        rt.block_on(ann.host(spec("Ann · Friday", Ruleset::Classic, options, 2, 4, 2)))
+            .expect("loop")
+            .expect("hosted");
+        rt.block_on(bo.host(spec(
+            "Bo's 敲麻",
+            Ruleset::Qiaoma,
+            Options::preset(Ruleset::Qiaoma),
+            1,
+            8,
+            0,
+        )))
+        .expect("loop")
+        .expect("hosted");
+        let mut h = Harness::new(&format!("shot-{lang}"), lang, vec![a1, a2]);
+        h.until("both tables", |a| a.lobby.tables.len() == 2);
+        shot(&h, &format!("lobby-{lang}"))?;
+        let ann_table = h
+            .app
+            .lobby
+            .tables
+            .iter()
+            .find(|t| t.name.starts_with("Ann"))
+            .map(|t| t.table)
+            .expect("Ann's table");
+        h.send(Message::Lobby(lobby::Message::Sit(ann_table)));
+        h.until("the proposal", |a| {
+            a.lobby
+                .seated
+                .as_ref()
+                .is_some_and(|s| s.proposal.is_some())
+        });
+        shot(&h, &format!("lobby-setup-{lang}"))?;
+        let _ = rt.block_on(ann.shutdown());
+        let _ = rt.block_on(bo.shutdown());
+    }
+    Ok(())
+}

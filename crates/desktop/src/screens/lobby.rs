@@ -348,7 +348,9 @@ impl State {
                 }
             }
             Message::Back => {
-                if self.my_table().is_some() || self.asking.is_some() {
+                if self.seated.take().is_some() {
+                    self.request(Request::Leave);
+                } else if self.my_table().is_some() || self.asking.is_some() {
                     self.asking = None;
                     self.request(Request::Stand);
                 }
