@@ -184,6 +184,7 @@ pub fn text(key: T) -> &'static str {
         T::ReplacedByBot => "a bot plays for them now",
         T::LanProblem => "Network: {0}",
         T::Length => "Length",
+        T::SeatBot => "bot",
         // (separator)
         // History and replay keys go below this line.
         // (separator)

@@ -180,6 +180,7 @@ pub fn text(key: T) -> &'static str {
         T::ReplacedByBot => "已由机器人代打",
         T::LanProblem => "网络：{0}",
         T::Length => "长度",
+        T::SeatBot => "机器人",
         // (separator)
         // History and replay keys go below this line.
         // (separator)

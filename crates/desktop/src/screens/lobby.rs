@@ -493,7 +493,11 @@ impl State {
             .iter()
             .enumerate()
             .fold(row![].spacing(8), |r, (i, s)| {
-                let t = self.seat_text(lang, s.as_ref(), runner);
+                // The last `bots` seats of an open table go to bots once the humans sit.
+                let t = match s {
+                    None if i >= 4 - usize::from(a.bots.min(4)) => lang.t(T::SeatBot).to_string(),
+                    _ => self.seat_text(lang, s.as_ref(), runner),
+                };
                 let color = if s.is_some() { ON_FELT } else { MUTED };
                 r.push(
                     container(label(format!("{} · {t}", i + 1), 14.0, color))
@@ -521,8 +525,11 @@ impl State {
         if a.bots > 0 && a.state == TableState::Open {
             details.push(lang.f(T::LobbyBotsLater, &[&a.bots]));
         }
+        let mut line = details
+            .into_iter()
+            .fold(row![].spacing(12), |r, d| r.push(label(d, 14.0, MUTED)));
         if a.options_hash != mahjong_net::lobby::options_hash(a.preset) {
-            details.push(lang.t(T::Differences).to_string());
+            line = line.push(bold(lang.t(T::Differences), 14.0, ACCENT));
         }
         let mut buttons = row![].spacing(8);
         if a.state == TableState::Open {
@@ -553,21 +560,11 @@ impl State {
                 );
             }
         }
-        container(
-            column![
-                head,
-                details
-                    .into_iter()
-                    .fold(row![].spacing(12), |r, d| r.push(label(d, 14.0, MUTED))),
-                seats,
-                buttons
-            ]
-            .spacing(6),
-        )
-        .padding(10)
-        .width(Length::Fill)
-        .style(panel)
-        .into()
+        container(column![head, line, seats, buttons].spacing(6))
+            .padding(10)
+            .width(Length::Fill)
+            .style(panel)
+            .into()
     }
 
     fn tables_view(&self, lang: Lang) -> Element<'_, Message> {
