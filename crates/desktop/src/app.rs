@@ -270,8 +270,12 @@ impl App {
                 self.lobby.link = Some(link.clone());
                 self.link = Some(link);
             }
-            lan::Feed::Net(mahjong_net::NetEvent::Resumed { roster, .. }) => {
+            lan::Feed::Net(mahjong_net::NetEvent::Resumed { roster, hands }) => {
                 self.lan_table(&roster);
+                // The hand under way is the one after those already final.
+                if let Screen::Table(t) = &mut self.screen {
+                    t.hand = hands + 1;
+                }
             }
             lan::Feed::Net(ev) => {
                 if self.lobby.on_net(ev, lang)

@@ -18,6 +18,7 @@ use mahjong_net::{MemoryStorage, NetConfig, NetEvent, Network, TableSpec, node};
 use mahjong_rules::{Action, Money, Options, Ruleset};
 use mahjong_table::TableEvent;
 use shanghai_mahjong::app::{App, Flags, Message, Screen};
+use shanghai_mahjong::engine::Update;
 use shanghai_mahjong::i18n::Lang;
 use shanghai_mahjong::lan::{self, Feed, LanOptions};
 use shanghai_mahjong::screens::lobby::{self, ADDRESS_FIELD};
@@ -243,6 +244,16 @@ fn the_app_opens_a_table_a_headless_friend_joins_and_accepts_and_it_starts() -> 
             .is_some_and(|t| t.view.as_ref().is_some_and(|v| !v.hand.is_empty()))
     });
     assert!(h.find("Bo"));
+    // The friend's connection drops: the table marks the seat, then a bot takes it over.
+    let silent = TableEvent::SeatSilent { seat: 1 };
+    h.send(Message::Lan(Feed::Table(Update::Table(silent))));
+    assert!(h.find("reconnecting…"));
+    let replaced = TableEvent::SeatReplaced {
+        seat: 1,
+        controller: 0,
+    };
+    h.send(Message::Lan(Feed::Table(Update::Table(replaced))));
+    assert!(h.find("a bot plays for them now"));
     let _ = rt.block_on(friend.shutdown());
     Ok(())
 }
