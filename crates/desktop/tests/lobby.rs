@@ -194,6 +194,20 @@ fn the_app_opens_a_table_a_headless_friend_joins_and_accepts_and_it_starts() -> 
     });
     assert!(h.find("Tables on the LAN"));
     assert!(h.find("No table yet. Friends' tables appear here by themselves, or open one."));
+    // A wrong value is named, and nothing is opened.
+    h.send(Message::Lobby(lobby::Message::Stake("abc".into())));
+    h.click("Open the table")?;
+    assert!(h.find("Stake (coins per point): abc is not a valid value"));
+    h.send(Message::Lobby(lobby::Message::Stake("1".into())));
+    // So is an address that is not one.
+    h.type_into(ADDRESS_FIELD, "nonsense")?;
+    h.click("Connect")?;
+    h.until("the refusal", |a| {
+        a.lobby
+            .notice
+            .as_deref()
+            .is_some_and(|n| n.contains("\"nonsense\" is not a multiaddr"))
+    });
     // The form: a name, two seats for bots, a quicker discard timer (a difference).
     h.type_into(lobby::NAME_FIELD, "Friday")?;
     h.send(Message::Lobby(lobby::Message::Bots(2)));

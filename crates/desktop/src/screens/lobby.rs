@@ -774,3 +774,50 @@ impl State {
         container(col).center_x(Length::Fill).into()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_form_names_the_first_bad_field() {
+        let mut f = Form::default();
+        assert!(f.spec().is_ok());
+        f.stake = "abc".into();
+        assert_eq!(f.spec().map(|_| ()), Err((T::StakeField, "abc".into())));
+        f.stake = "0.5".into();
+        f.hands = "0".into();
+        assert_eq!(f.spec().map(|_| ()), Err((T::HandsField, "0".into())));
+        f.hands = "4".into();
+        f.discard = "2".into();
+        assert_eq!(f.spec().map(|_| ()), Err((T::DiscardSeconds, "2".into())));
+        f.discard = "12".into();
+        let spec = f.spec().expect("valid");
+        assert_eq!(spec.stake, Money::from_f64(0.5).expect("money"));
+        assert_eq!((spec.hands, spec.options.discard_seconds), (4, 12));
+    }
+
+    #[test]
+    fn differences_list_each_changed_option_with_both_values() {
+        assert!(differences(&Options::preset(Ruleset::Baida)).is_empty());
+        let mut o = Options::preset(Ruleset::Classic);
+        o.claim_seconds = 7;
+        o.kaibao = true;
+        let d = differences(&o);
+        assert_eq!(
+            d,
+            vec![
+                Difference {
+                    option: "claim_seconds".into(),
+                    preset: "20".into(),
+                    table: "7".into()
+                },
+                Difference {
+                    option: "kaibao".into(),
+                    preset: "false".into(),
+                    table: "true".into()
+                },
+            ]
+        );
+    }
+}
