@@ -357,11 +357,21 @@ fn the_app_joins_a_friends_table_by_address_sees_the_differences_counts_down_acc
         }
     }
     let t = h.app.table_state().expect("table");
-    let end = t.end.as_ref().expect("hand end");
+    let end = t.end.clone().expect("hand end");
     assert!(end.signed_by_all, "four signatures");
     assert_eq!(end.result.payments.iter().map(|m| m.0).sum::<i64>(), 0);
     assert!(h.find(&Lang::En.f(shanghai_mahjong::i18n::T::HandResult, &[&1])));
     assert!(h.find(Lang::En.t(shanghai_mahjong::i18n::T::Verified)));
+    // At a LAN table the next hand does not wait: the player's next prompt closes the
+    // settlement (the last view stands in for the next hand's here).
+    let view = h
+        .app
+        .table_state()
+        .and_then(|t| t.view.clone())
+        .expect("a view");
+    let prompt = TableEvent::YourTurn { view, deadline: 0 };
+    h.send(Message::Lan(Feed::Table(Update::Table(prompt))));
+    assert!(h.app.table_state().is_some_and(|t| t.end.is_none()));
     // The friend's ledger holds the same result.
     let theirs = next_event(&rt, &mut events, "the friend's hand end", |e| match e {
         NetEvent::Table(TableEvent::HandOver { result, .. }) => Some(result.clone()),
