@@ -185,6 +185,7 @@ pub fn text(key: T) -> &'static str {
         T::LanProblem => "Network: {0}",
         T::Length => "Length",
         T::SeatBot => "bot",
+        T::HostSilent => "The host did not answer: ask again or choose another table",
         // (separator)
         // History and replay keys go below this line.
         // (separator)

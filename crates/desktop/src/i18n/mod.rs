@@ -81,7 +81,7 @@ keys! {
     // (separator)
     // Lobby keys go below this line.
     LobbyButton, LobbyTitle, LobbyEmpty, LobbyPeers, LobbyHost, LobbyLine, LobbyBotsLater, SeatFree, SeatBotOf, SeatYou, SitDown, LeaveTable, FillBots, TablePlaying, TableAsking, CreateTitle, TableName, StakeField, HandsField, BotsField, DiscardSeconds, ClaimSeconds, StartSeconds, CreateTable, AddressTitle, Connect, YourAddress, BadField, Refused, SetupTitle, SetupBy, Differences, NoDifferences, DiffLine, DiffWhy, AcceptSetup, AcceptIn, SetupAccepted, WaitingSetup, SetupFailedSeat, Reconnecting, ReplacedByBot, LanProblem, Length,
-    SeatBot,
+    SeatBot, HostSilent,
     // (separator)
     // History and replay keys go below this line.
     // (separator)

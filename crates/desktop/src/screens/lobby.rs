@@ -24,6 +24,10 @@ use crate::lan::{Link, Request};
 
 /// The id of the address field (tests type into it).
 pub const ADDRESS_FIELD: &str = "lobby-address";
+/// How long the lobby waits for a host's answer before it says the host did not answer (the
+/// network gives up after `mahjong_net::lobby::JOIN_TIMEOUT_MS`).
+pub const ASK_MS: u64 = mahjong_net::lobby::JOIN_TIMEOUT_MS + 1000;
+
 /// The id of the table-name field.
 pub const NAME_FIELD: &str = "lobby-table-name";
 
@@ -134,6 +138,8 @@ pub struct State {
     pub listening: Vec<String>,
     /// The table asked for (until the host seats the player or refuses).
     pub asking: Option<TableId>,
+    /// When the seat was asked for (the host has [`ASK_MS`] to answer).
+    pub asked_at: Option<Instant>,
     /// At a full table, before its set-up is agreed.
     pub seated: Option<Seated>,
     /// The wall clock (ticked while the countdown runs).
@@ -252,9 +258,11 @@ impl State {
 
     /// A countdown runs (the ticker exists only then).
     pub fn counting(&self) -> bool {
-        self.seated
-            .as_ref()
-            .is_some_and(|s| s.proposal.is_some() && !s.accepted)
+        self.asking.is_some()
+            || self
+                .seated
+                .as_ref()
+                .is_some_and(|s| s.proposal.is_some() && !s.accepted)
     }
 
     /// Seconds left to accept the proposal.
@@ -318,6 +326,7 @@ impl State {
             Message::Sit(t) => {
                 self.notice = None;
                 self.asking = Some(t);
+                self.asked_at = Some(Instant::now());
                 self.request(Request::Sit(t));
             }
             Message::Stand => {
@@ -356,7 +365,17 @@ impl State {
                 }
                 return Exit::Home;
             }
-            Message::Tick(now) => self.now = Some(now),
+            Message::Tick(now) => {
+                self.now = Some(now);
+                if self.asking.is_some()
+                    && self.asked_at.is_some_and(|at| {
+                        now.saturating_duration_since(at) >= Duration::from_millis(ASK_MS)
+                    })
+                {
+                    self.asking = None;
+                    self.notice = Some(lang.t(T::HostSilent).to_string());
+                }
+            }
         }
         Exit::Stay
     }
@@ -795,6 +814,21 @@ mod tests {
         let spec = f.spec().expect("valid");
         assert_eq!(spec.stake, Money::from_f64(0.5).expect("money"));
         assert_eq!((spec.hands, spec.options.discard_seconds), (4, 12));
+    }
+
+    #[test]
+    fn a_host_that_does_not_answer_frees_the_lobby() {
+        let mut st = State::default();
+        let t = [9; 32];
+        st.update(Message::Sit(t), Lang::En);
+        assert_eq!(st.asking, Some(t));
+        assert!(st.counting(), "the ticker runs while asking");
+        let at = st.asked_at.expect("asked");
+        st.update(Message::Tick(at + Duration::from_millis(1000)), Lang::En);
+        assert_eq!(st.asking, Some(t));
+        st.update(Message::Tick(at + Duration::from_millis(ASK_MS)), Lang::En);
+        assert_eq!(st.asking, None);
+        assert_eq!(st.notice.as_deref(), Some(Lang::En.t(T::HostSilent)));
     }
 
     #[test]
