@@ -286,9 +286,13 @@ impl App {
         };
         self.generation += 1;
         let mut t = table::State::lan(config, self.generation, me, names);
-        let _ = t.update(table::Message::Feed(worker::Feed::Ready(
-            link.table.clone(),
-        )));
+        // Under --autoplay the strong bot plays the seat in the network loop: the screen only
+        // shows the table.
+        if self.lan_options.autoplay.is_none() {
+            let _ = t.update(table::Message::Feed(worker::Feed::Ready(
+                link.table.clone(),
+            )));
+        }
         self.lobby.seated = None;
         self.screen = Screen::Table(Box::new(t));
     }
@@ -300,8 +304,12 @@ impl App {
                 self.lobby.link = Some(link.clone());
                 self.link = Some(link);
             }
-            lan::Feed::Net(mahjong_net::NetEvent::Resumed { roster, .. }) => {
+            lan::Feed::Net(mahjong_net::NetEvent::Resumed { roster, hands }) => {
                 self.lan_table(&roster);
+                // The hand under way is the one after those already final.
+                if let Screen::Table(t) = &mut self.screen {
+                    t.hand = hands + 1;
+                }
             }
             lan::Feed::Net(ev) => {
                 if self.lobby.on_net(ev, lang)
@@ -438,10 +446,12 @@ impl App {
                 {
                     self.screen = if t.is_lan() {
                         // Leaving a LAN table: the others vote the seat out or a bot takes it.
-                        if !t.over
-                            && let Some(l) = &self.link
-                        {
-                            l.send(Request::Leave);
+                        if let Some(l) = &self.link {
+                            if !t.over {
+                                l.send(Request::Leave);
+                            }
+                            // Back in the lobby, free to open or take another table.
+                            l.send(Request::Stand);
                         }
                         Screen::Lobby
                     } else {

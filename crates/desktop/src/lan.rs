@@ -223,6 +223,7 @@ struct Seen {
     faults: bool,
     table: Option<TableId>,
     first_table: bool,
+    opened: bool,
 }
 
 async fn session(key: LanKey, out: Out) -> Result<(), String> {
@@ -405,6 +406,10 @@ fn on_event(
             other => table(Update::Table(other)),
         },
         NetEvent::Lobby(tables) => {
+            if autoplay.is_some() && !seen.opened && tables.iter().any(|a| a.host == me) {
+                seen.opened = true;
+                eprintln!("lobby: opened a table");
+            }
             if !seen.first_table && tables.iter().any(|a| a.host != me) {
                 seen.first_table = true;
                 if let Some(t) = LAUNCHED.get() {
@@ -496,8 +501,7 @@ pub fn table_to_resume(data_dir: &std::path::Path) -> bool {
     if !data_dir.join(mahjong_store::DB_FILE).exists() {
         return false;
     }
-    use mahjong_net::Storage;
-    StoreStorage::open(data_dir)
-        .and_then(|mut s| s.resume())
-        .is_ok_and(|r| r.is_some())
+    mahjong_store::Store::open(data_dir)
+        .and_then(|s| s.unfinished_tables())
+        .is_ok_and(|t| !t.is_empty())
 }

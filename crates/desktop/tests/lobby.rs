@@ -18,6 +18,7 @@ use mahjong_net::{MemoryStorage, NetConfig, NetEvent, Network, TableSpec, node};
 use mahjong_rules::{Action, Money, Options, Ruleset};
 use mahjong_table::TableEvent;
 use shanghai_mahjong::app::{App, Flags, Message, Screen};
+use shanghai_mahjong::engine::Update;
 use shanghai_mahjong::i18n::Lang;
 use shanghai_mahjong::lan::{self, Feed, LanOptions};
 use shanghai_mahjong::screens::lobby::{self, ADDRESS_FIELD};
@@ -193,6 +194,20 @@ fn the_app_opens_a_table_a_headless_friend_joins_and_accepts_and_it_starts() -> 
     });
     assert!(h.find("Tables on the LAN"));
     assert!(h.find("No table yet. Friends' tables appear here by themselves, or open one."));
+    // A wrong value is named, and nothing is opened.
+    h.send(Message::Lobby(lobby::Message::Stake("abc".into())));
+    h.click("Open the table")?;
+    assert!(h.find("Stake (coins per point): abc is not a valid value"));
+    h.send(Message::Lobby(lobby::Message::Stake("1".into())));
+    // So is an address that is not one.
+    h.type_into(ADDRESS_FIELD, "nonsense")?;
+    h.click("Connect")?;
+    h.until("the refusal", |a| {
+        a.lobby
+            .notice
+            .as_deref()
+            .is_some_and(|n| n.contains("\"nonsense\" is not a multiaddr"))
+    });
     // The form: a name, two seats for bots, a quicker discard timer (a difference).
     h.type_into(lobby::NAME_FIELD, "Friday")?;
     h.send(Message::Lobby(lobby::Message::Bots(2)));
@@ -243,6 +258,16 @@ fn the_app_opens_a_table_a_headless_friend_joins_and_accepts_and_it_starts() -> 
             .is_some_and(|t| t.view.as_ref().is_some_and(|v| !v.hand.is_empty()))
     });
     assert!(h.find("Bo"));
+    // The friend's connection drops: the table marks the seat, then a bot takes it over.
+    let silent = TableEvent::SeatSilent { seat: 1 };
+    h.send(Message::Lan(Feed::Table(Update::Table(silent))));
+    assert!(h.find("reconnecting…"));
+    let replaced = TableEvent::SeatReplaced {
+        seat: 1,
+        controller: 0,
+    };
+    h.send(Message::Lan(Feed::Table(Update::Table(replaced))));
+    assert!(h.find("a bot plays for them now"));
     let _ = rt.block_on(friend.shutdown());
     Ok(())
 }
@@ -332,11 +357,21 @@ fn the_app_joins_a_friends_table_by_address_sees_the_differences_counts_down_acc
         }
     }
     let t = h.app.table_state().expect("table");
-    let end = t.end.as_ref().expect("hand end");
+    let end = t.end.clone().expect("hand end");
     assert!(end.signed_by_all, "four signatures");
     assert_eq!(end.result.payments.iter().map(|m| m.0).sum::<i64>(), 0);
     assert!(h.find(&Lang::En.f(shanghai_mahjong::i18n::T::HandResult, &[&1])));
     assert!(h.find(Lang::En.t(shanghai_mahjong::i18n::T::Verified)));
+    // At a LAN table the next hand does not wait: the player's next prompt closes the
+    // settlement (the last view stands in for the next hand's here).
+    let view = h
+        .app
+        .table_state()
+        .and_then(|t| t.view.clone())
+        .expect("a view");
+    let prompt = TableEvent::YourTurn { view, deadline: 0 };
+    h.send(Message::Lan(Feed::Table(Update::Table(prompt))));
+    assert!(h.app.table_state().is_some_and(|t| t.end.is_none()));
     // The friend's ledger holds the same result.
     let theirs = next_event(&rt, &mut events, "the friend's hand end", |e| match e {
         NetEvent::Table(TableEvent::HandOver { result, .. }) => Some(result.clone()),
@@ -344,5 +379,91 @@ fn the_app_joins_a_friends_table_by_address_sees_the_differences_counts_down_acc
     });
     assert_eq!(theirs.payments, end.result.payments);
     let _ = rt.block_on(friend.shutdown());
+    Ok(())
+}
+
+/// Writes the lobby's screenshots under `docs/`: the tables on the LAN (a friend's table with
+/// its own set-up, another's plain one) and the set-up shown to a joiner with its differences
+/// highlighted, in both languages, at 1280×800. Run with
+/// `cargo test -p shanghai-mahjong --test lobby screenshots -- --ignored`.
+#[test]
+#[ignore = "writes the documentation's screenshots"]
+fn screenshots() -> Result<(), Error> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs");
+    let shot = |h: &Harness, name: &str| -> Result<(), Error> {
+        let path = dir.join(name);
+        let mut ui = h.ui();
+        let snap = ui.snapshot(&iced::Theme::Dark)?;
+        let written = dir.join(format!("{name}-tiny-skia.png"));
+        let _ = std::fs::remove_file(&written);
+        assert!(snap.matches_image(&path)?);
+        // Half size (the simulator renders at scale 2), 256 colours: small files.
+        let status = std::process::Command::new("convert")
+            .arg(&written)
+            .args(["-resize", "50%", "-colors", "256", "-strip"])
+            .arg(dir.join(format!("{name}.png")))
+            .status()?;
+        assert!(status.success(), "ImageMagick convert failed");
+        std::fs::remove_file(written)?;
+        Ok(())
+    };
+    for lang in [Lang::En, Lang::Zh] {
+        let rt = runtime();
+        let (ann, mut ann_ev) = headless(&rt, 51, "Ann");
+        let (bo, mut bo_ev) = headless(&rt, 52, "Bo");
+        let addr = |ev: &mut tokio::sync::mpsc::Receiver<NetEvent>| {
+            next_event(&rt, ev, "a listening address", |e| match e {
+                NetEvent::Listening(a) => Some(a.to_string()),
+                _ => None,
+            })
+        };
+        let (a1, a2) = (addr(&mut ann_ev), addr(&mut bo_ev));
+        let mut options = Options::preset(Ruleset::Classic);
+        options.discard_seconds = 12;
+        options.claim_seconds = 10;
+        options.start_seconds = 40;
+        let spec = |name: &str, preset, options, stake, hands, bots| TableSpec {
+            name: name.into(),
+            preset,
+            options,
+            stake: Money::coins(stake),
+            hands,
+            bots,
+        };
+        rt.block_on(ann.host(spec("Ann · Friday", Ruleset::Classic, options, 2, 4, 2)))
+            .expect("loop")
+            .expect("hosted");
+        rt.block_on(bo.host(spec(
+            "Bo's 敲麻",
+            Ruleset::Qiaoma,
+            Options::preset(Ruleset::Qiaoma),
+            1,
+            8,
+            0,
+        )))
+        .expect("loop")
+        .expect("hosted");
+        let mut h = Harness::new(&format!("shot-{lang}"), lang, vec![a1, a2]);
+        h.until("both tables", |a| a.lobby.tables.len() == 2);
+        shot(&h, &format!("lobby-{lang}"))?;
+        let ann_table = h
+            .app
+            .lobby
+            .tables
+            .iter()
+            .find(|t| t.name.starts_with("Ann"))
+            .map(|t| t.table)
+            .expect("Ann's table");
+        h.send(Message::Lobby(lobby::Message::Sit(ann_table)));
+        h.until("the proposal", |a| {
+            a.lobby
+                .seated
+                .as_ref()
+                .is_some_and(|s| s.proposal.is_some())
+        });
+        shot(&h, &format!("lobby-setup-{lang}"))?;
+        let _ = rt.block_on(ann.shutdown());
+        let _ = rt.block_on(bo.shutdown());
+    }
     Ok(())
 }

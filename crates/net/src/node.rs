@@ -495,6 +495,8 @@ pub struct EventLoop {
     hang_up: Vec<(PeerId, u64)>,
     /// The options this peer proposes as host ([`Command::Host`]; else its preset's).
     proposal: Option<Options>,
+    /// The lobby is manual ([`NetConfig::manual`]).
+    manual: bool,
 }
 
 /// Starts the network on the current tokio runtime: the handle and the events.
@@ -612,6 +614,7 @@ impl EventLoop {
             unsupported: HashSet::new(),
             hang_up: Vec::new(),
             proposal: None,
+            manual: config.manual,
         })
     }
 
@@ -1361,6 +1364,13 @@ impl EventLoop {
             }
             Command::Stand(tx) => {
                 let now = self.now();
+                if self.playing.as_ref().is_some_and(|p| p.over) {
+                    // The session is over: back in the lobby, free to open or take a table.
+                    self.playing = None;
+                    self.proposal = None;
+                    self.lobby = Lobby::new(self.identity.clone(), self.settings.clone(), now);
+                    self.lobby.set_manual(self.manual);
+                }
                 let acts = self.lobby.stand(now);
                 let _ = tx.send(());
                 self.lobby_actions(acts);

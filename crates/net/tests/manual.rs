@@ -1,6 +1,7 @@
 //! The manual lobby through real sockets on loopback (mDNS off): one peer opens a table with
 //! its own set-up, another dials it by address, sees the table, takes a seat, both begin and
 //! the joiner is proposed the host's changed options; the table plays its hand to the end.
+//! After the session, standing up brings the peer back to the lobby.
 
 use std::time::Duration;
 
@@ -99,6 +100,26 @@ async fn a_table_opened_by_hand_is_seen_taken_and_played_with_its_own_options() 
     })
     .await;
     assert_eq!(signatures, 4);
+    until(&mut guest_ev, "the session's end", |e| match e {
+        NetEvent::Table(TableEvent::SessionOver { .. }) => Some(()),
+        _ => None,
+    })
+    .await;
+    // After the session, standing up returns to the lobby: a new table can be opened.
+    let again = TableSpec {
+        name: "again".into(),
+        preset: Ruleset::Qiaoma,
+        options: Options::preset(Ruleset::Qiaoma),
+        stake: Money::coins(1),
+        hands: 1,
+        bots: 0,
+    };
+    assert!(
+        guest.host(again.clone()).await.expect("loop").is_err(),
+        "still at the table"
+    );
+    guest.stand().await.expect("loop");
+    guest.host(again).await.expect("loop").expect("a new table");
     let _ = host.shutdown().await;
     let _ = guest.shutdown().await;
 }

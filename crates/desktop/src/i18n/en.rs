@@ -296,6 +296,8 @@ pub fn text(key: T) -> &'static str {
         T::ReplacedByBot => "a bot plays for them now",
         T::LanProblem => "Network: {0}",
         T::Length => "Length",
+        T::SeatBot => "bot",
+        T::HostSilent => "The host did not answer: ask again or choose another table",
         // (separator)
         // History and replay keys go below this line.
         T::History => "History",

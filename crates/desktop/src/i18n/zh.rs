@@ -256,6 +256,8 @@ pub fn text(key: T) -> &'static str {
         T::ReplacedByBot => "已由机器人代打",
         T::LanProblem => "网络：{0}",
         T::Length => "长度",
+        T::SeatBot => "机器人",
+        T::HostSilent => "桌主没有回应：请再试一次或换一桌",
         // (separator)
         // History and replay keys go below this line.
         T::History => "对局记录",

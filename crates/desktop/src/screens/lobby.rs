@@ -24,6 +24,10 @@ use crate::lan::{Link, Request};
 
 /// The id of the address field (tests type into it).
 pub const ADDRESS_FIELD: &str = "lobby-address";
+/// How long the lobby waits for a host's answer before it says the host did not answer (the
+/// network gives up after `mahjong_net::lobby::JOIN_TIMEOUT_MS`).
+pub const ASK_MS: u64 = mahjong_net::lobby::JOIN_TIMEOUT_MS + 1000;
+
 /// The id of the table-name field.
 pub const NAME_FIELD: &str = "lobby-table-name";
 
@@ -134,6 +138,8 @@ pub struct State {
     pub listening: Vec<String>,
     /// The table asked for (until the host seats the player or refuses).
     pub asking: Option<TableId>,
+    /// When the seat was asked for (the host has [`ASK_MS`] to answer).
+    pub asked_at: Option<Instant>,
     /// At a full table, before its set-up is agreed.
     pub seated: Option<Seated>,
     /// The wall clock (ticked while the countdown runs).
@@ -252,9 +258,11 @@ impl State {
 
     /// A countdown runs (the ticker exists only then).
     pub fn counting(&self) -> bool {
-        self.seated
-            .as_ref()
-            .is_some_and(|s| s.proposal.is_some() && !s.accepted)
+        self.asking.is_some()
+            || self
+                .seated
+                .as_ref()
+                .is_some_and(|s| s.proposal.is_some() && !s.accepted)
     }
 
     /// Seconds left to accept the proposal.
@@ -318,6 +326,7 @@ impl State {
             Message::Sit(t) => {
                 self.notice = None;
                 self.asking = Some(t);
+                self.asked_at = Some(Instant::now());
                 self.request(Request::Sit(t));
             }
             Message::Stand => {
@@ -348,13 +357,25 @@ impl State {
                 }
             }
             Message::Back => {
-                if self.my_table().is_some() || self.asking.is_some() {
+                if self.seated.take().is_some() {
+                    self.request(Request::Leave);
+                } else if self.my_table().is_some() || self.asking.is_some() {
                     self.asking = None;
                     self.request(Request::Stand);
                 }
                 return Exit::Home;
             }
-            Message::Tick(now) => self.now = Some(now),
+            Message::Tick(now) => {
+                self.now = Some(now);
+                if self.asking.is_some()
+                    && self.asked_at.is_some_and(|at| {
+                        now.saturating_duration_since(at) >= Duration::from_millis(ASK_MS)
+                    })
+                {
+                    self.asking = None;
+                    self.notice = Some(lang.t(T::HostSilent).to_string());
+                }
+            }
         }
         Exit::Stay
     }
@@ -491,7 +512,11 @@ impl State {
             .iter()
             .enumerate()
             .fold(row![].spacing(8), |r, (i, s)| {
-                let t = self.seat_text(lang, s.as_ref(), runner);
+                // The last `bots` seats of an open table go to bots once the humans sit.
+                let t = match s {
+                    None if i >= 4 - usize::from(a.bots.min(4)) => lang.t(T::SeatBot).to_string(),
+                    _ => self.seat_text(lang, s.as_ref(), runner),
+                };
                 let color = if s.is_some() { ON_FELT } else { MUTED };
                 r.push(
                     container(label(format!("{} · {t}", i + 1), 14.0, color))
@@ -519,8 +544,11 @@ impl State {
         if a.bots > 0 && a.state == TableState::Open {
             details.push(lang.f(T::LobbyBotsLater, &[&a.bots]));
         }
+        let mut line = details
+            .into_iter()
+            .fold(row![].spacing(12), |r, d| r.push(label(d, 14.0, MUTED)));
         if a.options_hash != mahjong_net::lobby::options_hash(a.preset) {
-            details.push(lang.t(T::Differences).to_string());
+            line = line.push(bold(lang.t(T::Differences), 14.0, ACCENT));
         }
         let mut buttons = row![].spacing(8);
         if a.state == TableState::Open {
@@ -551,21 +579,11 @@ impl State {
                 );
             }
         }
-        container(
-            column![
-                head,
-                details
-                    .into_iter()
-                    .fold(row![].spacing(12), |r, d| r.push(label(d, 14.0, MUTED))),
-                seats,
-                buttons
-            ]
-            .spacing(6),
-        )
-        .padding(10)
-        .width(Length::Fill)
-        .style(panel)
-        .into()
+        container(column![head, line, seats, buttons].spacing(6))
+            .padding(10)
+            .width(Length::Fill)
+            .style(panel)
+            .into()
     }
 
     fn tables_view(&self, lang: Lang) -> Element<'_, Message> {
@@ -773,5 +791,67 @@ impl State {
             }
         }
         container(col).center_x(Length::Fill).into()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_form_names_the_first_bad_field() {
+        let mut f = Form::default();
+        assert!(f.spec().is_ok());
+        f.stake = "abc".into();
+        assert_eq!(f.spec().map(|_| ()), Err((T::StakeField, "abc".into())));
+        f.stake = "0.5".into();
+        f.hands = "0".into();
+        assert_eq!(f.spec().map(|_| ()), Err((T::HandsField, "0".into())));
+        f.hands = "4".into();
+        f.discard = "2".into();
+        assert_eq!(f.spec().map(|_| ()), Err((T::DiscardSeconds, "2".into())));
+        f.discard = "12".into();
+        let spec = f.spec().expect("valid");
+        assert_eq!(spec.stake, Money::from_f64(0.5).expect("money"));
+        assert_eq!((spec.hands, spec.options.discard_seconds), (4, 12));
+    }
+
+    #[test]
+    fn a_host_that_does_not_answer_frees_the_lobby() {
+        let mut st = State::default();
+        let t = [9; 32];
+        st.update(Message::Sit(t), Lang::En);
+        assert_eq!(st.asking, Some(t));
+        assert!(st.counting(), "the ticker runs while asking");
+        let at = st.asked_at.expect("asked");
+        st.update(Message::Tick(at + Duration::from_millis(1000)), Lang::En);
+        assert_eq!(st.asking, Some(t));
+        st.update(Message::Tick(at + Duration::from_millis(ASK_MS)), Lang::En);
+        assert_eq!(st.asking, None);
+        assert_eq!(st.notice.as_deref(), Some(Lang::En.t(T::HostSilent)));
+    }
+
+    #[test]
+    fn differences_list_each_changed_option_with_both_values() {
+        assert!(differences(&Options::preset(Ruleset::Baida)).is_empty());
+        let mut o = Options::preset(Ruleset::Classic);
+        o.claim_seconds = 7;
+        o.kaibao = true;
+        let d = differences(&o);
+        assert_eq!(
+            d,
+            vec![
+                Difference {
+                    option: "claim_seconds".into(),
+                    preset: "20".into(),
+                    table: "7".into()
+                },
+                Difference {
+                    option: "kaibao".into(),
+                    preset: "false".into(),
+                    table: "true".into()
+                },
+            ]
+        );
     }
 }

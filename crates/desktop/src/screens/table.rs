@@ -455,6 +455,11 @@ impl State {
                 self.timed_out = false;
             }
             TableEvent::YourTurn { view, deadline } => {
+                // A LAN table does not wait while the settlement is read: the player's first
+                // prompt of the next hand closes it, so the timer never plays for them unseen.
+                if self.is_lan() && self.end.take().is_some() {
+                    self.last = None;
+                }
                 // The engine sends the hint for this prompt just before it.
                 self.deadline = Some(deadline);
                 self.sent = false;
