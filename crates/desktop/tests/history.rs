@@ -513,3 +513,21 @@ fn a_store_that_cannot_be_read_is_said_plainly() -> Result<(), Error> {
     );
     Ok(())
 }
+
+#[test]
+fn a_practice_table_sat_at_from_the_app_keeps_its_hands_in_the_players_store() {
+    let dir = temp_dir("sit");
+    let mut ui = Ui::new(&dir, Lang::En);
+    ui.send(Message::Home(
+        shanghai_mahjong::screens::home::Message::Start,
+    ));
+    let key = ui.app.table_key().expect("at a table").clone();
+    assert_eq!(
+        key.record,
+        Some(RecordTo {
+            dir: dir.clone(),
+            name: "Mei".into(),
+        }),
+        "the worker is told where to book the hands"
+    );
+}

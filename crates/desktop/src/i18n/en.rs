@@ -305,7 +305,7 @@ pub fn text(key: T) -> &'static str {
         T::HistoryEmpty => {
             "No finished hands yet: the hands of your practice tables and of tables with friends appear here."
         }
-        T::HistoryCount => "{0} tables, {1} hands",
+        T::HistoryCount => "tables: {0} · hands: {1}",
         T::HistoryFailed => "The history cannot be read: {0}",
         T::Players => "Players and levels",
         T::ColPlayer => "Player",
