@@ -296,3 +296,55 @@ fn a_seat_restarted_mid_swap_resumes_it() {
         }
     }
 }
+
+/// A seat that does nothing during 换牌 keeps its hand: its own client passes for it when
+/// `start_seconds` (here 60 s, unlike the 20 s claim and discard timers) run out.
+#[test]
+fn a_silent_seat_keeps_its_hand_when_the_start_timer_runs_out() {
+    let mut o = swap_options(Ruleset::Qiaoma);
+    o.start_seconds = 60;
+    let mut sim = Sim::new(76, Net::FAST, o, SessionLength::Hands(1));
+    sim.asleep = Some(2);
+    let sent_at = std::rc::Rc::new(std::cell::Cell::new(None));
+    let flag = sent_at.clone();
+    let hook: Hook = Box::new(move |ctx, env| {
+        let swap = ctx
+            .client
+            .view()
+            .is_some_and(|v| matches!(v.phase, PublicPhase::Swap { .. }));
+        if swap && matches!(env.body, Body::ClaimCommit { .. }) && flag.get().is_none() {
+            flag.set(Some(ctx.now));
+        }
+        vec![(None, env.encode())]
+    });
+    sim.hooks[2] = Some(hook);
+    let mut entered = None;
+    sim.run_until(6 * 3_600_000, |s| {
+        if entered.is_none() && in_swap(s, 2) {
+            entered = Some(s.now);
+        }
+        false
+    });
+    let (entered, sent) = (entered.expect("the swap"), sent_at.get().expect("answered"));
+    assert!(
+        (60_000..62_000).contains(&(sent - entered)),
+        "answered {} ms after the swap began",
+        sent - entered
+    );
+    sim.assert_agree(&[0, 1, 2, 3]);
+    assert!(!sim.client(0).results()[0].aborted);
+    // Its answer, opened: a timed-out pass.
+    let answer = sim
+        .client(0)
+        .log()
+        .iter()
+        .flat_map(|r| r.entries.iter())
+        .find_map(|e| match &e.body {
+            Body::ClaimOpen { play, .. } if e.seat == 2 => Some(play.clone()),
+            _ => None,
+        })
+        .expect("seat 2 opened an answer");
+    assert_eq!(answer.action, Action::Pass);
+    assert!(answer.timed_out);
+    assert!(swaps(&sim, 0).iter().all(|(s, _)| *s != 2));
+}
