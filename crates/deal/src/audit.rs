@@ -47,6 +47,9 @@ pub struct AuditSummary {
     /// How each position opened during the hand became known: drawn (by whom), shown, or
     /// publicly opened. Positions never drawn or opened are absent.
     pub openings: BTreeMap<Position, Opening>,
+    /// Positions set aside face down during the hand, and by whom (their cards are in
+    /// `final_wall`; each was drawn by that seat and never shown).
+    pub set_aside: BTreeMap<Position, SeatIndex>,
 }
 
 /// The first inconsistency found: who, at which step, why, and the evidence.
@@ -231,6 +234,7 @@ fn audit_inner(
         joint,
         final_wall,
         openings,
+        set_aside: obs.set_aside.clone(),
     })
 }
 
@@ -243,7 +247,9 @@ fn rank(m: &SignedMessage) -> u8 {
         Step::Shuffle => 3 + m.seat().get(),
         // Draw shares before the shows that depend on them, whatever the transcript order.
         Step::DrawShare | Step::PublicShare => 7,
-        Step::Show => 8,
+        // A set-aside after the draws it names, among the shows in transcript order (a show
+        // of a card already set aside is refused).
+        Step::Show | Step::SetAside => 8,
         Step::AuditReveal => 9,
     }
 }

@@ -173,6 +173,16 @@ pub enum DealError {
         /// The position.
         position: Position,
     },
+    /// A position set aside face down was shown, drawn or opened again (or set aside twice).
+    #[error("seat {seat} used position {position}, which seat {by} set aside face down")]
+    SetAside {
+        /// The seat that used it.
+        seat: SeatIndex,
+        /// The position.
+        position: Position,
+        /// The seat that set it aside.
+        by: SeatIndex,
+    },
     /// A rejected end-of-hand reveal.
     #[error("seat {seat}'s end-of-hand reveal is rejected: {fault}")]
     BadAuditReveal {
@@ -250,6 +260,7 @@ impl DealError {
             | DealError::BadShuffle { seat, .. }
             | DealError::BadShare { seat, .. }
             | DealError::NotHeld { seat, .. }
+            | DealError::SetAside { seat, .. }
             | DealError::BadAuditReveal { seat, .. }
             | DealError::Missing { seat, .. } => Some(*seat),
             // A bad signature proves nothing (anyone can send garbage), and a validly signed

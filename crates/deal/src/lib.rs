@@ -41,6 +41,10 @@
 //! 5. `P` shows a held card with [`show(k)`](DealSeat::show); every seat reads it on receipt
 //!    ([`Accepted::Share`], [`card_at`](DealSeat::card_at)). A public open of a position nobody
 //!    holds: all four send [`public_share(k)`](DealSeat::public_share).
+//!    `P` may instead set held cards aside face down for good with
+//!    [`set_aside`](DealSeat::set_aside) (a [`SetAside`] of their positions, e.g. the five
+//!    tiles of 换牌): from then on nobody may show, draw or open them ([`DealError::SetAside`]),
+//!    and their cards stay secret until the audit ([`AuditSummary::set_aside`]).
 //! 6. End of hand: every seat sends [`audit_reveal`](DealSeat::audit_reveal); anyone runs
 //!    [`audit()`].
 //!
@@ -168,7 +172,7 @@ pub use error::{AuditRevealFault, DealError, KeyFault, ShareFault, ShuffleFault}
 pub use hash::{JointRandomness, seed_commitment, shuffle_commitment};
 pub use message::{
     AuditReveal, Body, KeyAnnouncement, MAX_MESSAGE_BYTES, Message, PROTOCOL_VERSION, SeedCommit,
-    SeedReveal, ShareKind, ShareMessage, ShuffleOutput, SignedMessage, Step,
+    SeedReveal, SetAside, ShareKind, ShareMessage, ShuffleOutput, SignedMessage, Step,
 };
 pub use observer::{Accepted, Observer, Opening};
 pub use proof::{DleqProof, SchnorrProof};

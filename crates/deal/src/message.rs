@@ -250,6 +250,18 @@ pub enum Body {
     Share(ShareMessage),
     /// End-of-hand secrets.
     AuditReveal(AuditReveal),
+    /// Cards the sender drew privately and now sets aside face down for good: it may never
+    /// show them, and nobody may draw or open them again before the audit.
+    SetAside(SetAside),
+}
+
+/// Cards set aside face down by the seat that drew them (for a game that lets a player put
+/// cards back unseen, e.g. 换牌). The positions are public, the cards stay secret until the
+/// end-of-hand audit; at most one such message per seat and hand.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SetAside {
+    /// The wall positions, strictly increasing.
+    pub positions: Vec<Position>,
 }
 
 /// The protocol step a message belongs to; used to name steps in errors and audits.
@@ -271,6 +283,8 @@ pub enum Step {
     PublicShare,
     /// End-of-hand secrets.
     AuditReveal,
+    /// Held cards set aside face down.
+    SetAside,
 }
 
 impl std::fmt::Display for Step {
@@ -284,6 +298,7 @@ impl std::fmt::Display for Step {
             Step::Show => "show",
             Step::PublicShare => "public share",
             Step::AuditReveal => "audit reveal",
+            Step::SetAside => "set-aside",
         };
         f.write_str(s)
     }
@@ -303,6 +318,7 @@ impl Body {
                 ShareKind::Public => Step::PublicShare,
             },
             Body::AuditReveal(_) => Step::AuditReveal,
+            Body::SetAside(_) => Step::SetAside,
         }
     }
 }

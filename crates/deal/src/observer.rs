@@ -77,6 +77,11 @@ pub enum Accepted {
         /// Sender.
         seat: SeatIndex,
     },
+    /// Held cards set aside face down.
+    SetAside {
+        /// Sender.
+        seat: SeatIndex,
+    },
 }
 
 /// How a card became known.
@@ -99,6 +104,7 @@ pub(crate) enum Slot {
     Shuffle(SeatIndex),
     Share(SeatIndex, Position, ShareKind),
     AuditReveal(SeatIndex),
+    SetAside(SeatIndex),
 }
 
 impl Slot {
@@ -111,6 +117,7 @@ impl Slot {
             Body::Shuffle(_) => Slot::Shuffle(seat),
             Body::Share(s) => Slot::Share(seat, s.position, s.kind),
             Body::AuditReveal(_) => Slot::AuditReveal(seat),
+            Body::SetAside(_) => Slot::SetAside(seat),
         }
     }
 }
@@ -145,6 +152,8 @@ pub struct Observer {
     pub(crate) opened: BTreeMap<Position, (CardIndex, Opening)>,
     /// End-of-hand secrets: (secret key, shuffle seed).
     pub(crate) revealed: [Option<(Scalar, [u8; 32])>; 4],
+    /// Positions set aside face down, and by whom.
+    pub(crate) set_aside: BTreeMap<Position, SeatIndex>,
 }
 
 impl Observer {
@@ -170,6 +179,7 @@ impl Observer {
             shares: BTreeMap::new(),
             opened: BTreeMap::new(),
             revealed: [None; 4],
+            set_aside: BTreeMap::new(),
         }
     }
 
@@ -231,7 +241,7 @@ impl Observer {
                     Step::Key => self.keys[i].is_none(),
                     Step::Shuffle => self.walls[i].is_none(),
                     Step::AuditReveal => self.revealed[i].is_none(),
-                    Step::DrawShare | Step::Show | Step::PublicShare => false,
+                    Step::DrawShare | Step::Show | Step::PublicShare | Step::SetAside => false,
                 }
             })
             .collect()
@@ -255,6 +265,27 @@ impl Observer {
     /// All cards known to everyone, by position.
     pub fn public_cards(&self) -> &BTreeMap<Position, (CardIndex, Opening)> {
         &self.opened
+    }
+
+    /// The positions set aside face down ([`crate::SetAside`]), and by whom.
+    pub fn set_aside(&self) -> &BTreeMap<Position, SeatIndex> {
+        &self.set_aside
+    }
+
+    /// Whether `seat` holds `position` privately: the three other seats' draw shares of it for
+    /// `seat` are in, and it is neither shown nor set aside.
+    pub fn holds(&self, seat: SeatIndex, position: Position) -> bool {
+        let others = self
+            .shares_of(position, ShareKind::Draw { requester: seat })
+            .map_or(0, |h| {
+                h.iter()
+                    .enumerate()
+                    .filter(|(i, p)| *i != seat.index() && p.is_some())
+                    .count()
+            });
+        others == 3
+            && !self.opened.contains_key(&position)
+            && !self.set_aside.contains_key(&position)
     }
 
     /// How many of the three draw shares of `position` for `requester` are in.
@@ -498,6 +529,10 @@ impl Observer {
                 if sh.kind == (ShareKind::Draw { requester: seat }) {
                     return Err(bad(ShareFault::SelfRequest));
                 }
+                // A card set aside face down is out of play: no share of it any more.
+                if let Some(&by) = self.set_aside.get(&position) {
+                    return Err(DealError::SetAside { seat, position, by });
+                }
                 let key = self.keys[s].ok_or(DealError::NotReady { needs: Step::Key })?;
                 let share = sh.share.decompress().ok_or(bad(ShareFault::InvalidPoint))?;
                 if !trusted {
@@ -570,6 +605,35 @@ impl Observer {
                     },
                     error,
                 )
+            }
+            Body::SetAside(sa) => {
+                if self.walls[3].is_none() {
+                    return Err(DealError::OutOfOrder {
+                        seat,
+                        step: Step::SetAside,
+                        needs: Step::Shuffle,
+                    });
+                }
+                if sa.positions.is_empty() || sa.positions.windows(2).any(|w| w[0] >= w[1]) {
+                    return Err(DealError::Decode(
+                        "a set-aside names positions in strictly increasing order".into(),
+                    ));
+                }
+                for &position in &sa.positions {
+                    if usize::from(position) >= WALL_SIZE {
+                        return Err(DealError::PositionOutOfRange { position });
+                    }
+                    if let Some(&by) = self.set_aside.get(&position) {
+                        return Err(DealError::SetAside { seat, position, by });
+                    }
+                    if !self.holds(seat, position) {
+                        return Err(DealError::NotHeld { seat, position });
+                    }
+                }
+                for &position in &sa.positions {
+                    self.set_aside.insert(position, seat);
+                }
+                (Accepted::SetAside { seat }, None)
             }
             Body::AuditReveal(a) => {
                 let Some(key) = self.keys[s] else {

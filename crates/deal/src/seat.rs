@@ -27,7 +27,7 @@ use crate::error::DealError;
 use crate::hash::{DomainHash, JointRandomness, Purpose, seed_commitment};
 use crate::message::{
     AuditReveal, Body, KeyAnnouncement, Message, PROTOCOL_VERSION, SeedCommit, SeedReveal,
-    ShareKind, ShareMessage, ShuffleOutput, SignedMessage, Step,
+    SetAside, ShareKind, ShareMessage, ShuffleOutput, SignedMessage, Step,
 };
 use crate::observer::{Accepted, Observer, Opening, Slot};
 use crate::{CardIndex, HandContext, Position, SeatIndex, WALL_SIZE};
@@ -416,6 +416,35 @@ impl DealSeat {
             });
         }
         self.share(signer, position, ShareKind::Show)
+    }
+
+    /// Sets cards this seat drew aside face down, for good (see [`crate::SetAside`]): it
+    /// will never show them and nobody may draw or open them again; their cards stay secret
+    /// until the audit. The message is signed but not kept here: it is kept when it comes
+    /// back in the table's order, like the others' messages ([`DealSeat::receive`]), so a
+    /// seat may prepare one it does not send. `positions` must be held by this seat (drawn,
+    /// not shown) and are listed in increasing order.
+    pub fn set_aside(
+        &self,
+        signer: &SigningKey,
+        positions: &[Position],
+    ) -> Result<SignedMessage, DealError> {
+        if signer.verifying_key() != self.observer.roster()[self.seat.index()] {
+            return Err(DealError::WrongSigningKey);
+        }
+        let mut sorted = positions.to_vec();
+        sorted.sort_unstable();
+        sorted.dedup();
+        for &position in &sorted {
+            if !self.drawn.contains_key(&position) || !self.observer.holds(self.seat, position) {
+                return Err(DealError::NotHeld {
+                    seat: self.seat,
+                    position,
+                });
+            }
+        }
+        let body = Body::SetAside(SetAside { positions: sorted });
+        Message::new(self.ctx(), self.seat, body).sign(signer)
     }
 
     /// This seat's share for a public open of `position` (a position nobody holds, e.g. an

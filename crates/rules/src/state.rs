@@ -222,14 +222,6 @@ pub enum Phase {
         /// Seats done so far.
         done: u8,
     },
-    /// 换牌 (option `swap_five`): every seat answers at once, [`Action::Swap`] or
-    /// [`Action::Pass`].
-    Swap {
-        /// Who has answered.
-        answered: [bool; 4],
-        /// The positions each swapping seat put back (filled as the answers come).
-        put_back: [Option<[u8; 5]>; 4],
-    },
     /// `seat` has its turn.
     Turn {
         /// Whose turn.
@@ -262,6 +254,14 @@ pub enum Phase {
     },
     /// The hand is over.
     Over(Box<Outcome>),
+    /// 换牌 (option `swap_five`): every seat answers at once, [`Action::Swap`] or
+    /// [`Action::Pass`].
+    Swap {
+        /// Who has answered.
+        answered: [bool; 4],
+        /// The positions each swapping seat put back (filled as the answers come).
+        put_back: [Option<[u8; 5]>; 4],
+    },
 }
 
 /// How a hand ended.
@@ -372,17 +372,17 @@ pub enum Event {
         /// The kind.
         tile: Tile,
     },
+    /// The hand is over.
+    HandOver {
+        /// How.
+        outcome: Box<Outcome>,
+    },
     /// 换牌: a seat put five tiles back face down (by position) and drew five.
     Swapped {
         /// Who.
         seat: Seat,
         /// The positions put back.
         put_back: [u8; 5],
-    },
-    /// The hand is over.
-    HandOver {
-        /// How.
-        outcome: Box<Outcome>,
     },
 }
 

@@ -75,13 +75,13 @@ pub enum PublicPhase {
         /// Who has answered.
         answered: [bool; 4],
     },
+    /// Over.
+    Over(Box<Outcome>),
     /// 换牌 (option `swap_five`): every seat puts five tiles back or passes, at once.
     Swap {
         /// Who has answered (not what).
         answered: [bool; 4],
     },
-    /// Over.
-    Over(Box<Outcome>),
 }
 
 /// What `seat` may see of a hand.

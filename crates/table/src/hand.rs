@@ -30,7 +30,9 @@
 //! 换牌 (`swap_five`): the four answers (five wall positions, or pass) are committed and opened
 //! like claim answers; the five put back are named by position only and never shown, so their
 //! faces stay hidden until the audit; every peer's engine checks they are the seat's own
-//! concealed tiles, and the swap draws are ordinary private draws (step 6). The full replay
+//! concealed tiles, and the seat's move carries a deal set-aside of those positions
+//! ([`mahjong_deal::SetAside`]: from then on the deal itself refuses any show, draw or open of
+//! them, and the deal audit lists them); the swap draws are ordinary private draws (step 6). The full replay
 //! at the audit checks the swap again with every face known (a flower kept back, say).
 //!
 //! Reading: claim answers show their tiles with the answer (not after the resolution), so a
@@ -343,6 +345,21 @@ impl HandPlay {
             .collect()
     }
 
+    /// 换牌: the positions a swap puts back that the deal must see set aside face down
+    /// (a deal [`mahjong_deal::SetAside`] signed by the seat; positions already public, such
+    /// as the `baida` indicator, excepted). `None` for any other action, or when none is left.
+    pub fn set_aside_positions(&self, action: &Action) -> Option<Vec<u8>> {
+        let Action::Swap { put_back } = action else {
+            return None;
+        };
+        let ps: Vec<u8> = put_back
+            .iter()
+            .copied()
+            .filter(|&p| !self.deal.is_public(p))
+            .collect();
+        (!ps.is_empty()).then_some(ps)
+    }
+
     // ---- making own entries ----
 
     /// This seat's deal messages for the current (deal-type) step.
@@ -405,14 +422,18 @@ impl HandPlay {
         };
         state.step(&mv).map_err(ActError::Illegal)?;
         let cards = self.shown_cards(&mv.action);
+        let set_aside = self.set_aside_positions(&mv.action);
         let DealState::Seat(d) = &mut self.deal else {
             return Err(ActError::NotYourTurn);
         };
-        let shows = cards
+        let mut shows = cards
             .iter()
             .map(|c| d.show(signer, c.pos))
             .collect::<Result<Vec<_>, _>>()
             .map_err(ActError::Deal)?;
+        if let Some(ps) = set_aside {
+            shows.push(d.set_aside(signer, &ps).map_err(ActError::Deal)?);
+        }
         Ok(Play {
             action: mv.action,
             timed_out,
@@ -652,10 +673,21 @@ impl HandPlay {
                 timed_out: play.timed_out,
             };
             let cards = self.shown_cards(&mv.action);
-            if cards.len() != play.shows.len() {
+            let set_aside = self.set_aside_positions(&mv.action);
+            let expected = cards.len() + usize::from(set_aside.is_some());
+            if expected != play.shows.len() {
                 return Err(Fault::malformed(
                     seat,
-                    format!("{} shows for {} cards shown", play.shows.len(), cards.len()),
+                    format!(
+                        "{} deal messages for {} cards shown{}",
+                        play.shows.len(),
+                        cards.len(),
+                        if set_aside.is_some() {
+                            " and a set-aside"
+                        } else {
+                            ""
+                        }
+                    ),
                 )
                 .into());
             }
@@ -683,6 +715,18 @@ impl HandPlay {
                     )
                     .into());
                 }
+            }
+            if let (Some(ps), Some(msg)) = (set_aside, play.shows.get(cards.len())) {
+                let same =
+                    matches!(&msg.message.body, DealBody::SetAside(sa) if sa.positions == ps);
+                if msg.seat().get() != seat || !same {
+                    return Err(Fault::malformed(
+                        seat,
+                        "换牌 without the set-aside of the five it puts back",
+                    )
+                    .into());
+                }
+                self.receive(seat, msg.clone())?;
             }
             self.moves.push(mv.clone());
             events.push(TableEvent::Moved {

@@ -147,6 +147,7 @@ fn change(msg: &mut SignedMessage, c: &FieldChange) {
                 },
                 Body::Share(s) => &mut s.share.0,
                 Body::AuditReveal(a) => &mut a.shuffle_seed,
+                Body::SetAside(sa) => &mut sa.positions,
             };
             bytes[*i % 32] ^= mask;
         }

@@ -7,4 +7,5 @@ mod common;
 mod fuzz;
 mod honest;
 mod review;
+mod set_aside;
 mod statistics;

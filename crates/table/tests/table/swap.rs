@@ -4,6 +4,7 @@
 //! lies about the tiles it puts back is caught and named, and a seat restarted in the middle
 //! of the swap finds its answer again.
 
+use mahjong_deal::{Body as DealBody, HandContext, Message as DealMessage, SeatIndex, SetAside};
 use mahjong_rules::view::PublicPhase;
 use mahjong_rules::wall::{DEALT, deal_seat};
 use mahjong_rules::{Action, Event, Options, Ruleset, Seat, SessionLength};
@@ -52,20 +53,29 @@ fn honest_swaps_stay_hidden_and_every_seat_agrees() {
     // Once the first swap is resolved, nobody else can read the tiles a seat put back.
     let mut checked = false;
     sim.run_until(6 * 3_600_000, |s| {
-        let done = swaps(s, 0);
-        if !checked && !done.is_empty() && s.clients.iter().all(Option::is_some) {
-            for &(seat, put_back) in &done {
-                for other in (0..4).filter(|&o| o != seat as usize) {
-                    let deal = s.client(other).deal().expect("a seat's deal");
-                    for pos in put_back {
-                        assert!(
-                            deal.card_at(pos).is_none(),
-                            "seat {other} can read position {pos} that seat {seat} put back"
-                        );
-                    }
+        if checked || !s.clients.iter().all(Option::is_some) {
+            return false;
+        }
+        // Each seat, once it has seen swaps resolved, cannot read what the others put back,
+        // and its deal holds each swapper to its five (set aside, by it).
+        for other in 0..4usize {
+            for (seat, put_back) in swaps(s, other) {
+                if seat as usize == other {
+                    continue;
                 }
+                let deal = s.client(other).deal().expect("a seat's deal");
+                for pos in put_back {
+                    assert!(
+                        deal.card_at(pos).is_none(),
+                        "seat {other} can read position {pos} that seat {seat} put back"
+                    );
+                    assert_eq!(
+                        deal.observer().set_aside().get(&pos).map(|s| s.get()),
+                        Some(seat)
+                    );
+                }
+                checked = true;
             }
-            checked = true;
         }
         false
     });
@@ -87,14 +97,18 @@ fn honest_swaps_stay_hidden_and_every_seat_agrees() {
     assert!(drew_live >= 5 * own);
 }
 
-/// Seat 1 answers 换牌 naming four of its own tiles and one of seat 0's (a tile it never
-/// held), commits to that answer and opens it: every honest peer refuses the opened move and
-/// names seat 1.
-#[test]
-fn a_seat_lying_about_the_tiles_it_puts_back_is_caught() {
-    let liar: Seat = 1;
+/// How a liar lies about the five it puts back.
+#[derive(Clone, Copy)]
+enum Lie {
+    /// Four own tiles and one of seat 0's, with a deal set-aside of those five it signs.
+    OthersTile,
+    /// Its own five, without the deal set-aside that binds them.
+    NoSetAside,
+}
+
+fn swap_liar(lie_kind: Lie) -> Hook {
     let mut lie: Option<(u32, Play, [u8; 32], Envelope)> = None;
-    let hook: Hook = Box::new(move |ctx, env| {
+    Box::new(move |ctx, env| {
         let commit = matches!(env.body, Body::ClaimCommit { .. });
         let open = matches!(env.body, Body::ClaimOpen { .. });
         if let Some((seq, play, nonce, sent)) = &lie {
@@ -139,19 +153,37 @@ fn a_seat_lying_about_the_tiles_it_puts_back_is_caught() {
         if !commit || !matches!(view.phase, PublicPhase::Swap { .. }) {
             return vec![(None, env.encode())];
         }
-        // Four own tiles and a tile dealt to seat 0.
-        let other = (0..DEALT)
-            .find(|&p| deal_seat(view.dealer, p) == 0)
-            .expect("seat 0 is dealt tiles") as u8;
-        let mut put_back: Vec<u8> = view.hand.iter().take(4).map(|c| c.pos).collect();
-        put_back.push(other);
+        let mut put_back: Vec<u8> = view.hand.iter().take(5).map(|c| c.pos).collect();
+        if let Lie::OthersTile = lie_kind {
+            put_back[4] = (0..DEALT)
+                .find(|&p| deal_seat(view.dealer, p) == 0)
+                .expect("seat 0 is dealt tiles") as u8;
+        }
         put_back.sort_unstable();
+        let shows = match lie_kind {
+            Lie::OthersTile => {
+                let deal_ctx = HandContext {
+                    table: env.table,
+                    hand: env.hand,
+                };
+                let body = DealBody::SetAside(SetAside {
+                    positions: put_back.clone(),
+                });
+                let seat = SeatIndex::new(env.seat).expect("a seat");
+                vec![
+                    DealMessage::new(&deal_ctx, seat, body)
+                        .sign(ctx.key)
+                        .expect("sign"),
+                ]
+            }
+            Lie::NoSetAside => vec![],
+        };
         let play = Play {
             action: Action::Swap {
                 put_back: put_back.try_into().expect("five"),
             },
             timed_out: false,
-            shows: vec![],
+            shows,
         };
         let nonce = [9u8; 32];
         let sent = Envelope::sign(
@@ -165,42 +197,60 @@ fn a_seat_lying_about_the_tiles_it_puts_back_is_caught() {
         );
         lie = Some((env.seq, play, nonce, sent.clone()));
         vec![(None, sent.encode())]
-    });
-    let mut sim = Sim::new(
-        72,
-        Net::LOSSY,
-        swap_options(Ruleset::Classic),
-        SessionLength::Hands(1),
-    );
-    sim.hooks[liar as usize] = Some(hook);
-    let honest = [0usize, 2, 3];
-    let all_over = |sim: &Sim| {
-        honest
-            .iter()
-            .all(|&s| sim.clients[s].as_ref().is_some_and(|c| c.is_over()))
-    };
-    sim.run_until(6 * 3_600_000, all_over);
-    assert!(all_over(&sim), "the honest seats did not finish");
-    sim.assert_agree(&honest);
-    for s in honest {
-        let ev = sim.client(s).evidence();
-        assert!(!ev.is_empty(), "seat {s} holds no evidence");
-        for e in ev {
-            let culprit = e
-                .verify_with_cards(crate::sim::cards())
-                .expect("the evidence verifies offline");
-            assert_eq!(culprit.seat, liar);
+    })
+}
+
+/// A seat that lies about the five it puts back — naming a tile it never held, or leaving
+/// out the deal set-aside that binds its five — commits to that answer and opens it: every
+/// honest peer refuses the opened move, names the liar with evidence anyone can verify
+/// offline, and the hand is aborted against it.
+#[test]
+fn a_seat_lying_about_the_tiles_it_puts_back_is_caught() {
+    let liar: Seat = 1;
+    for (seed, lie, why) in [
+        (72u64, Lie::OthersTile, "holds no tile"),
+        (75, Lie::NoSetAside, "set-aside"),
+    ] {
+        let mut sim = Sim::new(
+            seed,
+            Net::LOSSY,
+            swap_options(Ruleset::Classic),
+            SessionLength::Hands(1),
+        );
+        sim.hooks[liar as usize] = Some(swap_liar(lie));
+        let honest = [0usize, 2, 3];
+        let all_over = |sim: &Sim| {
+            honest
+                .iter()
+                .all(|&s| sim.clients[s].as_ref().is_some_and(|c| c.is_over()))
+        };
+        sim.run_until(6 * 3_600_000, all_over);
+        assert!(
+            all_over(&sim),
+            "seed {seed}: the honest seats did not finish"
+        );
+        sim.assert_agree(&honest);
+        for s in honest {
+            let ev = sim.client(s).evidence();
+            assert!(!ev.is_empty(), "seed {seed}: seat {s} holds no evidence");
+            for e in ev {
+                let culprit = e
+                    .verify_with_cards(crate::sim::cards())
+                    .expect("the evidence verifies offline");
+                assert_eq!(culprit.seat, liar);
+                let text = match &culprit.offence {
+                    Offence::Illegal(err) => err.to_string(),
+                    Offence::Malformed(m) => m.clone(),
+                    o => panic!("seed {seed}: unexpected offence {o:?}"),
+                };
+                assert!(text.contains(why), "seed {seed}: {text}");
+            }
+            let r = &sim.client(s).results()[0];
+            assert!(r.aborted);
             assert!(
-                matches!(&culprit.offence, Offence::Illegal(err) if err.to_string().contains("holds no tile")),
-                "{:?}",
-                culprit.offence
+                matches!(r.outcome, mahjong_rules::Outcome::Abandoned { leaver, .. } if leaver == liar)
             );
         }
-        let r = &sim.client(s).results()[0];
-        assert!(r.aborted);
-        assert!(
-            matches!(r.outcome, mahjong_rules::Outcome::Abandoned { leaver, .. } if leaver == liar)
-        );
     }
 }
 
@@ -245,4 +295,56 @@ fn a_seat_restarted_mid_swap_resumes_it() {
             assert!(sim.client(s).evidence().is_empty(), "seed {seed}");
         }
     }
+}
+
+/// A seat that does nothing during 换牌 keeps its hand: its own client passes for it when
+/// `start_seconds` (here 60 s, unlike the 20 s claim and discard timers) run out.
+#[test]
+fn a_silent_seat_keeps_its_hand_when_the_start_timer_runs_out() {
+    let mut o = swap_options(Ruleset::Qiaoma);
+    o.start_seconds = 60;
+    let mut sim = Sim::new(76, Net::FAST, o, SessionLength::Hands(1));
+    sim.asleep = Some(2);
+    let sent_at = std::rc::Rc::new(std::cell::Cell::new(None));
+    let flag = sent_at.clone();
+    let hook: Hook = Box::new(move |ctx, env| {
+        let swap = ctx
+            .client
+            .view()
+            .is_some_and(|v| matches!(v.phase, PublicPhase::Swap { .. }));
+        if swap && matches!(env.body, Body::ClaimCommit { .. }) && flag.get().is_none() {
+            flag.set(Some(ctx.now));
+        }
+        vec![(None, env.encode())]
+    });
+    sim.hooks[2] = Some(hook);
+    let mut entered = None;
+    sim.run_until(6 * 3_600_000, |s| {
+        if entered.is_none() && in_swap(s, 2) {
+            entered = Some(s.now);
+        }
+        false
+    });
+    let (entered, sent) = (entered.expect("the swap"), sent_at.get().expect("answered"));
+    assert!(
+        (60_000..62_000).contains(&(sent - entered)),
+        "answered {} ms after the swap began",
+        sent - entered
+    );
+    sim.assert_agree(&[0, 1, 2, 3]);
+    assert!(!sim.client(0).results()[0].aborted);
+    // Its answer, opened: a timed-out pass.
+    let answer = sim
+        .client(0)
+        .log()
+        .iter()
+        .flat_map(|r| r.entries.iter())
+        .find_map(|e| match &e.body {
+            Body::ClaimOpen { play, .. } if e.seat == 2 => Some(play.clone()),
+            _ => None,
+        })
+        .expect("seat 2 opened an answer");
+    assert_eq!(answer.action, Action::Pass);
+    assert!(answer.timed_out);
+    assert!(swaps(&sim, 0).iter().all(|(s, _)| *s != 2));
 }
