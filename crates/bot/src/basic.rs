@@ -29,7 +29,12 @@ fn fits(t: Target, melds: &[MeldShape]) -> bool {
 }
 
 /// The nearest target and its distance.
-fn nearest(an: &mut Analyzer, seen: &Seen, counts: &Counts, melds: &[MeldShape]) -> (i32, Target) {
+pub(crate) fn nearest(
+    an: &mut Analyzer,
+    seen: &Seen,
+    counts: &Counts,
+    melds: &[MeldShape],
+) -> (i32, Target) {
     let shape = seen.shape(counts, melds.len());
     if seen.ruleset() == Ruleset::Baida {
         return (an.distance(&shape, Target::Standard), Target::Standard);
@@ -43,7 +48,7 @@ fn nearest(an: &mut Analyzer, seen: &Seen, counts: &Counts, melds: &[MeldShape])
 }
 
 /// How many of the hand's tiles sit near this one (lonely tiles go first).
-fn company(counts: &Counts, i: usize) -> u32 {
+pub(crate) fn company(counts: &Counts, i: usize) -> u32 {
     let mut n = counts[i] as u32 - 1;
     if i < 27 {
         let s = i / 9 * 9;

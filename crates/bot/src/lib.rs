@@ -15,6 +15,10 @@
 //!   a discard may cost against ready or dangerous seats, 承包 included ([`strong`],
 //!   [`value`], [`defence`]).
 //!
+//! 换牌 (option `swap_five`): `basic` and `strong` put back their five weakest tiles when the
+//! hand is far from ready, and keep it otherwise ([`swap`]); `random` picks among Pass and
+//! every choice of five like any other action.
+//!
 //! Deterministic: a bot owns a ChaCha stream seeded from `seed`; the same seed and the same
 //! sequence of views give the same decisions on every machine.
 //!
@@ -42,6 +46,7 @@ pub mod defence;
 pub mod seen;
 pub mod shape;
 pub mod strong;
+pub mod swap;
 pub mod value;
 
 use mahjong_rules::Action;
@@ -174,6 +179,9 @@ impl Bot {
             };
         }
         let seen = seen::Seen::new(view);
+        if matches!(view.phase, PublicPhase::Swap { .. }) {
+            return swap::decide(&mut self.analyzer, &seen, self.level);
+        }
         let claims = matches!(view.phase, PublicPhase::Claims { .. });
         match (self.level, claims) {
             (Level::Basic, false) => basic::turn(&mut self.analyzer, &mut self.rng, &seen),

@@ -9,6 +9,17 @@
 //! line and a non-zero exit (no table filled within `--wait` seconds, a peer proven at fault, a
 //! store error). `--bots K`, at a table this peer opens: K seats are bots, spread over the
 //! human peers. A peer restarted with the same data dir resumes its table.
+//! `--disconnect-seconds S`, at a table this peer opens: how long a silent seat is waited for
+//! before the other three vote it out and a bot run by the next seat's peer takes it (the
+//! preset's 180 by default).
+//!
+//! Without `--bot` the player at this terminal plays the seat with the screen and prompt of
+//! `mahjong solo` (the numbered choices, a tile to discard, `!5m` to declare ready, `h` for
+//! a hint, `q` to leave the table; the settlement explained, `--lang en|zh`). The table's
+//! timers run as in any seat: standard input is read on its own thread, and when a prompt's
+//! time is up the table plays the default action and the prompt is withdrawn (lines typed
+//! ahead wait for the next prompt). A proposal that matches the command line's preset,
+//! stake and hands is accepted; another is declined.
 //!
 //! Extras for tests and odd networks: `--listen MULTIADDR` (default every IPv4 interface, a
 //! free port) and `--no-mdns` (only `--peer`; keeps multicast off a shared host).
@@ -16,11 +27,20 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use std::io::Write;
+
 use anyhow::{Context, Result, anyhow, bail};
 use clap::Args;
-use mahjong_net::{NetConfig, NetEvent, StoreStorage, node};
-use mahjong_rules::{Money, Outcome, Ruleset};
+use ed25519_dalek::VerifyingKey;
+use mahjong_bot::{Bot, Level};
+use mahjong_net::{NetConfig, NetEvent, Network, StoreStorage, node};
+use mahjong_rules::explain_text::Lang;
+use mahjong_rules::view::PublicPhase;
+use mahjong_rules::{Money, Outcome, Ruleset, Seat, SeatView, SessionLength};
 use mahjong_table::{HandResult, TableEvent};
+use tokio::sync::mpsc;
+
+use crate::solo::{self, Answer};
 
 /// Arguments of `mahjong play`.
 #[derive(Args, Debug)]
@@ -55,9 +75,16 @@ pub struct PlayArgs {
     /// An address to listen on (repeatable; default /ip4/0.0.0.0/tcp/0).
     #[arg(long)]
     listen: Vec<String>,
+    /// The language of the settlement explained at each hand's end (without --bot): en or zh.
+    #[arg(long, default_value = "en")]
+    lang: String,
     /// Do not use mDNS (only the --peer addresses).
     #[arg(long)]
     no_mdns: bool,
+    /// At a table this peer opens: seconds a silent seat is waited for before the others
+    /// replace it by a bot (default: the preset's, 180).
+    #[arg(long)]
+    disconnect_seconds: Option<u32>,
 }
 
 /// Runs the command.
@@ -81,11 +108,10 @@ pub fn run(args: PlayArgs) -> Result<()> {
     if args.bots > 3 {
         bail!("--bots must be 0-3, got {}", args.bots);
     }
-    if !args.bot {
-        bail!(
-            "interactive network play is not available yet: add --bot to let the strong bot play"
-        );
+    if args.disconnect_seconds == Some(0) {
+        bail!("--disconnect-seconds must be at least 1");
     }
+    let lang: Lang = args.lang.parse().map_err(|e| anyhow!("--lang: {e}"))?;
     let mut peers = Vec::new();
     for p in &args.peers {
         peers.push(
@@ -108,18 +134,22 @@ pub fn run(args: PlayArgs) -> Result<()> {
     mahjong_store::init_logging(&data_dir)?;
     let storage = StoreStorage::open(&data_dir)?;
     let identity = identity.key;
+    let me = identity.verifying_key();
     let settings = node::settings(&args.name, preset, stake, args.hands, args.bots);
     let mut config = NetConfig::new(identity, settings);
+    config.own_bot = args.bot;
     config.peers = peers;
     if !listen.is_empty() {
         config.listen = listen;
     }
     config.mdns = !args.no_mdns;
+    config.disconnect_seconds = args.disconnect_seconds;
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    rt.block_on(session(config, storage, &data_dir, &args))
+    let human = (!args.bot).then(|| Human::new(me, preset, stake, args.hands, lang));
+    rt.block_on(session(config, storage, &data_dir, &args, human))
 }
 
 async fn session(
@@ -127,8 +157,12 @@ async fn session(
     storage: StoreStorage,
     data_dir: &std::path::Path,
     args: &PlayArgs,
+    mut human: Option<Human>,
 ) -> Result<()> {
     let (network, mut events) = mahjong_net::spawn(config, Box::new(storage))?;
+    // The player's lines come from a thread (a read of the terminal blocks), so the table's
+    // timers and the network go on while the prompt waits.
+    let mut lines = human.as_ref().map(|_| stdin_lines());
     let mut table = None;
     let started = std::time::Instant::now();
     let wait = tokio::time::sleep(Duration::from_secs(args.wait));
@@ -136,8 +170,30 @@ async fn session(
     let mut seated = false;
     let mut fault: Option<String> = None;
     let outcome = loop {
+        let asking = human
+            .as_ref()
+            .and_then(|h| h.prompt.as_ref().map(|p| p.until));
+        let far = tokio::time::Instant::now() + Duration::from_secs(3600);
         let ev = tokio::select! {
             ev = events.recv() => ev,
+            line = next_line(&mut lines), if asking.is_some() && lines.is_some() => {
+                if let Some(h) = human.as_mut() {
+                    match line {
+                        Some(line) => h.typed(&line, &network).await?,
+                        None => {
+                            lines = None;
+                            println!("\n(end of input: the table's timers play for you)");
+                        }
+                    }
+                }
+                continue;
+            }
+            _ = tokio::time::sleep_until(asking.unwrap_or(far)), if asking.is_some() => {
+                if let Some(h) = human.as_mut() {
+                    h.time_up();
+                }
+                continue;
+            }
             _ = &mut wait, if !seated => {
                 break Err(anyhow!("no table filled within {} seconds", args.wait));
             }
@@ -145,6 +201,9 @@ async fn session(
         let Some(ev) = ev else {
             break Err(anyhow!("the network stopped"));
         };
+        if let (Some(h), NetEvent::Table(t)) = (human.as_mut(), &ev) {
+            h.table_event(t, &network).await?;
+        }
         match ev {
             NetEvent::Listening(a) => eprintln!("listening on {a}"),
             NetEvent::Incompatible { peer, theirs } => eprintln!(
@@ -154,6 +213,9 @@ async fn session(
             NetEvent::Misbehaved { peer, why } => eprintln!("peer {peer} disconnected: {why}"),
             NetEvent::Began { roster, seats } => {
                 seated = true;
+                if let Some(h) = human.as_mut() {
+                    h.seated(&roster);
+                }
                 table = Some(roster.advert.table);
                 eprintln!(
                     "table {} full after {:.1} s: {}; this peer runs seats {:?}",
@@ -165,6 +227,9 @@ async fn session(
             }
             NetEvent::Resumed { roster, hands } => {
                 seated = true;
+                if let Some(h) = human.as_mut() {
+                    h.seated(&roster);
+                }
                 table = Some(roster.advert.table);
                 eprintln!(
                     "resuming table {} after {hands} final hands: {}",
@@ -186,6 +251,12 @@ async fn session(
                     .unwrap_or_else(|err| format!("evidence that does not verify: {err}"));
                 eprintln!("{who}");
                 fault.get_or_insert(who);
+            }
+            NetEvent::Table(TableEvent::SeatSilent { seat }) => {
+                eprintln!("seat {seat} is silent");
+            }
+            NetEvent::Table(TableEvent::SeatReplaced { seat, controller }) => {
+                eprintln!("seat {seat} is replaced by a bot run by seat {controller}'s peer");
             }
             NetEvent::Table(TableEvent::SetupFailed { seat }) => {
                 break Err(anyhow!(
@@ -267,4 +338,211 @@ pub fn hand_line(result: &HandResult, hands: u32, signatures: usize) -> String {
         result.hand,
         p.join(",")
     )
+}
+
+// ---- the player at this terminal (without --bot) ----
+
+/// Lines typed on standard input, read on their own thread; the channel closes at the end
+/// of input.
+fn stdin_lines() -> mpsc::Receiver<String> {
+    let (tx, rx) = mpsc::channel(64);
+    std::thread::spawn(move || {
+        let stdin = std::io::stdin();
+        let mut line = String::new();
+        loop {
+            line.clear();
+            match std::io::BufRead::read_line(&mut stdin.lock(), &mut line) {
+                Ok(0) | Err(_) => return,
+                Ok(_) => {
+                    if tx.blocking_send(line.clone()).is_err() {
+                        return;
+                    }
+                }
+            }
+        }
+    });
+    rx
+}
+
+async fn next_line(lines: &mut Option<mpsc::Receiver<String>>) -> Option<String> {
+    match lines {
+        Some(rx) => rx.recv().await,
+        None => None,
+    }
+}
+
+/// A question on the screen: the view it was asked on, the order of its numbered choices,
+/// and when the table's own timer plays for the player.
+struct Prompt {
+    view: Box<SeatView>,
+    order: Vec<usize>,
+    until: tokio::time::Instant,
+}
+
+/// The player at this terminal: the `solo` screen and prompt over a networked table. The
+/// table's timers run on as in any seat: at zero the client plays the default action (a
+/// discard of the drawn tile, a pass) and the prompt is withdrawn.
+struct Human {
+    me_key: VerifyingKey,
+    me: Option<Seat>,
+    hint: Bot,
+    prompt: Option<Prompt>,
+    preset: Ruleset,
+    stake: Money,
+    hands: u32,
+    lang: Lang,
+}
+
+impl Human {
+    fn new(me_key: VerifyingKey, preset: Ruleset, stake: Money, hands: u32, lang: Lang) -> Human {
+        let seed = u64::from_le_bytes(me_key.as_bytes()[..8].try_into().unwrap_or([0; 8]));
+        Human {
+            me_key,
+            me: None,
+            hint: Bot::new(Level::Strong, seed),
+            prompt: None,
+            preset,
+            stake,
+            hands,
+            lang,
+        }
+    }
+
+    /// The roster is known: find this player's seat.
+    fn seated(&mut self, roster: &mahjong_net::Roster) {
+        if let Ok(seats) = roster.verify() {
+            self.me = seats
+                .iter()
+                .position(|s| s.peer == self.me_key && !s.bot)
+                .map(|i| i as Seat);
+        }
+        if let Some(me) = self.me {
+            println!(
+                "You are {}. Type the number of an action, a tile to discard (5m), !5m to \
+                 discard and declare ready (敲), h for a hint, q to leave the table.",
+                solo::SEAT_NAMES[me as usize]
+            );
+        }
+    }
+
+    async fn table_event(&mut self, ev: &TableEvent, network: &Network) -> Result<()> {
+        let mut out = std::io::stdout().lock();
+        match ev {
+            TableEvent::Proposed(p) => {
+                // The set-up asked for on the command line is accepted; another one is
+                // declined (leaving the table before it starts).
+                let fits = p.preset == self.preset
+                    && p.stake == self.stake
+                    && p.length == SessionLength::Hands(self.hands);
+                if fits {
+                    writeln!(
+                        out,
+                        "The host proposes {} at stake {}: accepted.",
+                        p.preset, p.stake
+                    )?;
+                    network.accept().await?;
+                } else {
+                    writeln!(
+                        out,
+                        "The host proposes {} at stake {}, {:?}: not what you asked for, declined.",
+                        p.preset, p.stake, p.length
+                    )?;
+                    network.leave().await?;
+                }
+            }
+            TableEvent::HandStarted {
+                hand,
+                dice,
+                dealer,
+                huangfan,
+                ..
+            } => {
+                self.prompt = None;
+                let counter = huangfan + dice.huangfan_bonus();
+                writeln!(
+                    out,
+                    "\n{}",
+                    solo::hand_header(*hand, *dealer, *dice, counter)
+                )?;
+            }
+            TableEvent::Moved { mv, events } => {
+                if let Some(me) = self.me {
+                    if mv.seat == me && self.prompt.take().is_some() {
+                        writeln!(out, "  (time is up: the table played for you)")?;
+                    }
+                    solo::announce(events, me, &|_| None, &mut out)?;
+                }
+            }
+            TableEvent::YourTurn { view, .. } => {
+                if let Some(a) = solo::auto_answer(view) {
+                    self.prompt = None;
+                    network.act(a).await?;
+                    return Ok(());
+                }
+                let claim = matches!(
+                    view.phase,
+                    PublicPhase::Claims { .. } | PublicPhase::RobKong { .. }
+                );
+                let secs = if claim {
+                    view.options.claim_seconds
+                } else {
+                    view.options.discard_seconds
+                };
+                let order = solo::show_choices(view, &mut out)?;
+                write!(out, "({secs} s) > ")?;
+                out.flush()?;
+                self.prompt = Some(Prompt {
+                    view: view.clone(),
+                    order,
+                    until: tokio::time::Instant::now() + Duration::from_secs(u64::from(secs)),
+                });
+            }
+            TableEvent::HandOver { result, .. } => {
+                self.prompt = None;
+                if let Some(setup) = &result.setup {
+                    solo::report(
+                        &result.outcome,
+                        &result.payments,
+                        setup,
+                        setup.huangfan_in_force(),
+                        self.lang,
+                        &mut out,
+                    )?;
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// A line typed while a prompt is on the screen.
+    async fn typed(&mut self, line: &str, network: &Network) -> Result<()> {
+        let Some(p) = self.prompt.as_ref() else {
+            return Ok(());
+        };
+        let mut out = std::io::stdout().lock();
+        match solo::answer(&p.view, &p.order, line, &mut self.hint, &mut out)? {
+            Answer::Act(a) => {
+                self.prompt = None;
+                network.act(a).await?;
+            }
+            Answer::Quit => {
+                self.prompt = None;
+                writeln!(out, "Leaving the table: a bot takes your seat.")?;
+                network.leave().await?;
+            }
+            Answer::Again => {
+                write!(out, "> ")?;
+                out.flush()?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The table's timer ran out while the prompt waited: the client plays for the player.
+    fn time_up(&mut self) {
+        if self.prompt.take().is_some() {
+            println!("\n  (time is up: the table plays for you)");
+        }
+    }
 }

@@ -10,6 +10,10 @@
 //! after which the hand could no longer win (`qiaoma`: a chow with a second suit) is marked.
 //! At the hand's end the settlement is explained (the rules crate's explanation, in English or
 //! with `--lang zh` in 中文), and every line fits 80 columns.
+//!
+//! `--option NAME=VALUE` (repeatable) changes an option of the preset, e.g.
+//! `--option swap_five=true` for 换牌: after the flowers the player is asked for the five
+//! tiles to put back (`19m 5z 34p`), or `k` to keep the hand; the bots choose theirs.
 
 use anyhow::{Result, bail};
 use clap::Args;
@@ -45,9 +49,33 @@ pub struct SoloArgs {
     /// The language of the settlement shown at each hand's end: en or zh (中文).
     #[arg(long, default_value = "en")]
     lang: String,
+    /// Change an option of the preset, NAME=VALUE (repeatable), e.g. swap_five=true for
+    /// 换牌; the names are those of `mahjong score --help`.
+    #[arg(long = "option", value_name = "NAME=VALUE")]
+    options: Vec<String>,
 }
 
-const SEAT_NAMES: [&str; 4] = ["East seat 0", "South seat 1", "West seat 2", "North seat 3"];
+/// The preset's options with `--option NAME=VALUE` overrides (a value is read as JSON —
+/// true, 3, null — or else as a word).
+fn options_of(preset: Ruleset, overrides: &[String]) -> Result<Options> {
+    let mut obj = serde_json::Map::new();
+    for o in overrides {
+        let Some((name, value)) = o.split_once('=') else {
+            bail!("--option expects NAME=VALUE, e.g. swap_five=true; got \"{o}\"");
+        };
+        let value = value.trim();
+        let v = serde_json::from_str(value)
+            .unwrap_or_else(|_| serde_json::Value::String(value.to_string()));
+        obj.insert(name.trim().to_string(), v);
+    }
+    Options::preset(preset)
+        .apply_overrides(&serde_json::Value::Object(obj))
+        .map_err(|e| anyhow::anyhow!("--option: {e}"))
+}
+
+/// The seats' names on the terminal.
+pub(crate) const SEAT_NAMES: [&str; 4] =
+    ["East seat 0", "South seat 1", "West seat 2", "North seat 3"];
 
 /// Runs the game on standard input and output.
 pub fn run(args: SoloArgs) -> Result<()> {
@@ -60,6 +88,7 @@ pub fn run(args: SoloArgs) -> Result<()> {
 
 fn play(args: SoloArgs, input: &mut impl BufRead, out: &mut impl Write) -> Result<()> {
     let preset: Ruleset = args.preset.parse()?;
+    let options = options_of(preset, &args.options)?;
     if args.seat > 3 {
         bail!("--seat must be 0-3, got {}", args.seat);
     }
@@ -95,7 +124,7 @@ fn play(args: SoloArgs, input: &mut impl BufRead, out: &mut impl Write) -> Resul
     } else {
         SessionLength::Hands(args.hands)
     };
-    let mut session = Session::new(Options::preset(preset), Money::coins(1), length);
+    let mut session = Session::new(options.clone(), Money::coins(1), length);
     writeln!(
         out,
         "Shanghai mahjong ({preset}) — you are {}. Seed {seed}.",
@@ -105,6 +134,12 @@ fn play(args: SoloArgs, input: &mut impl BufRead, out: &mut impl Write) -> Resul
         out,
         "Type the number of an action, a tile to discard (5m), !5m to discard and declare\nready (敲), h for a hint, q to quit."
     )?;
+    if options.swap_five {
+        writeln!(
+            out,
+            "换牌 is on: after the flowers you may put five tiles back (face down, out of\nplay) and draw five from the wall."
+        )?;
+    }
     loop {
         let mut wall_seed = [0u8; 32];
         rng.fill_bytes(&mut wall_seed);
@@ -114,16 +149,8 @@ fn play(args: SoloArgs, input: &mut impl BufRead, out: &mut impl Write) -> Resul
         let mut st = HandState::new(setup.clone(), &Wall::shuffled(wall_seed))?;
         writeln!(
             out,
-            "\n=== Hand {} · dealer {} · dice {}+{}{} ===",
-            session.hands_played + 1,
-            SEAT_NAMES[setup.dealer as usize],
-            dice.values().0,
-            dice.values().1,
-            if st.huangfan() > 0 {
-                format!(" · 荒番 {}", st.huangfan())
-            } else {
-                String::new()
-            }
+            "\n{}",
+            hand_header(session.hands_played + 1, setup.dealer, dice, st.huangfan())
         )?;
         if let Some(w) = st.wildcard() {
             writeln!(out, "Wildcard (百搭): {w}")?;
@@ -146,7 +173,7 @@ fn play(args: SoloArgs, input: &mut impl BufRead, out: &mut impl Write) -> Resul
                 bot.decide(&view).action
             };
             let events = st.apply(&Move::new(seat, action))?;
-            announce(&events, me, out)?;
+            announce(&events, me, &|p| st.face(p), out)?;
         }
         let outcome = st
             .outcome()
@@ -169,6 +196,21 @@ fn play(args: SoloArgs, input: &mut impl BufRead, out: &mut impl Write) -> Resul
     }
 }
 
+/// `=== Hand 2 · dealer South seat 1 · dice 3+5 · 荒番 1 ===`.
+pub(crate) fn hand_header(hand: u32, dealer: Seat, dice: Dice, huangfan: u32) -> String {
+    format!(
+        "=== Hand {hand} · dealer {} · dice {}+{}{} ===",
+        SEAT_NAMES[dealer as usize & 3],
+        dice.values().0,
+        dice.values().1,
+        if huangfan > 0 {
+            format!(" · 荒番 {huangfan}")
+        } else {
+            String::new()
+        }
+    )
+}
+
 fn balances(s: &Session) -> String {
     s.balances
         .iter()
@@ -185,9 +227,38 @@ fn ask(
     input: &mut impl BufRead,
     out: &mut impl Write,
 ) -> Result<Option<Action>> {
+    if let Some(a) = auto_answer(view) {
+        return Ok(Some(a));
+    }
+    if matches!(view.phase, PublicPhase::Swap { .. }) {
+        return ask_swap(view, hint, input, out);
+    }
+    let order = show_choices(view, out)?;
+    loop {
+        write!(out, "> ")?;
+        out.flush()?;
+        let mut line = String::new();
+        if input.read_line(&mut line)? == 0 {
+            return Ok(None);
+        }
+        match answer(view, &order, &line, hint, out)? {
+            Answer::Act(a) => return Ok(Some(a)),
+            Answer::Quit => return Ok(None),
+            Answer::Again => {}
+        }
+    }
+}
+
+/// The action played without asking: the only one when it is not a discard (a pass-only
+/// claim window, a flower to set aside), and after 敲 the drawn tile unless it wins or makes
+/// a kong. `None`: the player chooses.
+pub(crate) fn auto_answer(view: &SeatView) -> Option<Action> {
     let legal = &view.legal;
+    if matches!(view.phase, PublicPhase::Swap { .. }) && legal.len() > 1 {
+        return None;
+    }
     if legal.len() == 1 && !matches!(legal[0], Action::Discard { .. }) {
-        return Ok(Some(legal[0].clone()));
+        return Some(legal[0].clone());
     }
     // After 敲 the drawn tile is discarded for the player unless it wins or makes a kong.
     if view.seats[view.seat as usize].ready
@@ -199,8 +270,15 @@ fn ask(
             .iter()
             .find(|a| matches!(a, Action::Discard { card, .. } if Some(card.tile) == drawn))
             .unwrap_or(&legal[0]);
-        return Ok(Some(pick.clone()));
+        return Some(pick.clone());
     }
+    None
+}
+
+/// Draws the table and lists the legal actions, numbered from 1; returns the order of the
+/// list (indices into `view.legal`) for [`answer`].
+pub(crate) fn show_choices(view: &SeatView, out: &mut impl Write) -> Result<Vec<usize>> {
+    let legal = &view.legal;
     render(view, out)?;
     let order = display_order(legal);
     for (n, &i) in order.iter().enumerate() {
@@ -212,6 +290,90 @@ fn ask(
             writeln!(out, "{l}")?;
         }
     }
+    Ok(order)
+}
+
+/// What a line typed at a prompt means.
+#[derive(Debug, PartialEq)]
+pub(crate) enum Answer {
+    /// Play this action.
+    Act(Action),
+    /// The player stops (`q`).
+    Quit,
+    /// Nothing to play (a hint, an empty or wrong line, said on `out`): ask again.
+    Again,
+}
+
+/// Reads one typed line against the choices [`show_choices`] listed: the number of an action,
+/// a tile to discard (`5m`, `!5m` to declare ready too), `h` for a hint, `q` to stop.
+pub(crate) fn answer(
+    view: &SeatView,
+    order: &[usize],
+    line: &str,
+    hint: &mut Bot,
+    out: &mut impl Write,
+) -> Result<Answer> {
+    let legal = &view.legal;
+    let line = line.trim();
+    match line {
+        "q" | "quit" => return Ok(Answer::Quit),
+        "h" | "hint" => {
+            let d = hint.decide(view);
+            let text = format!("  hint: {} — {}", describe(&d.action), d.reason);
+            for l in wrap_words(&text, WIDTH, 8) {
+                writeln!(out, "{l}")?;
+            }
+            return Ok(Answer::Again);
+        }
+        "" => return Ok(Answer::Again),
+        _ => {}
+    }
+    if let Ok(n) = line.parse::<usize>() {
+        if (1..=order.len()).contains(&n) {
+            return Ok(Answer::Act(legal[order[n - 1]].clone()));
+        }
+        writeln!(out, "  choose 1-{}", order.len())?;
+        return Ok(Answer::Again);
+    }
+    let (ready, tile) = match line.strip_prefix('!') {
+        Some(t) => (true, t),
+        None => (false, line),
+    };
+    match tile.parse::<Tile>() {
+        Ok(t) => {
+            let found = legal.iter().find(
+                |a| matches!(a, Action::Discard { card, ready: r } if card.tile == t && *r == ready),
+            );
+            match found {
+                Some(a) => return Ok(Answer::Act(a.clone())),
+                None => writeln!(
+                    out,
+                    "  you cannot {} {t} now",
+                    if ready {
+                        "declare ready with"
+                    } else {
+                        "discard"
+                    }
+                )?,
+            }
+        }
+        Err(e) => writeln!(out, "  {e}")?,
+    }
+    Ok(Answer::Again)
+}
+
+/// 换牌: asks for the five tiles to put back, or `k` to keep the hand.
+fn ask_swap(
+    view: &SeatView,
+    hint: &mut Bot,
+    input: &mut impl BufRead,
+    out: &mut impl Write,
+) -> Result<Option<Action>> {
+    render(view, out)?;
+    writeln!(
+        out,
+        "  换牌: type five tiles to put back (e.g. 19m 5z 34p) and draw five from the\n  wall, or k to keep your hand; h for a hint."
+    )?;
     loop {
         write!(out, "> ")?;
         out.flush()?;
@@ -219,50 +381,45 @@ fn ask(
         if input.read_line(&mut line)? == 0 {
             return Ok(None);
         }
-        let line = line.trim();
-        match line {
+        match line.trim() {
             "q" | "quit" => return Ok(None),
+            "" => continue,
+            "k" | "keep" | "pass" => return Ok(Some(Action::Pass)),
             "h" | "hint" => {
                 let d = hint.decide(view);
-                let text = format!("  hint: {} — {}", describe(&d.action), d.reason);
-                for l in wrap_words(&text, WIDTH, 8) {
+                let what = match &d.action {
+                    Action::Swap { .. } => format!("put back {}", swap_tiles(view, &d.action)),
+                    _ => "keep your hand (k)".to_string(),
+                };
+                for l in wrap_words(&format!("  hint: {what} — {}", d.reason), WIDTH, 8) {
                     writeln!(out, "{l}")?;
                 }
-                continue;
             }
-            "" => continue,
-            _ => {}
-        }
-        if let Ok(n) = line.parse::<usize>() {
-            if (1..=order.len()).contains(&n) {
-                return Ok(Some(legal[order[n - 1]].clone()));
-            }
-            writeln!(out, "  choose 1-{}", order.len())?;
-            continue;
-        }
-        let (ready, tile) = match line.strip_prefix('!') {
-            Some(t) => (true, t),
-            None => (false, line),
-        };
-        match tile.parse::<Tile>() {
-            Ok(t) => {
-                let found = legal.iter().find(|a| matches!(a, Action::Discard { card, ready: r } if card.tile == t && *r == ready));
-                match found {
-                    Some(a) => return Ok(Some(a.clone())),
-                    None => writeln!(
-                        out,
-                        "  you cannot {} {t} now",
-                        if ready {
-                            "declare ready with"
-                        } else {
-                            "discard"
-                        }
-                    )?,
+            text => match view.swap_action(text) {
+                Ok(a) => return Ok(Some(a)),
+                Err(e) => {
+                    for l in wrap_words(&format!("  {e}"), WIDTH, 4) {
+                        writeln!(out, "{l}")?;
+                    }
                 }
-            }
-            Err(e) => writeln!(out, "  {e}")?,
+            },
         }
     }
+}
+
+/// The faces of the tiles a swap puts back, as this seat sees them.
+fn swap_tiles(view: &SeatView, a: &Action) -> String {
+    let Action::Swap { put_back } = a else {
+        return String::new();
+    };
+    let mut tiles: Vec<Tile> = view
+        .hand
+        .iter()
+        .filter(|c| put_back.contains(&c.pos))
+        .map(|c| c.tile)
+        .collect();
+    tiles.sort();
+    spaced(&tiles)
 }
 
 /// The order in which the legal actions are listed: wins, kongs, claims and pass as the
@@ -340,6 +497,9 @@ fn render(v: &SeatView, out: &mut impl Write) -> Result<()> {
         );
         if !s.flowers.is_empty() {
             line.push_str(&format!("; flowers {}", format_tiles(&s.flowers)));
+        }
+        if s.buried > 0 {
+            line.push_str(&format!("; put back {} (换牌)", s.buried));
         }
         line.push_str(&format!("; discards {}", or_dash(&spaced(&discards_of(s)))));
         for l in wrap_words(&line, WIDTH, 6) {
@@ -440,10 +600,18 @@ fn describe(a: &Action) -> String {
         Action::Pung { cards } => format!("pung {}", cards[0].tile),
         Action::Kong { cards } => format!("kong {}", cards[0].tile),
         Action::Leave => "leave the table".into(),
+        Action::Swap { .. } => "put five tiles back and draw five (换牌)".into(),
     }
 }
 
-fn announce(events: &[Event], me: Seat, out: &mut impl Write) -> Result<()> {
+/// One line per rules event of a move, as `me` sees it; `face` gives the tile at a wall
+/// position where this seat knows it (its own 换牌 then names the tiles put back and drawn).
+pub(crate) fn announce(
+    events: &[Event],
+    me: Seat,
+    face: &dyn Fn(u8) -> Option<Tile>,
+    out: &mut impl Write,
+) -> Result<()> {
     let who = |seat: Seat| {
         if seat == me {
             "You".to_string()
@@ -490,6 +658,27 @@ fn announce(events: &[Event], me: Seat, out: &mut impl Write) -> Result<()> {
             Event::FlowerSetAside { seat, card } if *seat == me => {
                 format!("You set the flower {} aside", card.tile)
             }
+            Event::Swapped { seat, put_back } if *seat == me => {
+                let faces = |ps: &mut dyn Iterator<Item = u8>| {
+                    let mut ts: Vec<Tile> = ps.filter_map(face).collect();
+                    ts.sort();
+                    spaced(&ts)
+                };
+                let drew = faces(&mut events.iter().filter_map(|e| match e {
+                    Event::Drew { seat, pos, .. } if *seat == me => Some(*pos),
+                    _ => None,
+                }));
+                let back = faces(&mut put_back.iter().copied());
+                if back.is_empty() || drew.is_empty() {
+                    "You put back five tiles face down and drew five (换牌)".to_string()
+                } else {
+                    format!("You put back {back} face down and drew {drew} (换牌)")
+                }
+            }
+            Event::Swapped { seat, .. } => format!(
+                "{} put five tiles back face down and drew five (换牌)",
+                who(*seat)
+            ),
             Event::MissedWin { seat, tile } if *seat == me => {
                 format!("You passed a win on {tile}: no win on {tile} until you draw (漏胡)")
             }
@@ -500,7 +689,8 @@ fn announce(events: &[Event], me: Seat, out: &mut impl Write) -> Result<()> {
     Ok(())
 }
 
-fn report(
+/// The hand's settlement explained (the rules crate's explanation, wrapped to 80 columns).
+pub(crate) fn report(
     outcome: &Outcome,
     payments: &[Money; 4],
     setup: &Setup,
@@ -565,7 +755,20 @@ mod tests {
             hands,
             seed: Some(seed),
             lang: "en".into(),
+            options: vec![],
         }
+    }
+
+    #[test]
+    fn options_are_read_by_name_with_clear_errors() {
+        let o = options_of(Ruleset::Baida, &["swap_five=true".into()]).unwrap();
+        assert!(o.swap_five && o.wildcard);
+        let o = options_of(Ruleset::Qiaoma, &["table_limit_lezi = none".into()]).unwrap();
+        assert_eq!(o.table_limit_lezi, None);
+        let e = options_of(Ruleset::Qiaoma, &["swap_five".into()]).unwrap_err();
+        assert!(e.to_string().contains("NAME=VALUE"), "{e}");
+        let e = options_of(Ruleset::Qiaoma, &["kaibao=3".into()]).unwrap_err();
+        assert!(e.to_string().contains("kaibao"), "{e}");
     }
 
     #[test]

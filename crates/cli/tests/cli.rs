@@ -457,6 +457,69 @@ fn solo_plays_whole_hands_from_standard_input() {
     assert!(err.contains("--seat"), "{err}");
 }
 
+#[test]
+fn solo_plays_swap_five() {
+    let args = [
+        "solo",
+        "--hands",
+        "1",
+        "--seed",
+        "5",
+        "--option",
+        "swap_five=true",
+    ];
+    // Wrong tile strings get a clear line and the prompt again; the hint names five tiles.
+    let out = mahjong_stdin(&args, "h\n1x\n123m\n1m1m1m1m1m\nq\n");
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).expect("utf-8");
+    assert!(text.contains("换牌: type five tiles to put back"), "{text}");
+    assert!(
+        text.contains("换牌 puts back exactly five tiles, got 3"),
+        "{text}"
+    );
+    assert!(text.contains("换牌: you hold 0 of 1m, not 5"), "{text}");
+    assert!(text.contains("unexpected character 'x'"), "{text}");
+    let hint = text
+        .lines()
+        .find_map(|l| l.split("hint: put back ").nth(1))
+        .and_then(|l| l.split(" — ").next())
+        .expect("the hint names the tiles to put back")
+        .to_string();
+    // Put back the hinted five and play the hand out.
+    let mut input = format!("{hint}\n");
+    input.push_str(&"1\n".repeat(3000));
+    let out = mahjong_stdin(&args, &input);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).expect("utf-8");
+    assert!(
+        text.contains(&format!("You put back {hint} face down and drew ")),
+        "{text}"
+    );
+    assert!(text.contains("Hand over"), "{text}");
+    assert!(
+        text.contains("put back 5 (换牌)"),
+        "the others' put-back shown"
+    );
+    for line in text.lines() {
+        let line = line.trim_start_matches("> ");
+        assert!(columns(line) <= 80, "{} columns: {line}", columns(line));
+    }
+    // Keeping the hand.
+    let mut input = String::from("k\n");
+    input.push_str(&"1\n".repeat(3000));
+    let out = mahjong_stdin(&args, &input);
+    let text = String::from_utf8(out.stdout).expect("utf-8");
+    assert!(!text.contains("You put back"), "{text}");
+    assert!(text.contains("Hand over"), "{text}");
+    // Bad options: one clear line each.
+    let err = one_line_error(&mahjong_stdin(&["solo", "--option", "swap_five"], ""));
+    assert!(err.contains("NAME=VALUE"), "{err}");
+    let err = one_line_error(&mahjong_stdin(&["solo", "--option", "swap_fiv=true"], ""));
+    assert!(err.contains("swap_fiv"), "{err}");
+    let err = one_line_error(&mahjong_stdin(&["solo", "--option", "swap_five=maybe"], ""));
+    assert!(err.contains("swap_five"), "{err}");
+}
+
 fn solo_output_reads_well_zh(text: &str) {
     for line in text.lines() {
         let line = line.trim_start_matches("> ");

@@ -16,9 +16,12 @@ use mahjong_rules::Ruleset;
 use crate::cli::Args;
 use crate::engine::PracticeConfig;
 use crate::i18n::{Lang, T};
+use crate::lan::{self, LanKey, LanOptions, Link, Request};
 use crate::screens::table::{self, Exit, Key};
 use crate::screens::table_view::{self, Ctx};
-use crate::screens::{ACCENT, MUTED, WARN, felt, home, label, rules, scorer, settle, welcome};
+use crate::screens::{
+    ACCENT, MUTED, WARN, felt, history, home, label, lobby, replay, rules, scorer, settle, welcome,
+};
 use crate::settings::{Settings, default_data_dir};
 use crate::tiles::Faces;
 use crate::worker;
@@ -64,6 +67,12 @@ pub enum Screen {
     Table(Box<table::State>),
     /// The scorer for a game with real tiles.
     Scorer(Box<scorer::State>),
+    /// The history of finished hands.
+    History(Box<history::State>),
+    /// A finished hand replayed.
+    Replay(Box<replay::State>),
+    /// The LAN lobby ([`App::lobby`]).
+    Lobby,
 }
 
 /// Everything the app is told.
@@ -87,6 +96,16 @@ pub enum Message {
     ToggleFaces,
     /// The window's size.
     Resized(Size),
+    /// Open the history.
+    OpenHistory,
+    /// The history screen.
+    History(history::Message),
+    /// The replay screen.
+    Replay(replay::Message),
+    /// The lobby.
+    Lobby(lobby::Message),
+    /// From the LAN thread.
+    Lan(lan::Feed),
 }
 
 /// The app.
@@ -107,6 +126,12 @@ pub struct App {
     seed: Option<u64>,
     think_ms: (u64, u64),
     home: home::State,
+    /// The LAN lobby (kept while on other screens: the tables stay live).
+    pub lobby: lobby::State,
+    /// The LAN side's key while it runs.
+    pub lan: Option<LanKey>,
+    lan_options: LanOptions,
+    link: Option<Link>,
 }
 
 impl App {
@@ -128,6 +153,10 @@ impl App {
             seed: flags.seed,
             think_ms: flags.think_ms,
             home: home::State::default(),
+            lobby: lobby::State::default(),
+            lan: None,
+            lan_options: LanOptions::default(),
+            link: None,
         };
         if let Some(l) = flags.lang {
             settings.lang = l;
@@ -180,7 +209,122 @@ impl App {
             config.stake = c.stake;
             config.length = c.length;
         }
-        Screen::Table(Box::new(table::State::new(config, self.generation)))
+        let mut state = table::State::new(config, self.generation);
+        state.key.record = Some(worker::RecordTo {
+            dir: self.data_dir.clone(),
+            name: self.settings.name.clone(),
+        });
+        Screen::Table(Box::new(state))
+    }
+
+    /// Applies the command line's LAN choices: the name, then the LAN at start (with
+    /// `--lobby`, `--autoplay`, `--peer`, or a table in the store to resume).
+    pub fn connect(&mut self, options: LanOptions) -> Task<Message> {
+        if let Some(n) = &options.name {
+            let n = n.trim().to_string();
+            if !n.is_empty() && n != self.settings.name {
+                self.settings.name = n;
+                self.save();
+            }
+            if matches!(self.screen, Screen::Welcome(_)) {
+                self.screen = Screen::Home(self.home.clone());
+            }
+        }
+        let start = options.at_start() || lan::table_to_resume(&self.data_dir);
+        let lobby = options.lobby || options.autoplay.is_some();
+        self.lan_options = options;
+        if start && !self.settings.name.is_empty() {
+            self.start_lan();
+            if lobby {
+                self.screen = Screen::Lobby;
+            }
+        }
+        Task::none()
+    }
+
+    fn start_lan(&mut self) {
+        if self.lan.is_none() {
+            let o = &self.lan_options;
+            self.lan = Some(LanKey {
+                data_dir: self.data_dir.clone(),
+                name: self.settings.name.clone(),
+                peers: o.peers.clone(),
+                listen: o.listen.clone(),
+                mdns: o.mdns,
+                autoplay: o.autoplay.clone(),
+            });
+        }
+    }
+
+    /// Starts a LAN table screen for `roster` (set-up agreed, or resumed from the store).
+    fn lan_table(&mut self, roster: &mahjong_net::Roster) {
+        let Some(link) = self.link.clone() else {
+            return;
+        };
+        let lang = self.lang();
+        let a = &roster.advert;
+        let human = |k: &ed25519_dalek::VerifyingKey| {
+            a.seats
+                .iter()
+                .flatten()
+                .find(|s| !s.bot && s.peer == *k)
+                .map_or_else(|| "?".to_string(), |s| s.name.clone())
+        };
+        let names = std::array::from_fn(|i| match &a.seats[i] {
+            Some(s) if s.bot => lang.f(T::SeatBotOf, &[&human(&s.peer)]),
+            Some(s) => s.name.clone(),
+            None => String::new(),
+        });
+        let me = a
+            .seats
+            .iter()
+            .position(|s| s.as_ref().is_some_and(|s| !s.bot && s.peer == link.me))
+            .unwrap_or(0) as mahjong_rules::Seat;
+        let config = PracticeConfig {
+            length: mahjong_rules::SessionLength::Hands(a.hands),
+            ..PracticeConfig::new(a.preset, 0)
+        };
+        self.generation += 1;
+        let mut t = table::State::lan(config, self.generation, me, names);
+        let _ = t.update(table::Message::Feed(worker::Feed::Ready(
+            link.table.clone(),
+        )));
+        self.lobby.seated = None;
+        self.screen = Screen::Table(Box::new(t));
+    }
+
+    fn on_lan(&mut self, feed: lan::Feed) -> Task<Message> {
+        let lang = self.lang();
+        match feed {
+            lan::Feed::Ready(link) => {
+                self.lobby.link = Some(link.clone());
+                self.link = Some(link);
+            }
+            lan::Feed::Net(mahjong_net::NetEvent::Resumed { roster, .. }) => {
+                self.lan_table(&roster);
+            }
+            lan::Feed::Net(ev) => {
+                if self.lobby.on_net(ev, lang)
+                    && let Some(s) = self.lobby.seated.clone()
+                {
+                    self.lan_table(&s.roster);
+                }
+            }
+            lan::Feed::Table(u) => {
+                if let Screen::Table(t) = &mut self.screen
+                    && t.is_lan()
+                {
+                    let _ = t.update(table::Message::Feed(worker::Feed::Update(u)));
+                }
+            }
+            lan::Feed::Refused(why) => self.lobby.refused(why, lang),
+            lan::Feed::Failed(why) => {
+                self.lobby.notice = Some(lang.f(T::LanProblem, &[&why]));
+                self.notice = Some(lang.f(T::LanProblem, &[&why]));
+            }
+            lan::Feed::Done => return iced::exit(),
+        }
+        Task::none()
     }
 
     /// The window title: the app, and at a table the hand and whether it is over (scripts
@@ -232,6 +376,14 @@ impl App {
                     };
                 }
             }
+            Message::Lobby(m) => {
+                if matches!(self.screen, Screen::Lobby)
+                    && self.lobby.update(m, self.settings.lang) == lobby::Exit::Home
+                {
+                    self.screen = Screen::Home(self.home.clone());
+                }
+            }
+            Message::Lan(feed) => return self.on_lan(feed),
             Message::Home(m) => {
                 if let Screen::Home(h) = &mut self.screen {
                     let exit = h.update(m);
@@ -245,6 +397,10 @@ impl App {
                         home::Exit::Rules => {
                             let o = self.home.editor.options().clone();
                             self.rules = Some(rules::State::new(o, false));
+                        }
+                        home::Exit::Lobby => {
+                            self.start_lan();
+                            self.screen = Screen::Lobby;
                         }
                     }
                 }
@@ -264,15 +420,85 @@ impl App {
             Message::Rules(rules::Message::Back) => self.rules = None,
             // The table's shortcuts wait while the rules are read over it.
             Message::Table(table::Message::Key(_)) if self.rules.is_some() => {}
+            Message::OpenHistory | Message::History(_) | Message::Replay(_) => {
+                return self.history_update(message);
+            }
+            Message::Table(table::Message::Key(k)) if matches!(self.screen, Screen::Replay(_)) => {
+                let m = match k {
+                    Key::Left => replay::Message::Back,
+                    Key::Right => replay::Message::Forward,
+                    Key::Escape => replay::Message::Close,
+                    _ => return Task::none(),
+                };
+                return self.history_update(Message::Replay(m));
+            }
             Message::Table(m) => {
                 if let Screen::Table(t) = &mut self.screen
                     && t.update(m) == Exit::Leave
                 {
-                    self.screen = Screen::Home(self.home.clone());
+                    self.screen = if t.is_lan() {
+                        // Leaving a LAN table: the others vote the seat out or a bot takes it.
+                        if !t.over
+                            && let Some(l) = &self.link
+                        {
+                            l.send(Request::Leave);
+                        }
+                        Screen::Lobby
+                    } else {
+                        Screen::Home(self.home.clone())
+                    };
                 }
             }
         }
         Task::none()
+    }
+
+    /// The history and replay screens' messages.
+    fn history_update(&mut self, message: Message) -> Task<Message> {
+        match message {
+            Message::OpenHistory => {
+                let (state, task) = history::State::open(self.data_dir.clone());
+                self.screen = Screen::History(Box::new(state));
+                task.map(Message::History)
+            }
+            Message::History(m) => {
+                let Screen::History(h) = &mut self.screen else {
+                    return Task::none();
+                };
+                match h.update(m) {
+                    (history::Exit::Stay, task) => task.map(Message::History),
+                    (history::Exit::Home, _) => {
+                        self.screen = Screen::Home(self.home.clone());
+                        Task::none()
+                    }
+                    (history::Exit::Replay(table, hand), _) => {
+                        let back = match std::mem::replace(
+                            &mut self.screen,
+                            Screen::Home(self.home.clone()),
+                        ) {
+                            Screen::History(h) => Some(h),
+                            _ => None,
+                        };
+                        let (state, task) =
+                            replay::State::open(self.data_dir.clone(), table, hand, back);
+                        self.screen = Screen::Replay(Box::new(state));
+                        task.map(Message::Replay)
+                    }
+                }
+            }
+            Message::Replay(m) => {
+                if let Screen::Replay(r) = &mut self.screen
+                    && r.update(m)
+                {
+                    match r.back.take() {
+                        Some(h) => self.screen = Screen::History(h),
+                        None => return self.history_update(Message::OpenHistory),
+                    }
+                }
+                Task::none()
+            }
+            _ => Task::none(),
+        }
     }
 
     /// The practice table's set-up, when at a table (tests run the same engine themselves).
@@ -297,11 +523,19 @@ impl App {
             window::resize_events().map(resized),
             keyboard::listen().filter_map(key_message),
         ];
+        if let Some(k) = &self.lan {
+            subs.push(lan::subscription(k.clone()).map(Message::Lan));
+        }
         if let Screen::Table(t) = &self.screen {
-            subs.push(worker::practice(t.key.clone()).map(feed));
+            if !t.is_lan() {
+                subs.push(worker::practice(t.key.clone()).map(feed));
+            }
             if t.counting() {
                 subs.push(worker::every(500).map(tick));
             }
+        }
+        if matches!(self.screen, Screen::Lobby) && self.lobby.counting() {
+            subs.push(worker::every(500).map(lobby_tick));
         }
         Subscription::batch(subs)
     }
@@ -332,8 +566,15 @@ impl App {
         if let Some(n) = &self.notice {
             r = r.push(label(n.as_str(), 13.0, WARN));
         }
+        r = r.push(iced::widget::Space::new().width(Length::Fill));
+        if matches!(self.screen, Screen::Home(_)) {
+            r = r.push(
+                button(text(lang.t(T::History)).size(14))
+                    .style(button::secondary)
+                    .on_press(Message::OpenHistory),
+            );
+        }
         r = r
-            .push(iced::widget::Space::new().width(Length::Fill))
             .push(
                 button(text(lang.t(faces)).size(14))
                     .style(button::secondary)
@@ -367,6 +608,7 @@ impl App {
             Screen::Welcome(w) => w.view(lang).map(Message::Welcome),
             Screen::Home(h) => h.view(lang, &self.settings.name).map(Message::Home),
             Screen::Scorer(s) => s.view(lang, self.settings.faces).map(Message::Scorer),
+            Screen::Lobby => self.lobby.view(lang).map(Message::Lobby),
             Screen::Table(t) => {
                 let ctx = Ctx {
                     lang,
@@ -379,6 +621,11 @@ impl App {
                     None => table_view::view(t, ctx).map(Message::Table),
                 }
             }
+            Screen::History(h) => h.view(lang).map(Message::History),
+            Screen::Replay(r) => {
+                let size = Size::new(self.size.width, self.size.height - 40.0);
+                r.view(lang, self.settings.faces, size).map(Message::Replay)
+            }
         }
     }
 }
@@ -389,6 +636,10 @@ fn resized((_, size): (window::Id, Size)) -> Message {
 
 fn feed(f: worker::Feed) -> Message {
     Message::Table(table::Message::Feed(f))
+}
+
+fn lobby_tick(now: std::time::Instant) -> Message {
+    Message::Lobby(lobby::Message::Tick(now))
 }
 
 fn tick(now: std::time::Instant) -> Message {

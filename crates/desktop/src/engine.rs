@@ -166,6 +166,24 @@ pub struct Proof {
     pub what: String,
 }
 
+impl Proof {
+    /// What a record of evidence proves, checked against the tile set.
+    pub fn of(evidence: &mahjong_table::Evidence) -> Proof {
+        match evidence.verify_with_cards(cards()) {
+            Ok(c) => Proof {
+                seat: Some(c.seat),
+                what: c.offence.to_string(),
+                offence: Some(Box::new(c.offence)),
+            },
+            Err(e) => Proof {
+                seat: None,
+                offence: None,
+                what: e.to_string(),
+            },
+        }
+    }
+}
+
 /// Why a practice table could not be set up.
 #[derive(Debug, thiserror::Error)]
 pub enum EngineError {
@@ -210,8 +228,9 @@ pub struct Engine {
     prompt: bool,
     final_hands: Option<[Vec<Card>; 4]>,
     final_view: Option<Box<SeatView>>,
-    hostile: Option<Hostile>,
     keys: Vec<SigningKey>,
+    recorder: Option<crate::records::Recorder>,
+    hostile: Option<Hostile>,
 }
 
 /// A seat made to cheat (see [`Engine::equivocate`]).
@@ -271,8 +290,9 @@ impl Engine {
             prompt: false,
             final_hands: None,
             final_view: None,
-            hostile: None,
             keys,
+            recorder: None,
+            hostile: None,
         };
         let propose = Input::Propose {
             options: Box::new(config.options()),
@@ -285,6 +305,19 @@ impl Engine {
         let mut updates = Vec::new();
         engine.input(HUMAN as usize, propose, &mut updates);
         Ok((engine, updates))
+    }
+
+    /// Keeps every finished hand of this table in the player's store in `data_dir` (the
+    /// history), as a practice table with these seat names ([`crate::records::Recorder`]).
+    pub fn record_to(
+        &mut self,
+        data_dir: &std::path::Path,
+        names: [String; 4],
+    ) -> Result<(), mahjong_store::StoreError> {
+        let recorder =
+            crate::records::Recorder::practice(data_dir, &self.clients, &self.keys, names)?;
+        self.recorder = Some(recorder);
+        Ok(())
     }
 
     /// Makes the bot at `seat` (1–3) cheat once, for tests of the evidence view: it signs two
@@ -547,19 +580,7 @@ impl Engine {
             TableEvent::Evidence(evidence) => {
                 self.faults = true;
                 if seat == HUMAN as usize {
-                    let proven = match evidence.verify_with_cards(cards()) {
-                        Ok(c) => Update::Proven(Proof {
-                            seat: Some(c.seat),
-                            what: c.offence.to_string(),
-                            offence: Some(Box::new(c.offence)),
-                        }),
-                        Err(e) => Update::Proven(Proof {
-                            seat: None,
-                            offence: None,
-                            what: e.to_string(),
-                        }),
-                    };
-                    updates.push(proven);
+                    updates.push(Update::Proven(Proof::of(evidence)));
                 }
             }
             TableEvent::HandOver { result, signatures } if seat == HUMAN as usize => {
@@ -572,6 +593,13 @@ impl Engine {
                     explanation: explain(result),
                 };
                 self.faults = false;
+                if let Some(r) = self.recorder.as_mut()
+                    && let Err(e) = r.hand_over(&self.clients[HUMAN as usize])
+                {
+                    updates.push(Update::Failed(format!(
+                        "this hand could not be kept in the history: {e}"
+                    )));
+                }
                 updates.push(Update::HandEnded(Box::new(end)));
                 self.paused = true;
             }

@@ -9,7 +9,14 @@
 //!
 //! - [`engine`]: four `mahjong_table::Client`s and three bots in memory (sans-IO, seeded).
 //! - [`worker`]: the engine on its own thread; the countdown ticker.
-//! - [`screens`]: welcome (the name), home (practice set-up), table, hand end.
+//! - [`lan`]: the LAN (`mahjong-net`) on its own thread: the lobby and LAN tables, whose
+//!   events feed the same table screen.
+//! - [`screens`]: welcome (the name), home (practice set-up and its option editor), table,
+//!   hand end, the rules, the scorer, the lobby, the history of finished hands and the replay
+//!   of one.
+//! - [`records`]: the player's store (`mahjong-store`): the history's data, exports, the
+//!   verification of a file or a stored table, practice hands booked in the ledger.
+//! - [`rerun`]: a finished hand rebuilt step by step from its stored signed log.
 //! - [`tiles`]: vector tiles, Chinese faces or notation.
 //! - [`i18n`]: the two catalogues. [`settings`]: `settings.json`. [`cli`]: flags.
 //!
@@ -22,6 +29,9 @@ pub mod app;
 pub mod cli;
 pub mod engine;
 pub mod i18n;
+pub mod lan;
+pub mod records;
+pub mod rerun;
 pub mod screens;
 pub mod settings;
 pub mod tiles;
@@ -65,9 +75,15 @@ pub fn iced_settings() -> iced::Settings {
 
 /// Opens the window and runs the app until it is closed.
 pub fn run(args: cli::Args) -> iced::Result {
+    let _ = lan::LAUNCHED.set(std::time::Instant::now());
+    let lan = lan::LanOptions::from_args(&args);
     let flags = app::Flags::from_args(args);
     iced::application(
-        move || app::App::new(flags.clone()),
+        move || {
+            let (mut app, task) = app::App::new(flags.clone());
+            let more = app.connect(lan.clone());
+            (app, iced::Task::batch([task, more]))
+        },
         app::App::update,
         app::App::view,
     )

@@ -15,7 +15,7 @@ use iced::Subscription;
 use iced::futures::channel::mpsc as async_mpsc;
 use iced::futures::stream::{self, BoxStream, StreamExt};
 
-use crate::engine::{Command, Engine, PracticeConfig, Update};
+use crate::engine::{Command, PracticeConfig, Update};
 
 /// What the engine thread sends to the UI.
 #[derive(Clone, Debug)]
@@ -45,6 +45,17 @@ pub struct TableKey {
     pub config: PracticeConfig,
     /// Distinguishes two tables with the same set-up.
     pub generation: u64,
+    /// Where to keep the table's hands (the history), if anywhere.
+    pub record: Option<RecordTo>,
+}
+
+/// Where a practice table's hands are kept: the player's data directory and name.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct RecordTo {
+    /// The data directory (its store, `mahjong.sqlite3`).
+    pub dir: std::path::PathBuf,
+    /// The player's display name.
+    pub name: String,
 }
 
 /// The subscription that runs the practice table `key`.
@@ -54,10 +65,10 @@ pub fn practice(key: TableKey) -> Subscription<Feed> {
 
 fn start(key: &TableKey) -> BoxStream<'static, Feed> {
     let (tx, rx) = async_mpsc::unbounded();
-    let config = key.config.clone();
+    let key = key.clone();
     let spawned = thread::Builder::new()
         .name("practice-table".into())
-        .spawn(move || run(config, tx));
+        .spawn(move || run(key, tx));
     match spawned {
         Ok(_) => rx.boxed(),
         Err(e) => stream::once(async move {
@@ -70,12 +81,12 @@ fn start(key: &TableKey) -> BoxStream<'static, Feed> {
 }
 
 /// The engine loop: wall-clock time, paused while the engine is paused.
-fn run(config: PracticeConfig, out: async_mpsc::UnboundedSender<Feed>) {
+fn run(key: TableKey, out: async_mpsc::UnboundedSender<Feed>) {
     let (cmd_tx, cmd_rx) = mpsc::channel();
     if out.unbounded_send(Feed::Ready(Commands(cmd_tx))).is_err() {
         return;
     }
-    let (mut engine, first) = match Engine::new(&config) {
+    let (mut engine, first) = match crate::records::start(&key) {
         Ok(x) => x,
         Err(e) => {
             let _ = out.unbounded_send(Feed::Update(Update::Failed(e.to_string())));

@@ -208,7 +208,7 @@ impl Harness {
                 self.click(lang.t(T::Kong))?
             }
             Action::Win { .. } => self.click(lang.t(T::Win))?,
-            Action::Flower { .. } | Action::Leave => {}
+            Action::Flower { .. } | Action::Leave | Action::Swap { .. } => {}
         }
         Ok(())
     }

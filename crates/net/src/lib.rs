@@ -36,7 +36,7 @@ pub mod node;
 pub mod storage;
 pub mod wire;
 
-pub use lobby::{Lobby, Settings};
+pub use lobby::{Lobby, Settings, TableSpec};
 pub use node::{Command, NetConfig, NetError, NetEvent, Network, Tamper, Traffic, spawn};
 pub use storage::{MemoryStorage, Resume, Storage, StorageError, StoreStorage};
 pub use wire::{Advert, PROTOCOL, PROTOCOL_VERSION, Roster, SeatInfo, TableId, TableState, Wire};

@@ -110,6 +110,27 @@ pub struct Lobby {
     state: State,
     open_at: u64,
     nonce: u64,
+    /// Manual mode (the desktop app): the player chooses; `tick` never joins, opens or moves.
+    manual: bool,
+    /// The name and options hash of the next table this peer opens ([`Lobby::host`]).
+    hosting: Option<(String, [u8; 32])>,
+}
+
+/// A table the player opens by hand ([`Lobby::host`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TableSpec {
+    /// The table's name.
+    pub name: String,
+    /// The preset the options start from.
+    pub preset: Ruleset,
+    /// The options the host will propose (the preset with the player's changes).
+    pub options: Options,
+    /// Coins per point.
+    pub stake: Money,
+    /// Hands to play.
+    pub hands: u32,
+    /// Seats that will be bots (0-3).
+    pub bots: u8,
 }
 
 impl Lobby {
@@ -126,7 +147,94 @@ impl Lobby {
             state: State::Idle,
             open_at,
             nonce: 0,
+            manual: false,
+            hosting: None,
         }
+    }
+
+    /// Manual mode: the player lists, opens ([`Lobby::host`]), takes ([`Lobby::sit`]) and
+    /// leaves ([`Lobby::stand`]) tables; `tick` never joins, opens or moves on its own.
+    pub fn set_manual(&mut self, manual: bool) {
+        self.manual = manual;
+    }
+
+    /// Opens a table with the player's own set-up. Refused while at a table.
+    pub fn host(&mut self, spec: TableSpec, now: u64) -> Result<Vec<Action>, String> {
+        if !matches!(self.state, State::Idle) {
+            return Err("already at a table: leave it first".into());
+        }
+        if spec.hands == 0 {
+            return Err("a table plays at least one hand".into());
+        }
+        if spec.bots > 3 {
+            return Err(format!("at most 3 bots, not {}", spec.bots));
+        }
+        if spec.options.ruleset != spec.preset {
+            return Err("the options are of another preset".into());
+        }
+        let name: String = spec.name.trim().chars().take(40).collect();
+        let name = if name.is_empty() {
+            format!("{}'s table", self.settings.name)
+        } else {
+            name
+        };
+        self.settings.preset = spec.preset;
+        self.settings.stake = spec.stake;
+        self.settings.hands = spec.hands;
+        self.settings.bots = spec.bots;
+        let hash: [u8; 32] = Sha256::digest(spec.options.canonical_bytes()).into();
+        self.hosting = Some((name, hash));
+        Ok(self.open(now))
+    }
+
+    /// Asks the host of `table` for a seat (leaving a table this peer hosts first).
+    pub fn sit(&mut self, table: TableId, now: u64) -> Result<Vec<Action>, String> {
+        let advert = self
+            .tables
+            .values()
+            .find(|a| a.table == table)
+            .cloned()
+            .ok_or_else(|| "no such open table".to_string())?;
+        if advert.state != TableState::Open || advert.free() == 0 {
+            return Err("that table is full".into());
+        }
+        let mut actions = match &self.state {
+            State::Idle => Vec::new(),
+            State::Hosting { .. } => self.stand(now),
+            _ => return Err("already at a table: leave it first".into()),
+        };
+        self.refused.retain(|t| *t != table);
+        actions.extend(self.join(&advert, now));
+        Ok(actions)
+    }
+
+    /// Leaves the table this peer hosts (closing it) or asked to sit at, before it starts.
+    pub fn stand(&mut self, now: u64) -> Vec<Action> {
+        let _ = now;
+        match std::mem::replace(&mut self.state, State::Idle) {
+            State::Hosting { mut advert, .. } => {
+                advert.state = TableState::Closed;
+                advert.revision += 1;
+                vec![Action::Broadcast(Wire::Advert(Box::new(advert)))]
+            }
+            State::Joining { table, host, .. } | State::Seated { table, host } => {
+                vec![Action::Send(host, Wire::Leave { table })]
+            }
+            State::Idle => Vec::new(),
+            State::Started => {
+                self.state = State::Started;
+                Vec::new()
+            }
+        }
+    }
+
+    /// The host fills every free seat with a bot now (the table starts).
+    pub fn fill_bots(&mut self) -> Result<Vec<Action>, String> {
+        let State::Hosting { advert, .. } = &mut self.state else {
+            return Err("only the host of an open table fills it with bots".into());
+        };
+        advert.bots = (4 - advert.humans()) as u8;
+        Ok(self.after_change())
     }
 
     /// The open tables this peer knows of (its own included), lowest id first.
@@ -205,9 +313,15 @@ impl Lobby {
         let advert = Advert {
             table,
             host: self.me,
-            name: format!("{}'s table", s.name),
+            name: self
+                .hosting
+                .as_ref()
+                .map_or_else(|| format!("{}'s table", s.name), |h| h.0.clone()),
             preset: s.preset,
-            options_hash: options_hash(s.preset),
+            options_hash: self
+                .hosting
+                .as_ref()
+                .map_or_else(|| options_hash(s.preset), |h| h.1),
             stake: s.stake,
             hands: s.hands,
             bots: s.bots.min(3),
@@ -274,6 +388,15 @@ impl Lobby {
 
     /// Called about every 100 ms: joins, moves or opens a table as the rules say.
     pub fn tick(&mut self, now: u64) -> Vec<Action> {
+        if self.manual {
+            if let State::Joining { table, since, .. } = self.state
+                && now >= since + JOIN_TIMEOUT_MS
+            {
+                self.refused.push(table);
+                self.state = State::Idle;
+            }
+            return Vec::new();
+        }
         match self.state.clone() {
             State::Idle => {
                 if let Some(best) = self.fitting() {
@@ -707,5 +830,125 @@ mod tests {
         let liar = SigningKey::from_bytes(&[3; 32]).verifying_key();
         b.message(liar, w, 700);
         assert!(b.tables().is_empty());
+    }
+
+    fn spec(name: &str, bots: u8) -> TableSpec {
+        let mut options = Options::preset(Ruleset::Classic);
+        options.discard_seconds = 9;
+        TableSpec {
+            name: name.into(),
+            preset: Ruleset::Classic,
+            options,
+            stake: Money::coins(2),
+            hands: 4,
+            bots,
+        }
+    }
+
+    /// Delivers queued messages (and what they cause) until none is left.
+    fn flush(net: &mut Net, queue: &mut Vec<(usize, usize, Wire)>, now: u64) {
+        while !queue.is_empty() {
+            for (from, to, w) in std::mem::take(queue) {
+                let key = net.lobbies[from].me;
+                let actions = net.lobbies[to].message(key, w, now);
+                net.deliver(to, actions, queue);
+            }
+        }
+    }
+
+    fn manual(n: u8) -> Net {
+        let mut net = Net::new(n, 0);
+        for l in &mut net.lobbies {
+            l.set_manual(true);
+        }
+        net
+    }
+
+    #[test]
+    fn a_manual_lobby_waits_for_the_player() {
+        let mut net = manual(2);
+        net.run(5000);
+        assert!(net.lobbies.iter().all(|l| l.my_table().is_none()));
+        assert!(net.lobbies.iter().all(|l| l.tables().is_empty()));
+    }
+
+    #[test]
+    fn a_hosted_table_with_its_own_set_up_is_seen_taken_and_started() {
+        let mut net = manual(2);
+        let acts = net.lobbies[0].host(spec("Friday", 2), 0).expect("host");
+        let mut queue = Vec::new();
+        net.deliver(0, acts, &mut queue);
+        flush(&mut net, &mut queue, 100);
+        let seen = net.lobbies[1].tables();
+        assert_eq!(seen.len(), 1);
+        let ad = &seen[0];
+        assert_eq!(ad.name, "Friday");
+        assert_eq!(
+            (ad.preset, ad.stake, ad.hands, ad.bots),
+            (Ruleset::Classic, Money::coins(2), 4, 2)
+        );
+        assert_ne!(
+            ad.options_hash,
+            options_hash(Ruleset::Classic),
+            "the changed options' hash"
+        );
+        // A second table cannot be opened while hosting; the other peer sits down.
+        assert!(net.lobbies[0].host(spec("again", 0), 100).is_err());
+        let acts = net.lobbies[1].sit(ad.table, 200).expect("sit");
+        net.deliver(1, acts, &mut queue);
+        flush(&mut net, &mut queue, 300);
+        let r0 = net.begun[0].as_ref().expect("host began");
+        assert_eq!(Some(r0), net.begun[1].as_ref());
+        assert_eq!(
+            r0.verify().expect("valid").iter().filter(|s| s.bot).count(),
+            2
+        );
+    }
+
+    #[test]
+    fn a_joiner_stands_up_and_the_host_closes_its_table() {
+        let mut net = manual(3);
+        let acts = net.lobbies[0].host(spec("t", 0), 0).expect("host");
+        let mut queue = Vec::new();
+        net.deliver(0, acts, &mut queue);
+        flush(&mut net, &mut queue, 100);
+        let table = net.lobbies[1].tables()[0].table;
+        let acts = net.lobbies[1].sit(table, 100).expect("sit");
+        net.deliver(1, acts, &mut queue);
+        let acts = net.lobbies[2].sit(table, 100).expect("sit");
+        net.deliver(2, acts, &mut queue);
+        flush(&mut net, &mut queue, 200);
+        assert_eq!(net.lobbies[2].tables()[0].humans(), 3);
+        assert_eq!(net.lobbies[1].my_table(), Some(table));
+        let acts = net.lobbies[1].stand(1000);
+        net.deliver(1, acts, &mut queue);
+        flush(&mut net, &mut queue, 1100);
+        assert_eq!(net.lobbies[1].my_table(), None);
+        assert_eq!(
+            net.lobbies[2].tables()[0].humans(),
+            2,
+            "its seat is free again"
+        );
+        // The host fills the rest with bots: the table starts with the two humans.
+        let acts = net.lobbies[0].fill_bots().expect("host");
+        net.deliver(0, acts, &mut queue);
+        flush(&mut net, &mut queue, 1200);
+        let r = net.begun[0].as_ref().expect("began");
+        assert_eq!(net.begun[2].as_ref(), Some(r));
+        assert!(net.begun[1].is_none());
+        let acts = net.lobbies[1].stand(3000);
+        assert!(acts.is_empty());
+        // A host that stands closes its table for everyone.
+        let mut solo = manual(2);
+        let acts = solo.lobbies[0].host(spec("x", 0), 0).expect("host");
+        solo.deliver(0, acts, &mut queue);
+        let acts = solo.lobbies[0].stand(50);
+        solo.deliver(0, acts, &mut queue);
+        flush(&mut solo, &mut queue, 100);
+        assert!(solo.lobbies[1].tables().is_empty());
+        assert!(
+            solo.lobbies[1].sit(table, 200).is_err(),
+            "an unknown table is refused"
+        );
     }
 }

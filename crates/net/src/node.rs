@@ -10,6 +10,12 @@
 //! seat), events are acted on (a bot's turn, a proposal to accept, a bot to start) and passed
 //! out, and `deadline` arms the timer that feeds `Input::Tick`.
 //!
+//! **Replaced seats.** When a seat is replaced by a bot (`TableEvent::SeatReplaced`), every
+//! peer routes that seat's frames to the controller's peer from then on (on resume too, from
+//! the client's controllers). The controller starts the bot's client on `TableEvent::RunBot`
+//! with `Client::bot_client`; while that says the roster step is not yet behind a checkpoint
+//! (`BotError::is_pending`) the bot stays pending and is retried at every lobby tick.
+//!
 //! **Connections.** tcp + noise + yamux. mDNS discoveries and `--peer` addresses are dialled;
 //! as the default mDNS query interval is minutes, the lobby exchanges adverts over the
 //! connection, not over mDNS. Each peer writes to the other over one outbound stream of
@@ -40,7 +46,7 @@ use mahjong_table::{Client, Input, Output, Persisted, TableEvent};
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 
-use crate::lobby::{self, Action, Lobby, Settings, bot_key};
+use crate::lobby::{self, Action, Lobby, Settings, TableSpec, bot_key};
 use crate::storage::{Storage, StorageError};
 use crate::wire::{
     self, Advert, MAX_MESSAGE, PROTOCOL, PROTOCOL_VERSION, Roster, SeatInfo, TableId, Wire,
@@ -88,6 +94,12 @@ pub struct NetConfig {
     pub wire_version: u32,
     /// A lying peer's rewrite of its own seat's frames (tests only; see [`Tamper`]).
     pub tamper: Option<Tamper>,
+    /// The player chooses tables by hand ([`Network::host`], [`Network::sit`],
+    /// [`Network::stand`]); the lobby never joins or opens one on its own (the desktop app).
+    pub manual: bool,
+    /// At a table this peer hosts: how long a silent seat is waited for before the others
+    /// vote it out and a bot takes its seat (`None`: the preset's).
+    pub disconnect_seconds: Option<u32>,
 }
 
 impl NetConfig {
@@ -108,6 +120,8 @@ impl NetConfig {
             bot_level: Level::Strong,
             wire_version: wire::WIRE_VERSION,
             tamper: None,
+            manual: false,
+            disconnect_seconds: None,
         }
     }
 }
@@ -167,6 +181,14 @@ pub enum NetEvent {
     },
     /// An event of the player's own seat.
     Table(TableEvent),
+    /// The player's own seat's view after the events just passed out, and the loop's clock
+    /// then (milliseconds, the clock of [`TableEvent::YourTurn`]'s deadline).
+    View {
+        /// What the seat sees.
+        view: Box<mahjong_rules::SeatView>,
+        /// The loop's clock.
+        now: u64,
+    },
     /// The loop stopped on an error (a corrupt store, an unusable roster).
     Fatal(String),
 }
@@ -199,6 +221,16 @@ pub enum Command {
     Traffic(oneshot::Sender<Traffic>),
     /// Stop the loop.
     Shutdown(oneshot::Sender<()>),
+    /// Open a table with this set-up (manual lobby).
+    Host(Box<TableSpec>, oneshot::Sender<Result<(), String>>),
+    /// Ask for a seat at this table (manual lobby).
+    Sit(TableId, oneshot::Sender<Result<(), String>>),
+    /// Leave the table hosted or asked for, before it starts (manual lobby).
+    Stand(oneshot::Sender<()>),
+    /// Fill the hosted table's free seats with bots now (manual lobby).
+    FillBots(oneshot::Sender<Result<(), String>>),
+    /// Dial an address (the manual address field), kept and redialled like `--peer`.
+    Dial(Multiaddr, oneshot::Sender<Result<(), String>>),
 }
 
 /// The cheap cloneable handle of the event loop.
@@ -237,6 +269,31 @@ impl Network {
     /// The traffic so far.
     pub async fn traffic(&self) -> Result<Traffic, NetError> {
         self.call(Command::Traffic).await
+    }
+
+    /// Opens a table with the player's set-up; its host proposes `spec.options`.
+    pub async fn host(&self, spec: TableSpec) -> Result<Result<(), String>, NetError> {
+        self.call(|tx| Command::Host(Box::new(spec), tx)).await
+    }
+
+    /// Asks for a seat at `table`.
+    pub async fn sit(&self, table: TableId) -> Result<Result<(), String>, NetError> {
+        self.call(|tx| Command::Sit(table, tx)).await
+    }
+
+    /// Leaves the table hosted or asked for, before it starts.
+    pub async fn stand(&self) -> Result<(), NetError> {
+        self.call(Command::Stand).await
+    }
+
+    /// Fills the hosted table's free seats with bots (it starts).
+    pub async fn fill_bots(&self) -> Result<Result<(), String>, NetError> {
+        self.call(Command::FillBots).await
+    }
+
+    /// Dials `addr` now and keeps redialling it like a `--peer` address.
+    pub async fn dial(&self, addr: Multiaddr) -> Result<Result<(), String>, NetError> {
+        self.call(|tx| Command::Dial(addr, tx)).await
     }
 
     /// Stops the loop (after the answer, the loop is gone).
@@ -308,6 +365,79 @@ struct Playing {
     runners: BTreeMap<Seat, Runner>,
     me: Option<Seat>,
     over: bool,
+    /// The peer that runs each seat now: the roster's, until a seat is replaced by a bot
+    /// (then its controller's peer).
+    route: [VerifyingKey; 4],
+    /// Bot seats this peer must run whose client cannot be built yet (the controller's
+    /// roster step is not behind a checkpoint): (controlling seat, bot seat), retried.
+    pending_bots: Vec<(Seat, Seat)>,
+}
+
+impl Playing {
+    fn new(
+        table: TableId,
+        seats: [SeatInfo; 4],
+        host_seat: Seat,
+        runners: BTreeMap<Seat, Runner>,
+        me: Option<Seat>,
+    ) -> Playing {
+        let route = [0, 1, 2, 3].map(|i: usize| seats[i].peer);
+        let mut p = Playing {
+            table,
+            seats,
+            host_seat,
+            runners,
+            me,
+            over: false,
+            route,
+            pending_bots: Vec::new(),
+        };
+        // A resumed table: the seats already replaced run on their controllers' peers.
+        let controllers = p
+            .runners
+            .values()
+            .next()
+            .map_or([None; 4], |r| r.client.controllers());
+        for (seat, c) in controllers.iter().enumerate() {
+            if let Some(c) = c {
+                p.replaced(seat as Seat, *c);
+            }
+        }
+        p
+    }
+
+    /// `seat` is played by a bot that `controller`'s peer runs from now on.
+    fn replaced(&mut self, seat: Seat, controller: Seat) {
+        let peer = self.route[controller as usize & 3];
+        self.route[seat as usize & 3] = peer;
+    }
+
+    /// Builds the bot clients this peer must run and can now; the others stay pending.
+    fn start_pending_bots(&mut self, level: Level, seed: u64, queue: &mut VecDeque<(Seat, Input)>) {
+        let pending = std::mem::take(&mut self.pending_bots);
+        for (controller, b) in pending {
+            if self.runners.get(&b).is_some_and(|r| !r.client.is_over()) {
+                continue; // already running
+            }
+            let Some(c) = self.runners.get(&controller) else {
+                continue;
+            };
+            match c.client.bot_client(b) {
+                Ok(client) => {
+                    tracing::info!("seat {controller} runs the bot of seat {b}");
+                    let bot = Bot::new(level, seed ^ b as u64);
+                    self.runners
+                        .insert(b, Runner::new(client, Some(bot), false));
+                    queue.push_back((b, Input::Tick));
+                }
+                Err(e) if e.is_pending() => {
+                    tracing::debug!("bot of seat {b} pending: {e}");
+                    self.pending_bots.push((controller, b));
+                }
+                Err(e) => tracing::error!("seat {controller} cannot run the bot of seat {b}: {e}"),
+            }
+        }
+    }
 }
 
 #[derive(Default)]
@@ -355,6 +485,7 @@ pub struct EventLoop {
     traffic: Traffic,
     seed: u64,
     tamper: Option<Tamper>,
+    disconnect_seconds: Option<u32>,
     generations: u64,
     /// Protocol versions identify reported, by peer.
     versions: HashMap<PeerId, String>,
@@ -362,6 +493,8 @@ pub struct EventLoop {
     unsupported: HashSet<PeerId>,
     /// Peers to disconnect at a time.
     hang_up: Vec<(PeerId, u64)>,
+    /// The options this peer proposes as host ([`Command::Host`]; else its preset's).
+    proposal: Option<Options>,
 }
 
 /// Starts the network on the current tokio runtime: the handle and the events.
@@ -442,8 +575,10 @@ impl EventLoop {
         let (inbound_tx, inbound) = mpsc::channel(INBOUND_QUEUE);
         let me = config.identity.verifying_key();
         let seed = u64::from_le_bytes(me.as_bytes()[..8].try_into().unwrap_or([0; 8]));
+        let mut lobby = Lobby::new(config.identity.clone(), config.settings.clone(), 0);
+        lobby.set_manual(config.manual);
         Ok(EventLoop {
-            lobby: Lobby::new(config.identity.clone(), config.settings.clone(), 0),
+            lobby,
             swarm,
             control,
             protocol,
@@ -471,10 +606,12 @@ impl EventLoop {
             traffic: Traffic::default(),
             seed,
             tamper: config.tamper,
+            disconnect_seconds: config.disconnect_seconds,
             generations: 0,
             versions: HashMap::new(),
             unsupported: HashSet::new(),
             hang_up: Vec::new(),
+            proposal: None,
         })
     }
 
@@ -872,19 +1009,21 @@ impl EventLoop {
         to: u8,
         bytes: Vec<u8>,
     ) {
-        let mut fed = false;
+        let mut ours = false;
         if let Some(p) = self.playing.as_ref()
             && p.table == table
             && p.seats.iter().any(|s| s.peer == key)
         {
+            // A frame of this table from one of its peers is never a stray, even for a seat
+            // this peer does not run (yet): a bot about to start here, a seat just replaced.
+            ours = true;
             for (&seat, _) in p.runners.iter() {
                 if to & (1 << seat) != 0 {
                     self.queue.push_back((seat, Input::Frame(bytes.clone())));
-                    fed = true;
                 }
             }
         }
-        if !fed {
+        if !ours {
             let state = self.peers.entry(peer).or_default();
             state.strays += 1;
             if state.strays > MAX_STRAY_FRAMES_PER_SECOND {
@@ -898,6 +1037,11 @@ impl EventLoop {
 
     fn on_tick(&mut self) {
         let now = self.now();
+        if let Some(p) = self.playing.as_mut()
+            && !p.pending_bots.is_empty()
+        {
+            p.start_pending_bots(self.bot_level, self.seed, &mut self.queue);
+        }
         let due: Vec<PeerId> = self
             .hang_up
             .iter()
@@ -1068,20 +1212,20 @@ impl EventLoop {
         });
         tracing::info!("table {} began", hex(&table));
         let host_seat = roster.host_seat;
-        self.playing = Some(Playing {
-            table,
-            seats,
-            host_seat,
-            runners,
-            me,
-            over: false,
-        });
+        self.playing = Some(Playing::new(table, seats, host_seat, runners, me));
         if me == Some(host_seat) {
             let s = &self.settings;
+            let mut options = self
+                .proposal
+                .clone()
+                .unwrap_or_else(|| Options::preset(s.preset));
+            if let Some(d) = self.disconnect_seconds {
+                options.disconnect_seconds = d;
+            }
             self.queue.push_back((
                 host_seat,
                 Input::Propose {
-                    options: Box::new(Options::preset(s.preset)),
+                    options: Box::new(options),
                     stake: s.stake,
                     length: SessionLength::Hands(s.hands),
                 },
@@ -1127,14 +1271,7 @@ impl EventLoop {
             roster: Box::new(roster.clone()),
             hands,
         });
-        self.playing = Some(Playing {
-            table,
-            seats,
-            host_seat: roster.host_seat,
-            runners,
-            me,
-            over: false,
-        });
+        self.playing = Some(Playing::new(table, seats, roster.host_seat, runners, me));
         Ok(())
     }
 
@@ -1191,6 +1328,58 @@ impl EventLoop {
             }
             Command::Shutdown(tx) => {
                 let _ = tx.send(());
+            }
+            Command::Host(spec, tx) => {
+                let now = self.now();
+                let options = spec.options.clone();
+                let (preset, stake, hands) = (spec.preset, spec.stake, spec.hands);
+                match self.lobby.host(*spec, now) {
+                    Ok(acts) => {
+                        self.proposal = Some(options);
+                        self.settings.preset = preset;
+                        self.settings.stake = stake;
+                        self.settings.hands = hands;
+                        let _ = tx.send(Ok(()));
+                        self.lobby_actions(acts);
+                    }
+                    Err(e) => {
+                        let _ = tx.send(Err(e));
+                    }
+                }
+            }
+            Command::Sit(table, tx) => {
+                let now = self.now();
+                match self.lobby.sit(table, now) {
+                    Ok(acts) => {
+                        let _ = tx.send(Ok(()));
+                        self.lobby_actions(acts);
+                    }
+                    Err(e) => {
+                        let _ = tx.send(Err(e));
+                    }
+                }
+            }
+            Command::Stand(tx) => {
+                let now = self.now();
+                let acts = self.lobby.stand(now);
+                let _ = tx.send(());
+                self.lobby_actions(acts);
+            }
+            Command::FillBots(tx) => match self.lobby.fill_bots() {
+                Ok(acts) => {
+                    let _ = tx.send(Ok(()));
+                    self.lobby_actions(acts);
+                }
+                Err(e) => {
+                    let _ = tx.send(Err(e));
+                }
+            },
+            Command::Dial(addr, tx) => {
+                let dialled = self.swarm.dial(addr.clone()).map_err(|e| e.to_string());
+                if dialled.is_ok() && !self.explicit.contains(&addr) && self.explicit.len() < 64 {
+                    self.explicit.push(addr);
+                }
+                let _ = tx.send(dialled);
             }
         }
     }
@@ -1251,9 +1440,7 @@ impl EventLoop {
                     if p.runners.contains_key(&t) {
                         queue.push_back((t, Input::Frame(frame.clone())));
                     } else {
-                        *per_peer
-                            .entry(*p.seats[t as usize].peer.as_bytes())
-                            .or_default() |= 1 << t;
+                        *per_peer.entry(*p.route[t as usize].as_bytes()).or_default() |= 1 << t;
                     }
                 }
                 for (peer, mask) in per_peer {
@@ -1295,8 +1482,19 @@ impl EventLoop {
         for (peer, wire) in outgoing {
             self.send_to(&peer, &wire);
         }
+        let had_events = !events.is_empty();
         for ev in events {
             self.on_table_event(seat, ev)?;
+        }
+        if had_events
+            && let Some(p) = self.playing.as_ref()
+            && p.me == Some(seat)
+            && let Some(view) = p.runners.get(&seat).and_then(|r| r.client.view())
+        {
+            self.emit(NetEvent::View {
+                view: Box::new(view),
+                now: self.now(),
+            });
         }
         Ok(())
     }
@@ -1322,13 +1520,13 @@ impl EventLoop {
             {
                 self.queue.push_back((seat, Input::Accept));
             }
+            TableEvent::SeatReplaced {
+                seat: b,
+                controller,
+            } => p.replaced(*b, *controller),
             TableEvent::RunBot { seat: b } => {
-                let b = *b;
-                if let Some(client) = p.runners.get(&seat).and_then(|r| r.client.bot_client(b)) {
-                    let bot = Bot::new(self.bot_level, self.seed ^ b as u64);
-                    p.runners.insert(b, Runner::new(client, Some(bot), false));
-                    self.queue.push_back((b, Input::Tick));
-                }
+                p.pending_bots.push((seat, *b));
+                p.start_pending_bots(self.bot_level, self.seed, &mut self.queue);
             }
             TableEvent::Evidence(e) => {
                 self.storage

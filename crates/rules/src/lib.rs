@@ -9,6 +9,8 @@
 //! - [`options`]: the three presets and every option, §9.
 //! - [`shape`] and [`hand`]: standard-shape analysis, waits, winning hand types, §5.
 //! - [`scoring`] and [`settlement`]: values, caps, who pays, the settlement file, §6 and §8.
+//! - [`state`]: one hand as a pure state machine (deal, flowers, 换牌, turns, claims), and
+//!   [`swap`]: naming the five tiles of 换牌.
 //! - [`explain`](mod@explain) and [`explain_text`]: every settlement explained as data (the same pass as
 //!   the payments, [`scoring::settle`]) and as text in 中文 or English.
 //!
@@ -27,6 +29,7 @@ pub mod options;
 pub mod scoring;
 pub mod settlement;
 pub mod shape;
+pub mod swap;
 pub mod tile;
 
 pub use hand::{HandType, MeldShape, MeldType};
@@ -36,6 +39,7 @@ pub use scoring::{
     WinnerScore, explain, score, settle,
 };
 pub use settlement::{SettlementError, parse_settlement, score_json};
+pub use swap::SwapChoiceError;
 pub use tile::{Counts, NotationError, Suit, Tile, counts_of, format_tiles, parse_tiles};
 pub mod state;
 pub mod wall;

@@ -142,7 +142,9 @@ pub struct Options {
     /// 逛花园: chips per player.
     #[serde(with = "none_or")]
     pub chip_limit: Option<u64>,
-    /// 换牌: swap five tiles with the wall after the deal.
+    /// 换牌: after the initial flower replacement every seat may put five concealed tiles
+    /// back face down (out of play) and draw five from the wall, within `start_seconds`
+    /// (the readings are in [`crate::state`]'s header).
     pub swap_five: bool,
 }
 
@@ -287,7 +289,8 @@ impl Options {
         Ok(o)
     }
 
-    /// Checks ranges and combinations that make no sense.
+    /// Checks ranges and combinations that make no sense. Every option of the rules is
+    /// supported, 换牌 (`swap_five`) included.
     pub fn validate(&self) -> Result<(), OptionsError> {
         let bad = |name: &str, why: &str| {
             Err(OptionsError::BadValue {
@@ -312,13 +315,6 @@ impl Options {
         }
         if self.discard_seconds == 0 || self.claim_seconds == 0 {
             return bad("discard_seconds", "timers must be at least one second");
-        }
-        if self.swap_five {
-            return bad(
-                "swap_five",
-                "换牌 (swapping five tiles with the wall) is not supported on a peer-to-peer table: \
-                 the returned tiles would have to be reshuffled into a wall nobody may see",
-            );
         }
         Ok(())
     }

@@ -16,7 +16,9 @@
 //! full replay after the end-of-hand audit does.
 //!
 //! Phases: the initial flower replacement (each seat from the dealer in turn order sets its
-//! flowers aside with [`Action::Flower`] and ends with [`Action::Pass`]); turns (draws are
+//! flowers aside with [`Action::Flower`] and ends with [`Action::Pass`]); with the option
+//! `swap_five`, 换牌 ([`Phase::Swap`], see below) and the flower replacement of the seats that
+//! swapped; turns (draws are
 //! automatic when a turn passes; a drawn flower must be set aside before anything else);
 //! the claim window after a discard, where all three others answer and the resolution
 //! (win > kong = pung > chow, several wins allowed) is a function of the three answers; the
@@ -27,6 +29,26 @@
 //! kong), and bars wins on discards only, as the texts say (打出). A seat that times out more
 //! than `timeouts_before_leaver` times in a row becomes a leaver on the next time-out. After
 //! an abandoned hand the same dealer deals again.
+//!
+//! 换牌 (`swap_five`, docs/rules.en.md §7; 000 換牌規則: "遊戲開始摸完牌後，玩家將有15秒的時間
+//! 埋下自己手中的五張牌並與牌牆中隨機的牌進行對換"). Readings, where the rules are silent:
+//! - It comes after the initial flower replacement, before the dealer's first turn, and all four
+//!   seats answer at once ([`Phase::Swap`]): [`Action::Swap`] with exactly five of its concealed
+//!   tiles, or [`Action::Pass`]. It is optional; a seat whose timer (`start_seconds`, 15 s by
+//!   default) runs out passes ([`HandState::default_action`]), as does, in effect, a seat that
+//!   left (000: "掉線或者退出…將不能進行換牌").
+//! - The five put back are named by wall position only, never by face: they are "buried" (埋下)
+//!   face down, out of play for the rest of the hand ([`SeatState::buried`]); no seat ever draws
+//!   them, and their faces become public only at the end-of-hand audit. The wall to draw from
+//!   is then five shorter for each seat that swapped (the tiles-left count says so).
+//! - Once all four have answered, each seat that swapped, in turn order from the dealer, puts
+//!   its five aside and draws five from the front of the wall (live draws, [`Event::Drew`]),
+//!   then [`Event::Swapped`]. Those seats, again in turn order from the dealer, set aside the
+//!   flowers they drew and replace them from the back, as in the initial replacement
+//!   ([`Phase::Flowers`], [`Action::Flower`] then [`Action::Pass`]; 八花齐 counts there too).
+//!   Then the dealer's turn starts as usual, its last tile received counting as its draw.
+//! - The five positions are listed in increasing order (one spelling per choice, so a choice
+//!   is always found again among [`HandState::legal_actions`], which lists every one).
 
 use crate::hand::{self, MeldShape, MeldType};
 use crate::options::Options;
@@ -96,6 +118,13 @@ pub enum Action {
     },
     /// Leave the table (or be declared a leaver).
     Leave,
+    /// 换牌: put back these five concealed tiles, named by wall position in increasing order
+    /// and never by face (they stay hidden), and take five from the wall (option
+    /// `swap_five`, [`Phase::Swap`]).
+    Swap {
+        /// The five wall positions, strictly increasing.
+        put_back: [u8; 5],
+    },
 }
 
 /// An action by a seat.
@@ -163,6 +192,9 @@ pub struct SeatState {
     pub barred: u64,
     /// Timed-out moves in a row.
     pub timeouts: u32,
+    /// 换牌: the wall positions put back face down (out of play; faces public only at the
+    /// end of the hand).
+    pub buried: Vec<u8>,
 }
 
 /// A claim answer after a discard.
@@ -189,6 +221,14 @@ pub enum Phase {
         seat: Seat,
         /// Seats done so far.
         done: u8,
+    },
+    /// 换牌 (option `swap_five`): every seat answers at once, [`Action::Swap`] or
+    /// [`Action::Pass`].
+    Swap {
+        /// Who has answered.
+        answered: [bool; 4],
+        /// The positions each swapping seat put back (filled as the answers come).
+        put_back: [Option<[u8; 5]>; 4],
     },
     /// `seat` has its turn.
     Turn {
@@ -332,6 +372,13 @@ pub enum Event {
         /// The kind.
         tile: Tile,
     },
+    /// 换牌: a seat put five tiles back face down (by position) and drew five.
+    Swapped {
+        /// Who.
+        seat: Seat,
+        /// The positions put back.
+        put_back: [u8; 5],
+    },
     /// The hand is over.
     HandOver {
         /// How.
@@ -448,6 +495,9 @@ pub struct HandState {
     robbed: Option<u8>,
     /// Accepted moves so far (a state id).
     moves: u32,
+    /// 换牌: once the swap is resolved, a bit per seat that swapped (their flower
+    /// replacement is the one in progress).
+    swapped: Option<u8>,
 }
 
 fn illegal<T>(seat: Seat, why: impl Into<String>) -> Result<T, MoveError> {
@@ -521,6 +571,7 @@ impl HandState {
             },
             robbed: None,
             moves: 0,
+            swapped: None,
         })
     }
 
@@ -609,6 +660,9 @@ impl HandState {
                 .fold(0, |m, s| m | (1 << s)),
             Phase::RobKong { answers, .. } => (0..4)
                 .filter(|&s| answers[s].is_none())
+                .fold(0, |m, s| m | (1 << s)),
+            Phase::Swap { answered, .. } => (0..4)
+                .filter(|&s| !answered[s])
                 .fold(0, |m, s| m | (1 << s)),
             Phase::Over(_) => 0,
         }
@@ -736,9 +790,10 @@ impl HandState {
         // late (a win is scored only at the end, a last answer resolves the window) run on a
         // copy that is put back on error.
         let cheap = match mv.action {
-            Action::Discard { .. } | Action::ConcealedKong { .. } | Action::AddedKong { .. } => {
-                true
-            }
+            Action::Discard { .. }
+            | Action::ConcealedKong { .. }
+            | Action::AddedKong { .. }
+            | Action::Swap { .. } => true,
             Action::Pass | Action::Chow { .. } | Action::Pung { .. } | Action::Kong { .. } => {
                 waiting.count_ones() > 1 || !self.win_pending()
             }
@@ -790,6 +845,9 @@ impl HandState {
                 card,
                 answers,
             } => self.rob(seat, from, card, answers, action, events),
+            Phase::Swap { answered, put_back } => {
+                self.swap_phase(seat, answered, put_back, action, events)
+            }
             Phase::Over(_) => Err(MoveError::HandOver),
         }
     }
@@ -954,15 +1012,26 @@ impl HandState {
                     return illegal(seat, format!("must set its flower {} aside first", f.tile));
                 }
                 events.push(Event::FlowersDone { seat });
-                if done + 1 == 4 {
-                    let dealer = self.setup.dealer;
-                    let last = self.seats[dealer as usize].hand.last().copied();
-                    let replacement = last.is_some_and(|p| p as usize >= DEALT);
-                    self.phase = Phase::Turn {
-                        seat: dealer,
-                        drawn: last,
-                        replacement,
-                    };
+                if let Some(mask) = self.swapped {
+                    // The flower replacement after 换牌: only the seats that swapped.
+                    match self.next_in_mask(seat, mask) {
+                        Some(next) => {
+                            self.phase = Phase::Flowers {
+                                seat: next,
+                                done: done + 1,
+                            }
+                        }
+                        None => self.start_first_turn(),
+                    }
+                } else if done + 1 == 4 {
+                    if self.setup.options.swap_five {
+                        self.phase = Phase::Swap {
+                            answered: [false; 4],
+                            put_back: [None; 4],
+                        };
+                    } else {
+                        self.start_first_turn();
+                    }
                 } else {
                     self.phase = Phase::Flowers {
                         seat: (seat + 1) % 4,
@@ -990,6 +1059,129 @@ impl HandState {
             }
             _ => illegal(seat, "during the flower replacement only Flower or Pass"),
         }
+    }
+
+    /// The dealer's first turn: its last tile received counts as drawn (a replacement if it
+    /// came from the back of the wall).
+    fn start_first_turn(&mut self) {
+        let dealer = self.setup.dealer;
+        let last = self.seats[dealer as usize].hand.last().copied();
+        let back = self.front as u16 + self.remaining as u16;
+        let replacement = last.is_some_and(|p| p as u16 >= back);
+        self.phase = Phase::Turn {
+            seat: dealer,
+            drawn: last,
+            replacement,
+        };
+    }
+
+    /// The first seat in `mask` after `after` in turn order, not going past the seat before
+    /// the dealer (the round runs from the dealer).
+    fn next_in_mask(&self, after: Seat, mask: u8) -> Option<Seat> {
+        let dealer = self.setup.dealer;
+        let rank = |s: Seat| (s + 4 - dealer) % 4;
+        (rank(after) + 1..4)
+            .map(|r| (dealer + r) % 4)
+            .find(|s| mask & (1 << s) != 0)
+    }
+
+    /// Checks a 换牌 choice: five positions, strictly increasing, all in the seat's concealed
+    /// hand, none a known flower.
+    fn check_swap(&self, seat: Seat, put_back: &[u8; 5]) -> Result<(), MoveError> {
+        if put_back.windows(2).any(|w| w[0] >= w[1]) {
+            return illegal(
+                seat,
+                "换牌 names five different wall positions in increasing order",
+            );
+        }
+        for &pos in put_back {
+            if !self.seats[seat as usize].hand.contains(&pos) {
+                return illegal(seat, format!("换牌: holds no tile at wall position {pos}"));
+            }
+            if let Some(t) = self.face(pos)
+                && self.is_flower(t)
+            {
+                return illegal(
+                    seat,
+                    format!("换牌: {t} is a flower, not a tile to put back"),
+                );
+            }
+        }
+        Ok(())
+    }
+
+    fn swap_phase(
+        &mut self,
+        seat: Seat,
+        mut answered: [bool; 4],
+        mut put_back: [Option<[u8; 5]>; 4],
+        action: &Action,
+        events: &mut Vec<Event>,
+    ) -> Result<(), MoveError> {
+        match action {
+            Action::Pass => {}
+            Action::Swap { put_back: p } => {
+                self.check_swap(seat, p)?;
+                put_back[seat as usize] = Some(*p);
+            }
+            _ => return illegal(seat, "during 换牌 only Swap (five tiles) or Pass"),
+        }
+        answered[seat as usize] = true;
+        events.push(Event::Answered { seat });
+        if answered.iter().any(|a| !a) {
+            self.phase = Phase::Swap { answered, put_back };
+            return Ok(());
+        }
+        // All four have answered: bury and draw, in turn order from the dealer.
+        let dealer = self.setup.dealer;
+        let mut mask = 0u8;
+        for r in 0..4 {
+            let s = (dealer + r) % 4;
+            let Some(p) = put_back[s as usize] else {
+                continue;
+            };
+            mask |= 1 << s;
+            for &pos in &p {
+                self.remove_from_hand(s, pos);
+                self.seats[s as usize].buried.push(pos);
+            }
+            for _ in 0..5 {
+                // The wall holds far more than twenty tiles after the deal.
+                if self.remaining == 0 {
+                    break;
+                }
+                let pos = self.front;
+                self.front += 1;
+                self.remaining -= 1;
+                self.seats[s as usize].hand.push(pos);
+                events.push(Event::Drew {
+                    seat: s,
+                    pos,
+                    replacement: false,
+                });
+            }
+            events.push(Event::Swapped {
+                seat: s,
+                put_back: p,
+            });
+        }
+        match (0..4)
+            .map(|r| (dealer + r) % 4)
+            .find(|s| mask & (1 << s) != 0)
+        {
+            Some(first) => {
+                self.swapped = Some(mask);
+                self.phase = Phase::Flowers {
+                    seat: first,
+                    done: 0,
+                };
+            }
+            None => {
+                self.swapped = Some(0);
+                self.start_first_turn();
+            }
+        }
+        Ok(())
     }
 
     fn turn(
@@ -1633,6 +1825,17 @@ impl HandState {
                     }
                 }
             }
+            Phase::Swap { .. } => {
+                out.push(Action::Pass);
+                let mut hand: Vec<u8> = self.seats[seat as usize]
+                    .hand
+                    .iter()
+                    .copied()
+                    .filter(|&p| self.face(p).is_none_or(|t| !self.is_flower(t)))
+                    .collect();
+                hand.sort_unstable();
+                for_each_five(&hand, |put_back| out.push(Action::Swap { put_back }));
+            }
             Phase::Turn { drawn, .. } => {
                 let mut buf = [Card {
                     pos: 0,
@@ -1869,6 +2072,9 @@ impl HandState {
             for c in &st.flowers {
                 seen[c.pos as usize] += 1;
             }
+            for &p in &st.buried {
+                seen[p as usize] += 1;
+            }
             for d in &st.discards {
                 if !d.claimed {
                     seen[d.card.pos as usize] += 1;
@@ -1878,6 +2084,30 @@ impl HandState {
         match seen.iter().position(|&n| n != 1) {
             None => Ok(()),
             Some(p) => Err(format!("wall position {p} is in {} places", seen[p])),
+        }
+    }
+}
+
+/// Calls `f` with every strictly increasing choice of five of `items` (sorted ascending).
+fn for_each_five(items: &[u8], mut f: impl FnMut([u8; 5])) {
+    let n = items.len();
+    if n < 5 {
+        return;
+    }
+    let mut idx = [0usize, 1, 2, 3, 4];
+    loop {
+        f(idx.map(|i| items[i]));
+        // Advance the rightmost index that can move.
+        let mut k = 5;
+        while k > 0 && idx[k - 1] == n - 5 + (k - 1) {
+            k -= 1;
+        }
+        if k == 0 {
+            return;
+        }
+        idx[k - 1] += 1;
+        for j in k..5 {
+            idx[j] = idx[j - 1] + 1;
         }
     }
 }

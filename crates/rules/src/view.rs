@@ -38,6 +38,8 @@ pub struct PublicSeat {
     pub discards: Vec<Discard>,
     /// Declared ready.
     pub ready: bool,
+    /// 换牌: tiles put back face down (out of play; their faces stay hidden).
+    pub buried: u8,
 }
 
 /// The phase as every seat sees it.
@@ -71,6 +73,11 @@ pub enum PublicPhase {
         /// The tile.
         card: Card,
         /// Who has answered.
+        answered: [bool; 4],
+    },
+    /// 换牌 (option `swap_five`): every seat puts five tiles back or passes, at once.
+    Swap {
+        /// Who has answered (not what).
         answered: [bool; 4],
     },
     /// Over.
@@ -188,6 +195,7 @@ impl HandState {
             ps.flowers = st.flowers.iter().map(|c| c.tile).collect();
             ps.discards = st.discards.clone();
             ps.ready = st.ready;
+            ps.buried = st.buried.len() as u8;
         }
         let answered = |a: &[Option<bool>; 4]| a.map(|x| x.is_some());
         let phase = match self.phase() {
@@ -214,6 +222,9 @@ impl HandState {
                 from: *from,
                 card: *card,
                 answered: answered(answers),
+            },
+            Phase::Swap { answered, .. } => PublicPhase::Swap {
+                answered: *answered,
             },
             Phase::Over(o) => PublicPhase::Over(o.clone()),
         };

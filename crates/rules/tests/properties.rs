@@ -15,14 +15,18 @@ use rand_core::{RngCore, SeedableRng};
 struct Game {
     preset: Ruleset,
     seed: u64,
+    /// With 换牌 (`swap_five`).
+    swap: bool,
 }
 
-fn setup_for(preset: Ruleset, rng: &mut ChaCha8Rng) -> (Setup, Wall) {
+fn setup_for(game: &Game, rng: &mut ChaCha8Rng) -> (Setup, Wall) {
+    let mut options = Options::preset(game.preset);
+    options.swap_five = game.swap;
     let mut wall_seed = [0u8; 32];
     rng.fill_bytes(&mut wall_seed);
     let d = rng.next_u32();
     let setup = Setup {
-        options: Options::preset(preset),
+        options,
         stake: Money::coins(1 + (d % 3) as i64),
         dealer: (d >> 8) as u8 % 4,
         dice: Dice::new(1 + ((d >> 16) % 6) as u8, 1 + ((d >> 24) % 6) as u8).unwrap(),
@@ -52,7 +56,7 @@ fn choose(legal: &[Action], rng: &mut ChaCha8Rng) -> Action {
 /// moves played.
 fn play(game: &Game, deep: bool) -> (u64, Vec<Move>, HandState) {
     let mut rng = ChaCha8Rng::seed_from_u64(game.seed);
-    let (setup, wall) = setup_for(game.preset, &mut rng);
+    let (setup, wall) = setup_for(game, &mut rng);
     let mut st = HandState::new(setup.clone(), &wall).unwrap();
     let indicator = st.indicator().map(|p| wall.get(p as usize).unwrap());
     // One partial-knowledge engine per seat, as the peers run them.
@@ -193,7 +197,7 @@ fn play(game: &Game, deep: bool) -> (u64, Vec<Move>, HandState) {
 
 fn replay(game: &Game, moves: &[Move]) -> u64 {
     let mut rng = ChaCha8Rng::seed_from_u64(game.seed);
-    let (setup, wall) = setup_for(game.preset, &mut rng);
+    let (setup, wall) = setup_for(game, &mut rng);
     let mut st = HandState::new(setup, &wall).unwrap();
     for m in moves {
         st.apply(m).unwrap();
@@ -202,7 +206,19 @@ fn replay(game: &Game, moves: &[Move]) -> u64 {
 }
 
 fn games(preset: Ruleset) -> impl Strategy<Value = Game> {
-    any::<u64>().prop_map(move |seed| Game { preset, seed })
+    any::<u64>().prop_map(move |seed| Game {
+        preset,
+        seed,
+        swap: false,
+    })
+}
+
+fn swap_games() -> impl Strategy<Value = Game> {
+    (any::<u64>(), 0..3usize).prop_map(|(seed, p)| Game {
+        preset: Ruleset::ALL[p],
+        seed,
+        swap: true,
+    })
 }
 
 fn check(game: Game, deep: bool) {
@@ -260,6 +276,22 @@ proptest! {
 }
 
 proptest! {
+    #![proptest_config(ProptestConfig { cases: 400, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// 换牌: the same invariants with the swap phase (the random player swaps in most games:
+    /// it picks uniformly among Pass and every choice of five).
+    #[test]
+    fn swap_five_games(g in swap_games()) { check(g, false) }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 40, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn deep_checks_with_swap_five(g in swap_games()) { check(g, true) }
+}
+
+proptest! {
     #![proptest_config(ProptestConfig { cases: 150, failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
@@ -274,7 +306,14 @@ fn random_players_do_win_sometimes() {
     for preset in Ruleset::ALL {
         let wins = (0..400u64)
             .filter(|&seed| {
-                let (_, _, st) = play(&Game { preset, seed }, false);
+                let (_, _, st) = play(
+                    &Game {
+                        preset,
+                        seed,
+                        swap: false,
+                    },
+                    false,
+                );
                 matches!(st.outcome(), Some(Outcome::Win { .. }))
             })
             .count();

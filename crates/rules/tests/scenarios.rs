@@ -2269,3 +2269,320 @@ fn step_is_pure_and_a_refused_move_changes_nothing() {
     g.pung(2);
     assert_eq!(g.turn_seat(), 2);
 }
+
+// ---- §7 换牌 (`swap_five`) ----
+
+fn swap_table() -> Table {
+    let mut t = Table::qiaoma();
+    t.options.swap_five = true;
+    t
+}
+
+/// The positions of these faces in the seat's hand, as a swap choice (sorted).
+fn swap_of(g: &Game, seat: Seat, tiles: &str) -> Action {
+    let mut put_back: [u8; 5] = g
+        .cards(seat, tiles)
+        .iter()
+        .map(|c| c.pos)
+        .collect::<Vec<_>>()
+        .try_into()
+        .unwrap();
+    put_back.sort_unstable();
+    Action::Swap { put_back }
+}
+
+#[test]
+fn swap_five_comes_after_the_flowers_and_all_four_answer_at_once() {
+    let mut g = swap_table().start();
+    g.skip_flowers();
+    assert_eq!(
+        g.st.phase(),
+        &Phase::Swap {
+            answered: [false; 4],
+            put_back: [None; 4]
+        }
+    );
+    assert_eq!(g.to_act(), vec![0, 1, 2, 3]);
+    // Timer expiry: the seat's own client passes for it.
+    assert_eq!(g.st.default_action(2), Some(Action::Pass));
+    g.mv(Move {
+        seat: 2,
+        action: Action::Pass,
+        timed_out: true,
+    });
+    // Nothing public about a seat's choice but that it answered.
+    let v = g.st.view(0);
+    assert_eq!(
+        v.phase,
+        PublicPhase::Swap {
+            answered: [false, false, true, false]
+        }
+    );
+    let e = g.refuse(2, Action::Pass);
+    assert!(matches!(e, MoveError::OutOfTurn { seat: 2, .. }), "{e}");
+    g.pass(0);
+    g.pass(1);
+    let ev = g.pass(3);
+    assert!(draws(&ev).is_empty(), "nobody swapped: no draw");
+    // The dealer's first turn, its 14th tile as the draw, as without the option.
+    assert_eq!(
+        g.st.phase(),
+        &Phase::Turn {
+            seat: 0,
+            drawn: Some(52),
+            replacement: false
+        }
+    );
+    assert_eq!(g.st.wall_remaining(), 91);
+}
+
+#[test]
+fn swap_puts_five_back_face_down_and_draws_five_from_the_front() {
+    let mut g = swap_table()
+        .dealer(1)
+        .hand(2, "1m2m3m4m5m")
+        .hand(0, "9p9p9p9p1s")
+        .live("1z1z1z2z2z 3z3z3z4z4z")
+        .start();
+    g.skip_flowers();
+    let s2 = swap_of(&g, 2, "12345m");
+    let s0 = swap_of(&g, 0, "9999p1s");
+    let Action::Swap { put_back: p2 } = s2.clone() else {
+        unreachable!()
+    };
+    g.act(0, s0);
+    g.pass(1);
+    g.act(2, s2);
+    let ev = g.pass(3);
+    // Seat 2 comes first in turn order from the dealer (1), then seat 0.
+    let expect: Vec<(Seat, u8, bool)> = (53..58)
+        .map(|p| (2, p, false))
+        .chain((58..63).map(|p| (0, p, false)))
+        .collect();
+    assert_eq!(draws(&ev), expect);
+    assert!(ev.contains(&Event::Swapped {
+        seat: 2,
+        put_back: p2
+    }));
+    assert_eq!(g.st.seat(2).buried, p2.to_vec());
+    assert_eq!(g.st.seat(2).hand.len(), 13);
+    assert!(g.st.seat(2).hand.iter().all(|p| !p2.contains(p)));
+    let faces = |s: Seat| {
+        let mut v: Vec<Tile> = g.st.hand_cards(s).iter().map(|c| c.tile).collect();
+        v.sort();
+        v
+    };
+    assert_eq!(
+        faces(2)
+            .iter()
+            .filter(|&&x| x == t("1z") || x == t("2z"))
+            .count(),
+        5
+    );
+    assert_eq!(
+        faces(0)
+            .iter()
+            .filter(|&&x| x == t("3z") || x == t("4z"))
+            .count(),
+        5
+    );
+    // Out of play: 91 - 10 tiles left to draw; the others see five buried, no faces.
+    assert_eq!(g.st.wall_remaining(), 81);
+    let v = g.st.view(3);
+    assert_eq!(v.seats[2].buried, 5);
+    assert_eq!(v.seats[0].buried, 5);
+    assert_eq!(v.seats[2].hand_size, 13);
+    assert!(v.hand.iter().all(|c| !p2.contains(&c.pos)));
+    // The seats that swapped, in turn order from the dealer, say they hold no flower; then
+    // the dealer's turn, its last tile received counting as its draw.
+    assert_eq!(g.to_act(), vec![2]);
+    g.pass(2);
+    assert_eq!(g.to_act(), vec![0]);
+    g.pass(0);
+    assert_eq!(g.turn_seat(), 1);
+    assert_eq!(g.drawn().pos, 52);
+    // A buried tile is never played again.
+    let e = g.refuse(
+        1,
+        Action::Discard {
+            card: Card {
+                pos: p2[0],
+                tile: t("1m"),
+            },
+            ready: false,
+        },
+    );
+    assert!(matches!(e, MoveError::Illegal { .. }), "{e}");
+    g.auto();
+    assert!(g.st.seat(2).buried.len() == 5 && g.st.seat(0).buried.len() == 5);
+}
+
+#[test]
+fn flowers_drawn_in_the_swap_are_replaced_by_the_seats_that_swapped_only() {
+    let mut g = swap_table()
+        .dealer(0)
+        .hand(3, "1m2m3m4m5m")
+        .hand(1, "1p2p3p4p5p")
+        .live("1f6z6z6z6z 7z7z2f7z7z")
+        .back("1s2s")
+        .start();
+    g.skip_flowers();
+    g.pass(0);
+    g.act(3, swap_of(&g, 3, "12345m"));
+    g.act(1, swap_of(&g, 1, "12345p"));
+    g.pass(2);
+    // Seat 1 (after the dealer) first, then seat 3; seats 0 and 2 are not asked again.
+    assert_eq!(g.st.phase(), &Phase::Flowers { seat: 1, done: 0 });
+    let e = g.refuse(1, Action::Pass);
+    assert!(matches!(e, MoveError::Illegal { .. }), "flower first: {e}");
+    let ev = g.act(
+        1,
+        Action::Flower {
+            card: g.card(1, "1f"),
+        },
+    );
+    assert_eq!(draws(&ev), vec![(1, 143, true)]);
+    g.pass(1);
+    assert_eq!(g.to_act(), vec![3]);
+    g.act(
+        3,
+        Action::Flower {
+            card: g.card(3, "2f"),
+        },
+    );
+    g.pass(3);
+    assert_eq!(g.turn_seat(), 0);
+    assert_eq!(g.st.seat(1).flowers.len(), 1);
+    assert_eq!(g.st.seat(3).flowers.len(), 1);
+    assert_eq!(g.st.seat(1).hand.len(), 13);
+    g.auto();
+}
+
+#[test]
+fn dealer_whose_last_swap_tile_is_a_flower_starts_on_a_replacement_draw() {
+    let mut g = swap_table()
+        .hand(0, "1m2m3m4m5m")
+        .live("6z6z6z6z3f")
+        .back("9s")
+        .start();
+    g.skip_flowers();
+    g.act(0, swap_of(&g, 0, "12345m"));
+    g.pass_rest();
+    g.act(
+        0,
+        Action::Flower {
+            card: g.card(0, "3f"),
+        },
+    );
+    g.pass(0);
+    assert_eq!(
+        g.st.phase(),
+        &Phase::Turn {
+            seat: 0,
+            drawn: Some(143),
+            replacement: true
+        }
+    );
+}
+
+#[test]
+fn illegal_swaps_are_refused_and_name_the_reason() {
+    let mut g = swap_table().hand(1, "1m2m3m4m5m").start();
+    g.skip_flowers();
+    let own: Vec<u8> = g.st.seat(1).hand.clone();
+    let mut sorted = own.clone();
+    sorted.sort_unstable();
+    let five = |v: &[u8]| -> [u8; 5] { v[..5].try_into().unwrap() };
+    // Not increasing, a repeated position, another seat's tile, an undrawn wall tile.
+    let mut down = five(&sorted);
+    down.reverse();
+    let mut twice = five(&sorted);
+    twice[1] = twice[0];
+    let mut other = five(&sorted);
+    other[4] = g.st.seat(2).hand[0].max(other[3] + 1);
+    if !g.st.seat(2).hand.contains(&other[4]) {
+        other[4] = *g.st.seat(2).hand.iter().max().unwrap();
+    }
+    other.sort_unstable();
+    let mut wall = five(&sorted);
+    wall[4] = 100;
+    for (bad, why) in [
+        (down, "increasing"),
+        (twice, "increasing"),
+        (other, "holds no tile"),
+        (wall, "holds no tile at wall position 100"),
+    ] {
+        let e = g.refuse(1, Action::Swap { put_back: bad });
+        assert!(e.to_string().contains(why), "{bad:?}: {e}");
+    }
+    // Anything else than Swap or Pass.
+    let e = g.refuse(1, g.discard_of(1, "1m", false));
+    assert!(e.to_string().contains("换牌"), "{e}");
+    // The legal list: Pass and every choice of five (13 tiles: 1287; the dealer's 14: 2002).
+    assert_eq!(g.legal(1).len(), 1 + 1287);
+    assert_eq!(g.legal(0).len(), 1 + 2002);
+    g.act(
+        1,
+        Action::Swap {
+            put_back: five(&sorted),
+        },
+    );
+    // A second answer is out of turn.
+    let e = g.refuse(1, Action::Pass);
+    assert!(matches!(e, MoveError::OutOfTurn { .. }), "{e}");
+}
+
+#[test]
+fn swap_is_refused_without_the_option_and_outside_its_phase() {
+    let mut g = Table::qiaoma().start();
+    g.skip_flowers();
+    assert_eq!(g.turn_seat(), 0);
+    let mut put_back: [u8; 5] = g.st.seat(0).hand[..5].try_into().unwrap();
+    put_back.sort_unstable();
+    let e = g.refuse(0, Action::Swap { put_back });
+    assert!(matches!(e, MoveError::Illegal { .. }), "{e}");
+    let mut g = swap_table().start();
+    let e = g.refuse(0, Action::Swap { put_back });
+    assert!(
+        matches!(e, MoveError::Illegal { .. }),
+        "during the flowers: {e}"
+    );
+}
+
+#[test]
+fn swap_choice_by_tile_notation_gives_clear_errors() {
+    let mut g = swap_table().hand(1, "1m1m2m3m4m5z").start();
+    g.skip_flowers();
+    let v = g.st.view(1);
+    let a = v.swap_action("11m 23m 5z").unwrap();
+    assert!(
+        v.legal.contains(&a),
+        "the choice is one of the legal actions"
+    );
+    let err = |s: &str| v.swap_action(s).unwrap_err().to_string();
+    assert_eq!(err("123m"), "换牌 puts back exactly five tiles, got 3");
+    assert_eq!(err("1111m22m"), "换牌 puts back exactly five tiles, got 6");
+    assert_eq!(err("111m2m3m"), "换牌: you hold 2 of 1m, not 3");
+    assert!(err("12x3m").contains("换牌"), "{}", err("12x3m"));
+    assert!(err("0m1234m").contains("0m"), "{}", err("0m1234m"));
+    g.act(1, a);
+    let v = g.st.view(1);
+    assert_eq!(err_of(&v, "11m23m5z"), SwapChoiceError::NotNow);
+    // Another seat's view before it answered: fine; after all answered: not now.
+    g.pass_rest();
+    assert_eq!(err_of(&g.st.view(2), "11m23m5z"), SwapChoiceError::NotNow);
+}
+
+fn err_of(v: &SeatView, s: &str) -> SwapChoiceError {
+    v.swap_action(s).unwrap_err()
+}
+
+#[test]
+fn leaving_during_the_swap_abandons_the_hand() {
+    let mut g = swap_table().start();
+    g.skip_flowers();
+    g.pass(0);
+    let ev = g.act(2, Action::Leave);
+    assert!(matches!(g.outcome(), Outcome::Abandoned { leaver: 2, .. }));
+    assert!(matches!(ev.last(), Some(Event::HandOver { .. })));
+}

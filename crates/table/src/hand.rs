@@ -27,6 +27,12 @@
 //!    knowledge, which catches what partial engines could not check (a hidden flower, a false
 //!    ready declaration, a win barred by 漏胡).
 //!
+//! 换牌 (`swap_five`): the four answers (five wall positions, or pass) are committed and opened
+//! like claim answers; the five put back are named by position only and never shown, so their
+//! faces stay hidden until the audit; every peer's engine checks they are the seat's own
+//! concealed tiles, and the swap draws are ordinary private draws (step 6). The full replay
+//! at the audit checks the swap again with every face known (a flower kept back, say).
+//!
 //! Reading: claim answers show their tiles with the answer (not after the resolution), so a
 //! lie is proven by the answer alone; a chow that loses to a pung or kong has shown its two
 //! tiles for nothing (a small, deliberate privacy cost).
@@ -328,7 +334,8 @@ impl HandPlay {
             // A win shows the whole concealed hand, so the outcome stands on proven tiles
             // even if a loser then withholds its audit secrets.
             Action::Win { reveal } => reveal.clone(),
-            Action::Pass | Action::Leave => vec![],
+            // 换牌 names the five put back by position only: they stay face down.
+            Action::Pass | Action::Leave | Action::Swap { .. } => vec![],
         };
         cards
             .into_iter()
@@ -754,11 +761,20 @@ impl HandPlay {
         self.setup.as_ref().map(Setup::huangfan_in_force)
     }
 
-    /// Whether the current play step is a claim window (claim timer) rather than a turn.
+    /// Whether the current play step is answered by several seats at once, committed and
+    /// then opened: a claim window, or 换牌 (so no seat's choice can depend on another's).
     pub fn is_claim_window(&self) -> bool {
         matches!(
             self.state.as_ref().map(HandState::phase),
-            Some(Phase::Claims { .. } | Phase::RobKong { .. })
+            Some(Phase::Claims { .. } | Phase::RobKong { .. } | Phase::Swap { .. })
+        )
+    }
+
+    /// Whether the current play step is 换牌 (timed by `start_seconds`).
+    pub fn is_swap(&self) -> bool {
+        matches!(
+            self.state.as_ref().map(HandState::phase),
+            Some(Phase::Swap { .. })
         )
     }
 }

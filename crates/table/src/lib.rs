@@ -29,7 +29,7 @@
 //! | `Shuffle(0..=3)` | seat 0, 1, 2, 3 in turn | its shuffle with its proof |
 //! | `Deal` | all four | a draw share of each of positions 0..53 another seat holds; `baida`: a public share of the indicator |
 //! | `Play` | the rules' `to_act()` seats | a [`Play`]: the rules `Action`, `timed_out`, and a deal `show` per card it takes face up |
-//! | claim window: commit | the seats that may claim | `ClaimCommit`: [`codec::claim_commitment`] of its `Play` (claim or pass, with its shows) and a nonce |
+//! | claim window (and 换牌): commit | the seats that may claim (换牌: all four) | `ClaimCommit`: [`codec::claim_commitment`] of its `Play` (claim or pass, with its shows; 换牌: five wall positions or pass, no shows) and a nonce |
 //! | claim window: open | the same seats | `ClaimOpen`: the `Play` and the nonce; then the answers are played as one step |
 //! | `Shares` | the three others | after a step whose moves made seat P draw position k: `share_for(k, P)` |
 //! | `Audit` | all four | end-of-hand secrets; then everyone audits the deal and replays the hand with full knowledge |
@@ -270,7 +270,7 @@ pub mod replica;
 pub mod verify;
 
 pub use client::{
-    Client, MAX_AHEAD, MAX_BUFFER_BYTES, MAX_REPLY_BYTES, RETRANSMIT_MS, SILENT_GRACE_MS,
+    BotError, Client, MAX_AHEAD, MAX_BUFFER_BYTES, MAX_REPLY_BYTES, RETRANSMIT_MS, SILENT_GRACE_MS,
 };
 pub use codec::{Body, Envelope, Hash, MAX_FRAME, Next, Play, Proposal, RosterVote, VERSION, Void};
 pub use error::{ActError, EvidenceError, Fault, FrameError, Offence, StepError, TableError};

@@ -8,3 +8,4 @@ mod hidden;
 mod hints;
 mod legal;
 mod situations;
+mod swap;

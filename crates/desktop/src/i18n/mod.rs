@@ -99,8 +99,19 @@ keys! {
     RefuseLimitNeedsLezi, RefuseFourWildcards, RefuseNeedsLezi, RefuseTimers, RulesSay,
     // (separator)
     // Lobby keys go below this line.
+    LobbyButton, LobbyTitle, LobbyEmpty, LobbyPeers, LobbyHost, LobbyLine, LobbyBotsLater, SeatFree, SeatBotOf, SeatYou, SitDown, LeaveTable, FillBots, TablePlaying, TableAsking, CreateTitle, TableName, StakeField, HandsField, BotsField, DiscardSeconds, ClaimSeconds, StartSeconds, CreateTable, AddressTitle, Connect, YourAddress, BadField, LanRefused, SetupTitle, SetupBy, Differences, NoDifferences, DiffLine, DiffWhy, AcceptSetup, AcceptIn, SetupAccepted, WaitingSetup, SetupFailedSeat, Reconnecting, ReplacedByBot, LanProblem, Length,
     // (separator)
     // History and replay keys go below this line.
+    History, HistoryLoading, HistoryEmpty, HistoryCount, HistoryFailed, Players, ColPlayer,
+    ColBalance, ColLevel, ColHand, ColResult, ColCheck, LevelOf, TableHead, PracticeTag,
+    PaymentCell, CellLegend, CheckSigned, CheckAborted, CheckVerified, CheckFault,
+    CheckUnavailable, VerifyTable, Verifying, ReplayButton, ExportButton, ExportTitle, Exported,
+    ExportFailed, VerifyTitle, VerifyButton, VerifyPlaceholder, VerifyOk, VerifyHandLine,
+    VerifyFault, VerifyUnreadable, Culprit, NoCulprit, ResWin, ResOnDiscard, ResRobKong,
+    ResDrawn, ResLeft, ResByThree, ReplayTitle, ReplayLoading, ReplayFailed, StepOf, StepBack,
+    StepForward, StepStart, StepEnd, ShowHands, HideHands, ReplayKeys, ReplayDeal, ReplayDraws,
+    ReplayDrawsTile, ReplayNoClaim, ReplayConcealedKong, ReplayEnd, ProvenHands, BackToHistory,
+    ExportWrite, ColHands,
     // (separator)
     // Scorer and rules keys go below this line.
     OffEquivocation, OffDeal, OffIllegal, OffMalformed, OffFace, OffAudit, OffReplay, OffWrongResult, OffBadProposal,

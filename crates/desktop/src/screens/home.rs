@@ -44,6 +44,8 @@ pub enum Message {
     Rules,
     /// Open the scorer for a game with real tiles.
     Scorer,
+    /// Open the LAN lobby.
+    Lobby,
 }
 
 /// What the app should do after a home message.
@@ -57,6 +59,8 @@ pub enum Exit {
     Rules,
     /// Open the scorer.
     Scorer,
+    /// Open the LAN lobby.
+    Lobby,
 }
 
 impl State {
@@ -91,6 +95,7 @@ impl State {
             }
             Message::Rules => return Exit::Rules,
             Message::Scorer => return Exit::Scorer,
+            Message::Lobby => return Exit::Lobby,
         }
         Exit::Stay
     }
@@ -136,7 +141,9 @@ impl State {
             action(lang.t(T::RulesButton), 16.0, Some(Message::Rules)).style(button::secondary);
         let scorer =
             action(lang.t(T::ScorerButton), 16.0, Some(Message::Scorer)).style(button::secondary);
-        let bar = row![scorer, rules, start]
+        let lobby =
+            action(lang.t(T::LobbyButton), 16.0, Some(Message::Lobby)).style(button::primary);
+        let bar = row![scorer, rules, lobby, start]
             .spacing(16)
             .align_y(Alignment::Center);
         column![

@@ -1,9 +1,14 @@
 //! The screens: [`welcome`] (the name on first run), [`home`] (practice set-up, with the
 //! [`options`] editor), [`table`] (play), [`settle`] (the hand end), [`rules`] (the rule
-//! book) and [`scorer`] (a hand played with real tiles), with the pieces they share.
+//! book), [`scorer`] (a hand played with real tiles), [`history`] (the ledger), [`replay`]
+//! (a finished hand step by step) and [`lobby`] (the tables on the LAN), with the pieces they
+//! share.
 
+pub mod history;
 pub mod home;
+pub mod lobby;
 pub mod options;
+pub mod replay;
 pub mod rules;
 pub mod scorer;
 pub mod settle;
@@ -135,6 +140,26 @@ pub fn seat_name(lang: Lang, me: &str, seat: Seat) -> String {
         1 => lang.t(T::Bot1).to_string(),
         2 => lang.t(T::Bot2).to_string(),
         _ => lang.t(T::Bot3).to_string(),
+    }
+}
+
+/// Who sits where: a practice table's (the player, then the three bots) or a LAN table's
+/// roster names.
+#[derive(Clone, Copy, Debug)]
+pub struct Names<'a> {
+    /// The player's name.
+    pub me: &'a str,
+    /// The names of a LAN table's four seats.
+    pub table: Option<&'a [String; 4]>,
+}
+
+impl Names<'_> {
+    /// The name of `seat`.
+    pub fn of(&self, lang: Lang, seat: Seat) -> String {
+        match self.table {
+            Some(t) => t.get(seat as usize).cloned().unwrap_or_default(),
+            None => seat_name(lang, self.me, seat),
+        }
     }
 }
 

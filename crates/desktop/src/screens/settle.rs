@@ -18,7 +18,7 @@ use mahjong_rules::{
 
 use super::table::{Message, State};
 use super::table_view::Ctx;
-use super::{ACCENT, MUTED, ON_FELT, WARN, action, bold, label, panel, seat_name, signed, wind};
+use super::{ACCENT, MUTED, Names, ON_FELT, WARN, action, bold, label, panel, signed, wind};
 use crate::engine::HandEnd;
 use crate::i18n::{Lang, T};
 use crate::tiles::{Faces, Mark, TileView};
@@ -129,11 +129,11 @@ pub fn explanation_lines<'a, M: 'a>(
 /// What the scoring result alone gives, for a result without an explanation.
 fn fallback_lines<'a>(
     lang: Lang,
-    me: &str,
+    me: Names<'_>,
     s: &Settlement,
     ws: &WinnerScore,
 ) -> Element<'a, Message> {
-    let name = |seat: Seat| seat_name(lang, me, seat);
+    let name = |seat: Seat| me.of(lang, seat);
     let mut col = column![].spacing(4);
     let patterns: Vec<String> = ws.patterns.iter().map(|p| lang.pattern(p)).collect();
     col = col.push(label(
@@ -185,14 +185,14 @@ fn fallback_lines<'a>(
 
 fn explain<'a>(
     lang: Lang,
-    me: &str,
+    me: Names<'_>,
     s: &Settlement,
     ws: &WinnerScore,
     explanation: Option<&Explanation>,
     faces: Faces,
     w: f32,
 ) -> Element<'a, Message> {
-    let name = |seat: Seat| seat_name(lang, me, seat);
+    let name = |seat: Seat| me.of(lang, seat);
     let mut col = column![bold(lang.f(T::Wins, &[&name(ws.seat)]), 20.0, ACCENT)].spacing(4);
     let mut how = lang.t(kind_name(s.kind)).to_string();
     if let Some(from) = s.from {
@@ -228,14 +228,14 @@ fn explain<'a>(
 
 fn payments<'a>(
     lang: Lang,
-    me: &str,
+    me: Names<'_>,
     pay: &[Money; 4],
     totals: &[Money; 4],
 ) -> Element<'a, Message> {
     let mut col = column![bold(lang.t(T::Totals), 16.0, ACCENT)].spacing(3);
     for seat in 0..4u8 {
         let p = pay[seat as usize];
-        let who = seat_name(lang, me, seat);
+        let who = me.of(lang, seat);
         let line = if p.0 < 0 {
             lang.f(T::Pays, &[&who, &Money(-p.0)])
         } else if p.0 > 0 {
@@ -264,6 +264,7 @@ pub fn view<'a>(st: &'a State, end: &'a HandEnd, ctx: Ctx<'a>) -> Element<'a, Me
     let r = &end.result;
     let w = (ctx.size.width / 40.0).clamp(20.0, 34.0);
     let verified = end.audited && end.signed_by_all;
+    let names = st.names(ctx.name);
     // The header with the buttons stays in view; the explanation scrolls below it.
     let next: Element<'a, Message> = if st.over {
         bold(lang.t(T::SessionOver), 18.0, ACCENT)
@@ -296,7 +297,7 @@ pub fn view<'a>(st: &'a State, end: &'a HandEnd, ctx: Ctx<'a>) -> Element<'a, Me
                 col = col.push(
                     container(explain(
                         lang,
-                        ctx.name,
+                        names,
                         settlement,
                         ws,
                         end.explanation.as_deref(),
@@ -312,7 +313,7 @@ pub fn view<'a>(st: &'a State, end: &'a HandEnd, ctx: Ctx<'a>) -> Element<'a, Me
         Outcome::Drawn => col = col.push(bold(lang.t(T::DrawnHand), 18.0, ON_FELT)),
         Outcome::Abandoned { leaver, .. } => {
             col = col.push(bold(
-                lang.f(T::Abandoned, &[&seat_name(lang, ctx.name, *leaver)]),
+                lang.f(T::Abandoned, &[&names.of(lang, *leaver)]),
                 18.0,
                 WARN,
             ));
@@ -322,7 +323,7 @@ pub fn view<'a>(st: &'a State, end: &'a HandEnd, ctx: Ctx<'a>) -> Element<'a, Me
         col = col.push(
             container(explanation_lines(
                 lang,
-                [0, 1, 2, 3].map(|s| seat_name(lang, ctx.name, s)),
+                [0, 1, 2, 3].map(|s| names.of(lang, s)),
                 e,
             ))
             .padding(10)
@@ -334,12 +335,9 @@ pub fn view<'a>(st: &'a State, end: &'a HandEnd, ctx: Ctx<'a>) -> Element<'a, Me
         let line = match (p.seat, &p.offence) {
             (Some(s), Some(o)) => lang.f(
                 T::Cheated,
-                &[
-                    &seat_name(lang, ctx.name, s),
-                    &crate::i18n::offence(lang, o),
-                ],
+                &[&names.of(lang, s), &crate::i18n::offence(lang, o)],
             ),
-            (Some(s), None) => lang.f(T::Cheated, &[&seat_name(lang, ctx.name, s), &p.what]),
+            (Some(s), None) => lang.f(T::Cheated, &[&names.of(lang, s), &p.what]),
             (None, _) => lang.f(T::ProvenNone, &[&p.what]),
         };
         col = col.push(
@@ -351,7 +349,7 @@ pub fn view<'a>(st: &'a State, end: &'a HandEnd, ctx: Ctx<'a>) -> Element<'a, Me
         );
     }
     col = col.push(
-        container(payments(lang, ctx.name, &r.payments, &r.session.balances))
+        container(payments(lang, names, &r.payments, &r.session.balances))
             .padding(10)
             .width(Length::Fill)
             .style(panel),
@@ -364,11 +362,7 @@ pub fn view<'a>(st: &'a State, end: &'a HandEnd, ctx: Ctx<'a>) -> Element<'a, Me
         tiles.sort_by_key(|t| t.index());
         let mut line = row![
             label(
-                format!(
-                    "{} {}",
-                    lang.t(wind(seat, dealer)),
-                    seat_name(lang, ctx.name, seat)
-                ),
+                format!("{} {}", lang.t(wind(seat, dealer)), names.of(lang, seat)),
                 14.0,
                 ON_FELT
             ),

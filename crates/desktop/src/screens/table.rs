@@ -8,7 +8,7 @@
 
 use std::time::Instant;
 
-use mahjong_rules::{Action, Card, Event, Money, Move, PublicPhase, SeatView};
+use mahjong_rules::{Action, Card, Event, Money, Move, PublicPhase, Seat, SeatView};
 use mahjong_table::TableEvent;
 
 use crate::engine::{Command, HUMAN, HandEnd, PracticeConfig, Proof, Update};
@@ -132,6 +132,12 @@ pub struct State {
     pub agreed: bool,
     /// The legal actions of the open prompt (from `YourTurn`, until the player's move).
     pub prompt: Option<Vec<Action>>,
+    /// The player's seat (0 at a practice table).
+    pub me: Seat,
+    /// A LAN table's seat names (from its signed roster); `None` at a practice table.
+    pub names: Option<[String; 4]>,
+    /// Seats a bot took over after their player left (a LAN table).
+    pub replaced: [bool; 4],
 }
 
 impl State {
@@ -139,7 +145,11 @@ impl State {
     pub fn new(config: PracticeConfig, generation: u64) -> State {
         let now = Instant::now();
         State {
-            key: TableKey { config, generation },
+            key: TableKey {
+                config,
+                generation,
+                record: None,
+            },
             commands: None,
             view: None,
             clock: (0, now),
@@ -161,6 +171,33 @@ impl State {
             sent: false,
             agreed: false,
             prompt: None,
+            me: HUMAN,
+            names: None,
+            replaced: [false; 4],
+        }
+    }
+
+    /// A LAN table: the player at `me`, the roster's `names`, fed by [`crate::lan`] instead of
+    /// the practice worker (`config` gives the preset and the session's length).
+    pub fn lan(config: PracticeConfig, generation: u64, me: Seat, names: [String; 4]) -> State {
+        State {
+            me,
+            names: Some(names),
+            agreed: true,
+            ..State::new(config, generation)
+        }
+    }
+
+    /// A LAN table (no practice worker behind it).
+    pub fn is_lan(&self) -> bool {
+        self.names.is_some()
+    }
+
+    /// How the seats are named.
+    pub fn names<'a>(&'a self, me: &'a str) -> super::Names<'a> {
+        super::Names {
+            me,
+            table: self.names.as_ref(),
         }
     }
 
@@ -426,7 +463,7 @@ impl State {
                 self.auto_play();
             }
             TableEvent::Moved { mv, events } => {
-                if mv.seat == HUMAN {
+                if mv.seat == self.me {
                     self.prompt = None;
                     self.hint = None;
                     self.show_hint = false;
@@ -467,6 +504,11 @@ impl State {
                 self.over = true;
             }
             TableEvent::Halted { reason } => self.failed = Some(reason),
+            TableEvent::SeatReplaced { seat, .. } => {
+                if let Some(s) = self.replaced.get_mut(seat as usize) {
+                    *s = true;
+                }
+            }
             _ => {}
         }
     }

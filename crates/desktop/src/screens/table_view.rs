@@ -10,8 +10,7 @@ use mahjong_rules::{Action, Card, MeldType, PublicMeld, PublicPhase, Seat, SeatV
 
 use super::table::{Message, State};
 use super::{
-    ACCENT, MUTED, ON_FELT, WARN, action, bold, label, panel, panel_active, relative, seat_name,
-    wind,
+    ACCENT, MUTED, Names, ON_FELT, WARN, action, bold, label, panel, panel_active, relative, wind,
 };
 use crate::engine::HUMAN;
 use crate::i18n::{Lang, T};
@@ -123,7 +122,7 @@ fn seat_header<'a>(st: &State, v: &SeatView, seat: Seat, ctx: Ctx<'_>) -> Elemen
     let lang = ctx.lang;
     let mut top = row![
         bold(lang.t(wind(seat, v.dealer)), 18.0, ACCENT),
-        bold(seat_name(lang, ctx.name, seat), 16.0, ON_FELT),
+        bold(st.names(ctx.name).of(lang, seat), 16.0, ON_FELT),
     ]
     .spacing(8)
     .align_y(Alignment::Center);
@@ -133,13 +132,23 @@ fn seat_header<'a>(st: &State, v: &SeatView, seat: Seat, ctx: Ctx<'_>) -> Elemen
     if v.seats[seat as usize].ready {
         top = top.push(bold(lang.t(T::IsReady), 14.0, ACCENT));
     }
-    if st.silent[seat as usize] {
-        top = top.push(bold(lang.t(T::Silent), 14.0, WARN));
+    if st.replaced[seat as usize] {
+        top = top.push(bold(lang.t(T::ReplacedByBot), 14.0, WARN));
+    } else if st.silent[seat as usize] {
+        // At a LAN table a silent friend is a dropped connection the table waits for.
+        let mark = if st.names.is_some() {
+            T::Reconnecting
+        } else {
+            T::Silent
+        };
+        top = top.push(bold(lang.t(mark), 14.0, WARN));
     }
     let mut details = vec![lang.t(relative(seat, v.seat)).to_string()];
-    if seat != HUMAN {
+    if seat != HUMAN && st.names.is_none() {
         let level = st.config().levels[seat as usize - 1];
         details.push(lang.t(super::level_name(level)).to_string());
+    }
+    if seat != v.seat {
         details.push(lang.f(
             T::Of,
             &[&lang.t(T::Concealed), &v.seats[seat as usize].hand_size],
@@ -202,7 +211,7 @@ fn centre<'a>(st: &State, v: &SeatView, ctx: Ctx<'_>, w: f32) -> Element<'a, Mes
     }
     if let Some(last) = &st.last {
         info = info.push(label(
-            describe(lang, ctx.faces, ctx.name, &last.mv),
+            describe_named(lang, ctx.faces, st.names(ctx.name), &last.mv),
             14.0,
             MUTED,
         ));
@@ -223,12 +232,16 @@ fn status<'a>(st: &State, v: &SeatView, ctx: Ctx<'_>, w: f32) -> Element<'a, Mes
             lang.t(T::YourTurnDiscard).to_string()
         }
         PublicPhase::Turn { seat, .. } | PublicPhase::Flowers { seat } => {
-            lang.f(T::WaitingFor, &[&seat_name(lang, ctx.name, *seat)])
+            lang.f(T::WaitingFor, &[&st.names(ctx.name).of(lang, *seat)])
         }
         PublicPhase::Claims { from, .. } => {
-            lang.f(T::ClaimOn, &[&seat_name(lang, ctx.name, *from)])
+            lang.f(T::ClaimOn, &[&st.names(ctx.name).of(lang, *from)])
         }
-        PublicPhase::RobKong { from, .. } => lang.f(T::RobOn, &[&seat_name(lang, ctx.name, *from)]),
+        PublicPhase::RobKong { from, .. } => {
+            lang.f(T::RobOn, &[&st.names(ctx.name).of(lang, *from)])
+        }
+        // 换牌 (`swap_five`): no catalogue key yet; the name is the same in both languages.
+        PublicPhase::Swap { .. } => "换牌".to_string(),
         PublicPhase::Over(_) => String::new(),
     };
     let mut r = row![bold(text, 16.0, ON_FELT)]
@@ -256,7 +269,17 @@ fn status<'a>(st: &State, v: &SeatView, ctx: Ctx<'_>, w: f32) -> Element<'a, Mes
 
 /// One line for a move.
 pub fn describe(lang: Lang, faces: Faces, me: &str, mv: &mahjong_rules::Move) -> String {
-    let who = seat_name(lang, me, mv.seat);
+    describe_named(lang, faces, Names { me, table: None }, mv)
+}
+
+/// One line for a move, the seats named by `names`.
+pub fn describe_named(
+    lang: Lang,
+    faces: Faces,
+    names: Names<'_>,
+    mv: &mahjong_rules::Move,
+) -> String {
+    let who = names.of(lang, mv.seat);
     let s = match &mv.action {
         Action::Discard { card, ready: true } => {
             format!(
@@ -276,6 +299,7 @@ pub fn describe(lang: Lang, faces: Faces, me: &str, mv: &mahjong_rules::Move) ->
         }
         Action::Flower { .. } => lang.f(T::MoveFlower, &[&who]),
         Action::Win { .. } => lang.f(T::MoveWin, &[&who]),
+        Action::Swap { .. } => format!("{who} 换牌"),
         Action::Pass | Action::Leave => who,
     };
     if mv.timed_out {
@@ -527,6 +551,7 @@ pub fn action_name(lang: Lang, faces: Faces, a: &Action) -> String {
         }
         Action::Win { .. } => lang.t(T::Win).to_string(),
         Action::Flower { .. } => lang.t(T::Flower).to_string(),
+        Action::Swap { .. } => "换牌".to_string(),
         Action::Pass | Action::Leave => lang.t(T::Pass).to_string(),
     }
 }

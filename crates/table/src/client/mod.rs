@@ -85,6 +85,49 @@ struct StepClock {
     limit_from: u64,
 }
 
+/// Why [`Client::bot_client`] gave no client.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum BotError {
+    /// The seat is not a bot seat run by this seat.
+    #[error("seat {seat} is not a bot seat run by seat {me} (its controller: {controller:?})")]
+    NotController {
+        /// The seat asked for.
+        seat: Seat,
+        /// This seat.
+        me: Seat,
+        /// The seat that runs it, if it is a bot seat.
+        controller: Option<Seat>,
+    },
+    /// This seat has no checkpoint yet (retry once it has one).
+    #[error("no checkpoint yet to start the bot from")]
+    NoCheckpoint,
+    /// The roster step that gave the seat to a bot is not yet before the last checkpoint
+    /// (retry at the next one).
+    #[error("the roster step that gave seat {seat} to a bot is not yet behind a checkpoint")]
+    NotYetCheckpointed {
+        /// The bot's seat.
+        seat: Seat,
+    },
+    /// The bot's client could not be rebuilt from this seat's log.
+    #[error("cannot rebuild the bot of seat {seat}: {why}")]
+    Restore {
+        /// The bot's seat.
+        seat: Seat,
+        /// Why.
+        why: String,
+    },
+}
+
+impl BotError {
+    /// Whether asking again after a later checkpoint may succeed.
+    pub fn is_pending(&self) -> bool {
+        matches!(
+            self,
+            BotError::NoCheckpoint | BotError::NotYetCheckpointed { .. }
+        )
+    }
+}
+
 /// One seat's peer (see the module header).
 pub struct Client {
     config: Config,
@@ -299,41 +342,83 @@ impl Client {
     }
 
     /// The client for a bot seat this seat controls (see [`TableEvent::RunBot`]): its key and
-    /// root are derived from this seat's root, so this seat can always rebuild it. Trust: the
-    /// controlling peer holds the bot's keys and sees its tiles (see the crate header).
-    pub fn bot_client(&self, seat: Seat) -> Option<Client> {
-        if self
+    /// root are derived from this seat's root, so this seat can always rebuild it. It starts
+    /// at this seat's last checkpoint, which must already hold the roster step that gave the
+    /// seat to the bot (it does once that step is logged: the next hand's first step is a
+    /// checkpoint). Trust: the controlling peer holds the bot's keys and sees its tiles (see
+    /// the crate header).
+    ///
+    /// # Errors
+    ///
+    /// [`BotError::NotController`] when this seat does not run that seat's bot;
+    /// [`BotError::NoCheckpoint`] / [`BotError::NotYetCheckpointed`] when the roster step is
+    /// not yet behind a checkpoint (retry later, [`BotError::is_pending`]);
+    /// [`BotError::Restore`] when the bot's client cannot be rebuilt from the log.
+    pub fn bot_client(&self, seat: Seat) -> Result<Client, BotError> {
+        let controller = self
             .replica
             .controllers
             .get(seat as usize)
             .copied()
-            .flatten()
-            != Some(self.me())
-        {
-            return None;
+            .flatten();
+        if seat > 3 || controller != Some(self.me()) {
+            return Err(BotError::NotController {
+                seat,
+                me: self.me(),
+                controller,
+            });
         }
-        let cp = self.last_checkpoint.clone()?;
-        let prefix = self.replica.log.get(..cp.seq as usize)?.to_vec();
-        let roster_seq = prefix.iter().rev().find_map(|rec| {
-            rec.entries.iter().find_map(|e| match &e.body {
-                Body::Roster(crate::codec::RosterVote::Replace { seat: s, .. }) if *s == seat => {
-                    Some(e.seq)
-                }
-                _ => None,
+        let cp = self.last_checkpoint.clone().ok_or(BotError::NoCheckpoint)?;
+        let prefix = self
+            .replica
+            .log
+            .get(..cp.seq as usize)
+            .ok_or_else(|| BotError::Restore {
+                seat,
+                why: format!("the checkpoint at step {} is past the log", cp.seq),
+            })?;
+        let roster_seq = prefix
+            .iter()
+            .rev()
+            .find_map(|rec| {
+                rec.entries.iter().find_map(|e| match &e.body {
+                    Body::Roster(crate::codec::RosterVote::Replace { seat: s, .. })
+                        if *s == seat =>
+                    {
+                        Some(e.seq)
+                    }
+                    _ => None,
+                })
             })
-        })?;
-        let (key, root) = self.replica.bot_secrets(seat, roster_seq)?;
+            .ok_or(BotError::NotYetCheckpointed { seat })?;
+        let (key, root) =
+            self.replica
+                .bot_secrets(seat, roster_seq)
+                .ok_or_else(|| BotError::Restore {
+                    seat,
+                    why: "this client holds no root secret".into(),
+                })?;
         let persisted = Persisted {
             config: Config {
                 seat,
                 ..self.config.clone()
             },
             root,
-            log: prefix,
+            log: prefix.to_vec(),
             checkpoint: Some(cp),
             own: Vec::new(),
         };
-        Client::restore_with_cards(persisted, key, self.replica.cards()).ok()
+        Client::restore_with_cards(persisted, key, self.replica.cards()).map_err(|e| {
+            BotError::Restore {
+                seat,
+                why: e.to_string(),
+            }
+        })
+    }
+
+    /// The seats replaced by a bot, each with the seat whose peer runs the bot.
+    pub fn controllers(&self) -> [Option<Seat>; 4] {
+        self.replica.controllers
     }
 
     // ---- read access ----

@@ -16,9 +16,13 @@ impl Client {
         self.replica.proposal.as_ref().map(|p| &p.options)
     }
 
+    /// This seat's own timer at a play step: `claim_seconds` in a claim window,
+    /// `start_seconds` for 换牌 (`swap_five`), else `discard_seconds`.
     pub(super) fn own_timer_ms(&self, claim: bool) -> u64 {
         let o = self.options();
+        let swap = claim && self.replica.hand.as_ref().is_some_and(|h| h.is_swap());
         let secs = match (o, claim) {
+            (Some(o), true) if swap => o.start_seconds,
             (Some(o), true) => o.claim_seconds,
             (Some(o), false) => o.discard_seconds,
             (None, _) => 20,

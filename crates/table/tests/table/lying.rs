@@ -86,14 +86,13 @@ fn expect_caught(
     sim
 }
 
-#[test]
-fn equivocating_seat_is_caught() {
-    // Seat 1 signs two versions of its first discard (one marked timed out): seat 2 gets one,
-    // seats 0 and 3 the other. The honest seats split, notice the other history, fetch it,
-    // and find the two signed versions.
+/// A liar at `liar` that signs two versions of its first discard (one marked timed out):
+/// the seat after it gets one, the other two seats the other.
+pub fn equivocate_first_discard(liar: Seat) -> Hook {
     let mut original: Option<Envelope> = None;
     let mut variant: Vec<u8> = Vec::new();
-    let hook: Hook = Box::new(move |ctx, env| {
+    let others: Vec<Seat> = (1..4).map(|k| (liar + k) % 4).collect();
+    Box::new(move |ctx, env| {
         let is_discard =
             matches!(&env.body, Body::Play(p) if matches!(p.action, Action::Discard { .. }));
         if original.is_none() && is_discard {
@@ -107,14 +106,22 @@ fn equivocating_seat_is_caught() {
         }
         if original.as_ref() == Some(env) {
             vec![
-                (Some(2), env.encode()),
-                (Some(0), variant.clone()),
-                (Some(3), variant.clone()),
+                (Some(others[0]), env.encode()),
+                (Some(others[1]), variant.clone()),
+                (Some(others[2]), variant.clone()),
             ]
         } else {
             vec![(None, env.encode())]
         }
-    });
+    })
+}
+
+#[test]
+fn equivocating_seat_is_caught() {
+    // Seat 1 signs two versions of its first discard (one marked timed out): seat 2 gets one,
+    // seats 3 and 0 the other. The honest seats split, notice the other history, fetch it,
+    // and find the two signed versions.
+    let hook = equivocate_first_discard(1);
     let sim = expect_caught(51, Ruleset::Qiaoma, 1, 1, hook, |o| {
         *o == Offence::Equivocation
     });

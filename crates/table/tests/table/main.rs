@@ -10,3 +10,4 @@ mod lying;
 mod session;
 mod silent;
 mod sim;
+mod swap;

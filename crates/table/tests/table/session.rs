@@ -1,7 +1,7 @@
 //! Sessions: hands in a row, stopping, leaving, and a bot taking a seat over.
 
 use mahjong_rules::{Outcome, Ruleset, Session, SessionLength};
-use mahjong_table::{Input, TableEvent};
+use mahjong_table::{BotError, Input, TableEvent};
 
 use crate::honest::play_session;
 use crate::sim::{Net, Sim, options};
@@ -119,6 +119,93 @@ fn a_leaving_seat_is_aborted_at_once_and_a_bot_takes_its_place() {
             .iter()
             .all(|e| e.seat != 1 || e.verify(&bot_key).is_err())
     );
+}
+
+/// A seat proven at fault (it signed two versions of its first discard) is aborted, replaced
+/// by a bot that the next seat's peer runs, and the session is played to its end with the
+/// bot in that seat: the bot's client comes from [`mahjong_table::Client::bot_client`] of the
+/// controller only, and its entries are signed with the bot's new key.
+#[test]
+fn a_proven_culprit_is_replaced_by_a_bot_and_the_session_finishes() {
+    let mut sim = Sim::new(
+        66,
+        Net::LOSSY,
+        options(Ruleset::Qiaoma),
+        SessionLength::Hands(2),
+    );
+    sim.hooks[1] = Some(crate::lying::equivocate_first_discard(1));
+    let liar_key = sim.keys[1].verifying_key();
+    sim.run(6 * 3_600_000);
+    for s in 0..4 {
+        assert!(
+            sim.client(s).is_over(),
+            "seat {s} (slot 1: the bot) did not finish: {:?}",
+            sim.client(s).stage()
+        );
+    }
+    // The liar's slot holds the bot's client now: the four agree on everything.
+    sim.assert_agree(&[0, 1, 2, 3]);
+    for s in [0, 2, 3] {
+        assert!(
+            sim.client(s)
+                .evidence()
+                .iter()
+                .any(|e| matches!(e.charge, mahjong_table::Charge::Equivocation { .. })),
+            "seat {s} holds no proof"
+        );
+        assert_eq!(
+            sim.count(s, |e| matches!(
+                e,
+                TableEvent::SeatReplaced {
+                    seat: 1,
+                    controller: 2
+                }
+            )),
+            1
+        );
+    }
+    assert_eq!(
+        sim.count(2, |e| matches!(e, TableEvent::RunBot { seat: 1 })),
+        1
+    );
+    let results = sim.client(0).results();
+    assert!(results[0].aborted, "{:?}", results[0].outcome);
+    assert!(matches!(
+        results[0].outcome,
+        Outcome::Abandoned { leaver: 1, .. }
+    ));
+    assert!(results[1..].iter().all(|r| !r.aborted));
+    let session = sim.client(0).session().expect("session");
+    assert_eq!(session.hands_played, 2, "the session was played to its end");
+    assert_eq!(sim.client(0).controllers(), [None, Some(2), None, None]);
+    // Every entry of seat 1 after the roster step is the bot's, under its new key.
+    let log = sim.client(0).log();
+    let roster = log
+        .iter()
+        .position(|r| {
+            r.entries
+                .iter()
+                .any(|e| matches!(e.body, mahjong_table::Body::Roster(_)))
+        })
+        .expect("a roster step");
+    let after: Vec<_> = log[roster + 1..]
+        .iter()
+        .flat_map(|r| r.entries.iter().filter(|e| e.seat == 1))
+        .collect();
+    assert!(!after.is_empty(), "the bot never played");
+    assert!(after.iter().all(|e| e.verify(&liar_key).is_err()));
+    // Only the controller can build the bot, and a refusal says why.
+    assert_eq!(
+        sim.client(0).bot_client(1).err(),
+        Some(BotError::NotController {
+            seat: 1,
+            me: 0,
+            controller: Some(2)
+        })
+    );
+    let not_a_bot = sim.client(2).bot_client(3).err().expect("seat 3 is no bot");
+    assert!(!not_a_bot.is_pending());
+    assert!(not_a_bot.to_string().contains("seat 3 is not a bot seat"));
 }
 
 /// A whole game of four rounds (about a minute in the test profile).

@@ -324,7 +324,8 @@ impl Sim {
             TableEvent::RunBot { seat: bot } => {
                 let bot_client = self.clients[seat]
                     .as_ref()
-                    .and_then(|c| c.bot_client(*bot))
+                    .expect("the controller is live")
+                    .bot_client(*bot)
                     .expect("bot client");
                 let b = *bot as usize;
                 if matches!(self.cut, Some((c, _, _)) if c == *bot) {

@@ -1,0 +1,503 @@
+//! The bridge to the LAN: `mahjong-net`'s event loop on its own thread, behind an iced
+//! subscription, feeding the lobby and the very table screen the practice engine feeds.
+//!
+//! The thread runs a single-threaded tokio runtime (the app itself stays on iced's small
+//! thread-pool executor, and no tokio reaches the UI thread). It opens the player's identity
+//! key and SQLite store in the app's data dir — the same files `mahjong play --data-dir` uses,
+//! so a table left by a crash is resumed by either — and spawns the network with the manual
+//! lobby ([`mahjong_net::NetConfig::manual`]): the player lists, opens and takes tables.
+//!
+//! Out of the thread come [`Feed`]s: first [`Feed::Ready`] with a [`Link`] (where the app sends
+//! its [`Request`]s, and the sender the table screen's commands go to), then lobby events as
+//! they are ([`Feed::Net`]), and the table's events already shaped as the practice engine's
+//! [`Update`]s ([`Feed::Table`]): the player's view after each change, a hint at each prompt,
+//! the hand end with its explanation. One table screen serves both; only the transport differs.
+//!
+//! `--autoplay` (tests, demos): the lobby joins the first open table or opens one (the
+//! automatic lobby of `mahjong play --bot`), the strong bot plays the player's seat and accepts
+//! the set-up, each hand is printed on standard error as `mahjong play` prints it, and the app
+//! quits when the session is over.
+
+use std::path::PathBuf;
+use std::sync::OnceLock;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use ed25519_dalek::VerifyingKey;
+use iced::Subscription;
+use iced::futures::channel::mpsc as async_mpsc;
+use iced::futures::stream::{self, BoxStream, StreamExt};
+use mahjong_bot::{Bot, Level};
+use mahjong_net::{Advert, NetConfig, NetEvent, StoreStorage, TableId, TableSpec, node};
+use mahjong_rules::{Money, Outcome, Ruleset, SeatView};
+use mahjong_table::TableEvent;
+use tokio::sync::mpsc as tokio_mpsc;
+
+use crate::engine::{self, HandEnd, Update};
+use crate::worker::Commands;
+
+/// When the process started (set by [`crate::run`]; the lobby measures "launch to a friend's
+/// table" from it).
+pub static LAUNCHED: OnceLock<Instant> = OnceLock::new();
+
+/// The automatic play of `--autoplay`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct AutoPlay {
+    /// Hands in the session.
+    pub hands: u32,
+    /// Bots at a table this peer opens.
+    pub bots: u8,
+}
+
+/// How the LAN side is started (the subscription's identity: the same key, the same thread).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct LanKey {
+    /// Identity, store and logs.
+    pub data_dir: PathBuf,
+    /// The player's name.
+    pub name: String,
+    /// Addresses to dial at start (`--peer`).
+    pub peers: Vec<String>,
+    /// Addresses to listen on (`--listen`; default every IPv4 interface).
+    pub listen: Vec<String>,
+    /// Find peers by mDNS.
+    pub mdns: bool,
+    /// Play by itself.
+    pub autoplay: Option<AutoPlay>,
+}
+
+/// What the app asks of the LAN thread.
+#[derive(Clone, Debug)]
+pub enum Request {
+    /// Open a table.
+    Host(Box<TableSpec>),
+    /// Take a seat at this table.
+    Sit(TableId),
+    /// Leave the table hosted or asked for (before it starts).
+    Stand,
+    /// Fill the hosted table's free seats with bots.
+    FillBots,
+    /// Dial this address (a multiaddr typed by the player).
+    Dial(String),
+    /// Accept the host's set-up.
+    Accept,
+    /// Leave the table once started (declines a set-up not yet agreed).
+    Leave,
+}
+
+/// The app's end of the LAN thread.
+#[derive(Clone, Debug)]
+pub struct Link {
+    tx: tokio_mpsc::UnboundedSender<Request>,
+    /// The table screen's command channel (the same type the practice worker hands over).
+    pub table: Commands,
+    /// The player's identity key (finds the player's seat in an advert).
+    pub me: VerifyingKey,
+}
+
+impl Link {
+    /// Sends a request; false when the LAN thread has stopped.
+    pub fn send(&self, request: Request) -> bool {
+        self.tx.send(request).is_ok()
+    }
+
+    /// A link whose far ends the caller holds (tests stand in for the LAN thread with it).
+    pub fn pair(
+        me: VerifyingKey,
+    ) -> (
+        Link,
+        tokio_mpsc::UnboundedReceiver<Request>,
+        std::sync::mpsc::Receiver<engine::Command>,
+    ) {
+        let (tx, rx) = tokio_mpsc::unbounded_channel();
+        let (ctx, crx) = std::sync::mpsc::channel();
+        (
+            Link {
+                tx,
+                table: Commands(ctx),
+                me,
+            },
+            rx,
+            crx,
+        )
+    }
+}
+
+/// What the LAN thread tells the app.
+#[derive(Clone, Debug)]
+pub enum Feed {
+    /// Started: where to send requests.
+    Ready(Link),
+    /// A network event for the lobby (tables, the roster, the proposal, connections).
+    Net(NetEvent),
+    /// An update for the table screen.
+    Table(Update),
+    /// A request was refused (why, in the network's words).
+    Refused(String),
+    /// The LAN side cannot run (no identity, no store, no socket).
+    Failed(String),
+    /// `--autoplay`: the session is over and booked; quit.
+    Done,
+}
+
+/// The subscription that runs the LAN side for `key`.
+pub fn subscription(key: LanKey) -> Subscription<Feed> {
+    Subscription::run_with(key, start)
+}
+
+/// Starts the LAN thread for `key`: the stream the subscription runs (tests poll it
+/// themselves, as the simulator runs no subscriptions). The thread ends soon after the stream
+/// is dropped.
+pub fn start(key: &LanKey) -> BoxStream<'static, Feed> {
+    let (tx, rx) = async_mpsc::unbounded();
+    let key = key.clone();
+    let spawned = thread::Builder::new()
+        .name("lan".into())
+        .spawn(move || run(key, tx));
+    match spawned {
+        Ok(_) => rx.boxed(),
+        Err(e) => {
+            stream::once(
+                async move { Feed::Failed(format!("cannot start the network thread: {e}")) },
+            )
+            .boxed()
+        }
+    }
+}
+
+type Out = async_mpsc::UnboundedSender<Feed>;
+
+fn run(key: LanKey, out: Out) {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build();
+    match runtime {
+        Ok(rt) => {
+            if let Err(e) = rt.block_on(session(key, out.clone())) {
+                let _ = out.unbounded_send(Feed::Failed(e));
+            }
+        }
+        Err(e) => {
+            let _ = out.unbounded_send(Feed::Failed(format!("cannot start the runtime: {e}")));
+        }
+    }
+}
+
+fn config(key: &LanKey) -> Result<(NetConfig, StoreStorage), String> {
+    let name = mahjong_store::identity::check_name(&key.name).ok();
+    let identity = mahjong_store::Identity::load_or_create(&key.data_dir, name.as_deref())
+        .map_err(|e| format!("identity key: {e}"))?;
+    // A second app on the same data dir has the logger already: not an error.
+    let _ = mahjong_store::init_logging(&key.data_dir);
+    let storage = StoreStorage::open(&key.data_dir).map_err(|e| format!("store: {e}"))?;
+    let (hands, bots) = key.autoplay.as_ref().map_or((8, 0), |a| (a.hands, a.bots));
+    let settings = node::settings(&key.name, Ruleset::Qiaoma, Money::coins(1), hands, bots);
+    let mut config = NetConfig::new(identity.key, settings);
+    for p in &key.peers {
+        config.peers.push(
+            p.parse()
+                .map_err(|e| format!("--peer {p} is not a multiaddr: {e}"))?,
+        );
+    }
+    if !key.listen.is_empty() {
+        let mut listen = Vec::new();
+        for l in &key.listen {
+            listen.push(
+                l.parse()
+                    .map_err(|e| format!("--listen {l} is not a multiaddr: {e}"))?,
+            );
+        }
+        config.listen = listen;
+    }
+    config.mdns = key.mdns;
+    config.manual = key.autoplay.is_none();
+    config.own_bot = key.autoplay.is_some();
+    Ok((config, storage))
+}
+
+/// What the thread keeps of the table between events (to build the hand end).
+#[derive(Default)]
+struct Seen {
+    view: Option<Box<SeatView>>,
+    final_view: Option<Box<SeatView>>,
+    faults: bool,
+    table: Option<TableId>,
+    first_table: bool,
+}
+
+async fn session(key: LanKey, out: Out) -> Result<(), String> {
+    let (config, storage) = config(&key)?;
+    let me = config.identity.verifying_key();
+    let (network, mut events) =
+        mahjong_net::spawn(config, Box::new(storage)).map_err(|e| e.to_string())?;
+    let (req_tx, mut requests) = tokio_mpsc::unbounded_channel();
+    // The table screen sends on a std channel (the practice worker's type): a small thread
+    // moves its commands into this loop.
+    let (cmd_tx, cmd_rx) = std::sync::mpsc::channel::<engine::Command>();
+    let (table_tx, mut table_cmds) = tokio_mpsc::unbounded_channel();
+    let _ = thread::Builder::new()
+        .name("lan-commands".into())
+        .spawn(move || {
+            while let Ok(c) = cmd_rx.recv() {
+                if table_tx.send(c).is_err() {
+                    return;
+                }
+            }
+        });
+    let link = Link {
+        tx: req_tx,
+        table: Commands(cmd_tx),
+        me,
+    };
+    if out.unbounded_send(Feed::Ready(link)).is_err() {
+        return Ok(());
+    }
+    let mut advisor = Bot::new(Level::Strong, u64::from_le_bytes([7; 8]));
+    let mut seen = Seen::default();
+    let autoplay = key.autoplay.clone();
+    let mut alive = tokio::time::interval(Duration::from_secs(2));
+    loop {
+        tokio::select! {
+            ev = events.recv() => {
+                let Some(ev) = ev else {
+                    let _ = out.unbounded_send(Feed::Failed("the network stopped".into()));
+                    return Ok(());
+                };
+                let over = matches!(ev, NetEvent::Table(TableEvent::SessionOver { .. }));
+                on_event(ev, me, &out, &mut advisor, &mut seen, autoplay.as_ref());
+                if over && autoplay.is_some() {
+                    // Stay a moment so a peer missing one of this seat's last entries can ask.
+                    tokio::time::sleep(Duration::from_millis(1500)).await;
+                    let _ = network.shutdown().await;
+                    let _ = out.unbounded_send(Feed::Done);
+                    return Ok(());
+                }
+            }
+            req = requests.recv() => {
+                let Some(req) = req else { break };
+                let answer = match req {
+                    Request::Host(spec) => network.host(*spec).await,
+                    Request::Sit(t) => network.sit(t).await,
+                    Request::Stand => network.stand().await.map(Ok),
+                    Request::FillBots => network.fill_bots().await,
+                    Request::Dial(a) => match a.trim().parse() {
+                        Ok(addr) => network.dial(addr).await,
+                        Err(e) => Ok(Err(format!("{:?} is not a multiaddr: {e}", a.trim()))),
+                    },
+                    Request::Accept => network.accept().await.map(Ok),
+                    Request::Leave => network.leave().await.map(Ok),
+                };
+                match answer {
+                    Ok(Ok(())) => {}
+                    Ok(Err(why)) => {
+                        let _ = out.unbounded_send(Feed::Refused(why));
+                    }
+                    Err(e) => {
+                        let _ = out.unbounded_send(Feed::Failed(e.to_string()));
+                        return Ok(());
+                    }
+                }
+            }
+            cmd = table_cmds.recv() => {
+                // `Next` only closes the settlement on screen: a networked table does not wait.
+                if let Some(engine::Command::Act(a)) = cmd
+                    && let Err(e) = network.act(a).await
+                {
+                    let _ = out.unbounded_send(Feed::Failed(e.to_string()));
+                    return Ok(());
+                }
+            }
+            _ = alive.tick() => {
+                if out.is_closed() {
+                    break;
+                }
+            }
+        }
+    }
+    let _ = network.shutdown().await;
+    Ok(())
+}
+
+fn on_event(
+    ev: NetEvent,
+    me: VerifyingKey,
+    out: &Out,
+    advisor: &mut Bot,
+    seen: &mut Seen,
+    autoplay: Option<&AutoPlay>,
+) {
+    let table = |u: Update| {
+        let _ = out.unbounded_send(Feed::Table(u));
+    };
+    match ev {
+        NetEvent::View { view, now } => {
+            seen.view = Some(view.clone());
+            table(Update::View { view, now });
+        }
+        NetEvent::Table(ev) => match ev {
+            TableEvent::Proposed(_)
+            | TableEvent::SetupAgreed(_)
+            | TableEvent::SetupFailed { .. } => {
+                let _ = out.unbounded_send(Feed::Net(NetEvent::Table(ev)));
+            }
+            TableEvent::YourTurn { ref view, .. } => {
+                if autoplay.is_none() {
+                    let d = advisor.decide(view);
+                    table(Update::Hint {
+                        action: d.action,
+                        reason: d.reason,
+                    });
+                }
+                table(Update::Table(ev));
+            }
+            TableEvent::Moved { ref events, .. } => {
+                if events
+                    .iter()
+                    .any(|e| matches!(e, mahjong_rules::Event::HandOver { .. }))
+                {
+                    seen.final_view = seen.view.clone();
+                }
+                table(Update::Table(ev));
+            }
+            TableEvent::Evidence(ref e) => {
+                seen.faults = true;
+                table(Update::Proven(engine::Proof::of(e)));
+                table(Update::Table(ev));
+            }
+            TableEvent::HandOver {
+                ref result,
+                ref signatures,
+            } => {
+                if autoplay.is_some() {
+                    eprintln!("{}", hand_line(result, signatures.len()));
+                }
+                let view = seen.final_view.take().or_else(|| seen.view.clone());
+                // Only the player's own concealed tiles are known here.
+                let mut hands: [Vec<mahjong_rules::Card>; 4] = Default::default();
+                if let Some(v) = &view
+                    && let Some(h) = hands.get_mut(v.seat as usize)
+                {
+                    *h = v.hand.clone();
+                }
+                let end = HandEnd {
+                    result: result.clone(),
+                    hands,
+                    view,
+                    signed_by_all: !result.aborted && signatures.len() == 4,
+                    audited: !seen.faults && !result.aborted,
+                    explanation: engine::explain(result),
+                };
+                seen.faults = false;
+                table(Update::Table(ev.clone()));
+                table(Update::HandEnded(Box::new(end)));
+            }
+            TableEvent::Halted { ref reason } => {
+                table(Update::Failed(reason.clone()));
+                table(Update::Table(ev));
+            }
+            TableEvent::SessionOver { ref balances } => {
+                if autoplay.is_some() {
+                    let b: Vec<String> = balances.iter().map(Money::to_string).collect();
+                    eprintln!("session over: balances [{}]", b.join(","));
+                }
+                table(Update::Table(ev));
+            }
+            other => table(Update::Table(other)),
+        },
+        NetEvent::Lobby(tables) => {
+            if !seen.first_table && tables.iter().any(|a| a.host != me) {
+                seen.first_table = true;
+                if let Some(t) = LAUNCHED.get() {
+                    eprintln!(
+                        "lobby: first table of another peer seen {} ms after launch",
+                        t.elapsed().as_millis()
+                    );
+                }
+            }
+            let _ = out.unbounded_send(Feed::Net(NetEvent::Lobby(tables)));
+        }
+        NetEvent::Began { ref roster, .. } | NetEvent::Resumed { ref roster, .. } => {
+            seen.table = Some(roster.advert.table);
+            if autoplay.is_some() {
+                eprintln!("table {} full", &node::hex(&roster.advert.table)[..8]);
+            }
+            let _ = out.unbounded_send(Feed::Net(ev));
+        }
+        other => {
+            let _ = out.unbounded_send(Feed::Net(other));
+        }
+    }
+}
+
+/// `hand 1/1: seat 2 wins … , payments [-20,60,-20,-20], 4 signatures`.
+fn hand_line(result: &mahjong_table::HandResult, signatures: usize) -> String {
+    let what = match &result.outcome {
+        Outcome::Win { .. } => mahjong_store::describe(result),
+        Outcome::Drawn => "drawn, the wall is empty".to_string(),
+        Outcome::Abandoned { leaver, .. } => format!("seat {leaver} left"),
+    };
+    let p: Vec<String> = result.payments.iter().map(Money::to_string).collect();
+    format!(
+        "hand {}: {what}, payments [{}], {signatures} signatures",
+        result.hand,
+        p.join(",")
+    )
+}
+
+/// The tables a lobby shows: open or started ones, never closed ones, lowest id first.
+pub fn shown(tables: &[Advert]) -> Vec<&Advert> {
+    tables
+        .iter()
+        .filter(|a| a.state != mahjong_net::TableState::Closed)
+        .collect()
+}
+
+/// The command line's LAN choices ([`crate::app::App::connect`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LanOptions {
+    /// The player's name from `--name`.
+    pub name: Option<String>,
+    /// Open the lobby at start.
+    pub lobby: bool,
+    /// `--peer` addresses.
+    pub peers: Vec<String>,
+    /// `--listen` addresses.
+    pub listen: Vec<String>,
+    /// Look for players by mDNS.
+    pub mdns: bool,
+    /// `--autoplay`.
+    pub autoplay: Option<AutoPlay>,
+}
+
+impl LanOptions {
+    /// From the command line.
+    pub fn from_args(args: &crate::cli::Args) -> LanOptions {
+        LanOptions {
+            name: args.name.clone(),
+            lobby: args.lobby,
+            peers: args.peers.clone(),
+            listen: args.listen.clone(),
+            mdns: !args.no_mdns,
+            autoplay: args.autoplay.then(|| AutoPlay {
+                hands: args.hands.unwrap_or(1),
+                bots: args.bots.unwrap_or(0),
+            }),
+        }
+    }
+
+    /// Whether the LAN starts with the app (otherwise when the player opens the lobby).
+    pub fn at_start(&self) -> bool {
+        self.lobby || self.autoplay.is_some() || !self.peers.is_empty()
+    }
+}
+
+/// Whether the store in `data_dir` holds a table to resume (the LAN then starts with the app).
+pub fn table_to_resume(data_dir: &std::path::Path) -> bool {
+    if !data_dir.join(mahjong_store::DB_FILE).exists() {
+        return false;
+    }
+    use mahjong_net::Storage;
+    StoreStorage::open(data_dir)
+        .and_then(|mut s| s.resume())
+        .is_ok_and(|r| r.is_some())
+}

@@ -1,0 +1,529 @@
+//! The player's records in the store (`mahjong-store`, `<data dir>/mahjong.sqlite3`): the
+//! history screen's data (every table and hand of the ledger with running totals and the
+//! players' balances), the export of a hand's signed log, the offline verification of a file
+//! or of a stored table, and the booking of practice hands.
+//!
+//! Everything here is blocking (SQLite, the deal's crypto): the screens call it from a `Task`,
+//! never on the UI thread.
+//!
+//! **Practice tables** are stored like any table: the four seats as local seats with their
+//! own keys (the practice engine runs them all; none signs with the player's identity key),
+//! the names `[player, "bot 1 (strong)", …]`, marked finished from the start (so a network
+//! shell never tries to resume one), the player's seat's log appended at the end of each hand
+//! and the hand booked from its client. A table whose four seats are all local with their own
+//! keys and whose bot names say their level is shown as a practice table.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use ed25519_dalek::SigningKey;
+use mahjong_bot::Level;
+use mahjong_rules::{Money, Ruleset, Seat};
+use mahjong_store::{
+    Checked, DB_FILE, LocalSeat, LogCheck, Store, StoreError, TableInfo, VerifyError, now_ms,
+    to_hex,
+};
+use mahjong_table::{Client, HandResult, LogFault, Record, verify::verify_log_with_cards};
+
+use crate::engine::{self, Engine, EngineError, Update};
+use crate::worker::TableKey;
+
+/// One finished hand of the ledger.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HandEntry {
+    /// The hand number.
+    pub hand: u32,
+    /// When it was booked (ms since the Unix epoch).
+    pub booked: u64,
+    /// The signed result.
+    pub result: HandResult,
+    /// Coins per seat.
+    pub payments: [Money; 4],
+    /// Each seat's running total at the table after this hand.
+    pub running: [Money; 4],
+    /// How many envelopes make it final (4 `Settle`, or 3 abort votes).
+    pub signatures: usize,
+    /// For an aborted hand, the seat the votes name.
+    pub aborted_by: Option<Seat>,
+}
+
+/// One table of the ledger.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TableEntry {
+    /// The table id.
+    pub id: [u8; 32],
+    /// The seats' display names as stored.
+    pub names: [String; 4],
+    /// For a practice table, the three bots' levels.
+    pub practice: Option<[Level; 3]>,
+    /// The seat this player played (its own seat, or at a practice table seat 0).
+    pub owner: Option<Seat>,
+    /// When the table was created (ms), or its first booking.
+    pub created: u64,
+    /// The preset.
+    pub ruleset: Ruleset,
+    /// Coins per point.
+    pub stake: Money,
+    /// Its finished hands, in order.
+    pub hands: Vec<HandEntry>,
+}
+
+/// A player's balance over every table of the ledger.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlayerEntry {
+    /// Who: a roster key (hex), `me`, or a practice bot's name.
+    pub key: String,
+    /// The display name (as stored).
+    pub name: String,
+    /// This is the player.
+    pub me: bool,
+    /// Coins won (+) or lost (-) over all tables.
+    pub balance: Money,
+    /// Hands played.
+    pub hands: u32,
+}
+
+/// The history: every table and hand, and the players' balances.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct History {
+    /// The tables, oldest first.
+    pub tables: Vec<TableEntry>,
+    /// The players, the player first, then in order of first appearance.
+    pub players: Vec<PlayerEntry>,
+}
+
+impl History {
+    /// Every hand of every table.
+    pub fn hand_count(&self) -> usize {
+        self.tables.iter().map(|t| t.hands.len()).sum()
+    }
+
+    /// A table by id.
+    pub fn table(&self, id: &[u8; 32]) -> Option<&TableEntry> {
+        self.tables.iter().find(|t| t.id == *id)
+    }
+}
+
+/// Why the history could not be read, a hand exported or a table verified.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RecordsError {
+    /// The store failed (the message names the file or record).
+    #[error("{0}")]
+    Store(String),
+    /// A file could not be written.
+    #[error("{path}: {why}")]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        why: String,
+    },
+    /// The table or hand is not in the store.
+    #[error("{0}")]
+    Missing(String),
+}
+
+impl From<StoreError> for RecordsError {
+    fn from(e: StoreError) -> RecordsError {
+        RecordsError::Store(e.to_string())
+    }
+}
+
+/// The names a practice table is stored with: the player, then `bot N (level)`.
+pub fn practice_names(player: &str, levels: [Level; 3]) -> [String; 4] {
+    let bot = |i: usize| format!("bot {} ({})", i + 1, level_word(levels[i]));
+    [player.to_string(), bot(0), bot(1), bot(2)]
+}
+
+fn level_word(l: Level) -> &'static str {
+    match l {
+        Level::Random => "random",
+        Level::Basic => "basic",
+        Level::Strong => "strong",
+    }
+}
+
+/// The level in a stored practice bot name (`bot 2 (basic)`).
+pub fn practice_level(name: &str) -> Option<Level> {
+    let rest = name.strip_prefix("bot ")?;
+    let (_, level) = rest.split_once(" (")?;
+    match level.strip_suffix(')')? {
+        "random" => Some(Level::Random),
+        "basic" => Some(Level::Basic),
+        "strong" => Some(Level::Strong),
+        _ => None,
+    }
+}
+
+/// The bots' levels of a practice table: four local seats, each with its own key, and bot
+/// names that say their level.
+pub fn practice_levels(info: &TableInfo) -> Option<[Level; 3]> {
+    let all_local = info.seats.len() == 4 && info.seats.iter().all(|s| s.bot_key.is_some());
+    if !all_local {
+        return None;
+    }
+    Some([
+        practice_level(&info.names[1])?,
+        practice_level(&info.names[2])?,
+        practice_level(&info.names[3])?,
+    ])
+}
+
+/// The seat this player played at a stored table: its own seat (signed with the identity
+/// key), else the first local seat (seat 0 at a practice table).
+pub fn owner_seat(info: &TableInfo) -> Option<Seat> {
+    info.seats
+        .iter()
+        .find(|s| s.bot_key.is_none())
+        .or(info.seats.first())
+        .map(|s| s.config.seat)
+}
+
+/// Opens the store of `dir` without creating one: `None` when there is none yet.
+pub fn open_existing(dir: &Path) -> Result<Option<Store>, RecordsError> {
+    if !dir.join(DB_FILE).is_file() {
+        return Ok(None);
+    }
+    Ok(Some(Store::open_file(&dir.join(DB_FILE))?))
+}
+
+/// Reads the whole history of the store in `dir` (empty when there is no store yet).
+pub fn load(dir: &Path) -> Result<History, RecordsError> {
+    let Some(store) = open_existing(dir)? else {
+        return Ok(History::default());
+    };
+    let infos: BTreeMap<[u8; 32], TableInfo> =
+        store.tables()?.into_iter().map(|t| (t.id, t)).collect();
+    let rows = store.ledger()?;
+    let mut tables: Vec<TableEntry> = Vec::new();
+    let mut players: Vec<PlayerEntry> = Vec::new();
+    for row in rows {
+        if tables.last().is_none_or(|t| t.id != row.table) {
+            let info = infos.get(&row.table);
+            let names = info.map_or_else(
+                || std::array::from_fn(|s| format!("seat {s}")),
+                |i| i.names.clone(),
+            );
+            tables.push(TableEntry {
+                id: row.table,
+                names,
+                practice: info.and_then(practice_levels),
+                owner: info.and_then(owner_seat),
+                created: info.map_or(row.booked, |i| i.created),
+                ruleset: row.ruleset,
+                stake: row.stake,
+                hands: Vec::new(),
+            });
+        }
+        let Some(table) = tables.last_mut() else {
+            continue;
+        };
+        let before = table.hands.last().map_or([Money::ZERO; 4], |h| h.running);
+        let running = std::array::from_fn(|s| Money(before[s].0 + row.payments[s].0));
+        let info = infos.get(&row.table);
+        for seat in 0..4usize {
+            let me = table.owner == Some(seat as Seat);
+            let key = if me {
+                "me".to_string()
+            } else if table.practice.is_some() {
+                format!("practice:{}", table.names[seat])
+            } else {
+                info.and_then(|i| i.seats.first())
+                    .map(|s| to_hex(s.config.roster[seat].as_bytes()))
+                    .unwrap_or_else(|| format!("{}:{seat}", to_hex(&row.table)))
+            };
+            match players.iter_mut().find(|p| p.key == key) {
+                Some(p) => {
+                    p.balance = Money(p.balance.0 + row.payments[seat].0);
+                    p.hands += 1;
+                }
+                None => players.push(PlayerEntry {
+                    key,
+                    name: table.names[seat].clone(),
+                    me,
+                    balance: row.payments[seat],
+                    hands: 1,
+                }),
+            }
+        }
+        table.hands.push(HandEntry {
+            hand: row.hand,
+            booked: row.booked,
+            payments: row.payments,
+            running,
+            signatures: row.signatures.len(),
+            aborted_by: row.aborted_by,
+            result: row.result,
+        });
+    }
+    players.sort_by_key(|p| !p.me);
+    Ok(History { tables, players })
+}
+
+/// Where a hand's export goes unless the player says otherwise.
+pub fn default_export_path(dir: &Path, table: &[u8; 32], hand: u32) -> PathBuf {
+    dir.join("exports")
+        .join(format!("table-{}-hand-{hand}.json", &to_hex(table)[..12]))
+}
+
+/// Writes the signed log of `table` through the end of `hand` (the file `mahjong export
+/// --hand` writes) to `path`, atomically (a partial file, renamed). Returns its size.
+pub fn export_hand(
+    dir: &Path,
+    table: &[u8; 32],
+    hand: u32,
+    path: &Path,
+) -> Result<u64, RecordsError> {
+    let store = open_existing(dir)?
+        .ok_or_else(|| RecordsError::Missing(format!("no store in {}", dir.display())))?;
+    let bytes = store.export(table, Some(hand))?.to_bytes();
+    let write = |why: std::io::Error| RecordsError::Write {
+        path: path.to_path_buf(),
+        why: why.to_string(),
+    };
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(write)?;
+    }
+    let tmp = path.with_extension("partial");
+    std::fs::write(&tmp, &bytes).map_err(write)?;
+    std::fs::rename(&tmp, path).map_err(write)?;
+    Ok(bytes.len() as u64)
+}
+
+/// Checks a log or evidence file: the same checks as `mahjong verify`.
+pub fn verify_path(path: &Path) -> Result<LogCheck, VerifyError> {
+    mahjong_store::verify_file(path).map(|Checked::Log(c)| c)
+}
+
+/// A hand's verification status.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HandCheck {
+    /// The table's stored log was replayed offline (signatures, hash chain, deal proofs and
+    /// audit, every move through the rules) and gives this very result.
+    Verified,
+    /// The replay found a fault at this step, in this hand or before it.
+    Fault(String),
+    /// The table's log could not be checked (why).
+    Unavailable(String),
+}
+
+/// The file in the data directory that remembers the offline checks of stored tables.
+pub const CHECKS_FILE: &str = "verified.json";
+
+/// Checks remembered per table (hex id) and hand.
+type Remembered = BTreeMap<String, BTreeMap<u32, HandCheck>>;
+
+fn read_remembered(dir: &Path) -> Remembered {
+    // A cache of checks anyone can redo: a missing or unreadable file is an empty one (it is
+    // rewritten at the next check).
+    std::fs::read(dir.join(CHECKS_FILE))
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or_default()
+}
+
+/// The offline checks remembered from earlier runs (only verdicts, not "cannot check").
+pub fn remembered_checks(dir: &Path) -> BTreeMap<[u8; 32], BTreeMap<u32, HandCheck>> {
+    read_remembered(dir)
+        .into_iter()
+        .filter_map(|(t, hands)| Some((mahjong_store::from_hex32(&t)?, hands)))
+        .collect()
+}
+
+/// Remembers a table's checks (atomically: a temporary file renamed over the old one).
+fn remember(
+    dir: &Path,
+    table: &[u8; 32],
+    checks: &BTreeMap<u32, HandCheck>,
+) -> Result<(), RecordsError> {
+    let mut all = read_remembered(dir);
+    let kept: BTreeMap<u32, HandCheck> = checks
+        .iter()
+        .filter(|(_, c)| !matches!(c, HandCheck::Unavailable(_)))
+        .map(|(h, c)| (*h, c.clone()))
+        .collect();
+    all.insert(to_hex(table), kept);
+    let path = dir.join(CHECKS_FILE);
+    let write = |why: String| RecordsError::Write {
+        path: path.clone(),
+        why,
+    };
+    let bytes = serde_json::to_vec(&all).map_err(|e| write(e.to_string()))?;
+    let tmp = path.with_extension("partial");
+    std::fs::write(&tmp, bytes).map_err(|e| write(e.to_string()))?;
+    std::fs::rename(&tmp, &path).map_err(|e| write(e.to_string()))
+}
+
+/// Replays a stored table's log offline (the checks of `mahjong verify`) and says, for every
+/// booked hand of it, whether it holds; the verdicts are remembered in [`CHECKS_FILE`].
+pub fn verify_table(
+    dir: &Path,
+    table: &[u8; 32],
+) -> Result<BTreeMap<u32, HandCheck>, RecordsError> {
+    let store = open_existing(dir)?
+        .ok_or_else(|| RecordsError::Missing(format!("no store in {}", dir.display())))?;
+    let info = store
+        .table(table)?
+        .ok_or_else(|| RecordsError::Missing(format!("no table {} in the store", to_hex(table))))?;
+    let booked = store.ledger_of(table)?;
+    let mut out = BTreeMap::new();
+    let Some(seat) = owner_seat(&info) else {
+        for row in &booked {
+            out.insert(
+                row.hand,
+                HandCheck::Unavailable("no local seat, so no log".into()),
+            );
+        }
+        return Ok(out);
+    };
+    let log = store
+        .persisted(table, seat)?
+        .map(|p| p.log)
+        .unwrap_or_default();
+    match verify_log_with_cards(&log, engine::cards()) {
+        Ok(report) => {
+            for row in &booked {
+                let check = match report.hands.iter().find(|h| h.hand == row.hand) {
+                    Some(h) if h.result == row.result => HandCheck::Verified,
+                    Some(_) => HandCheck::Fault(
+                        "the ledger's result is not the one the replay gives".into(),
+                    ),
+                    None => HandCheck::Unavailable("its steps are not in the stored log".into()),
+                };
+                out.insert(row.hand, check);
+            }
+        }
+        Err(fault) => {
+            let at = fault.seq().map_or(0, |s| s as usize);
+            for row in &booked {
+                let end = mahjong_store::export::log_through_hand(&log, row.hand)
+                    .map(<[_]>::len)
+                    .unwrap_or(usize::MAX);
+                let check = if end <= at {
+                    HandCheck::Verified
+                } else {
+                    HandCheck::Fault(fault_text(&fault))
+                };
+                out.insert(row.hand, check);
+            }
+        }
+    }
+    remember(dir, table, &out)?;
+    Ok(out)
+}
+
+fn fault_text(fault: &LogFault) -> String {
+    fault.to_string()
+}
+
+/// Books practice hands: the store, the table, and how much of the player's log is written.
+pub struct Recorder {
+    store: Store,
+    table: [u8; 32],
+    written: usize,
+}
+
+impl std::fmt::Debug for Recorder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Recorder")
+            .field("store", &self.store)
+            .field("table", &to_hex(&self.table))
+            .field("written", &self.written)
+            .finish()
+    }
+}
+
+impl Recorder {
+    /// Saves a new practice table (its four seats with their keys and root secrets) in the
+    /// store of `dir`, finished from the start (it is never resumed).
+    pub fn practice(
+        dir: &Path,
+        clients: &[Client],
+        keys: &[SigningKey],
+        names: [String; 4],
+    ) -> Result<Recorder, StoreError> {
+        let store = Store::open(dir)?;
+        let seats: Vec<LocalSeat> = clients
+            .iter()
+            .zip(keys)
+            .map(|(c, k)| {
+                let p = c.persistent();
+                LocalSeat {
+                    config: p.config,
+                    root: p.root,
+                    bot_key: Some(k.clone()),
+                }
+            })
+            .collect();
+        let table = seats.first().map_or([0; 32], |s| s.config.table);
+        store.save_table(&TableInfo {
+            id: table,
+            seats,
+            names,
+            created: now_ms(),
+            finished: true,
+        })?;
+        Ok(Recorder {
+            store,
+            table,
+            written: 0,
+        })
+    }
+
+    /// After a hand is over: appends the player's log steps not yet written (one
+    /// transaction) and books every final hand not yet booked. Returns the hands booked.
+    pub fn hand_over(&mut self, player: &Client) -> Result<usize, StoreError> {
+        let log = player.log();
+        if log.len() > self.written {
+            let records: Vec<Record> = log[self.written..]
+                .iter()
+                .cloned()
+                .map(Record::Step)
+                .collect();
+            self.store.append(&self.table, player.seat(), &records)?;
+            self.written = log.len();
+        }
+        self.store.book_from_client(player)
+    }
+}
+
+/// Sits the engine of a practice table down: [`Engine::new`], then, when the key says where,
+/// the recording of its hands in the player's store (a store that cannot be opened is
+/// reported as a failed update; the table still plays).
+pub fn start(key: &TableKey) -> Result<(Engine, Vec<Update>), EngineError> {
+    let (mut engine, mut updates) = Engine::new(&key.config)?;
+    if let Some(r) = &key.record {
+        let names = practice_names(&r.name, key.config.levels);
+        if let Err(e) = engine.record_to(&r.dir, names) {
+            updates.push(Update::Failed(format!(
+                "this table's hands cannot be kept in the history: {e}"
+            )));
+        }
+    }
+    Ok((engine, updates))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn practice_names_carry_the_levels() {
+        let names = practice_names("Mei", [Level::Strong, Level::Basic, Level::Random]);
+        assert_eq!(names[2], "bot 2 (basic)");
+        assert_eq!(practice_level(&names[1]), Some(Level::Strong));
+        assert_eq!(practice_level(&names[3]), Some(Level::Random));
+        assert_eq!(practice_level("Mei"), None);
+        assert_eq!(practice_level("bot 1 (genius)"), None);
+    }
+
+    #[test]
+    fn an_empty_data_dir_has_an_empty_history() {
+        let dir = std::env::temp_dir().join(format!("shanghai-records-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let h = load(&dir).expect("no store is an empty history");
+        assert_eq!(h.hand_count(), 0);
+        assert!(!dir.join(DB_FILE).exists(), "reading creates nothing");
+    }
+}
