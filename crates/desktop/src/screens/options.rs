@@ -952,6 +952,63 @@ mod tests {
         assert!(sees(&o, false, Lang::En.t(T::OptDisconnectSeconds)));
     }
 
+    /// Each option the editor offers, changed alone by one step from each preset, plays a
+    /// whole practice hand to a signed end (or is refused by the rules crate, never a panic).
+    /// Slow in debug: `cargo test --release -p shanghai-mahjong --lib every_single_option --
+    /// --ignored`.
+    #[test]
+    #[ignore = "plays about fifty practice hands"]
+    fn every_single_option_change_plays_a_hand() {
+        use crate::engine::{Command, Engine, PracticeConfig, Update};
+        let mut played = 0;
+        for r in Ruleset::ALL {
+            for o in Opt::ALL.into_iter().filter(|o| o.shown(r, Scope::Practice)) {
+                let mut e = Editor::new(r, Scope::Practice);
+                let v = o.get(e.options());
+                let next = match v {
+                    Val::Bool(b) => Val::Bool(!b),
+                    Val::Choice(i) => Val::Choice((i + 1) % 3),
+                    Val::Num(_) => o.step(v, false),
+                };
+                e.update(Message::Set(o, next));
+                let Ok(choice) = e.choice() else { continue };
+                let config = PracticeConfig {
+                    think_ms: (0, 0),
+                    length: SessionLength::Hands(1),
+                    options: Some(choice.options),
+                    ..PracticeConfig::new(r, 17)
+                };
+                let (mut engine, _) = Engine::new(&config).expect("engine");
+                let mut updates = engine.settle(u64::MAX / 2);
+                let mut hint = None;
+                let mut ended = false;
+                for _ in 0..2000 {
+                    for u in updates.drain(..) {
+                        match u {
+                            Update::Hint { action, .. } => hint = Some(action),
+                            Update::HandEnded(end) => {
+                                assert!(end.signed_by_all, "{o:?} under {r}");
+                                ended = true;
+                            }
+                            Update::Failed(why) => panic!("{o:?} under {r}: {why}"),
+                            _ => {}
+                        }
+                    }
+                    if ended {
+                        break;
+                    }
+                    updates = match (engine.player_must_act(), hint.take()) {
+                        (true, Some(a)) => engine.command(Command::Act(a)),
+                        _ => engine.settle(u64::MAX / 2),
+                    };
+                }
+                assert!(ended, "{o:?} under {r}: the hand did not end");
+                played += 1;
+            }
+        }
+        assert!(played > 40, "{played}");
+    }
+
     #[test]
     fn a_refused_combination_has_no_choice_and_reset_restores_it() {
         let mut e = Editor::new(Ruleset::Qiaoma, Scope::Practice);
