@@ -535,6 +535,11 @@ fn render(v: &SeatView, out: &mut impl Write) -> Result<()> {
     if !mine.flowers.is_empty() {
         line.push_str(&format!("; flowers {}", format_tiles(&mine.flowers)));
     }
+    if !v.put_back.is_empty() {
+        let mut back: Vec<Tile> = v.put_back.iter().map(|c| c.tile).collect();
+        back.sort();
+        line.push_str(&format!("; put back {} (换牌)", spaced(&back)));
+    }
     for l in wrap_words(&line, WIDTH, 6) {
         writeln!(out, "{l}")?;
     }

@@ -497,6 +497,10 @@ fn solo_plays_swap_five() {
     );
     assert!(text.contains("Hand over"), "{text}");
     assert!(
+        text.contains(&format!("; put back {hint} (换牌)")),
+        "your own put-back shown: {text}"
+    );
+    assert!(
         text.contains("put back 5 (换牌)"),
         "the others' put-back shown"
     );

@@ -121,15 +121,17 @@ pub struct SeatView {
     pub claims: [[u32; 4]; 4],
     /// Own legal actions now.
     pub legal: Vec<Action>,
+    /// 换牌: own tiles put back face down (this seat knows them; the others do not).
+    pub put_back: Vec<Card>,
 }
 
 impl SeatView {
-    /// Tiles of each kind this seat can see (own hand, all melds shown, discards, flowers,
-    /// the indicator): what is *not* live for it.
+    /// Tiles of each kind this seat can see (own hand and own tiles put back by 换牌, all
+    /// melds shown, discards, flowers, the indicator): what is *not* live for it.
     pub fn visible_counts(&self) -> [u8; KINDS] {
         let mut n = [0u8; KINDS];
         let mut add = |t: Tile, k: u8| n[t.index()] = n[t.index()].saturating_add(k);
-        for c in &self.hand {
+        for c in self.hand.iter().chain(&self.put_back) {
             add(c.tile, 1);
         }
         for s in &self.seats {
@@ -261,6 +263,12 @@ impl HandState {
             seats,
             claims: *self.claims(),
             legal: self.legal_actions(seat),
+            put_back: self
+                .seat(seat)
+                .buried
+                .iter()
+                .filter_map(|&p| self.face(p).map(|tile| Card { pos: p, tile }))
+                .collect(),
         }
     }
 }

@@ -2393,6 +2393,16 @@ fn swap_puts_five_back_face_down_and_draws_five_from_the_front() {
     assert_eq!(v.seats[0].buried, 5);
     assert_eq!(v.seats[2].hand_size, 13);
     assert!(v.hand.iter().all(|c| !p2.contains(&c.pos)));
+    assert!(
+        v.put_back.is_empty(),
+        "another seat's put-back is not in the view"
+    );
+    // The swapper knows its own five: they count as seen, not live, for it.
+    let own = g.st.view(2);
+    let mut back: Vec<Tile> = own.put_back.iter().map(|c| c.tile).collect();
+    back.sort();
+    assert_eq!(back, parse_tiles("12345m").unwrap());
+    assert_eq!(own.visible_counts()[t("1m").index()], 1);
     // The seats that swapped, in turn order from the dealer, say they hold no flower; then
     // the dealer's turn, its last tile received counting as its draw.
     assert_eq!(g.to_act(), vec![2]);
