@@ -230,9 +230,6 @@ fn ask(
     if let Some(a) = auto_answer(view) {
         return Ok(Some(a));
     }
-    if matches!(view.phase, PublicPhase::Swap { .. }) {
-        return ask_swap(view, hint, input, out);
-    }
     let order = show_choices(view, out)?;
     loop {
         write!(out, "> ")?;
@@ -254,7 +251,7 @@ fn ask(
 /// a kong. `None`: the player chooses.
 pub(crate) fn auto_answer(view: &SeatView) -> Option<Action> {
     let legal = &view.legal;
-    if matches!(view.phase, PublicPhase::Swap { .. }) && legal.len() > 1 {
+    if is_swap(view) {
         return None;
     }
     if legal.len() == 1 && !matches!(legal[0], Action::Discard { .. }) {
@@ -280,6 +277,13 @@ pub(crate) fn auto_answer(view: &SeatView) -> Option<Action> {
 pub(crate) fn show_choices(view: &SeatView, out: &mut impl Write) -> Result<Vec<usize>> {
     let legal = &view.legal;
     render(view, out)?;
+    if is_swap(view) {
+        writeln!(
+            out,
+            "  换牌: type five tiles to put back (e.g. 19m 5z 34p) and draw five from the\n  wall, or k to keep your hand; h for a hint."
+        )?;
+        return Ok(Vec::new());
+    }
     let order = display_order(legal);
     for (n, &i) in order.iter().enumerate() {
         let mut line = format!("  {}) {}", n + 1, describe(&legal[i]));
@@ -315,6 +319,9 @@ pub(crate) fn answer(
 ) -> Result<Answer> {
     let legal = &view.legal;
     let line = line.trim();
+    if is_swap(view) {
+        return swap_answer(view, line, hint, out);
+    }
     match line {
         "q" | "quit" => return Ok(Answer::Quit),
         "h" | "hint" => {
@@ -362,48 +369,42 @@ pub(crate) fn answer(
     Ok(Answer::Again)
 }
 
-/// 换牌: asks for the five tiles to put back, or `k` to keep the hand.
-fn ask_swap(
+/// The 换牌 moment with a choice to make (not only a pass).
+fn is_swap(view: &SeatView) -> bool {
+    matches!(view.phase, PublicPhase::Swap { .. }) && view.legal.len() > 1
+}
+
+/// 换牌: five tiles to put back, or `k` to keep the hand.
+fn swap_answer(
     view: &SeatView,
+    line: &str,
     hint: &mut Bot,
-    input: &mut impl BufRead,
     out: &mut impl Write,
-) -> Result<Option<Action>> {
-    render(view, out)?;
-    writeln!(
-        out,
-        "  换牌: type five tiles to put back (e.g. 19m 5z 34p) and draw five from the\n  wall, or k to keep your hand; h for a hint."
-    )?;
-    loop {
-        write!(out, "> ")?;
-        out.flush()?;
-        let mut line = String::new();
-        if input.read_line(&mut line)? == 0 {
-            return Ok(None);
+) -> Result<Answer> {
+    match line {
+        "q" | "quit" => Ok(Answer::Quit),
+        "" => Ok(Answer::Again),
+        "k" | "keep" | "pass" => Ok(Answer::Act(Action::Pass)),
+        "h" | "hint" => {
+            let d = hint.decide(view);
+            let what = match &d.action {
+                Action::Swap { .. } => format!("put back {}", swap_tiles(view, &d.action)),
+                _ => "keep your hand (k)".to_string(),
+            };
+            for l in wrap_words(&format!("  hint: {what} — {}", d.reason), WIDTH, 8) {
+                writeln!(out, "{l}")?;
+            }
+            Ok(Answer::Again)
         }
-        match line.trim() {
-            "q" | "quit" => return Ok(None),
-            "" => continue,
-            "k" | "keep" | "pass" => return Ok(Some(Action::Pass)),
-            "h" | "hint" => {
-                let d = hint.decide(view);
-                let what = match &d.action {
-                    Action::Swap { .. } => format!("put back {}", swap_tiles(view, &d.action)),
-                    _ => "keep your hand (k)".to_string(),
-                };
-                for l in wrap_words(&format!("  hint: {what} — {}", d.reason), WIDTH, 8) {
+        text => match view.swap_action(text) {
+            Ok(a) => Ok(Answer::Act(a)),
+            Err(e) => {
+                for l in wrap_words(&format!("  {e}"), WIDTH, 4) {
                     writeln!(out, "{l}")?;
                 }
+                Ok(Answer::Again)
             }
-            text => match view.swap_action(text) {
-                Ok(a) => return Ok(Some(a)),
-                Err(e) => {
-                    for l in wrap_words(&format!("  {e}"), WIDTH, 4) {
-                        writeln!(out, "{l}")?;
-                    }
-                }
-            },
-        }
+        },
     }
 }
 
