@@ -285,7 +285,6 @@ pub fn text(key: T) -> &'static str {
         T::SetupBy => "proposed by the host, {0}",
         T::Differences => "Differences from the preset",
         T::NoDifferences => "Exactly the preset's options",
-        T::DiffLine => "{0}: preset {1}, this table {2}",
         T::DiffWhy => "changed by the host; every seat signs these exact options when it accepts",
         T::AcceptSetup => "Accept",
         T::AcceptIn => "{0} s left to accept or leave",
@@ -298,6 +297,13 @@ pub fn text(key: T) -> &'static str {
         T::Length => "Length",
         T::SeatBot => "bot",
         T::HostSilent => "The host did not answer: ask again or choose another table",
+        T::LobbyPeer => "{0} player connected",
+        T::Hand => "{0} hand",
+        T::LobbyBotLater => "{0} seat for a bot",
+        T::OptLengthLanHelp => {
+            "How many hands the table plays. A LAN table counts hands: its announcement on the LAN carries a number of hands, so four rounds (四圈) are not offered here."
+        }
+        T::CreateOptions => "The table's options",
         // (separator)
         // History and replay keys go below this line.
         T::History => "History",

@@ -245,7 +245,6 @@ pub fn text(key: T) -> &'static str {
         T::SetupBy => "由桌主 {0} 提出",
         T::Differences => "与预设不同之处",
         T::NoDifferences => "与预设完全一致",
-        T::DiffLine => "{0}：预设 {1}，本桌 {2}",
         T::DiffWhy => "由桌主修改；接受即签署这些选项",
         T::AcceptSetup => "接受",
         T::AcceptIn => "还有 {0} 秒：接受或离开",
@@ -258,6 +257,11 @@ pub fn text(key: T) -> &'static str {
         T::Length => "长度",
         T::SeatBot => "机器人",
         T::HostSilent => "桌主没有回应：请再试一次或换一桌",
+        T::LobbyPeer => "已连接 {0} 位玩家",
+        T::Hand => "{0} 局",
+        T::LobbyBotLater => "{0} 个座位留给机器人",
+        T::OptLengthLanHelp => "打几局。局域网的桌只按局数计，所以这里不能选四圈。",
+        T::CreateOptions => "本桌选项",
         // (separator)
         // History and replay keys go below this line.
         T::History => "对局记录",
