@@ -280,8 +280,18 @@ impl App {
             .iter()
             .position(|s| s.as_ref().is_some_and(|s| !s.bot && s.peer == link.me))
             .unwrap_or(0) as mahjong_rules::Seat;
+        // The agreed set-up (the proposal every seat signed) where the lobby saw it; a
+        // resumed table shows the advert's preset and stake.
+        let agreed = self
+            .lobby
+            .seated
+            .as_ref()
+            .and_then(|s| s.proposal.as_ref())
+            .map(|(p, _)| p.clone());
         let config = PracticeConfig {
             length: mahjong_rules::SessionLength::Hands(a.hands),
+            stake: agreed.as_ref().map_or(a.stake, |p| p.stake),
+            options: agreed.map(|p| p.options),
             ..PracticeConfig::new(a.preset, 0)
         };
         self.generation += 1;

@@ -19,9 +19,10 @@ use mahjong_rules::{Action, Money, Options, Ruleset};
 use mahjong_table::TableEvent;
 use shanghai_mahjong::app::{App, Flags, Message, Screen};
 use shanghai_mahjong::engine::Update;
-use shanghai_mahjong::i18n::Lang;
+use shanghai_mahjong::i18n::{Lang, T};
 use shanghai_mahjong::lan::{self, Feed, LanOptions};
 use shanghai_mahjong::screens::lobby::{self, ADDRESS_FIELD};
+use shanghai_mahjong::screens::options::{self, Opt, Val, control_id};
 use shanghai_mahjong::screens::table::Message as TableMsg;
 use shanghai_mahjong::settings::Settings;
 
@@ -119,6 +120,23 @@ impl Harness {
         Ok(())
     }
 
+    /// Clicks the widget with `id` (an option editor's control), on a screen tall enough to
+    /// show the whole editor.
+    fn click_id(&mut self, id: &str) -> Result<(), Error> {
+        let size = self.app.size;
+        self.app.size = iced::Size::new(size.width, 4000.0);
+        let msgs: Result<Vec<Message>, Error> = {
+            let mut ui = self.ui();
+            ui.click(selector::id(id.to_string()))
+                .map(|_| ui.into_messages().collect())
+        };
+        self.app.size = size;
+        for m in msgs? {
+            self.send(m);
+        }
+        Ok(())
+    }
+
     fn find(&self, text: &str) -> bool {
         self.ui().find(text).is_ok()
     }
@@ -194,11 +212,20 @@ fn the_app_opens_a_table_a_headless_friend_joins_and_accepts_and_it_starts() -> 
     });
     assert!(h.find("Tables on the LAN"));
     assert!(h.find("No table yet. Friends' tables appear here by themselves, or open one."));
-    // A wrong value is named, and nothing is opened.
-    h.send(Message::Lobby(lobby::Message::Stake("abc".into())));
+    assert!(h.find("0 players connected"));
+    // A combination the rules refuse is said plainly, and "open" does nothing.
+    let editor = |m| Message::Lobby(lobby::Message::Options(m));
+    h.send(editor(options::Message::Set(
+        Opt::LeziPoints,
+        Val::Num(None),
+    )));
+    assert!(h.find(Lang::En.t(T::Refused)));
     h.click("Open the table")?;
-    assert!(h.find("Stake (coins per point): abc is not a valid value"));
-    h.send(Message::Lobby(lobby::Message::Stake("1".into())));
+    assert!(h.app.lobby.tables.is_empty() && h.app.lobby.notice.is_none());
+    h.send(editor(options::Message::Reset));
+    assert!(!h.find(Lang::En.t(T::Refused)));
+    // A LAN table counts hands: no four rounds in the lobby's editor.
+    assert!(!h.find(Lang::En.t(T::LengthFourRounds)));
     // So is an address that is not one.
     h.type_into(ADDRESS_FIELD, "nonsense")?;
     h.click("Connect")?;
@@ -208,10 +235,20 @@ fn the_app_opens_a_table_a_headless_friend_joins_and_accepts_and_it_starts() -> 
             .as_deref()
             .is_some_and(|n| n.contains("\"nonsense\" is not a multiaddr"))
     });
-    // The form: a name, two seats for bots, a quicker discard timer (a difference).
+    // The form: a name, two seats for bots, and through the option editor a quicker discard
+    // timer, no 开宝 and a table limit of 6 lezi (differences from 敲麻), one hand.
     h.type_into(lobby::NAME_FIELD, "Friday")?;
     h.send(Message::Lobby(lobby::Message::Bots(2)));
-    h.send(Message::Lobby(lobby::Message::Discard("9".into())));
+    h.click_id(&control_id(Opt::DiscardSeconds, "minus"))?;
+    h.click_id(&control_id(Opt::Kaibao, "off"))?;
+    h.click_id(&control_id(Opt::TableLimitLezi, "plus"))?;
+    h.click_id("opt-length-minus")?;
+    let mut chosen = Options::preset(Ruleset::Qiaoma);
+    chosen.discard_seconds = 15;
+    chosen.kaibao = false;
+    chosen.table_limit_lezi = Some(6);
+    assert_eq!(h.app.lobby.form.editor.options(), &chosen);
+    assert!(h.find(&Lang::En.f(T::ChangedCount, &[&3])));
     h.click("Open the table")?;
     h.until("the own table listed", |a| !a.lobby.tables.is_empty());
     assert!(h.find("Friday"));
@@ -243,7 +280,18 @@ fn the_app_opens_a_table_a_headless_friend_joins_and_accepts_and_it_starts() -> 
             .as_ref()
             .is_some_and(|s| s.proposal.is_some())
     });
-    assert!(h.find("Seconds to discard: preset 20, this table 9"));
+    // The host's set-up shows each difference, explained.
+    for key in [
+        T::OptDiscardSeconds,
+        T::OptKaibao,
+        T::OptKaibaoHelp,
+        T::OptTableLimit,
+    ] {
+        assert!(h.find(Lang::En.t(key)), "{}", Lang::En.t(key));
+    }
+    assert!(h.find("changed · default on"));
+    assert!(h.find("changed · default 5"));
+    assert!(h.find("changed · default 20 s"));
     assert!(
         h.find("Accepted: waiting for the others"),
         "the host proposed it"
@@ -253,6 +301,18 @@ fn the_app_opens_a_table_a_headless_friend_joins_and_accepts_and_it_starts() -> 
     let t = h.app.table_state().expect("table");
     assert!(t.is_lan());
     assert_eq!(t.me, 0);
+    assert_eq!(
+        t.config().options(),
+        chosen,
+        "the table runs the agreed options"
+    );
+    // The friend's replica agreed to exactly these options (every seat signs their hash).
+    let agreed = next_event(&rt, &mut events, "the agreed set-up", |e| match e {
+        NetEvent::Table(TableEvent::SetupAgreed(p)) => Some(p.clone()),
+        _ => None,
+    });
+    assert_eq!(agreed.options, chosen);
+    assert_eq!(agreed.length, mahjong_rules::SessionLength::Hands(7));
     h.until("the deal", |a| {
         a.table_state()
             .is_some_and(|t| t.view.as_ref().is_some_and(|v| !v.hand.is_empty()))
@@ -284,10 +344,11 @@ fn the_app_joins_a_friends_table_by_address_sees_the_differences_counts_down_acc
     let mut options = Options::preset(Ruleset::Classic);
     options.discard_seconds = 12;
     options.start_seconds = 40;
+    options.kaibao = true;
     rt.block_on(friend.host(TableSpec {
+        options: options.clone(),
         name: "Ann's classic".into(),
         preset: Ruleset::Classic,
-        options,
         stake: Money::coins(2),
         hands: 1,
         bots: 2,
@@ -302,7 +363,7 @@ fn the_app_joins_a_friends_table_by_address_sees_the_differences_counts_down_acc
     h.until("the friend's table", |a| !a.lobby.tables.is_empty());
     assert!(h.find("Ann's classic"));
     assert!(h.find("host Ann"));
-    assert!(h.find("Classic · stake 2 · 1 hands"));
+    assert!(h.find("Classic · stake 2 · 1 hand"));
     assert!(
         h.find("Differences from the preset"),
         "the card says it differs"
@@ -316,8 +377,22 @@ fn the_app_joins_a_friends_table_by_address_sees_the_differences_counts_down_acc
     });
     assert!(h.find("Set-up of Ann's classic"));
     assert!(h.find("2 · Mei (you)"));
-    assert!(h.find("Seconds to discard: preset 20, this table 12"));
-    assert!(h.find("Seconds to accept the set-up: preset 15, this table 40"));
+    // Every difference from the preset, highlighted and explained: the timers and 开宝.
+    for key in [
+        T::OptDiscardSeconds,
+        T::OptStartSeconds,
+        T::OptKaibao,
+        T::OptKaibaoHelp,
+    ] {
+        assert!(h.find(Lang::En.t(key)), "{}", Lang::En.t(key));
+    }
+    assert!(h.find("changed · default 20 s"));
+    assert!(h.find("changed · default 15 s"));
+    assert!(h.find("changed · default off"));
+    assert!(
+        !h.find(Lang::En.t(T::OptTableLimit)),
+        "only the differences"
+    );
     // The countdown runs from start_seconds.
     let left = h.app.lobby.seconds_left().expect("counting");
     assert!((38..=40).contains(&left), "{left}");
@@ -333,6 +408,11 @@ fn the_app_joins_a_friends_table_by_address_sees_the_differences_counts_down_acc
     let t = h.app.table_state().expect("table");
     assert_eq!(t.me, 1);
     assert_eq!(t.config().ruleset, Ruleset::Classic);
+    assert_eq!(
+        t.config().options(),
+        options,
+        "the table runs the host's options"
+    );
     // Play the hand: at each prompt the strong bot's hint, as the player would click it.
     let mut hint: Option<Action> = None;
     let end = Instant::now() + Duration::from_secs(120);
@@ -422,6 +502,7 @@ fn screenshots() -> Result<(), Error> {
         options.discard_seconds = 12;
         options.claim_seconds = 10;
         options.start_seconds = 40;
+        options.kaibao = true;
         let spec = |name: &str, preset, options, stake, hands, bots| TableSpec {
             name: name.into(),
             preset,

@@ -269,23 +269,16 @@ pub fn text(key: T) -> &'static str {
         T::TableAsking => "asking the host for a seat…",
         T::CreateTitle => "Open a table",
         T::TableName => "Table name",
-        T::StakeField => "Stake (coins per point)",
-        T::HandsField => "Hands",
         T::BotsField => "Seats for bots",
-        T::DiscardSeconds => "Seconds to discard",
-        T::ClaimSeconds => "Seconds to claim",
-        T::StartSeconds => "Seconds to accept the set-up",
         T::CreateTable => "Open the table",
         T::AddressTitle => "A player's address (where multicast does not reach)",
         T::Connect => "Connect",
         T::YourAddress => "Your address: {0}",
-        T::BadField => "{0}: {1} is not a valid value",
         T::LanRefused => "Not possible: {0}",
         T::SetupTitle => "Set-up of {0}",
         T::SetupBy => "proposed by the host, {0}",
         T::Differences => "Differences from the preset",
         T::NoDifferences => "Exactly the preset's options",
-        T::DiffLine => "{0}: preset {1}, this table {2}",
         T::DiffWhy => "changed by the host; every seat signs these exact options when it accepts",
         T::AcceptSetup => "Accept",
         T::AcceptIn => "{0} s left to accept or leave",
@@ -298,6 +291,13 @@ pub fn text(key: T) -> &'static str {
         T::Length => "Length",
         T::SeatBot => "bot",
         T::HostSilent => "The host did not answer: ask again or choose another table",
+        T::LobbyPeer => "{0} player connected",
+        T::Hand => "{0} hand",
+        T::LobbyBotLater => "{0} seat for a bot",
+        T::OptLengthLanHelp => {
+            "How many hands the table plays. A LAN table counts hands: its announcement on the LAN carries a number of hands, so four rounds (四圈) are not offered here."
+        }
+        T::CreateOptions => "The table's options",
         // (separator)
         // History and replay keys go below this line.
         T::History => "History",

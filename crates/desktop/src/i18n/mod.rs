@@ -99,8 +99,8 @@ keys! {
     RefuseLimitNeedsLezi, RefuseFourWildcards, RefuseNeedsLezi, RefuseTimers, RulesSay,
     // (separator)
     // Lobby keys go below this line.
-    LobbyButton, LobbyTitle, LobbyEmpty, LobbyPeers, LobbyHost, LobbyLine, LobbyBotsLater, SeatFree, SeatBotOf, SeatYou, SitDown, LeaveTable, FillBots, TablePlaying, TableAsking, CreateTitle, TableName, StakeField, HandsField, BotsField, DiscardSeconds, ClaimSeconds, StartSeconds, CreateTable, AddressTitle, Connect, YourAddress, BadField, LanRefused, SetupTitle, SetupBy, Differences, NoDifferences, DiffLine, DiffWhy, AcceptSetup, AcceptIn, SetupAccepted, WaitingSetup, SetupFailedSeat, Reconnecting, ReplacedByBot, LanProblem, Length,
-    SeatBot, HostSilent,
+    LobbyButton, LobbyTitle, LobbyEmpty, LobbyPeers, LobbyHost, LobbyLine, LobbyBotsLater, SeatFree, SeatBotOf, SeatYou, SitDown, LeaveTable, FillBots, TablePlaying, TableAsking, CreateTitle, TableName, BotsField, CreateTable, AddressTitle, Connect, YourAddress, LanRefused, SetupTitle, SetupBy, Differences, NoDifferences, DiffWhy, AcceptSetup, AcceptIn, SetupAccepted, WaitingSetup, SetupFailedSeat, Reconnecting, ReplacedByBot, LanProblem, Length,
+    SeatBot, HostSilent, LobbyPeer, Hand, LobbyBotLater, OptLengthLanHelp, CreateOptions,
     // (separator)
     // History and replay keys go below this line.
     History, HistoryLoading, HistoryEmpty, HistoryCount, HistoryFailed, Players, ColPlayer,

@@ -1,8 +1,10 @@
 //! The lobby: the tables seen on the LAN, live (name, host, who sits where and who runs which
-//! bot, preset, stake, length), a form to open a table (name, preset, stake, hands, seats for
-//! bots, the three timers), a field for a player's address where multicast does not reach,
-//! and, once a table is full, the host's set-up with every difference from its preset
-//! highlighted, the accept-or-leave choice and its countdown (`start_seconds`).
+//! bot, preset, stake, length), a form to open a table (name, seats for bots, and the option
+//! editor of [`super::options`] in its LAN scope: preset, stake, hands, every timer and every
+//! option of the preset, explained, changes highlighted, a refused combination said plainly
+//! and blocking "open"), a field for a player's address where multicast does not reach, and,
+//! once a table is full, the host's set-up with every difference from its preset highlighted
+//! and explained, the accept-or-leave choice and its countdown (`start_seconds`).
 //!
 //! The screen only keeps what the network said ([`crate::lan`] feeds it) and what the player
 //! typed; every choice goes out as a [`Request`]. Bots are spread over the human peers by the
@@ -15,9 +17,10 @@ use ed25519_dalek::VerifyingKey;
 use iced::widget::{Space, button, column, container, row, scrollable, text, text_input};
 use iced::{Alignment, Element, Length};
 use mahjong_net::{Advert, NetEvent, Roster, SeatInfo, TableId, TableSpec, TableState};
-use mahjong_rules::{Money, Options, Ruleset, SessionLength};
+use mahjong_rules::{Options, OptionsError, Ruleset, SessionLength};
 use mahjong_table::{Proposal, TableEvent};
 
+use super::options::{self, Editor, Scope};
 use super::{ACCENT, MUTED, ON_FELT, WARN, action, bold, label, panel, preset_name};
 use crate::i18n::{Lang, T};
 use crate::lan::{Link, Request};
@@ -31,77 +34,48 @@ pub const ASK_MS: u64 = mahjong_net::lobby::JOIN_TIMEOUT_MS + 1000;
 /// The id of the table-name field.
 pub const NAME_FIELD: &str = "lobby-table-name";
 
-/// The form that opens a table (texts as typed; checked on "open").
+/// The form that opens a table: its name, the seats for bots, and the option editor (preset,
+/// stake, hands, timers, every option of the preset).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Form {
     /// The table's name.
     pub name: String,
-    /// The preset.
-    pub preset: Ruleset,
-    /// Coins per point.
-    pub stake: String,
-    /// Hands to play.
-    pub hands: String,
     /// Seats for bots.
     pub bots: u8,
-    /// Seconds to discard.
-    pub discard: String,
-    /// Seconds to claim.
-    pub claim: String,
-    /// Seconds to accept the set-up.
-    pub start: String,
+    /// The set-up the host proposes.
+    pub editor: Editor,
 }
 
 impl Default for Form {
     fn default() -> Form {
-        Form::for_preset(Ruleset::Qiaoma)
+        Form {
+            name: String::new(),
+            bots: 0,
+            editor: Editor::new(Ruleset::Qiaoma, Scope::Lan),
+        }
     }
 }
 
 impl Form {
-    /// The preset's defaults.
-    pub fn for_preset(preset: Ruleset) -> Form {
-        let o = Options::preset(preset);
-        Form {
-            name: String::new(),
-            preset,
-            stake: "1".into(),
-            hands: "8".into(),
-            bots: 0,
-            discard: o.discard_seconds.to_string(),
-            claim: o.claim_seconds.to_string(),
-            start: o.start_seconds.to_string(),
-        }
-    }
-
-    /// The table the form describes, or the first field that is wrong (its label key and
-    /// the text typed).
-    pub fn spec(&self) -> Result<TableSpec, (T, String)> {
-        let stake = self
-            .stake
-            .trim()
-            .parse::<f64>()
-            .ok()
-            .and_then(Money::from_f64)
-            .filter(|m| m.0 > 0 && m.0 <= Money::coins(1000).0)
-            .ok_or((T::StakeField, self.stake.clone()))?;
-        let number = |s: &str, lo: u32, hi: u32, key: T| {
-            s.trim()
-                .parse::<u32>()
-                .ok()
-                .filter(|n| (lo..=hi).contains(n))
-                .ok_or((key, s.to_string()))
+    /// The table the form describes, or the rules crate's reason why its options cannot be
+    /// played (the editor shows it too, and "open" stays disabled).
+    pub fn spec(&self) -> Result<TableSpec, OptionsError> {
+        let c = self.editor.choice()?;
+        let hands = match c.length {
+            SessionLength::Hands(n) => n,
+            // The LAN editor offers no rounds; a table announces a number of hands.
+            _ => {
+                return Err(OptionsError::BadValue {
+                    name: "length".into(),
+                    why: "a LAN table plays a number of hands, not rounds".into(),
+                });
+            }
         };
-        let hands = number(&self.hands, 1, 64, T::HandsField)?;
-        let mut options = Options::preset(self.preset);
-        options.discard_seconds = number(&self.discard, 3, 600, T::DiscardSeconds)?;
-        options.claim_seconds = number(&self.claim, 3, 600, T::ClaimSeconds)?;
-        options.start_seconds = number(&self.start, 5, 600, T::StartSeconds)?;
         Ok(TableSpec {
             name: self.name.trim().to_string(),
-            preset: self.preset,
-            options,
-            stake,
+            preset: c.options.ruleset,
+            options: c.options,
+            stake: c.stake,
             hands,
             bots: self.bots.min(3),
         })
@@ -151,20 +125,10 @@ pub struct State {
 pub enum Message {
     /// The table name typed.
     Name(String),
-    /// A preset picked (the timers take its defaults).
-    Preset(Ruleset),
-    /// The stake typed.
-    Stake(String),
-    /// The hands typed.
-    Hands(String),
     /// Seats for bots picked.
     Bots(u8),
-    /// Seconds to discard typed.
-    Discard(String),
-    /// Seconds to claim typed.
-    Claim(String),
-    /// Seconds to accept typed.
-    Start(String),
+    /// The option editor (preset, stake, hands, timers, options).
+    Options(options::Message),
     /// Open the table.
     Create,
     /// Take a seat.
@@ -196,51 +160,9 @@ pub enum Exit {
     Home,
 }
 
-/// A difference between a table's options and its preset's.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Difference {
-    /// The option's name (as in the rules document).
-    pub option: String,
-    /// The preset's value.
-    pub preset: String,
-    /// The table's value.
-    pub table: String,
-}
-
-/// Every option of `options` that differs from its preset's, in the options' order.
-pub fn differences(options: &Options) -> Vec<Difference> {
-    let preset = Options::preset(options.ruleset);
-    let as_map = |o: &Options| match serde_json::to_value(o) {
-        Ok(serde_json::Value::Object(m)) => m,
-        _ => serde_json::Map::new(),
-    };
-    let (p, t) = (as_map(&preset), as_map(options));
-    t.iter()
-        .filter(|(k, v)| p.get(*k) != Some(*v))
-        .map(|(k, v)| Difference {
-            option: k.clone(),
-            preset: p.get(k).map_or_else(|| "-".into(), show_value),
-            table: show_value(v),
-        })
-        .collect()
-}
-
-fn show_value(v: &serde_json::Value) -> String {
-    match v {
-        serde_json::Value::String(s) => s.clone(),
-        serde_json::Value::Null => "none".into(),
-        other => other.to_string(),
-    }
-}
-
-/// An option's name as the player reads it.
-fn option_name(lang: Lang, option: &str) -> String {
-    match option {
-        "discard_seconds" => lang.t(T::DiscardSeconds).to_string(),
-        "claim_seconds" => lang.t(T::ClaimSeconds).to_string(),
-        "start_seconds" => lang.t(T::StartSeconds).to_string(),
-        other => other.to_string(),
-    }
+/// "1 hand", "8 hands" (中文 has no plural).
+fn hands(lang: Lang, n: u32) -> String {
+    lang.f(if n == 1 { T::Hand } else { T::Hands }, &[&n])
 }
 
 impl State {
@@ -293,35 +215,15 @@ impl State {
     pub fn update(&mut self, message: Message, lang: Lang) -> Exit {
         match message {
             Message::Name(s) => self.form.name = s.chars().take(40).collect(),
-            Message::Preset(p) => {
-                let name = std::mem::take(&mut self.form.name);
-                let (stake, hands, bots) = (
-                    self.form.stake.clone(),
-                    self.form.hands.clone(),
-                    self.form.bots,
-                );
-                self.form = Form {
-                    name,
-                    stake,
-                    hands,
-                    bots,
-                    ..Form::for_preset(p)
-                };
-            }
-            Message::Stake(s) => self.form.stake = s,
-            Message::Hands(s) => self.form.hands = s,
             Message::Bots(b) => self.form.bots = b.min(3),
-            Message::Discard(s) => self.form.discard = s,
-            Message::Claim(s) => self.form.claim = s,
-            Message::Start(s) => self.form.start = s,
+            Message::Options(m) => self.form.editor.update(m),
             Message::Create => match self.form.spec() {
                 Ok(spec) => {
                     self.notice = None;
                     self.request(Request::Host(Box::new(spec)));
                 }
-                Err((key, typed)) => {
-                    self.notice = Some(lang.f(T::BadField, &[&lang.t(key), &typed]));
-                }
+                // The button is disabled then; the editor already says why.
+                Err(e) => self.notice = Some(lang.f(T::RulesSay, &[&e])),
             },
             Message::Sit(t) => {
                 self.notice = None;
@@ -459,7 +361,18 @@ impl State {
         };
         let mut top = row![
             bold(lang.t(T::LobbyTitle), 22.0, ACCENT),
-            label(lang.f(T::LobbyPeers, &[&self.peers]), 14.0, MUTED),
+            label(
+                lang.f(
+                    if self.peers == 1 {
+                        T::LobbyPeer
+                    } else {
+                        T::LobbyPeers
+                    },
+                    &[&self.peers]
+                ),
+                14.0,
+                MUTED
+            ),
             Space::new().width(Length::Fill),
             action(lang.t(T::Back), 14.0, Some(Message::Back)).style(button::secondary),
         ]
@@ -538,11 +451,16 @@ impl State {
             &[
                 &lang.t(preset_name(a.preset)),
                 &a.stake,
-                &lang.f(T::Hands, &[&a.hands]),
+                &hands(lang, a.hands),
             ],
         )];
         if a.bots > 0 && a.state == TableState::Open {
-            details.push(lang.f(T::LobbyBotsLater, &[&a.bots]));
+            let key = if a.bots == 1 {
+                T::LobbyBotLater
+            } else {
+                T::LobbyBotsLater
+            };
+            details.push(lang.f(key, &[&a.bots]));
         }
         let mut line = details
             .into_iter()
@@ -598,76 +516,6 @@ impl State {
                 })
                 .into()
         };
-        container(scrollable(list).height(Length::Fill))
-            .width(Length::FillPortion(3))
-            .height(Length::Fill)
-            .into()
-    }
-
-    fn side_view(&self, lang: Lang) -> Element<'_, Message> {
-        let f = &self.form;
-        let field = |key: T, value: &str, on: fn(String) -> Message| {
-            column![
-                label(lang.t(key), 13.0, MUTED),
-                text_input("", value).on_input(on).padding(6).size(14),
-            ]
-            .spacing(2)
-        };
-        let presets = Ruleset::ALL.iter().fold(row![].spacing(6), |r, &p| {
-            let b = button(text(lang.t(preset_name(p))).size(14))
-                .padding([4, 10])
-                .on_press(Message::Preset(p));
-            r.push(if p == f.preset {
-                b.style(button::primary)
-            } else {
-                b.style(button::secondary)
-            })
-        });
-        let bots = (0..4u8).fold(row![].spacing(6), |r, b| {
-            let bt = button(text(b.to_string()).size(14))
-                .padding([4, 12])
-                .on_press(Message::Bots(b));
-            r.push(if b == f.bots {
-                bt.style(button::primary)
-            } else {
-                bt.style(button::secondary)
-            })
-        });
-        let can_create = self.my_table().is_none() && self.asking.is_none();
-        let form = column![
-            bold(lang.t(T::CreateTitle), 18.0, ON_FELT),
-            column![
-                label(lang.t(T::TableName), 13.0, MUTED),
-                text_input("", &f.name)
-                    .id(NAME_FIELD)
-                    .on_input(Message::Name)
-                    .padding(6)
-                    .size(14),
-            ]
-            .spacing(2),
-            label(lang.t(T::Preset), 13.0, MUTED),
-            presets,
-            row![
-                field(T::StakeField, &f.stake, Message::Stake),
-                field(T::HandsField, &f.hands, Message::Hands),
-            ]
-            .spacing(8),
-            label(lang.t(T::BotsField), 13.0, MUTED),
-            bots,
-            row![
-                field(T::DiscardSeconds, &f.discard, Message::Discard),
-                field(T::ClaimSeconds, &f.claim, Message::Claim),
-            ]
-            .spacing(8),
-            field(T::StartSeconds, &f.start, Message::Start),
-            action(
-                lang.t(T::CreateTable),
-                16.0,
-                can_create.then_some(Message::Create)
-            )
-            .style(button::success),
-        ]
-        .spacing(8);
         let mut address = column![
             label(lang.t(T::AddressTitle), 13.0, MUTED),
             row![
@@ -690,9 +538,73 @@ impl State {
         {
             address = address.push(label(lang.f(T::YourAddress, &[a]), 11.0, MUTED));
         }
-        container(scrollable(column![form, address].spacing(18)).height(Length::Fill))
+        container(
+            column![
+                scrollable(list).height(Length::Fill),
+                container(address).padding(10).style(panel),
+            ]
+            .spacing(10),
+        )
+        .width(Length::FillPortion(1))
+        .height(Length::Fill)
+        .into()
+    }
+
+    /// The form: name, seats for bots, "open" (disabled while the rules refuse the options),
+    /// then the option editor.
+    fn side_view(&self, lang: Lang) -> Element<'_, Message> {
+        let f = &self.form;
+        let bots = (0..4u8).fold(row![].spacing(6), |r, b| {
+            let bt = button(text(b.to_string()).size(14))
+                .padding([4, 12])
+                .on_press(Message::Bots(b));
+            r.push(if b == f.bots {
+                bt.style(button::primary)
+            } else {
+                bt.style(button::secondary)
+            })
+        });
+        let can_create =
+            self.my_table().is_none() && self.asking.is_none() && f.editor.choice().is_ok();
+        let head = row![
+            column![
+                label(lang.t(T::TableName), 13.0, MUTED),
+                text_input("", &f.name)
+                    .id(NAME_FIELD)
+                    .on_input(Message::Name)
+                    .padding(6)
+                    .size(14),
+            ]
+            .spacing(2)
+            .width(Length::Fill),
+            column![label(lang.t(T::BotsField), 13.0, MUTED), bots].spacing(2),
+        ]
+        .spacing(12)
+        .align_y(Alignment::End);
+        let form = column![
+            row![
+                bold(lang.t(T::CreateTitle), 18.0, ON_FELT),
+                Space::new().width(Length::Fill),
+                action(
+                    lang.t(T::CreateTable),
+                    16.0,
+                    can_create.then_some(Message::Create)
+                )
+                .style(button::success),
+            ]
+            .align_y(Alignment::Center),
+            head,
+            bold(lang.t(T::CreateOptions), 16.0, ACCENT),
+            f.editor.view(lang).map(Message::Options),
+        ]
+        .spacing(10)
+        .padding(iced::Padding {
+            right: 14.0,
+            ..iced::Padding::ZERO
+        });
+        container(scrollable(form).height(Length::Fill))
             .padding(12)
-            .width(Length::FillPortion(2))
+            .width(Length::FillPortion(1))
             .height(Length::Fill)
             .style(panel)
             .into()
@@ -735,7 +647,7 @@ impl State {
             None => col = col.push(label(lang.t(T::WaitingSetup), 16.0, MUTED)),
             Some((p, _)) => {
                 let length = match p.length {
-                    SessionLength::Hands(n) => lang.f(T::Hands, &[&n]),
+                    SessionLength::Hands(n) => hands(lang, n),
                     other => format!("{other:?}"),
                 };
                 col = col.push(label(
@@ -746,25 +658,14 @@ impl State {
                     16.0,
                     ON_FELT,
                 ));
-                let diffs = differences(&p.options);
-                if diffs.is_empty() {
-                    col = col.push(label(lang.t(T::NoDifferences), 15.0, MUTED));
-                } else {
-                    let list = diffs.iter().fold(column![].spacing(4), |c, d| {
-                        c.push(bold(
-                            lang.f(
-                                T::DiffLine,
-                                &[&option_name(lang, &d.option), &d.preset, &d.table],
-                            ),
-                            15.0,
-                            ACCENT,
-                        ))
-                    });
+                // Every difference from the preset, highlighted and explained (timers and
+                // rules alike); "the preset's options" when there is none.
+                if p.options != Options::preset(p.options.ruleset) {
                     col = col.push(
                         container(
                             column![
                                 bold(lang.t(T::Differences), 16.0, ON_FELT),
-                                list,
+                                options::summary(lang, &p.options, Scope::Lan, true),
                                 label(lang.t(T::DiffWhy), 12.0, MUTED),
                             ]
                             .spacing(6),
@@ -772,6 +673,8 @@ impl State {
                         .padding(10)
                         .style(panel),
                     );
+                } else {
+                    col = col.push(label(lang.t(T::NoDifferences), 15.0, MUTED));
                 }
                 if s.accepted {
                     col = col.push(label(lang.t(T::SetupAccepted), 16.0, MUTED));
@@ -790,30 +693,78 @@ impl State {
                 }
             }
         }
-        container(col).center_x(Length::Fill).into()
+        scrollable(container(col).center_x(Length::Fill))
+            .height(Length::Fill)
+            .into()
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::screens::options::{Opt, Val};
 
     #[test]
-    fn the_form_names_the_first_bad_field() {
-        let mut f = Form::default();
-        assert!(f.spec().is_ok());
-        f.stake = "abc".into();
-        assert_eq!(f.spec().map(|_| ()), Err((T::StakeField, "abc".into())));
-        f.stake = "0.5".into();
-        f.hands = "0".into();
-        assert_eq!(f.spec().map(|_| ()), Err((T::HandsField, "0".into())));
-        f.hands = "4".into();
-        f.discard = "2".into();
-        assert_eq!(f.spec().map(|_| ()), Err((T::DiscardSeconds, "2".into())));
-        f.discard = "12".into();
-        let spec = f.spec().expect("valid");
-        assert_eq!(spec.stake, Money::from_f64(0.5).expect("money"));
-        assert_eq!((spec.hands, spec.options.discard_seconds), (4, 12));
+    fn the_form_proposes_the_editors_options_and_refuses_what_the_rules_refuse() {
+        let mut st = State::default();
+        let spec = st.form.spec().expect("the preset's defaults");
+        assert_eq!(spec.options, Options::preset(Ruleset::Qiaoma));
+        assert_eq!((spec.hands, spec.bots), (8, 0));
+        let mut go = |m: options::Message| st.update(Message::Options(m), Lang::En);
+        go(options::Message::Preset(Ruleset::Classic));
+        go(options::Message::Set(Opt::Kaibao, Val::Bool(true)));
+        go(options::Message::Step(Opt::DiscardSeconds, false));
+        go(options::Message::Stake(true));
+        go(options::Message::Hands(3));
+        go(options::Message::FourRounds);
+        st.update(Message::Bots(2), Lang::En);
+        st.update(Message::Name("  Friday ".into()), Lang::En);
+        let spec = st.form.spec().expect("valid");
+        let mut want = Options::preset(Ruleset::Classic);
+        want.kaibao = true;
+        want.discard_seconds = 15;
+        assert_eq!(spec.options, want);
+        assert_eq!(spec.preset, Ruleset::Classic);
+        assert_eq!(spec.stake, mahjong_rules::Money::coins(2));
+        assert_eq!(
+            (spec.hands, spec.bots),
+            (3, 2),
+            "four rounds are not offered"
+        );
+        assert_eq!(spec.name, "Friday");
+        // A refused combination opens nothing and says why.
+        st.update(
+            Message::Options(options::Message::Set(Opt::LeziPoints, Val::Num(None))),
+            Lang::En,
+        );
+        let e = st.form.spec().expect_err("lezi needed");
+        st.update(Message::Create, Lang::En);
+        assert_eq!(st.notice, Some(Lang::En.f(T::RulesSay, &[&e])));
+    }
+
+    #[test]
+    fn counts_are_singular_or_plural_in_english() {
+        let peers = |n: usize| {
+            let st = State {
+                peers: n,
+                ..State::default()
+            };
+            let mut ui = iced_test::Simulator::with_size(
+                crate::iced_settings(),
+                iced::Size::new(1280.0, 800.0),
+                st.view(Lang::En),
+            );
+            (
+                ui.find(format!("{n} player connected")).is_ok(),
+                ui.find(format!("{n} players connected")).is_ok(),
+            )
+        };
+        assert_eq!(peers(1), (true, false));
+        assert_eq!(peers(2), (false, true));
+        assert_eq!(peers(0), (false, true));
+        assert_eq!(hands(Lang::En, 1), "1 hand");
+        assert_eq!(hands(Lang::En, 4), "4 hands");
+        assert_eq!(hands(Lang::Zh, 1), "1 局");
     }
 
     #[test]
@@ -829,29 +780,5 @@ mod tests {
         st.update(Message::Tick(at + Duration::from_millis(ASK_MS)), Lang::En);
         assert_eq!(st.asking, None);
         assert_eq!(st.notice.as_deref(), Some(Lang::En.t(T::HostSilent)));
-    }
-
-    #[test]
-    fn differences_list_each_changed_option_with_both_values() {
-        assert!(differences(&Options::preset(Ruleset::Baida)).is_empty());
-        let mut o = Options::preset(Ruleset::Classic);
-        o.claim_seconds = 7;
-        o.kaibao = true;
-        let d = differences(&o);
-        assert_eq!(
-            d,
-            vec![
-                Difference {
-                    option: "claim_seconds".into(),
-                    preset: "20".into(),
-                    table: "7".into()
-                },
-                Difference {
-                    option: "kaibao".into(),
-                    preset: "false".into(),
-                    table: "true".into()
-                },
-            ]
-        );
     }
 }

@@ -25,7 +25,9 @@
 //! ```
 //!
 //! [`Scope::Practice`] hides what only a networked table uses (the start countdown and the
-//! silence before a seat counts as gone); [`Scope::Lan`] shows them. [`summary`] shows a
+//! silence before a seat counts as gone); [`Scope::Lan`] shows them, and counts the length in
+//! hands only (a LAN table's advert carries a number of hands, so four rounds are not
+//! offered there). [`summary`] shows a
 //! set-up read-only (every option, or only the differences from the preset, each explained),
 //! for the rules screen and for players asked to accept someone else's set-up.
 
@@ -476,6 +478,8 @@ impl Editor {
                 };
             }
             Message::Hands(n) => self.length = SessionLength::Hands(n.clamp(1, 64)),
+            // A LAN table's advert carries a number of hands: four rounds are not offered.
+            Message::FourRounds if self.scope == Scope::Lan => {}
             Message::FourRounds => self.length = SessionLength::Rounds(4),
             Message::Reset => *self = Editor::new(self.preset(), self.scope),
         }
@@ -602,18 +606,24 @@ impl Editor {
                 "opt-length-hands",
             ));
         }
-        control = control.push(small(
-            lang.t(T::LengthFourRounds),
-            (!rounds).then_some(Message::FourRounds),
-            rounds,
-            "opt-length-rounds",
-        ));
+        // A LAN table counts hands (its advert says how many): no four rounds there.
+        let help = if self.scope == Scope::Lan {
+            T::OptLengthLanHelp
+        } else {
+            control = control.push(small(
+                lang.t(T::LengthFourRounds),
+                (!rounds).then_some(Message::FourRounds),
+                rounds,
+                "opt-length-rounds",
+            ));
+            T::OptLengthHelp
+        };
         entry(
             lang,
             lang.t(T::OptLength),
             "length",
             control.into(),
-            lang.t(T::OptLengthHelp),
+            lang.t(help),
             &lang.f(T::LengthHands, &[&8]),
             self.length != SessionLength::Hands(8),
         )
@@ -1007,6 +1017,26 @@ mod tests {
             }
         }
         assert!(played > 40, "{played}");
+    }
+
+    #[test]
+    fn a_lan_table_counts_hands_only() {
+        let mut e = Editor::new(Ruleset::Qiaoma, Scope::Lan);
+        e.update(Message::FourRounds);
+        e.update(Message::Hands(3));
+        assert_eq!(e.choice().map(|c| c.length), Ok(SessionLength::Hands(3)));
+        e.update(Message::FourRounds);
+        assert_eq!(e.choice().map(|c| c.length), Ok(SessionLength::Hands(3)));
+        let mut ui = iced_test::Simulator::with_size(
+            crate::iced_settings(),
+            iced::Size::new(1200.0, 3000.0),
+            e.view(Lang::En),
+        );
+        assert!(ui.find(Lang::En.t(T::OptLengthLanHelp)).is_ok());
+        assert!(ui.find(Lang::En.t(T::LengthFourRounds)).is_err());
+        let mut p = Editor::new(Ruleset::Qiaoma, Scope::Practice);
+        p.update(Message::FourRounds);
+        assert_eq!(p.choice().map(|c| c.length), Ok(SessionLength::Rounds(4)));
     }
 
     #[test]
