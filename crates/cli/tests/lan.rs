@@ -540,10 +540,36 @@ fn a_peer_killed_mid_hand_resumes_and_the_ledgers_agree() {
 #[ignore = "long: 100 kills; run with --ignored"]
 fn a_hundred_kills() {
     let _serial = serial();
+    // Every run is played even when one fails, so that the figures count them all.
+    let mut took = Vec::new();
+    let mut failed: Vec<(u64, String)> = Vec::new();
     for seed in 1000..1100 {
-        let took = kill_and_restart(seed);
-        println!("seed {seed}: {:.1} s", took.as_secs_f64());
+        match std::panic::catch_unwind(|| kill_and_restart(seed)) {
+            Ok(t) => {
+                println!("seed {seed}: {:.1} s", t.as_secs_f64());
+                took.push(t.as_secs_f64());
+            }
+            Err(e) => {
+                let why = e
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+                    .unwrap_or_default();
+                println!("seed {seed}: FAILED: {why}");
+                failed.push((seed, why));
+            }
+        }
     }
+    let mean = took.iter().sum::<f64>() / took.len().max(1) as f64;
+    let max = took.iter().copied().fold(0.0, f64::max);
+    println!(
+        "{} of {} kills survived (the session finished, ledgers identical); \
+         {mean:.1} s a session on average, {max:.1} s at most",
+        took.len(),
+        took.len() + failed.len()
+    );
+    let seeds: Vec<u64> = failed.iter().map(|(s, _)| *s).collect();
+    assert!(failed.is_empty(), "failed seeds: {seeds:?}");
 }
 
 // ---- hostile peers (test code, not a flag of the shipped binary) ----
@@ -1108,4 +1134,114 @@ fn a_player_at_the_terminal_plays_a_hand_from_piped_input() {
         "no hand line: {err:#?}"
     );
     assert_same_ledgers(&dir, &names(4), 1);
+}
+
+/// The seat of each peer name at a table, from a `table … full after …: 0 p1 (host), 1 p2, …`
+/// line.
+fn seat_of(peer: &Peer, name: &str) -> Option<u8> {
+    let line = peer.seen.iter().find(|l| l.starts_with("table "))?;
+    let (_, list) = line.split_once(": ")?;
+    let list = list.split(';').next()?;
+    list.split(", ").find_map(|item| {
+        let mut words = item.split(' ');
+        let seat = words.next()?.parse().ok()?;
+        (words.next()? == name).then_some(seat)
+    })
+}
+
+/// Waits until `peer` printed a line containing `text` (at most `limit`).
+fn wait_for(peer: &mut Peer, text: &str, limit: Duration) -> bool {
+    let end = Instant::now() + limit;
+    while Instant::now() < end {
+        peer.drain();
+        if peer.seen.iter().any(|l| l.contains(text)) {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    false
+}
+
+/// A bot that took over a seat is kept in its controller's store: a peer is killed for good,
+/// its seat goes to a bot run by the next seat's peer, then that controller is killed while
+/// its bot plays and restarted on the same data dir. It resumes its own seat and the bot from
+/// the store, and the three finish the session with identical ledgers.
+#[test]
+fn a_controller_restarted_resumes_the_bot_it_runs() {
+    let _serial = serial();
+    let net = Net::new(4);
+    let dir = scratch("botresume");
+    let hands = 3;
+    let extra = ["--disconnect-seconds", "8"];
+    let args = |i: usize| play_args(&format!("p{i}"), &dir, hands, &extra);
+    let mut peers: Vec<Peer> = (0..4)
+        .map(|i| Peer::spawn(net.command(i, &args(i))))
+        .collect();
+    let victim = 2;
+    assert!(
+        wait_for(&mut peers[victim], "set-up agreed", Duration::from_secs(60)),
+        "{:#?}",
+        peers[victim].seen
+    );
+    let seat = seat_of(&peers[victim], "p2").expect("the victim's seat");
+    // The controller: the seat after the victim's in turn order (no seat is a bot yet).
+    let controller = (0..4)
+        .find(|&i| seat_of(&peers[victim], &format!("p{i}")) == Some((seat + 1) % 4))
+        .expect("the controller's peer");
+    std::thread::sleep(Duration::from_millis(800));
+    let _ = peers[victim].child.kill(); // for good
+    let _ = peers[victim].child.wait();
+    assert!(
+        wait_for(
+            &mut peers[controller],
+            "is replaced by a bot",
+            Duration::from_secs(90)
+        ),
+        "{:#?}",
+        peers[controller].seen
+    );
+    // Let the bot sign a few entries, then kill its controller and restart it.
+    std::thread::sleep(Duration::from_millis(1500));
+    let _ = peers[controller].child.kill();
+    let _ = peers[controller].child.wait();
+    peers[controller].drain();
+    let before = peers[controller].seen.clone();
+    std::thread::sleep(Duration::from_millis(200));
+    peers[controller] = Peer::spawn(net.command(controller, &args(controller)));
+    let mut alive: Vec<Peer> = Vec::new();
+    let mut alive_names = Vec::new();
+    for (i, p) in peers.into_iter().enumerate() {
+        if i != victim {
+            alive.push(p);
+            alive_names.push(format!("p{i}"));
+        }
+    }
+    let codes = wait_all(&mut alive, Duration::from_secs(240));
+    for (i, (p, c)) in alive.iter().zip(&codes).enumerate() {
+        assert_eq!(
+            *c,
+            Some(0),
+            "{} failed: {:#?}\nthe controller before its restart: {before:#?}",
+            alive_names[i],
+            p.seen
+        );
+    }
+    let first = ledger(&dir.join(&alive_names[0]));
+    for n in &alive_names {
+        assert_eq!(ledger(&dir.join(n)), first, "ledger of {n} differs");
+    }
+    assert!(first.len() >= hands as usize, "{first:?}");
+    let aborts = first.iter().filter(|r| r.3.len() == 3).count();
+    assert_eq!(aborts, 1, "one abort, the killed peer's: {first:?}");
+    // The controller's store holds the bot's seat with its journal.
+    let store = mahjong_store::Store::open(&dir.join(format!("p{controller}"))).expect("store");
+    let table = first[0].0;
+    let info = store.table(&table).expect("reads").expect("the table");
+    assert!(
+        info.seats
+            .iter()
+            .any(|s| s.config.seat == seat && s.bot_key.is_some()),
+        "{info:?}"
+    );
+    drop(net);
 }

@@ -14,7 +14,9 @@
 //! peer routes that seat's frames to the controller's peer from then on (on resume too, from
 //! the client's controllers). The controller starts the bot's client on `TableEvent::RunBot`
 //! with `Client::bot_client`; while that says the roster step is not yet behind a checkpoint
-//! (`BotError::is_pending`) the bot stays pending and is retried at every lobby tick.
+//! (`BotError::is_pending`) the bot stays pending and is retried at every lobby tick. The bot
+//! is a seat of the store like any other (its key, its starting log, then its journal), so a
+//! restarted controller resumes it from what it signed, never from an earlier checkpoint.
 //!
 //! **Connections.** tcp + noise + yamux. mDNS discoveries and `--peer` addresses are dialled;
 //! as the default mDNS query interval is minutes, the lobby exchanges adverts over the
@@ -42,7 +44,7 @@ use libp2p::swarm::{NetworkBehaviour, SwarmEvent};
 use libp2p::{Multiaddr, PeerId, StreamProtocol, Swarm, identify, mdns, noise, tcp, yamux};
 use mahjong_bot::{Bot, Level};
 use mahjong_rules::{Money, Options, Seat, SessionLength};
-use mahjong_table::{Client, Input, Output, Persisted, TableEvent};
+use mahjong_table::{Client, Input, Output, Persisted, Record, TableEvent};
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 
@@ -341,19 +343,16 @@ struct Runner {
     client: Client,
     bot: Option<Bot>,
     deadline: Option<u64>,
-    /// Journalled in the store (a bot that replaced a seat that left is rebuilt from its
-    /// controller's seat instead).
-    stored: bool,
 }
 
 impl Runner {
-    /// A seat's client with no timer armed yet.
-    fn new(client: Client, bot: Option<Bot>, stored: bool) -> Runner {
+    /// A seat's client with no timer armed yet (every seat's journal goes to the store, a
+    /// bot that took over a seat included).
+    fn new(client: Client, bot: Option<Bot>) -> Runner {
         Runner {
             client,
             bot,
             deadline: None,
-            stored,
         }
     }
 }
@@ -410,33 +409,6 @@ impl Playing {
     fn replaced(&mut self, seat: Seat, controller: Seat) {
         let peer = self.route[controller as usize & 3];
         self.route[seat as usize & 3] = peer;
-    }
-
-    /// Builds the bot clients this peer must run and can now; the others stay pending.
-    fn start_pending_bots(&mut self, level: Level, seed: u64, queue: &mut VecDeque<(Seat, Input)>) {
-        let pending = std::mem::take(&mut self.pending_bots);
-        for (controller, b) in pending {
-            if self.runners.get(&b).is_some_and(|r| !r.client.is_over()) {
-                continue; // already running
-            }
-            let Some(c) = self.runners.get(&controller) else {
-                continue;
-            };
-            match c.client.bot_client(b) {
-                Ok(client) => {
-                    tracing::info!("seat {controller} runs the bot of seat {b}");
-                    let bot = Bot::new(level, seed ^ b as u64);
-                    self.runners
-                        .insert(b, Runner::new(client, Some(bot), false));
-                    queue.push_back((b, Input::Tick));
-                }
-                Err(e) if e.is_pending() => {
-                    tracing::debug!("bot of seat {b} pending: {e}");
-                    self.pending_bots.push((controller, b));
-                }
-                Err(e) => tracing::error!("seat {controller} cannot run the bot of seat {b}: {e}"),
-            }
-        }
     }
 }
 
@@ -1040,10 +1012,13 @@ impl EventLoop {
 
     fn on_tick(&mut self) {
         let now = self.now();
-        if let Some(p) = self.playing.as_mut()
-            && !p.pending_bots.is_empty()
+        if self
+            .playing
+            .as_ref()
+            .is_some_and(|p| !p.pending_bots.is_empty())
+            && let Err(e) = self.start_pending_bots()
         {
-            p.start_pending_bots(self.bot_level, self.seed, &mut self.queue);
+            self.fatal(e);
         }
         let due: Vec<PeerId> = self
             .hang_up
@@ -1203,7 +1178,7 @@ impl EventLoop {
                 .map_err(|e| e.to_string())?;
             let client = Client::new(config, key, root).map_err(|e| e.to_string())?;
             let bot = (s.bot || self.own_bot).then(|| self.bot(seat));
-            runners.insert(seat, Runner::new(client, bot, true));
+            runners.insert(seat, Runner::new(client, bot));
         }
         let list: Vec<Seat> = me
             .into_iter()
@@ -1248,11 +1223,18 @@ impl EventLoop {
         let mut runners = BTreeMap::new();
         let mut me = None;
         let mut hands = 0;
+        // Seats of other peers this peer took over with a bot: restored once their
+        // controlling seat is (the bot's key derives from the controller's root).
+        let mut taken_over = Vec::new();
         for p in resume.seats {
             let seat = p.config.seat;
             let info = seats
                 .get(seat as usize)
                 .ok_or_else(|| format!("the store has seat {seat}"))?;
+            if info.peer != self.me {
+                taken_over.push(p);
+                continue;
+            }
             let key = if info.bot {
                 bot_key(&self.identity, &table, seat)
             } else {
@@ -1264,7 +1246,38 @@ impl EventLoop {
                 hands = client.results().len() as u32;
             }
             let bot = (info.bot || self.own_bot).then(|| self.bot(seat));
-            runners.insert(seat, Runner::new(client, bot, true));
+            runners.insert(seat, Runner::new(client, bot));
+        }
+        let controllers = runners
+            .values()
+            .next()
+            .map_or([None; 4], |r| r.client.controllers());
+        let mut pending_bots = Vec::new();
+        for p in taken_over {
+            let seat = p.config.seat;
+            let Some(controller) = controllers[seat as usize & 3] else {
+                continue; // the store began it, the table never logged it: nothing to run
+            };
+            let Some(c) = runners.get(&controller) else {
+                continue;
+            };
+            let key = c
+                .client
+                .bot_key(seat)
+                .map_err(|e| format!("cannot resume the bot of seat {seat}: {e}"))?;
+            let client = Client::restore(p, key)
+                .map_err(|e| format!("cannot resume the bot of seat {seat}: {e}"))?;
+            runners.insert(seat, Runner::new(client, Some(self.bot(seat))));
+        }
+        // A bot this peer controls but had not started when it stopped: it has signed
+        // nothing yet, so it starts from its controller's checkpoint.
+        for (b, c) in controllers.iter().enumerate() {
+            if let Some(c) = c
+                && runners.contains_key(c)
+                && !runners.contains_key(&(b as Seat))
+            {
+                pending_bots.push((*c, b as Seat));
+            }
         }
         for seat in runners.keys() {
             self.queue.push_back((*seat, Input::Tick));
@@ -1274,7 +1287,65 @@ impl EventLoop {
             roster: Box::new(roster.clone()),
             hands,
         });
-        self.playing = Some(Playing::new(table, seats, roster.host_seat, runners, me));
+        let mut playing = Playing::new(table, seats, roster.host_seat, runners, me);
+        playing.pending_bots = pending_bots;
+        self.playing = Some(playing);
+        Ok(())
+    }
+
+    /// Builds the bot clients this peer must run and can now (the others stay pending), and
+    /// keeps each in the store with its key and its starting log, so that a restart of this
+    /// peer resumes the bot from its own journal.
+    fn start_pending_bots(&mut self) -> Result<(), String> {
+        let Some(p) = self.playing.as_mut() else {
+            return Ok(());
+        };
+        let pending = std::mem::take(&mut p.pending_bots);
+        for (controller, b) in pending {
+            let Some(p) = self.playing.as_mut() else {
+                return Ok(());
+            };
+            if p.runners.get(&b).is_some_and(|r| !r.client.is_over()) {
+                continue; // already running
+            }
+            let Some(c) = p.runners.get(&controller) else {
+                continue;
+            };
+            let built = c
+                .client
+                .bot_client(b)
+                .and_then(|client| Ok((client, c.client.bot_key(b)?)));
+            match built {
+                Ok((client, key)) => {
+                    tracing::info!("seat {controller} runs the bot of seat {b}");
+                    let table = p.table;
+                    let start = client.persistent();
+                    let mut records: Vec<Record> =
+                        start.log.iter().cloned().map(Record::Step).collect();
+                    if let Some(cp) = start.checkpoint.clone() {
+                        records.push(Record::Checkpoint(Box::new(cp)));
+                    }
+                    self.storage
+                        .begin_seat(
+                            &table,
+                            &Persisted::new(start.config.clone(), start.root),
+                            Some(&key),
+                        )
+                        .and_then(|()| self.storage.append(&table, b, &records))
+                        .map_err(|e| e.to_string())?;
+                    let bot = Bot::new(self.bot_level, self.seed ^ b as u64);
+                    if let Some(p) = self.playing.as_mut() {
+                        p.runners.insert(b, Runner::new(client, Some(bot)));
+                    }
+                    self.queue.push_back((b, Input::Tick));
+                }
+                Err(e) if e.is_pending() => {
+                    tracing::debug!("bot of seat {b} pending: {e}");
+                    p.pending_bots.push((controller, b));
+                }
+                Err(e) => tracing::error!("seat {controller} cannot run the bot of seat {b}: {e}"),
+            }
+        }
         Ok(())
     }
 
@@ -1429,8 +1500,7 @@ impl EventLoop {
             return Ok(());
         };
         let table = p.table;
-        let stored = p.runners.get(&seat).is_some_and(|r| r.stored);
-        if stored && !journal.is_empty() {
+        if p.runners.contains_key(&seat) && !journal.is_empty() {
             self.storage
                 .append(&table, seat, &journal)
                 .map_err(|e| e.to_string())?;
@@ -1536,7 +1606,7 @@ impl EventLoop {
             } => p.replaced(*b, *controller),
             TableEvent::RunBot { seat: b } => {
                 p.pending_bots.push((seat, *b));
-                p.start_pending_bots(self.bot_level, self.seed, &mut self.queue);
+                self.start_pending_bots()?;
             }
             TableEvent::Evidence(e) => {
                 self.storage

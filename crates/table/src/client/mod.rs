@@ -355,6 +355,43 @@ impl Client {
     /// not yet behind a checkpoint (retry later, [`BotError::is_pending`]);
     /// [`BotError::Restore`] when the bot's client cannot be rebuilt from the log.
     pub fn bot_client(&self, seat: Seat) -> Result<Client, BotError> {
+        let (key, root, cp) = self.bot_origin(seat)?;
+        let prefix = self
+            .replica
+            .log
+            .get(..cp.seq as usize)
+            .ok_or_else(|| BotError::Restore {
+                seat,
+                why: format!("the checkpoint at step {} is past the log", cp.seq),
+            })?;
+        let persisted = Persisted {
+            config: Config {
+                seat,
+                ..self.config.clone()
+            },
+            root,
+            log: prefix.to_vec(),
+            checkpoint: Some(cp),
+            own: Vec::new(),
+        };
+        Client::restore_with_cards(persisted, key, self.replica.cards()).map_err(|e| {
+            BotError::Restore {
+                seat,
+                why: e.to_string(),
+            }
+        })
+    }
+
+    /// The signing key of a bot seat this seat controls (the one [`Client::bot_client`]
+    /// gives it): to keep it with the bot's own journal, and to restore the bot from that
+    /// journal after a restart ([`Client::restore`]) rather than from this seat's checkpoint,
+    /// which would forget what the bot signed since. Errors as [`Client::bot_client`].
+    pub fn bot_key(&self, seat: Seat) -> Result<SigningKey, BotError> {
+        Ok(self.bot_origin(seat)?.0)
+    }
+
+    /// The bot's key and root and the checkpoint it starts from.
+    fn bot_origin(&self, seat: Seat) -> Result<(SigningKey, [u8; 32], Checkpoint), BotError> {
         let controller = self
             .replica
             .controllers
@@ -398,22 +435,7 @@ impl Client {
                     seat,
                     why: "this client holds no root secret".into(),
                 })?;
-        let persisted = Persisted {
-            config: Config {
-                seat,
-                ..self.config.clone()
-            },
-            root,
-            log: prefix.to_vec(),
-            checkpoint: Some(cp),
-            own: Vec::new(),
-        };
-        Client::restore_with_cards(persisted, key, self.replica.cards()).map_err(|e| {
-            BotError::Restore {
-                seat,
-                why: e.to_string(),
-            }
-        })
+        Ok((key, root, cp))
     }
 
     /// The seats replaced by a bot, each with the seat whose peer runs the bot.
