@@ -3,6 +3,9 @@
 //! default shown, changes from the preset highlighted, the rules crate's own check
 //! (`Options::validate`) shown plainly when a combination is refused, and a reset.
 //!
+//! 换牌 (`swap_five`) is not offered: the table screen cannot yet choose the five tiles to put
+//! back.
+//!
 //! It is a self-contained component, used by the practice set-up and meant for the lobby's
 //! "create table" too. To embed it:
 //!
@@ -910,7 +913,8 @@ mod tests {
         for o in Opt::ALL {
             assert!(json.get(o.name()).is_some(), "{} is not a field", o.name());
         }
-        // Every field but 换牌 (refused by the rules crate) is editable.
+        // Every field but 换牌 is editable: the table screen has no way yet to choose the five
+        // tiles to put back, so a practice player could only wait for its timer to pass.
         let fields = json.as_object().map_or(0, |m| m.len());
         assert_eq!(fields, Opt::ALL.len() + 2, "ruleset and swap_five aside");
     }
