@@ -1320,8 +1320,10 @@ impl EventLoop {
                     tracing::info!("seat {controller} runs the bot of seat {b}");
                     let table = p.table;
                     let start = client.persistent();
-                    let mut records: Vec<Record> =
-                        start.log.iter().cloned().map(Record::Step).collect();
+                    // The seat may have a journal here already (a bot of this peer's that was
+                    // replaced and came back to it): the bot's log starts afresh.
+                    let mut records: Vec<Record> = vec![Record::Truncate(0)];
+                    records.extend(start.log.iter().cloned().map(Record::Step));
                     if let Some(cp) = start.checkpoint.clone() {
                         records.push(Record::Checkpoint(Box::new(cp)));
                     }
