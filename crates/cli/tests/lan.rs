@@ -871,7 +871,9 @@ fn a_peer_killed_for_good_is_replaced_by_a_bot_and_the_others_finish() {
     let _serial = serial();
     let net = Net::new(4);
     let dir = scratch("gone");
-    let hands = 2;
+    // Enough hands that the one the kill lands in is not the last, even on an idle machine
+    // where a hand takes well under a second.
+    let hands = 4;
     let extra = ["--disconnect-seconds", "8"];
     let mut peers: Vec<Peer> = (0..4)
         .map(|i| Peer::spawn(net.command(i, &play_args(&format!("p{i}"), &dir, hands, &extra))))
@@ -1087,7 +1089,9 @@ fn a_controller_restarted_resumes_the_bot_it_runs() {
     let _serial = serial();
     let net = Net::new(4);
     let dir = scratch("botresume");
-    let hands = 3;
+    // Hands enough that the bot still has hands to play when its controller is killed, even
+    // on an idle machine where a hand takes well under a second.
+    let hands = 5;
     let extra = ["--disconnect-seconds", "8"];
     let args = |i: usize| play_args(&format!("p{i}"), &dir, hands, &extra);
     let mut peers: Vec<Peer> = (0..4)
