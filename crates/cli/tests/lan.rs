@@ -399,18 +399,9 @@ fn kill_and_restart(seed: u64) -> Duration {
     let victim = ((x >> 17) % 4) as usize;
     let delay = Duration::from_millis(300 + (x >> 8) % 1500);
     // Wait for the table to fill at the victim, then for the random moment.
-    let fill = Instant::now() + Duration::from_secs(60);
-    while Instant::now() < fill {
-        peers[victim].drain();
-        if peers[victim]
-            .seen
-            .iter()
-            .any(|l| l.starts_with("set-up agreed"))
-        {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_until(&mut peers[victim], Duration::from_secs(60), |l| {
+        l.starts_with("set-up agreed")
+    });
     std::thread::sleep(delay);
     let _ = peers[victim].child.kill(); // SIGKILL
     let _ = peers[victim].child.wait();
@@ -597,14 +588,9 @@ fn hostile_peers_are_disconnected_and_the_table_plays_on() {
     let mut peers: Vec<Peer> = (0..4)
         .map(|i| Peer::spawn(net.command(i, &play_args(&format!("p{i}"), &dir, 2, &[]))))
         .collect();
-    let end = Instant::now() + Duration::from_secs(60);
-    while Instant::now() < end {
-        peers[0].drain();
-        if peers[0].seen.iter().any(|l| l.starts_with("set-up agreed")) {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_until(&mut peers[0], Duration::from_secs(60), |l| {
+        l.starts_with("set-up agreed")
+    });
     let rss_before = rss_kib(peers[0].child.id());
     let rt = tokio::runtime::Runtime::new().expect("runtime");
     // 1. A length far over the limit.
@@ -879,18 +865,9 @@ fn a_peer_killed_for_good_is_replaced_by_a_bot_and_the_others_finish() {
         .map(|i| Peer::spawn(net.command(i, &play_args(&format!("p{i}"), &dir, hands, &extra))))
         .collect();
     let victim = 2;
-    let fill = Instant::now() + Duration::from_secs(60);
-    while Instant::now() < fill {
-        peers[victim].drain();
-        if peers[victim]
-            .seen
-            .iter()
-            .any(|l| l.starts_with("set-up agreed"))
-        {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_until(&mut peers[victim], Duration::from_secs(60), |l| {
+        l.starts_with("set-up agreed")
+    });
     std::thread::sleep(Duration::from_millis(800));
     let _ = peers[victim].child.kill(); // SIGKILL, and no restart
     let _ = peers[victim].child.wait();
@@ -1069,10 +1046,15 @@ fn seat_of(peer: &Peer, name: &str) -> Option<u8> {
 
 /// Waits until `peer` printed a line containing `text` (at most `limit`).
 fn wait_for(peer: &mut Peer, text: &str, limit: Duration) -> bool {
+    wait_until(peer, limit, |l| l.contains(text))
+}
+
+/// Waits up to `limit` for a line of `peer` that `is_it` accepts; whether one came.
+fn wait_until(peer: &mut Peer, limit: Duration, is_it: impl Fn(&str) -> bool) -> bool {
     let end = Instant::now() + limit;
     while Instant::now() < end {
         peer.drain();
-        if peer.seen.iter().any(|l| l.contains(text)) {
+        if peer.seen.iter().any(|l| is_it(l)) {
             return true;
         }
         std::thread::sleep(Duration::from_millis(20));
