@@ -120,7 +120,7 @@ fn score_explain_prints_who_pays_what_and_why_in_english_and_chinese() {
         "碰碰胡 (pengpenghu)",
         "points P = base 2 + flowers 4 = 6",
         "Who pays:",
-        "seat 1 pays seat 0 30: 5 × S 6, 承包 (qiaoma)",
+        "seat 1 pays seat 0 30: 5 × S 6, self-draw, the bound seat pays: bound (承包)",
         "seat 2 pays seat 0 6: 1 × S 6",
         "Result: seat 0 +42, seat 1 -30, seat 2 -6, seat 3 -6",
     ] {

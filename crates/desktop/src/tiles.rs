@@ -475,9 +475,62 @@ pub fn tile_name(t: Tile, faces: Faces) -> String {
     }
 }
 
+/// A tile named in a sentence of `lang`: the notation when the player chose notation faces,
+/// else its Chinese name in 中文 (`八筒`, `白`) and its English name in English (`8 dots`,
+/// `white dragon`), so that an English sentence carries no Chinese.
+pub fn tile_text(t: Tile, faces: Faces, lang: crate::i18n::Lang) -> String {
+    if faces == Faces::Notation || lang == crate::i18n::Lang::Zh {
+        return tile_name(t, faces);
+    }
+    let n = t.number() as usize;
+    match t.suit() {
+        Suit::Characters => format!("{n} characters"),
+        Suit::Dots => format!("{n} dots"),
+        Suit::Bamboo => format!("{n} bamboo"),
+        Suit::Honors => [
+            "east wind",
+            "south wind",
+            "west wind",
+            "north wind",
+            "white dragon",
+            "green dragon",
+            "red dragon",
+        ][n - 1]
+            .to_string(),
+        Suit::Flowers => [
+            "spring",
+            "summer",
+            "autumn",
+            "winter",
+            "plum",
+            "orchid",
+            "bamboo flower",
+            "chrysanthemum",
+        ][n - 1]
+            .to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tiles_in_english_sentences_carry_no_chinese() {
+        for i in 0..42u8 {
+            let Some(t) = Tile::from_index(i as usize) else {
+                continue;
+            };
+            let en = tile_text(t, Faces::Chinese, crate::i18n::Lang::En);
+            assert!(en.is_ascii() && !en.is_empty(), "{t}: {en}");
+            let zh = tile_text(t, Faces::Chinese, crate::i18n::Lang::Zh);
+            assert!(!zh.is_ascii(), "{t}: {zh}");
+            assert_eq!(
+                tile_text(t, Faces::Notation, crate::i18n::Lang::Zh),
+                t.to_string()
+            );
+        }
+    }
 
     #[test]
     fn every_suited_layout_has_one_spot_per_pip_inside_the_face() {

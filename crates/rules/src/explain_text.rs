@@ -147,8 +147,8 @@ pub struct Catalogue {
     pub why_discarder: &'static str,
     /// Reason: the kong player robbed.
     pub why_kong_robbed: &'static str,
-    /// Reason: a binding row, `{rule}`, `{row}`, bound seat `{r}`, claims `{n}` (`{wc}` by
-    /// the winner, `{bc}` by the bound seat).
+    /// Reason: a binding row `{row}` of `{rule}`: the winner `{w}` claimed `{wc}` of the
+    /// bound seat `{r}`'s discards and `{r}` claimed `{bc}` of `{w}`'s, `{n}` in all.
     pub why_bound: &'static str,
     /// Names of 承包 and 吃三口.
     pub rules: [&'static str; 2],
@@ -215,8 +215,8 @@ pub const EN: Catalogue = Catalogue {
     why_self_draw: "self-draw",
     why_discarder: "the discarder",
     why_kong_robbed: "the kong player robbed",
-    why_bound: "{rule}, bound to {r} by {n} claims ({wc} by the winner, {bc} by {r}): {row}",
-    rules: ["承包 (qiaoma)", "吃三口 (chi_san_kou)"],
+    why_bound: "{row}: {rule}, {w} claimed {wc} of {r}'s discards and {r} claimed {bc} of {w}'s, {n} claims between them",
+    rules: ["bound (承包)", "bound by three claims (吃三口)"],
     bound_rows: [
         "self-draw, the bound seat pays",
         "self-draw, another seat pays 1",
@@ -229,7 +229,7 @@ pub const EN: Catalogue = Catalogue {
         "robbing the kong, the bound seat also pays 3",
     ],
     why_leaver: "the leaver's penalty, {n} × stake split three ways",
-    why_leaver_huangfan: ", doubled by 荒番",
+    why_leaver_huangfan: ", doubled (荒番)",
     stake: "(coins = points × stake {x})",
     result: "Result: ",
 };
@@ -285,8 +285,8 @@ pub const ZH: Catalogue = Catalogue {
     why_self_draw: "自摸",
     why_discarder: "点炮",
     why_kong_robbed: "被抢杠",
-    why_bound: "{rule}，与{r}互相吃碰 {n} 口（赢家 {wc}，{r} {bc}）：{row}",
-    rules: ["承包 (qiaoma)", "吃三口 (chi_san_kou)"],
+    why_bound: "{row}：{rule}，{w} 吃碰了 {r} {wc} 口，{r} 吃碰了 {w} {bc} 口，两家之间共 {n} 口",
+    rules: ["承包", "吃三口"],
     bound_rows: [
         "自摸，承包者付",
         "自摸，其他家付 1",
@@ -309,6 +309,69 @@ pub fn catalogue(lang: Lang) -> &'static Catalogue {
     match lang {
         Lang::En => &EN,
         Lang::Zh => &ZH,
+    }
+}
+
+/// How an explanation names what it shows: the seats, the tiles and the hands. The plain
+/// style ([`Style::plain`], used by `mahjong score --explain`) numbers the seats (`seat 1`,
+/// `座位1`), writes tiles in notation (`5z`) and hands as `清一色 (qingyise)`; a front end
+/// that knows the players and the player's chosen tile faces passes its own namers, so that
+/// a 中文 settlement reads `西 小明` and `白`, never `座位0` or a pinyin id.
+pub struct Style<'a> {
+    /// The language of the sentences.
+    pub lang: Lang,
+    /// A seat's name.
+    pub seat: Box<dyn Fn(u8) -> String + 'a>,
+    /// A tile's name; `None` writes tiles in notation, grouped by suit (`123m 55p`).
+    pub tile: Option<Box<dyn Fn(Tile) -> String + 'a>>,
+    /// A hand or modifier id's name (`qingyise`).
+    pub label: Box<dyn Fn(&str) -> String + 'a>,
+}
+
+impl Style<'static> {
+    /// Seats by number, tiles in notation, hands by Chinese name and id.
+    pub fn plain(lang: Lang) -> Style<'static> {
+        let c = catalogue(lang);
+        Style {
+            lang,
+            seat: Box::new(move |s| fill(c.seat, &[("s", &s.to_string())])),
+            tile: None,
+            label: Box::new(label),
+        }
+    }
+}
+
+impl Style<'_> {
+    fn c(&self) -> &'static Catalogue {
+        catalogue(self.lang)
+    }
+
+    fn seat(&self, s: u8) -> String {
+        (self.seat)(s)
+    }
+
+    fn seats(&self, list: &[u8]) -> String {
+        let names: Vec<String> = list.iter().map(|&s| self.seat(s)).collect();
+        names.join(self.c().and)
+    }
+
+    fn tile(&self, t: Tile) -> String {
+        match &self.tile {
+            Some(f) => f(t),
+            None => t.to_string(),
+        }
+    }
+
+    /// Tiles of one group: `555p` in notation, else each tile named, spaced.
+    fn tiles(&self, tiles: &[Tile]) -> String {
+        match &self.tile {
+            Some(f) => tiles.iter().map(|&t| f(t)).collect::<Vec<_>>().join(" "),
+            None => format_tiles(tiles),
+        }
+    }
+
+    fn label(&self, id: &str) -> String {
+        (self.label)(id)
     }
 }
 
@@ -401,18 +464,13 @@ pub fn wrap(head: &str, items: &[String], sep: &str, width: usize, indent: usize
     lines
 }
 
-fn seat(c: &Catalogue, s: u8) -> String {
-    fill(c.seat, &[("s", &s.to_string())])
-}
-
-fn seats(c: &Catalogue, list: &[u8]) -> String {
-    let names: Vec<String> = list.iter().map(|&s| seat(c, s)).collect();
-    names.join(c.and)
-}
-
 /// A meld as shown: its name and tiles, `pung 777z`.
 pub fn meld_text(c: &Catalogue, m: &MeldShape) -> String {
     format!("{} {}", meld_name(c, m.kind), format_tiles(&m.tiles()))
+}
+
+fn meld_styled(st: &Style, m: &MeldShape) -> String {
+    format!("{} {}", meld_name(st.c(), m.kind), st.tiles(&m.tiles()))
 }
 
 fn meld_name(c: &Catalogue, kind: MeldType) -> &'static str {
@@ -446,22 +504,27 @@ fn effect(c: &Catalogue, e: &Effect) -> String {
     }
 }
 
-fn modifier(c: &Catalogue, m: &Modifier) -> String {
-    format!("{} {}", label(m.id.id()), effect(c, &m.effect))
+fn modifier(st: &Style, m: &Modifier) -> String {
+    format!("{} {}", st.label(m.id.id()), effect(st.c(), &m.effect))
 }
 
 /// The headline: how the hand ended.
 pub fn headline(e: &Explanation, lang: Lang) -> String {
-    let c = catalogue(lang);
+    headline_styled(e, &Style::plain(lang))
+}
+
+/// The headline, named in `st`'s style.
+pub fn headline_styled(e: &Explanation, st: &Style) -> String {
+    let c = st.c();
     let ws: Vec<u8> = e.winners.iter().map(|w| w.seat).collect();
     let tile = e
         .winners
         .first()
         .and_then(|w| w.winning_tile)
-        .map(|t| t.to_string())
+        .map(|t| st.tile(t))
         .unwrap_or_default();
     match e.end {
-        HandEnd::Leaver { seat: s } => fill(c.leaver, &[("s", &seat(c, s))]),
+        HandEnd::Leaver { seat: s } => fill(c.leaver, &[("s", &st.seat(s))]),
         HandEnd::Win { kind, from } => {
             let t = match kind {
                 WinKind::SelfDraw => c.self_draw,
@@ -470,10 +533,10 @@ pub fn headline(e: &Explanation, lang: Lang) -> String {
                 WinKind::EightFlowers => c.eight_flowers,
                 WinKind::FourWildcards => c.four_wildcards,
             };
-            let from = from.map(|f| seat(c, f)).unwrap_or_default();
+            let from = from.map(|f| st.seat(f)).unwrap_or_default();
             fill(
                 t,
-                &[("w", &seats(c, &ws)), ("from", &from), ("tile", &tile)],
+                &[("w", &st.seats(&ws)), ("from", &from), ("tile", &tile)],
             )
         }
     }
@@ -481,26 +544,30 @@ pub fn headline(e: &Explanation, lang: Lang) -> String {
 
 /// The winner's tiles: the concealed tiles sorted, then each meld.
 pub fn hand_tiles(lang: Lang, concealed: &[Tile], melds: &[MeldShape]) -> String {
-    let c = catalogue(lang);
+    hand_tiles_styled(&Style::plain(lang), concealed, melds)
+}
+
+fn hand_tiles_styled(st: &Style, concealed: &[Tile], melds: &[MeldShape]) -> String {
     let mut sorted = concealed.to_vec();
     sorted.sort();
     let mut parts: Vec<String> = Vec::new();
     // One group per suit (and the honors), so that the hand reads as `123m 55p 999s`.
     for chunk in sorted.chunk_by(|a, b| a.suit() == b.suit()) {
-        parts.push(format_tiles(chunk));
+        parts.push(st.tiles(chunk));
     }
     for m in melds {
-        parts.push(format!("[{}]", meld_text(c, m)));
+        parts.push(format!("[{}]", meld_styled(st, m)));
     }
-    parts.join(" ")
+    parts.join(if st.tile.is_some() { "  " } else { " " })
 }
 
-fn winner_lines(c: &Catalogue, lang: Lang, w: &WinnerExplanation, width: usize) -> Vec<String> {
+fn winner_lines(st: &Style, w: &WinnerExplanation, width: usize) -> Vec<String> {
+    let c = st.c();
     let mut out = vec![fill(
         c.winner,
-        &[("w", &seat(c, w.seat)), ("hand", &label(&w.hand))],
+        &[("w", &st.seat(w.seat)), ("hand", &st.label(&w.hand))],
     )];
-    let tiles = hand_tiles(lang, &w.concealed, &w.melds);
+    let tiles = hand_tiles_styled(st, &w.concealed, &w.melds);
     if !tiles.is_empty() {
         out.push(format!("  {}", fill(c.tiles, &[("tiles", &tiles)])));
     }
@@ -508,23 +575,20 @@ fn winner_lines(c: &Catalogue, lang: Lang, w: &WinnerExplanation, width: usize) 
         .flower_items
         .iter()
         .map(|it| {
-            let t = it.tile.map(|t| t.to_string()).unwrap_or_default();
+            let t = it.tile.map(|t| st.tile(t)).unwrap_or_default();
             let what = match it.source {
                 FlowerSource::Base => c.base_flower.to_string(),
                 FlowerSource::FlowerTile => fill(c.flower_tile, &[("t", &t)]),
                 FlowerSource::Meld => match (it.tile, it.meld) {
-                    (Some(tile), Some(kind)) => meld_text(c, &MeldShape { kind, tile }),
+                    (Some(tile), Some(kind)) => meld_styled(st, &MeldShape { kind, tile }),
                     _ => t,
                 },
                 FlowerSource::ConcealedPung => fill(
                     c.concealed_pung,
-                    &[(
-                        "t",
-                        &it.tile.map(|x| format_tiles(&[x; 3])).unwrap_or_default(),
-                    )],
+                    &[("t", &it.tile.map(|x| st.tiles(&[x; 3])).unwrap_or_default())],
                 ),
                 FlowerSource::Wildcard => fill(c.wildcard, &[("t", &t)]),
-                FlowerSource::Menqing => label("menqing"),
+                FlowerSource::Menqing => st.label("menqing"),
             };
             format!("{what} {}", it.flowers)
         })
@@ -564,7 +628,7 @@ fn winner_lines(c: &Catalogue, lang: Lang, w: &WinnerExplanation, width: usize) 
                         fill(c.basis_lezi, &[("n", &lezi.to_string()), ("v", &v)])
                     }
                 };
-                format!("{} {basis}", label(r.hand.id()))
+                format!("{} {basis}", st.label(r.hand.id()))
             })
             .collect();
         out.extend(wrap(&format!("  {}", c.rows), &rows, c.sep, width, 4));
@@ -575,7 +639,7 @@ fn winner_lines(c: &Catalogue, lang: Lang, w: &WinnerExplanation, width: usize) 
         };
         out.push(format!("  {}", fill(t, &[("v", &w.value.to_string())])));
     }
-    let mods: Vec<String> = w.modifiers.iter().map(|m| modifier(c, m)).collect();
+    let mods: Vec<String> = w.modifiers.iter().map(|m| modifier(st, m)).collect();
     if mods.is_empty() {
         out.push(format!("  {}{}", c.modifiers, c.none));
     } else {
@@ -610,7 +674,7 @@ fn winner_lines(c: &Catalogue, lang: Lang, w: &WinnerExplanation, width: usize) 
             why.push(c.cap_menqing.to_string());
         }
         for d in &cap.doubled_by {
-            why.push(format!("×2 {}", label(d.id())));
+            why.push(format!("×2 {}", st.label(d.id())));
         }
         bounds.push(fill(
             c.cap,
@@ -637,7 +701,8 @@ fn winner_lines(c: &Catalogue, lang: Lang, w: &WinnerExplanation, width: usize) 
     out
 }
 
-fn reason(c: &Catalogue, r: &ShareReason) -> String {
+fn reason(st: &Style, winner: u8, r: &ShareReason) -> String {
+    let c = st.c();
     match *r {
         ShareReason::SelfDraw => c.why_self_draw.into(),
         ShareReason::Discarder => c.why_discarder.into(),
@@ -668,7 +733,8 @@ fn reason(c: &Catalogue, r: &ShareReason) -> String {
                 c.why_bound,
                 &[
                     ("rule", rule),
-                    ("r", &seat(c, bound)),
+                    ("w", &st.seat(winner)),
+                    ("r", &st.seat(bound)),
                     ("n", &(winner_claimed + bound_claimed).to_string()),
                     ("wc", &winner_claimed.to_string()),
                     ("bc", &bound_claimed.to_string()),
@@ -688,10 +754,15 @@ fn reason(c: &Catalogue, r: &ShareReason) -> String {
 
 /// The whole explanation as lines of at most `width` columns (where words allow).
 pub fn render_width(e: &Explanation, lang: Lang, width: usize) -> Vec<String> {
-    let c = catalogue(lang);
-    let mut out = wrap_words(&capitalised(headline(e, lang)), width, 2);
+    render_styled(e, &Style::plain(lang), width)
+}
+
+/// The whole explanation as lines of at most `width` columns, named in `st`'s style.
+pub fn render_styled(e: &Explanation, st: &Style, width: usize) -> Vec<String> {
+    let c = st.c();
+    let mut out = wrap_words(&capitalised(headline_styled(e, st)), width, 2);
     for w in &e.winners {
-        let mut lines = winner_lines(c, lang, w, width);
+        let mut lines = winner_lines(st, w, width);
         if let Some(first) = lines.first_mut() {
             *first = capitalised(std::mem::take(first));
         }
@@ -699,7 +770,7 @@ pub fn render_width(e: &Explanation, lang: Lang, width: usize) -> Vec<String> {
     }
     out.push(c.who_pays.to_string());
     for sh in &e.shares {
-        let why = reason(c, &sh.reason);
+        let why = reason(st, sh.payee, &sh.reason);
         let score = e
             .winners
             .iter()
@@ -710,8 +781,8 @@ pub fn render_width(e: &Explanation, lang: Lang, width: usize) -> Vec<String> {
             fill(
                 c.share_plain,
                 &[
-                    ("p", &seat(c, sh.payer)),
-                    ("q", &seat(c, sh.payee)),
+                    ("p", &st.seat(sh.payer)),
+                    ("q", &st.seat(sh.payee)),
                     ("amount", &sh.amount.to_string()),
                     ("why", &why),
                 ],
@@ -720,8 +791,8 @@ pub fn render_width(e: &Explanation, lang: Lang, width: usize) -> Vec<String> {
             fill(
                 c.share,
                 &[
-                    ("p", &seat(c, sh.payer)),
-                    ("q", &seat(c, sh.payee)),
+                    ("p", &st.seat(sh.payer)),
+                    ("q", &st.seat(sh.payee)),
                     ("amount", &sh.amount.to_string()),
                     ("units", &sh.units.to_string()),
                     ("s", &score.to_string()),
@@ -738,7 +809,7 @@ pub fn render_width(e: &Explanation, lang: Lang, width: usize) -> Vec<String> {
         ));
     }
     let totals: Vec<String> = (0..4u8)
-        .map(|s| format!("{} {}", seat(c, s), signed(e.payments[s as usize])))
+        .map(|s| format!("{} {}", st.seat(s), signed(e.payments[s as usize])))
         .collect();
     out.extend(wrap(c.result, &totals, c.sep, width, 2));
     out
@@ -801,9 +872,9 @@ mod tests {
         let lines = wrap("  花 8：", &items, ZH.sep, 30, 4);
         assert!(lines.len() > 1);
         assert!(lines.iter().all(|l| columns(l) <= 30), "{lines:?}");
-        let long = "  seat 1 pays seat 0 100: 5 × S 20, 承包 (qiaoma), bound to seat 1 by 3 claims (2 by the winner, 1 by seat 1): self-draw, the bound seat pays";
+        let long = "  seat 1 pays seat 0 100: 5 × S 20, self-draw, the bound seat pays: bound (承包), seat 0 claimed 2 of seat 1's discards and seat 1 claimed 1 of seat 0's, 3 claims between them";
         let lines = wrap_words(long, 80, 4);
-        assert!(lines.len() == 2, "{lines:?}");
+        assert!(lines.len() == 3, "{lines:?}");
         assert!(lines.iter().all(|l| columns(l) <= 80), "{lines:?}");
         assert!(lines[1].starts_with("    "));
     }

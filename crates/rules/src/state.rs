@@ -127,6 +127,28 @@ pub enum Action {
     },
 }
 
+impl Action {
+    /// The offered action that plays `card` (a discard, with 敲 if `ready`), for whichever copy
+    /// of its tile the player pointed at.
+    ///
+    /// The rules offer one discard per tile kind, with one representative copy (the drawn tile
+    /// if it is of that kind, else the right-most one in hand), so that a bot or a list of
+    /// choices sees each play once. A person points at a copy: every copy of a kind plays the
+    /// same, so an interface maps the copy it was shown to this offered action instead of
+    /// building an action around the copy (which the rules would refuse after 敲, where only
+    /// the drawn copy may go). `None` when no discard of that tile is offered.
+    pub fn discard_of(legal: &[Action], card: Card, ready: bool) -> Option<&Action> {
+        legal
+            .iter()
+            .find(|a| matches!(a, Action::Discard { card: c, ready: r } if c.pos == card.pos && *r == ready))
+            .or_else(|| {
+                legal.iter().find(|a| {
+                    matches!(a, Action::Discard { card: c, ready: r } if c.tile == card.tile && *r == ready)
+                })
+            })
+    }
+}
+
 /// An action by a seat.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Move {

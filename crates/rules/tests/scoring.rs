@@ -504,7 +504,8 @@ fn the_text_names_the_binding_and_the_fan() {
     assert!(en.contains("Seat 0 won by self-draw, drawing 5m."), "{en}");
     assert!(en.contains("混碰 (hunpeng)"), "{en}");
     assert!(
-        en.contains("seat 1 pays seat 0 50: 5 × S 10, 承包 (qiaoma), bound to seat 1 by 3 claims"),
+        en.contains("seat 1 pays seat 0 50: 5 × S 10, self-draw, the bound seat pays: bound")
+            && en.replace("\n    ", " ").contains("seat 0 claimed 2 of seat 1's discards and seat 1 claimed 1 of seat 0's, 3 claims between them"),
         "{en}"
     );
     assert!(

@@ -4,7 +4,7 @@
 use mahjong_table::Offence;
 
 use super::{Lang, T};
-use crate::tiles::{Faces, tile_name};
+use crate::tiles::{Faces, tile_text};
 
 /// The offence in `lang`.
 pub fn offence(lang: Lang, o: &Offence) -> String {
@@ -23,7 +23,11 @@ pub fn offence(lang: Lang, o: &Offence) -> String {
             shown,
         } => lang.f(
             T::OffFace,
-            &[&tile_name(*claimed, faces), pos, &tile_name(*shown, faces)],
+            &[
+                &tile_text(*claimed, faces, lang),
+                pos,
+                &tile_text(*shown, faces, lang),
+            ],
         ),
         Offence::Audit(e) => lang.f(T::OffAudit, &[e]),
         Offence::Replay { index, error } => lang.f(T::OffReplay, &[index, error]),

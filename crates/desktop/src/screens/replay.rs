@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use iced::widget::{Space, button, column, container, row, scrollable};
 use iced::{Alignment, Element, Length, Size, Task};
 use mahjong_bot::Level;
-use mahjong_rules::{Action, Event, Outcome, PublicPhase, Seat, Tile, explain_text};
+use mahjong_rules::{Action, Event, Outcome, PublicPhase, Seat, Tile};
 
 use super::history::{self, result_words};
 use super::table::{self, LastMove};
@@ -22,7 +22,7 @@ use super::{ACCENT, MUTED, ON_FELT, WARN, action, bold, label, panel, seat_name,
 use crate::engine::PracticeConfig;
 use crate::i18n::{Lang, T};
 use crate::rerun::{self, Replay};
-use crate::tiles::{Faces, Mark, TileView, tile_name};
+use crate::tiles::{Faces, Mark, TileView, tile_text};
 
 /// The replay screen.
 pub struct State {
@@ -235,7 +235,7 @@ impl State {
             // The end: every hand face up with its melds, and the settlement.
             let below = column![
                 hands(lang, faces, me, r, step, tile_w),
-                settlement(lang, me, r)
+                settlement(lang, faces, me, r)
             ]
             .spacing(8);
             return column![
@@ -314,7 +314,9 @@ impl State {
                 let card = step.hands[*seat as usize].iter().find(|c| c.pos == *pos);
                 match card {
                     Some(c) if *seat == r.owner || self.open => {
-                        parts.push(lang.f(T::ReplayDrawsTile, &[&who, &tile_name(c.tile, faces)]));
+                        parts.push(
+                            lang.f(T::ReplayDrawsTile, &[&who, &tile_text(c.tile, faces, lang)]),
+                        );
                     }
                     _ => parts.push(lang.f(T::ReplayDraws, &[&who])),
                 }
@@ -404,7 +406,7 @@ fn hands<'a>(
 }
 
 /// The settlement: the result in words, the explanation of the score, the payments.
-fn settlement<'a>(lang: Lang, me: &str, r: &Replay) -> Element<'a, Message> {
+fn settlement<'a>(lang: Lang, faces: Faces, me: &str, r: &Replay) -> Element<'a, Message> {
     let name = |s: Seat| seat_name(lang, me, s);
     let mut col = column![
         bold(lang.f(T::HandResult, &[&r.hand]), 18.0, ACCENT),
@@ -412,24 +414,13 @@ fn settlement<'a>(lang: Lang, me: &str, r: &Replay) -> Element<'a, Message> {
     ]
     .spacing(4);
     if let Some(e) = crate::engine::explain(&r.result) {
-        let rules_lang = match lang {
-            Lang::Zh => explain_text::Lang::Zh,
-            Lang::En => explain_text::Lang::En,
+        let names = super::Names {
+            me,
+            table: r.practice.is_none().then_some(&r.names),
         };
-        for line in explain_text::render_width(&e, rules_lang, 100) {
-            let indent = line.len() - line.trim_start().len();
-            col = col.push(label(
-                line,
-                14.0,
-                if indent == 0 { ACCENT } else { ON_FELT },
-            ));
-        }
-        // The explanation names seats by number: say who is who.
-        let seat = explain_text::catalogue(rules_lang).seat;
-        let legend: Vec<String> = (0..4u8)
-            .map(|s| format!("{} = {}", seat.replace("{s}", &s.to_string()), name(s)))
-            .collect();
-        col = col.push(label(legend.join(" · "), 13.0, MUTED));
+        let seats =
+            super::settle::seat_labels(lang, names, r.result.setup.as_ref().map(|s| s.dealer));
+        col = col.push(super::settle::explanation_lines(lang, faces, seats, &e));
     }
     col = col.push(bold(lang.t(T::Totals), 15.0, ACCENT));
     for seat in 0..4u8 {

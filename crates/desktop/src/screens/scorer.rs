@@ -12,7 +12,6 @@
 
 use iced::widget::{button, column, container, mouse_area, row, scrollable, text};
 use iced::{Alignment, Element, Length};
-use mahjong_rules::explain_text;
 use mahjong_rules::hand::{MeldShape, MeldType};
 use mahjong_rules::scoring::{self, Explanation, ScoreResult, Settlement, WinKind, WinnerHand};
 use mahjong_rules::{Money, Options, OptionsError, Ruleset, Seat, Tile};
@@ -21,7 +20,7 @@ use super::options::{self, Editor, Scope};
 use super::settle::explanation_lines;
 use super::{ACCENT, MUTED, ON_FELT, WARN, action, bold, label, panel, preset_name, signed, wind};
 use crate::i18n::{Lang, T};
-use crate::tiles::{Faces, Mark, TileView, tile_name};
+use crate::tiles::{Faces, Mark, TileView};
 
 /// What a click on a face adds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -151,7 +150,7 @@ pub enum Refusal {
 impl Refusal {
     /// In words.
     pub fn say(self, lang: Lang, faces: Faces) -> String {
-        let n = |t: Tile| tile_name(t, faces);
+        let n = |t: Tile| crate::tiles::tile_text(t, faces, lang);
         match self {
             Refusal::TooManyCopies(t) => lang.f(T::RefuseCopies, &[&n(t), &t.copies()]),
             Refusal::FlowerInHand(t) => lang.f(T::RefuseFlowerInHand, &[&n(t)]),
@@ -544,15 +543,14 @@ impl State {
         .into()
     }
 
+    /// A seat of the scored hand, named by its wind (`东家`, `East`): the scorer has no
+    /// players, and a seat number means nothing at a real table.
     fn seat_label(&self, lang: Lang, s: Seat) -> String {
-        let rules_lang = match lang {
-            Lang::Zh => explain_text::Lang::Zh,
-            Lang::En => explain_text::Lang::En,
-        };
-        let seat = explain_text::catalogue(rules_lang)
-            .seat
-            .replace("{s}", &s.to_string());
-        format!("{seat} {}", lang.t(wind(s, self.dealer)))
+        let w = lang.t(wind(s, self.dealer));
+        match lang {
+            Lang::Zh => format!("{w}家"),
+            Lang::En => w.to_string(),
+        }
     }
 
     fn seats<'a>(
@@ -910,9 +908,7 @@ impl State {
                             .spacing(10),
                     );
                 }
-                // The explanation numbers the seats; its legend gives each one's wind.
-                let winds = [0u8, 1, 2, 3].map(|s| lang.t(wind(s, self.dealer)).to_string());
-                column![pay, explanation_lines(lang, winds, explanation)]
+                column![pay, explanation_lines(lang, faces, names, explanation)]
                     .spacing(10)
                     .into()
             }

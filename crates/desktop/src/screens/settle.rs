@@ -21,7 +21,7 @@ use super::table_view::Ctx;
 use super::{ACCENT, MUTED, Names, ON_FELT, WARN, action, bold, label, panel, signed, wind};
 use crate::engine::HandEnd;
 use crate::i18n::{Lang, T};
-use crate::tiles::{Faces, Mark, TileView};
+use crate::tiles::{Faces, Mark, TileView, tile_text};
 
 fn tile_row<'a>(
     tiles: &[Tile],
@@ -95,35 +95,53 @@ fn multiplier(ws: &WinnerScore) -> u32 {
         .fold(1, |m, _| m * 2)
 }
 
-/// The score explained line by line by the rules crate (`explain_text::render_width`): each
+/// The score explained line by line by the rules crate (`explain_text::render_styled`): each
 /// flower item, points, multipliers, the cap in 勒子, the table limit, who pays what and why,
-/// 承包 included; `names` say who each numbered seat is. The scorer shows the same.
+/// 承包 included. `seats` name each seat as the player knows it (`西 小明`), tiles are named in
+/// the player's faces and language, hands by their names in the language: a 中文 settlement
+/// carries no seat number, pinyin id or notation the player did not choose. The scorer and
+/// the replay show the same.
 pub fn explanation_lines<'a, M: 'a>(
     lang: Lang,
-    names: [String; 4],
+    faces: Faces,
+    seats: [String; 4],
     e: &Explanation,
 ) -> Element<'a, M> {
-    let rules_lang = match lang {
-        Lang::Zh => explain_text::Lang::Zh,
-        Lang::En => explain_text::Lang::En,
-    };
-    // The explanation names seats by number: say who is who.
-    let seat = explain_text::catalogue(rules_lang).seat;
-    let legend: Vec<String> = names
-        .iter()
-        .enumerate()
-        .map(|(s, name)| format!("{} = {name}", seat.replace("{s}", &s.to_string())))
-        .collect();
-    let legend = label(legend.join(" · "), 13.0, MUTED);
-    explain_text::render_width(e, rules_lang, 100)
+    explanation_text(lang, faces, seats, e)
         .into_iter()
         .fold(column![].spacing(2), |c, line| {
             let indent = line.len() - line.trim_start().len();
             let color = if indent == 0 { ACCENT } else { ON_FELT };
             c.push(label(line, 14.0, color))
         })
-        .push(legend)
         .into()
+}
+
+/// The lines of [`explanation_lines`].
+pub fn explanation_text(
+    lang: Lang,
+    faces: Faces,
+    seats: [String; 4],
+    e: &Explanation,
+) -> Vec<String> {
+    let style = explain_text::Style {
+        lang: match lang {
+            Lang::Zh => explain_text::Lang::Zh,
+            Lang::En => explain_text::Lang::En,
+        },
+        seat: Box::new(move |s| seats.get(s as usize).cloned().unwrap_or_default()),
+        tile: Some(Box::new(move |t| tile_text(t, faces, lang))),
+        label: Box::new(move |id| lang.pattern(id)),
+    };
+    explain_text::render_styled(e, &style, 100)
+}
+
+/// Each seat as a settlement names it: its wind and its player (`西 小明`).
+pub fn seat_labels(lang: Lang, names: Names<'_>, dealer: Option<Seat>) -> [String; 4] {
+    [0u8, 1, 2, 3].map(|s| match dealer {
+        Some(d) => format!("{} {}", lang.t(wind(s, d)), names.of(lang, s)),
+        None => names.of(lang, s),
+    })
 }
 
 /// What the scoring result alone gives, for a result without an explanation.
@@ -323,7 +341,8 @@ pub fn view<'a>(st: &'a State, end: &'a HandEnd, ctx: Ctx<'a>) -> Element<'a, Me
         col = col.push(
             container(explanation_lines(
                 lang,
-                [0, 1, 2, 3].map(|s| names.of(lang, s)),
+                ctx.faces,
+                seat_labels(lang, names, end.result.setup.as_ref().map(|s| s.dealer)),
                 e,
             ))
             .padding(10)

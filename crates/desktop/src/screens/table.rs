@@ -229,11 +229,18 @@ impl State {
         }
     }
 
-    /// Whether discarding `card` (with or without a ready declaration) is legal now.
+    /// Whether discarding `card` (with or without a ready declaration) is legal now — any
+    /// copy of a tile the rules let the player discard (see [`State::discard_action`]).
     pub fn can_discard(&self, card: Card, ready: bool) -> bool {
-        self.legal().iter().any(
-            |a| matches!(a, Action::Discard { card: c, ready: r } if *c == card && *r == ready),
-        )
+        self.discard_action(card, ready).is_some()
+    }
+
+    /// The offered action that discards the clicked `card`: the rules offer one discard per
+    /// tile kind with a representative copy, and a click on any copy of that kind (the left
+    /// copy of a pair, the middle of a pung) plays that offered action — the copies are the
+    /// same tile, so the hand left is the same ([`Action::discard_of`]).
+    pub fn discard_action(&self, card: Card, ready: bool) -> Option<Action> {
+        Action::discard_of(self.legal(), card, ready).cloned()
     }
 
     /// Seconds left on the player's prompt.
@@ -313,10 +320,14 @@ impl State {
         let Some(&card) = hand.get(i) else {
             return;
         };
-        if self.ready_mode && self.can_discard(card, true) {
-            self.act(Action::Discard { card, ready: true });
-        } else if self.picked == Some(i) && self.can_discard(card, false) {
-            self.act(Action::Discard { card, ready: false });
+        if self.ready_mode
+            && let Some(a) = self.discard_action(card, true)
+        {
+            self.act(a);
+        } else if self.picked == Some(i)
+            && let Some(a) = self.discard_action(card, false)
+        {
+            self.act(a);
         } else {
             self.picked = Some(i);
         }
@@ -325,17 +336,23 @@ impl State {
     fn discard_picked(&mut self) {
         let hand = self.shown_hand();
         if let Some(&card) = self.picked.and_then(|i| hand.get(i)) {
-            let ready = self.ready_mode && self.can_discard(card, true);
-            self.act(Action::Discard { card, ready });
+            let a = self
+                .ready_mode
+                .then(|| self.discard_action(card, true))
+                .flatten()
+                .or_else(|| self.discard_action(card, false));
+            if let Some(a) = a {
+                self.act(a);
+            }
         }
     }
 
     fn ready(&mut self) {
         let hand = self.shown_hand();
         if let Some(&card) = self.picked.and_then(|i| hand.get(i))
-            && self.can_discard(card, true)
+            && let Some(a) = self.discard_action(card, true)
         {
-            self.act(Action::Discard { card, ready: true });
+            self.act(a);
             return;
         }
         if self

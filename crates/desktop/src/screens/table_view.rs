@@ -14,7 +14,7 @@ use super::{
 };
 use crate::engine::HUMAN;
 use crate::i18n::{Lang, T};
-use crate::tiles::{Faces, Mark, TileView, fit, tile_name};
+use crate::tiles::{Faces, Mark, TileView, fit, tile_text};
 
 /// What the view needs besides the state.
 #[derive(Clone, Copy, Debug)]
@@ -32,6 +32,23 @@ pub struct Ctx<'a> {
 /// The id of the hand tile at `i` (tests click it).
 pub fn hand_tile_id(i: usize) -> String {
     format!("hand-{i}")
+}
+
+/// The id of the button of the `i`-th legal action (a chow, pung, kong or win; tests click
+/// it).
+pub fn action_id(i: usize) -> String {
+    format!("action-{i}")
+}
+
+/// The id of the 敲 button.
+pub const READY_ID: &str = "action-ready";
+/// The id of the discard button.
+pub const DISCARD_ID: &str = "action-discard";
+/// The id of the pass button.
+pub const PASS_ID: &str = "action-pass";
+
+fn with_id<'a>(id: impl Into<String>, e: impl Into<Element<'a, Message>>) -> Element<'a, Message> {
+    container(e).id(id.into()).into()
 }
 
 fn wild(v: &SeatView, t: Tile) -> bool {
@@ -285,12 +302,12 @@ pub fn describe_named(
             format!(
                 "{} · {}",
                 lang.f(T::MoveReady, &[&who]),
-                lang.f(T::MoveDiscard, &[&"", &tile_name(card.tile, faces)])
+                lang.f(T::MoveDiscard, &[&"", &tile_text(card.tile, faces, lang)])
                     .trim()
             )
         }
         Action::Discard { card, .. } => {
-            lang.f(T::MoveDiscard, &[&who, &tile_name(card.tile, faces)])
+            lang.f(T::MoveDiscard, &[&who, &tile_text(card.tile, faces, lang)])
         }
         Action::Chow { .. } => lang.f(T::MoveChow, &[&who]),
         Action::Pung { .. } => lang.f(T::MovePung, &[&who]),
@@ -309,6 +326,25 @@ pub fn describe_named(
     }
 }
 
+fn kong_button<'a>(
+    v: &SeatView,
+    lang: Lang,
+    ctx: Ctx<'_>,
+    tile: Tile,
+    a: &Action,
+    w: f32,
+) -> iced::widget::Button<'a, Message> {
+    let faces = tiles_row(v, [Some(tile)], ctx.faces, w * 0.7);
+    button(
+        row![text(lang.t(T::Kong)).size(16).font(crate::FONT_BOLD), faces]
+            .spacing(6)
+            .align_y(Alignment::Center),
+    )
+    .padding([4, 10])
+    .style(button::primary)
+    .on_press(Message::Act(a.clone()))
+}
+
 fn buttons<'a>(st: &State, v: &SeatView, ctx: Ctx<'_>, w: f32) -> Element<'a, Message> {
     let lang = ctx.lang;
     let legal = st.legal();
@@ -317,14 +353,15 @@ fn buttons<'a>(st: &State, v: &SeatView, ctx: Ctx<'_>, w: f32) -> Element<'a, Me
         PublicPhase::Claims { card, .. } => Some(card.tile),
         _ => None,
     };
-    for a in legal {
+    for (i, a) in legal.iter().enumerate() {
         match a {
             Action::Chow { cards } => {
                 let mut tiles: Vec<Tile> = cards.iter().map(|c| c.tile).collect();
                 tiles.extend(claimed);
                 tiles.sort_by_key(|t| t.index());
                 let faces = tiles_row(v, tiles.into_iter().map(Some), ctx.faces, w * 0.7);
-                r = r.push(
+                r = r.push(with_id(
+                    action_id(i),
                     button(
                         row![text(lang.t(T::Chow)).size(16).font(crate::FONT_BOLD), faces]
                             .spacing(6)
@@ -333,25 +370,41 @@ fn buttons<'a>(st: &State, v: &SeatView, ctx: Ctx<'_>, w: f32) -> Element<'a, Me
                     .padding([4, 10])
                     .style(button::primary)
                     .on_press(Message::Act(a.clone())),
-                );
+                ));
             }
             Action::Pung { .. } => {
-                r = r.push(
+                r = r.push(with_id(
+                    action_id(i),
                     action(lang.t(T::Pung), 17.0, Some(Message::Act(a.clone())))
                         .style(button::primary),
-                );
+                ));
             }
-            Action::Kong { .. } | Action::ConcealedKong { .. } | Action::AddedKong { .. } => {
-                r = r.push(
+            Action::Kong { .. } => {
+                r = r.push(with_id(
+                    action_id(i),
                     action(lang.t(T::Kong), 17.0, Some(Message::Act(a.clone())))
                         .style(button::primary),
-                );
+                ));
+            }
+            Action::ConcealedKong { cards } => {
+                // A turn may offer more than one kong: each button shows its tile.
+                r = r.push(with_id(
+                    action_id(i),
+                    kong_button(v, lang, ctx, cards[0].tile, a, w),
+                ));
+            }
+            Action::AddedKong { card } => {
+                r = r.push(with_id(
+                    action_id(i),
+                    kong_button(v, lang, ctx, card.tile, a, w),
+                ));
             }
             Action::Win { .. } => {
-                r = r.push(
+                r = r.push(with_id(
+                    action_id(i),
                     action(lang.t(T::Win), 17.0, Some(Message::Act(a.clone())))
                         .style(button::success),
-                );
+                ));
             }
             _ => {}
         }
@@ -361,30 +414,35 @@ fn buttons<'a>(st: &State, v: &SeatView, ctx: Ctx<'_>, w: f32) -> Element<'a, Me
         .any(|a| matches!(a, Action::Discard { ready: true, .. }))
     {
         let b = action(lang.t(T::Ready), 17.0, Some(Message::Ready));
-        r = r.push(if st.ready_mode {
-            b.style(button::success)
-        } else {
-            b.style(button::secondary)
-        });
+        r = r.push(with_id(
+            READY_ID,
+            if st.ready_mode {
+                b.style(button::success)
+            } else {
+                b.style(button::secondary)
+            },
+        ));
     }
     if legal
         .iter()
         .any(|a| matches!(a, Action::Discard { ready: false, .. }))
     {
-        r = r.push(
+        r = r.push(with_id(
+            DISCARD_ID,
             action(
                 lang.t(T::Discard),
                 17.0,
                 st.picked.map(|_| Message::Discard),
             )
             .style(button::secondary),
-        );
+        ));
     }
     if legal.contains(&Action::Pass) {
-        r = r.push(
+        r = r.push(with_id(
+            PASS_ID,
             action(lang.t(T::Pass), 17.0, Some(Message::Act(Action::Pass)))
                 .style(button::secondary),
-        );
+        ));
     }
     if st.hint.is_some() && !legal.is_empty() {
         r = r.push(
@@ -534,7 +592,7 @@ pub fn view<'a>(st: &'a State, ctx: Ctx<'a>) -> Element<'a, Message> {
 
 /// A short name of an action (for the hint).
 pub fn action_name(lang: Lang, faces: Faces, a: &Action) -> String {
-    let tile = |c: &Card| tile_name(c.tile, faces);
+    let tile = |c: &Card| tile_text(c.tile, faces, lang);
     match a {
         Action::Discard { card, ready } => {
             let d = format!("{} {}", lang.t(T::Discard), tile(card));
