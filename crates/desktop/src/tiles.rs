@@ -511,9 +511,66 @@ pub fn tile_text(t: Tile, faces: Faces, lang: crate::i18n::Lang) -> String {
     }
 }
 
+/// The tiles of a chow run in a sentence: `三四五筒`, `3-4-5 dots`, or `345p` in notation;
+/// any other group (a pung's tile) by its one name.
+pub fn run_text(tiles: &[Tile], faces: Faces, lang: crate::i18n::Lang) -> String {
+    let Some(&first) = tiles.first() else {
+        return String::new();
+    };
+    if tiles.iter().all(|&t| t == first) {
+        return tile_text(first, faces, lang);
+    }
+    if faces == Faces::Notation {
+        return mahjong_rules::format_tiles(tiles);
+    }
+    let numbers: Vec<usize> = tiles.iter().map(|t| t.number() as usize).collect();
+    match lang {
+        crate::i18n::Lang::Zh => {
+            let suit = match first.suit() {
+                Suit::Characters => "萬",
+                Suit::Dots => "筒",
+                Suit::Bamboo => "條",
+                _ => "",
+            };
+            let nums: String = numbers
+                .iter()
+                .map(|&n| NUMERALS[n.clamp(1, 9) - 1])
+                .collect();
+            format!("{nums}{suit}")
+        }
+        crate::i18n::Lang::En => {
+            let suit = match first.suit() {
+                Suit::Characters => "characters",
+                Suit::Dots => "dots",
+                Suit::Bamboo => "bamboo",
+                _ => "",
+            };
+            let nums: Vec<String> = numbers.iter().map(|n| n.to_string()).collect();
+            format!("{} {suit}", nums.join("-"))
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_chow_is_named_as_its_run() {
+        let run = mahjong_rules::parse_tiles("345p").expect("tiles");
+        assert_eq!(
+            run_text(&run, Faces::Chinese, crate::i18n::Lang::Zh),
+            "三四五筒"
+        );
+        assert_eq!(
+            run_text(&run, Faces::Chinese, crate::i18n::Lang::En),
+            "3-4-5 dots"
+        );
+        assert_eq!(
+            run_text(&run, Faces::Notation, crate::i18n::Lang::En),
+            "345p"
+        );
+    }
 
     #[test]
     fn tiles_in_english_sentences_carry_no_chinese() {

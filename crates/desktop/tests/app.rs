@@ -371,7 +371,26 @@ fn a_time_out_discards_automatically() -> Result<(), Error> {
     assert!(h.table().counting());
     let engine = h.engine.as_mut().expect("engine");
     let ups = engine.advance_to(deadline + 1);
-    h.feed(ups);
+    // Until the player's next prompt the line says which tile the timer played.
+    let mut said = None;
+    for u in ups {
+        h.feed(vec![u]);
+        if h.table().timed_out && said.is_none() {
+            let Some(Action::Discard { card, .. }) = h.table().timed_out_action.clone() else {
+                panic!("the timer discarded");
+            };
+            let name = shanghai_mahjong::tiles::tile_text(
+                card.tile,
+                shanghai_mahjong::tiles::Faces::Chinese,
+                Lang::En,
+            );
+            assert!(h.find(&format!(
+                "You ran out of time: {name} was discarded for you"
+            )));
+            said = Some(card);
+        }
+    }
+    assert!(said.is_some(), "the time-out was said");
     h.pump();
     let v = h.table().view.as_ref().expect("view");
     assert_eq!(
@@ -379,8 +398,11 @@ fn a_time_out_discards_automatically() -> Result<(), Error> {
         before + 1,
         "the table discarded for the player"
     );
-    assert!(h.table().timed_out);
-    assert!(h.find("You ran out of time: played automatically"));
+    // Gone at the next prompt: it would read as if the new countdown had run out.
+    if !h.legal().is_empty() {
+        assert!(!h.table().timed_out);
+        assert!(!h.find("You ran out of time"));
+    }
     Ok(())
 }
 
@@ -443,9 +465,89 @@ fn ready_is_declared_with_its_button_and_the_hand_plays_itself() -> Result<(), E
     let i = h.position(card);
     h.click_tile(i)?;
     h.click("敲")?;
-    let v = h.table().view.as_ref().expect("view");
+    let v = h.table().view.clone().expect("view");
     assert!(v.seats[0].ready, "the player declared ready");
     assert!(h.table().auto());
+    // The waits, with the copies still live.
+    let waits = v.waits_live();
+    assert!(!waits.is_empty(), "a ready hand waits on something");
+    if h.table().end.is_none()
+        && h.table()
+            .view
+            .as_ref()
+            .is_some_and(|w| w.hand.len() % 3 == 1)
+    {
+        let listed: Vec<String> = waits
+            .iter()
+            .map(|(t, n)| {
+                let name = shanghai_mahjong::tiles::tile_text(
+                    *t,
+                    shanghai_mahjong::tiles::Faces::Chinese,
+                    Lang::Zh,
+                );
+                format!("{name}（剩 {n} 张）")
+            })
+            .collect();
+        let line = format!("已敲：自动摸打 · 听：{}", listed.join("、"));
+        assert!(h.find(line.as_str()), "not shown: {line}");
+    }
+    Ok(())
+}
+
+#[test]
+fn a_pung_is_called_out_and_named_with_its_tile_and_a_chow_hint_names_its_run() -> Result<(), Error>
+{
+    let mut h = find_prompt("callout", 1..40, |l| {
+        l.iter().any(|a| matches!(a, Action::Pung { .. }))
+    });
+    let PublicPhase::Claims { card, .. } = h.table().view.as_ref().expect("view").phase.clone()
+    else {
+        panic!("a claim window");
+    };
+    h.click("碰")?;
+    let name = shanghai_mahjong::tiles::tile_text(
+        card.tile,
+        shanghai_mahjong::tiles::Faces::Chinese,
+        Lang::Zh,
+    );
+    assert!(h.find("碰！"), "the call-out");
+    assert!(
+        h.find(format!("Mei 碰 {name}").as_str()),
+        "the last move names the verb and tile"
+    );
+    // A chow hint says which chow.
+    let run = mahjong_rules::parse_tiles("34p").expect("tiles");
+    let chow = Action::Chow {
+        cards: [
+            Card {
+                pos: 1,
+                tile: run[0],
+            },
+            Card {
+                pos: 2,
+                tile: run[1],
+            },
+        ],
+    };
+    let five = mahjong_rules::parse_tiles("5p").expect("tile")[0];
+    assert_eq!(
+        shanghai_mahjong::screens::table_view::action_name_at(
+            Lang::Zh,
+            shanghai_mahjong::tiles::Faces::Chinese,
+            &chow,
+            Some(five)
+        ),
+        "吃 三四五筒"
+    );
+    assert_eq!(
+        shanghai_mahjong::screens::table_view::action_name_at(
+            Lang::En,
+            shanghai_mahjong::tiles::Faces::Chinese,
+            &chow,
+            Some(five)
+        ),
+        "Chow 吃 3-4-5 dots"
+    );
     Ok(())
 }
 

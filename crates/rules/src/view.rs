@@ -167,6 +167,32 @@ impl SeatView {
     pub fn must_act(&self) -> bool {
         !self.legal.is_empty()
     }
+
+    /// The tiles this seat's concealed hand waits on (when it holds 3n+1 tiles), each with
+    /// how many copies are still live for it: not in its hand, not in any meld, flower row
+    /// or discard pond it can see ([`SeatView::visible_counts`]). A wait whose copies are all
+    /// seen is listed with 0: the hand is ready on it, but no copy can come.
+    pub fn waits_live(&self) -> Vec<(Tile, u8)> {
+        if self.hand.len() % 3 != 1 {
+            return Vec::new();
+        }
+        let tiles: Vec<Tile> = self.hand.iter().map(|c| c.tile).collect();
+        let counts = crate::tile::counts_of(&tiles);
+        let melds: Vec<crate::hand::MeldShape> = self.seats[self.seat as usize & 3]
+            .melds
+            .iter()
+            .filter_map(|m| {
+                m.tile
+                    .map(|tile| crate::hand::MeldShape { kind: m.kind, tile })
+            })
+            .collect();
+        let mask = crate::hand::waits(&self.options, &counts, &melds, self.wildcard);
+        let seen = self.visible_counts();
+        (0..KINDS)
+            .filter(|&i| mask & (1 << i) != 0)
+            .filter_map(|i| Tile::from_index(i).map(|t| (t, 4u8.saturating_sub(seen[i]))))
+            .collect()
+    }
 }
 
 impl HandState {

@@ -81,7 +81,7 @@ keys! {
     ChowWith, AutoPlay, TimedOut, Legend, HintButton, Totalled, Hands, StopHint, Patterns,
     ScoreRule, FaceUp, Winner, ConcealedKong, Of, Lezi, Bot1, Bot2, Bot3, ClickAgain,
     MoveTimedOut, MoveDiscard, MoveChow, MovePung, MoveKong, MoveReady, MoveFlower, MoveWin, Me,
-    ClickHelp, ProvenNone,
+    ClickHelp, ProvenNone, YourTurnWin, YourClaim, SwapPhase, MoveSwap, TimedOutDiscard, TimedOutPass, ClaimLost, ClaimLostWin, CallChow, CallPung, CallKong, CallReady, CallWin, WaitsLive, WaitLive, BarredTile,
     // Set-up and option editor keys go below this line.
     HandsRestricted, HandsDadiaoche, HandsStandard, NoneValue, BindingQiaoma, BindingChiSanKou,
     MenqingDouble, MenqingFlower, On, Off, NoChanges, ChangedCount, ResetDefaults, DefaultIs,

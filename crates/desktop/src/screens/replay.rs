@@ -149,7 +149,7 @@ impl State {
             .rev()
             .flat_map(|s| s.moves.iter().rev())
             .find(|m| !matches!(m.action, Action::Pass))
-            .map(|mv| LastMove { mv: mv.clone() });
+            .map(|mv| LastMove::new(mv.clone(), &[]));
     }
 
     /// The screen.

@@ -8,7 +8,9 @@
 
 use std::time::Instant;
 
-use mahjong_rules::{Action, Card, Event, Money, Move, PublicPhase, Seat, SeatView};
+use mahjong_rules::{
+    Action, Card, Event, MeldShape, MeldType, Money, Move, PublicPhase, Seat, SeatView,
+};
 use mahjong_table::TableEvent;
 
 use crate::engine::{Command, HUMAN, HandEnd, PracticeConfig, Proof, Update};
@@ -80,11 +82,49 @@ pub enum Exit {
     Leave,
 }
 
-/// The last thing that happened, for the status line.
+/// The last thing that happened, for the status line and the call-out at the seat.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LastMove {
     /// The move.
     pub mv: Move,
+    /// The claim it completed (the claimer and the meld: the last answer to a claim window
+    /// may be another seat's pass), or the kong it made.
+    pub meld: Option<(Seat, MeldShape)>,
+}
+
+impl LastMove {
+    /// The last move, with the claim or kong its events show.
+    pub fn new(mv: Move, events: &[Event]) -> LastMove {
+        let meld = events.iter().find_map(|e| match e {
+            Event::Claimed { seat, meld, .. } | Event::Konged { seat, meld } => {
+                Some((*seat, *meld))
+            }
+            _ => None,
+        });
+        LastMove { mv, meld }
+    }
+
+    /// The seat that acted as the table shows it (the claimer of a claim).
+    pub fn seat(&self) -> Seat {
+        self.meld.map_or(self.mv.seat, |(s, _)| s)
+    }
+
+    /// The call-out of this move at its seat (碰! 吃! 杠! 敲! 胡!), if it is one.
+    pub fn call(&self) -> Option<crate::i18n::T> {
+        use crate::i18n::T;
+        if let Some((_, m)) = self.meld {
+            return Some(match m.kind {
+                MeldType::Chow => T::CallChow,
+                MeldType::Pung => T::CallPung,
+                _ => T::CallKong,
+            });
+        }
+        match self.mv.action {
+            Action::Discard { ready: true, .. } => Some(T::CallReady),
+            Action::Win { .. } => Some(T::CallWin),
+            _ => None,
+        }
+    }
 }
 
 /// The table screen.
@@ -114,8 +154,17 @@ pub struct State {
     pub silent: [bool; 4],
     /// The last move seen.
     pub last: Option<LastMove>,
-    /// The player's own last move was played by the timer.
+    /// The player's own last move was played by the timer (shown until the next prompt).
     pub timed_out: bool,
+    /// What the timer played for the player.
+    pub timed_out_action: Option<Action>,
+    /// The player's claim in the open window (a chow, pung or kong sent).
+    pub my_claim: Option<Action>,
+    /// The player's claim lost to another seat's claim or win: who took the tile, and
+    /// whether by a win.
+    pub claim_lost: Option<(Seat, bool)>,
+    /// A tile the player clicked that the rules do not let go now (just claimed).
+    pub refused: Option<mahjong_rules::Tile>,
     /// The finished hand being shown.
     pub end: Option<Box<HandEnd>>,
     /// Balances after the last hand.
@@ -163,6 +212,10 @@ impl State {
             silent: [false; 4],
             last: None,
             timed_out: false,
+            timed_out_action: None,
+            my_claim: None,
+            claim_lost: None,
+            refused: None,
             end: None,
             balances: [Money::ZERO; 4],
             proven: Vec::new(),
@@ -273,6 +326,13 @@ impl State {
 
     fn act(&mut self, action: Action) {
         if self.legal().contains(&action) {
+            if matches!(
+                action,
+                Action::Chow { .. } | Action::Pung { .. } | Action::Kong { .. }
+            ) {
+                self.my_claim = Some(action.clone());
+            }
+            self.refused = None;
             self.picked = None;
             self.ready_mode = false;
             self.show_hint = false;
@@ -291,6 +351,8 @@ impl State {
                 | Message::Key(_)
         ) {
             self.timed_out = false;
+            self.claim_lost = None;
+            self.refused = None;
         }
         match message {
             Message::Feed(Feed::Ready(c)) => self.commands = Some(c),
@@ -329,8 +391,21 @@ impl State {
         {
             self.act(a);
         } else {
+            if self.picked == Some(i) && self.barred(card) {
+                self.refused = Some(card.tile);
+            }
             self.picked = Some(i);
         }
+    }
+
+    /// Whether the rules hold this tile back now while other discards are offered (the
+    /// tile just claimed, or one that would complete the claimed chow again).
+    fn barred(&self, card: Card) -> bool {
+        self.legal()
+            .iter()
+            .any(|a| matches!(a, Action::Discard { .. }))
+            && self.discard_action(card, false).is_none()
+            && self.discard_action(card, true).is_none()
     }
 
     fn discard_picked(&mut self) {
@@ -470,6 +545,10 @@ impl State {
                 self.silent = [false; 4];
                 self.last = None;
                 self.timed_out = false;
+                self.timed_out_action = None;
+                self.my_claim = None;
+                self.claim_lost = None;
+                self.refused = None;
             }
             TableEvent::YourTurn { view, deadline } => {
                 // A LAN table does not wait while the settlement is read: the player's first
@@ -477,6 +556,11 @@ impl State {
                 if self.is_lan() && self.end.take().is_some() {
                     self.last = None;
                 }
+                // A new prompt: what the timer played for the last one is said no longer
+                // (it would read as if this countdown had run out).
+                self.timed_out = false;
+                self.timed_out_action = None;
+                self.my_claim = None;
                 // The engine sends the hint for this prompt just before it.
                 self.deadline = Some(deadline);
                 self.sent = false;
@@ -493,8 +577,26 @@ impl State {
                     self.sent = false;
                     self.picked = None;
                     self.ready_mode = false;
-                    // Shown until the player next acts by hand.
-                    self.timed_out |= mv.timed_out;
+                    // Shown until the player's next prompt or input.
+                    if mv.timed_out {
+                        self.timed_out = true;
+                        self.timed_out_action = Some(mv.action.clone());
+                    }
+                }
+                if self.my_claim.is_some() {
+                    let taken = events.iter().find_map(|e| match e {
+                        Event::Claimed { seat, .. } => Some((*seat, false)),
+                        Event::HandOver { .. } if matches!(mv.action, Action::Win { .. }) => {
+                            Some((mv.seat, true))
+                        }
+                        _ => None,
+                    });
+                    if let Some((seat, won)) = taken {
+                        if seat != self.me {
+                            self.claim_lost = Some((seat, won));
+                        }
+                        self.my_claim = None;
+                    }
                 }
                 let shown = matches!(
                     mv.action,
@@ -508,7 +610,7 @@ impl State {
                         | Action::Flower { .. }
                 ) || events.iter().any(|e| matches!(e, Event::Claimed { .. }));
                 if shown {
-                    self.last = Some(LastMove { mv });
+                    self.last = Some(LastMove::new(mv, &events));
                 }
             }
             TableEvent::SeatSilent { seat } => {

@@ -8,13 +8,13 @@ use iced::widget::{Space, button, column, container, mouse_area, row, scrollable
 use iced::{Alignment, Element, Length, Size};
 use mahjong_rules::{Action, Card, MeldType, PublicMeld, PublicPhase, Seat, SeatView, Tile};
 
-use super::table::{Message, State};
+use super::table::{LastMove, Message, State};
 use super::{
     ACCENT, MUTED, Names, ON_FELT, WARN, action, bold, label, panel, panel_active, relative, wind,
 };
 use crate::engine::HUMAN;
 use crate::i18n::{Lang, T};
-use crate::tiles::{Faces, Mark, TileView, fit, tile_text};
+use crate::tiles::{Faces, Mark, TileView, fit, run_text, tile_text};
 
 /// What the view needs besides the state.
 #[derive(Clone, Copy, Debug)]
@@ -146,6 +146,16 @@ fn seat_header<'a>(st: &State, v: &SeatView, seat: Seat, ctx: Ctx<'_>) -> Elemen
     if seat == v.dealer {
         top = top.push(bold(lang.t(T::Dealer), 14.0, WARN));
     }
+    // The last claim, kong, 敲 or win, called out big at the seat that made it until the
+    // next move.
+    if let Some(call) = st
+        .last
+        .as_ref()
+        .filter(|l| l.seat() == seat)
+        .and_then(|l| l.call())
+    {
+        top = top.push(bold(lang.t(call), 24.0, WARN));
+    }
     if v.seats[seat as usize].ready {
         top = top.push(bold(lang.t(T::IsReady), 14.0, ACCENT));
     }
@@ -171,9 +181,13 @@ fn seat_header<'a>(st: &State, v: &SeatView, seat: Seat, ctx: Ctx<'_>) -> Elemen
             &[&lang.t(T::Concealed), &v.seats[seat as usize].hand_size],
         ));
     }
-    column![top, label(details.join(" · "), 12.0, MUTED)]
-        .spacing(1)
-        .into()
+    // The row keeps its height with or without a call-out: nothing below it moves.
+    column![
+        top.height(Length::Fixed(30.0)),
+        label(details.join(" · "), 12.0, MUTED)
+    ]
+    .spacing(1)
+    .into()
 }
 
 fn other_seat<'a>(
@@ -228,7 +242,7 @@ fn centre<'a>(st: &State, v: &SeatView, ctx: Ctx<'_>, w: f32) -> Element<'a, Mes
     }
     if let Some(last) = &st.last {
         info = info.push(label(
-            describe_named(lang, ctx.faces, st.names(ctx.name), &last.mv),
+            describe_named(lang, ctx.faces, st.names(ctx.name), last),
             14.0,
             MUTED,
         ));
@@ -244,9 +258,17 @@ fn centre<'a>(st: &State, v: &SeatView, ctx: Ctx<'_>, w: f32) -> Element<'a, Mes
 /// Whose turn it is, or whose discard is open to claims, with the tile.
 fn status<'a>(st: &State, v: &SeatView, ctx: Ctx<'_>, w: f32) -> Element<'a, Message> {
     let lang = ctx.lang;
+    let can_win = st.legal().iter().any(|a| matches!(a, Action::Win { .. }));
     let text: String = match &v.phase {
-        PublicPhase::Turn { seat, .. } | PublicPhase::Flowers { seat } if *seat == v.seat => {
-            lang.t(T::YourTurnDiscard).to_string()
+        PublicPhase::Turn { seat, .. } | PublicPhase::Flowers { seat } if *seat == v.seat => lang
+            .t(if can_win {
+                T::YourTurnWin
+            } else {
+                T::YourTurnDiscard
+            })
+            .to_string(),
+        PublicPhase::Claims { from, .. } if !st.legal().is_empty() => {
+            lang.f(T::YourClaim, &[&st.names(ctx.name).of(lang, *from)])
         }
         PublicPhase::Turn { seat, .. } | PublicPhase::Flowers { seat } => {
             lang.f(T::WaitingFor, &[&st.names(ctx.name).of(lang, *seat)])
@@ -257,8 +279,7 @@ fn status<'a>(st: &State, v: &SeatView, ctx: Ctx<'_>, w: f32) -> Element<'a, Mes
         PublicPhase::RobKong { from, .. } => {
             lang.f(T::RobOn, &[&st.names(ctx.name).of(lang, *from)])
         }
-        // 换牌 (`swap_five`): no catalogue key yet; the name is the same in both languages.
-        PublicPhase::Swap { .. } => "换牌".to_string(),
+        PublicPhase::Swap { .. } => lang.t(T::SwapPhase).to_string(),
         PublicPhase::Over(_) => String::new(),
     };
     let mut r = row![bold(text, 16.0, ON_FELT)]
@@ -278,45 +299,62 @@ fn status<'a>(st: &State, v: &SeatView, ctx: Ctx<'_>, w: f32) -> Element<'a, Mes
             if s <= 5 { WARN } else { ACCENT },
         ));
     }
-    if st.timed_out {
-        r = r.push(label(lang.f(T::TimedOut, &[&lang.t(T::Me)]), 14.0, WARN));
-    }
     r.into()
 }
 
 /// One line for a move.
 pub fn describe(lang: Lang, faces: Faces, me: &str, mv: &mahjong_rules::Move) -> String {
-    describe_named(lang, faces, Names { me, table: None }, mv)
+    describe_named(
+        lang,
+        faces,
+        Names { me, table: None },
+        &LastMove::new(mv.clone(), &[]),
+    )
 }
 
-/// One line for a move, the seats named by `names`.
-pub fn describe_named(
-    lang: Lang,
-    faces: Faces,
-    names: Names<'_>,
-    mv: &mahjong_rules::Move,
-) -> String {
-    let who = names.of(lang, mv.seat);
+/// One line for the last move, the seats named by `names`, with its verb and tiles:
+/// `小红 碰 南`, `Lao Wang chows 3-4-5 dots` (a claim is said as the claimer's, whoever
+/// answered the window last).
+pub fn describe_named(lang: Lang, faces: Faces, names: Names<'_>, last: &LastMove) -> String {
+    let mv = &last.mv;
+    let who = names.of(lang, last.seat());
+    let tile = |t: Tile| tile_text(t, faces, lang);
+    if let Some((_, m)) = last.meld {
+        let key = match m.kind {
+            MeldType::Chow => T::MoveChow,
+            MeldType::Pung => T::MovePung,
+            _ => T::MoveKong,
+        };
+        // A concealed kong stays face down in the line (the others cannot see it).
+        let what = if m.kind == MeldType::ConcealedKong {
+            String::new()
+        } else {
+            run_text(&m.tiles(), faces, lang)
+        };
+        return lang.f(key, &[&who, &what]).trim_end().to_string();
+    }
     let s = match &mv.action {
         Action::Discard { card, ready: true } => {
             format!(
                 "{} · {}",
                 lang.f(T::MoveReady, &[&who]),
-                lang.f(T::MoveDiscard, &[&"", &tile_text(card.tile, faces, lang)])
-                    .trim()
+                lang.f(T::MoveDiscard, &[&"", &tile(card.tile)]).trim()
             )
         }
-        Action::Discard { card, .. } => {
-            lang.f(T::MoveDiscard, &[&who, &tile_text(card.tile, faces, lang)])
+        Action::Discard { card, .. } => lang.f(T::MoveDiscard, &[&who, &tile(card.tile)]),
+        Action::Chow { cards } => {
+            let mut ts: Vec<Tile> = cards.iter().map(|c| c.tile).collect();
+            ts.sort();
+            let what: Vec<String> = ts.into_iter().map(tile).collect();
+            lang.f(T::MoveChow, &[&who, &what.join(" ")])
         }
-        Action::Chow { .. } => lang.f(T::MoveChow, &[&who]),
-        Action::Pung { .. } => lang.f(T::MovePung, &[&who]),
-        Action::Kong { .. } | Action::ConcealedKong { .. } | Action::AddedKong { .. } => {
-            lang.f(T::MoveKong, &[&who])
-        }
+        Action::Pung { cards } => lang.f(T::MovePung, &[&who, &tile(cards[0].tile)]),
+        Action::Kong { cards } => lang.f(T::MoveKong, &[&who, &tile(cards[0].tile)]),
+        Action::ConcealedKong { .. } => lang.f(T::MoveKong, &[&who, &""]).trim_end().to_string(),
+        Action::AddedKong { card } => lang.f(T::MoveKong, &[&who, &tile(card.tile)]),
         Action::Flower { .. } => lang.f(T::MoveFlower, &[&who]),
         Action::Win { .. } => lang.f(T::MoveWin, &[&who]),
-        Action::Swap { .. } => format!("{who} 换牌"),
+        Action::Swap { .. } => lang.f(T::MoveSwap, &[&who]),
         Action::Pass | Action::Leave => who,
     };
     if mv.timed_out {
@@ -542,7 +580,25 @@ pub fn view<'a>(st: &'a State, ctx: Ctx<'a>) -> Element<'a, Message> {
     ]
     .spacing(6)
     .height(Length::Fill);
-    let mut bottom = column![
+    // The status and the buttons, then the notes: each in a space of its own size, so that
+    // nothing moves under the pointer when a hint, a claim bar or a note comes and goes.
+    let bar_h = hand_w * 0.7 + 16.0;
+    let controls = row![
+        container(status(st, v, ctx, small * 1.2))
+            .width(Length::FillPortion(2))
+            .height(Length::Fixed(bar_h))
+            .align_y(Alignment::Center),
+        container(buttons(st, v, ctx, hand_w))
+            .width(Length::FillPortion(3))
+            .height(Length::Fixed(bar_h))
+            .align_y(Alignment::Center),
+    ]
+    .spacing(16);
+    let mut bottom_notes = column![].spacing(2);
+    for (line, color) in notes(st, v, ctx) {
+        bottom_notes = bottom_notes.push(label(line, 14.0, color));
+    }
+    let bottom = column![
         row![
             seat_header(st, v, me, ctx),
             Space::new().width(Length::Fill),
@@ -551,48 +607,112 @@ pub fn view<'a>(st: &'a State, ctx: Ctx<'a>) -> Element<'a, Message> {
         .spacing(10)
         .align_y(Alignment::Center),
         hand(st, v, ctx, hand_w),
-        row![status(st, v, ctx, small * 1.2), buttons(st, v, ctx, hand_w)]
-            .spacing(16)
-            .align_y(Alignment::Center),
+        controls,
+        container(bottom_notes).height(Length::Fixed(NOTE_LINES as f32 * 19.0)),
+        label(lang.t(T::Keys), 12.0, MUTED),
     ]
     .spacing(6);
+    let mine = whose_turn(v) == Some(me) || !st.legal().is_empty();
+    let me_panel = container(bottom)
+        .padding(8)
+        .width(Length::Fill)
+        .style(if mine { panel_active } else { panel });
+    column![middle, me_panel].spacing(6).padding(6).into()
+}
+
+/// Lines the notes area keeps room for.
+const NOTE_LINES: usize = 2;
+
+/// The notes under the buttons, most pressing first, at most [`NOTE_LINES`]: a failure, what
+/// the timer played, a claim that lost, a tile held back, the hint, the waits after 敲.
+fn notes(st: &State, v: &SeatView, ctx: Ctx<'_>) -> Vec<(String, iced::Color)> {
+    let lang = ctx.lang;
+    let names = st.names(ctx.name);
+    let mut out = Vec::new();
+    if let Some(f) = &st.failed {
+        out.push((lang.f(T::Failed, &[f]), WARN));
+    }
+    if st.timed_out {
+        let line = match &st.timed_out_action {
+            Some(Action::Discard { card, .. }) => lang.f(
+                T::TimedOutDiscard,
+                &[&tile_text(card.tile, ctx.faces, lang)],
+            ),
+            Some(Action::Pass) => lang.t(T::TimedOutPass).to_string(),
+            _ => lang.f(T::TimedOut, &[&lang.t(T::Me)]),
+        };
+        out.push((line, WARN));
+    }
+    if let Some((seat, won)) = st.claim_lost {
+        let key = if won { T::ClaimLostWin } else { T::ClaimLost };
+        out.push((lang.f(key, &[&names.of(lang, seat)]), WARN));
+    }
+    if let Some(t) = st.refused {
+        out.push((
+            lang.f(T::BarredTile, &[&tile_text(t, ctx.faces, lang)]),
+            WARN,
+        ));
+    }
     if st.show_hint
         && let Some((a, reason)) = &st.hint
     {
-        bottom = bottom.push(label(
+        out.push((
             lang.f(
                 T::HintText,
                 &[
-                    &action_name(lang, ctx.faces, a),
+                    &action_name_at(lang, ctx.faces, a, claimed_tile(v)),
                     &crate::i18n::hints::reason(lang, ctx.faces, v.seat, reason),
                 ],
             ),
-            14.0,
             ACCENT,
         ));
     }
     if st.auto() {
-        bottom = bottom.push(label(lang.t(T::AutoPlay), 13.0, ACCENT));
+        let waits: Vec<String> = v
+            .waits_live()
+            .into_iter()
+            .map(|(t, n)| lang.f(T::WaitLive, &[&tile_text(t, ctx.faces, lang), &n]))
+            .collect();
+        let line = if waits.is_empty() {
+            lang.t(T::AutoPlay).to_string()
+        } else {
+            format!(
+                "{} · {}",
+                lang.t(T::AutoPlay),
+                lang.f(
+                    T::WaitsLive,
+                    &[&waits.join(if lang == Lang::Zh { "、" } else { ", " })]
+                )
+            )
+        };
+        out.push((line, ACCENT));
     }
-    bottom = bottom.push(label(lang.t(T::Keys), 12.0, MUTED));
-    if let Some(f) = &st.failed {
-        bottom = bottom.push(label(lang.f(T::Failed, &[f]), 14.0, WARN));
+    out.truncate(NOTE_LINES);
+    out
+}
+
+/// The tile open to claims, if any.
+fn claimed_tile(v: &SeatView) -> Option<Tile> {
+    match &v.phase {
+        PublicPhase::Claims { card, .. } | PublicPhase::RobKong { card, .. } => Some(card.tile),
+        _ => None,
     }
-    let me_panel =
-        container(bottom)
-            .padding(8)
-            .width(Length::Fill)
-            .style(if whose_turn(v) == Some(me) {
-                panel_active
-            } else {
-                panel
-            });
-    column![middle, me_panel].spacing(6).padding(6).into()
 }
 
 /// A short name of an action (for the hint).
 pub fn action_name(lang: Lang, faces: Faces, a: &Action) -> String {
+    action_name_at(lang, faces, a, None)
+}
+
+/// A short name of an action, a chow named by its run with the `claimed` tile (`吃 三四五筒`:
+/// which chow, when the tile makes more than one).
+pub fn action_name_at(lang: Lang, faces: Faces, a: &Action, claimed: Option<Tile>) -> String {
     let tile = |c: &Card| tile_text(c.tile, faces, lang);
+    if let Action::Chow { cards } = a {
+        let mut run: Vec<Tile> = cards.iter().map(|c| c.tile).chain(claimed).collect();
+        run.sort();
+        return format!("{} {}", lang.t(T::Chow), run_text(&run, faces, lang));
+    }
     match a {
         Action::Discard { card, ready } => {
             let d = format!("{} {}", lang.t(T::Discard), tile(card));
@@ -609,7 +729,7 @@ pub fn action_name(lang: Lang, faces: Faces, a: &Action) -> String {
         }
         Action::Win { .. } => lang.t(T::Win).to_string(),
         Action::Flower { .. } => lang.t(T::Flower).to_string(),
-        Action::Swap { .. } => "换牌".to_string(),
+        Action::Swap { .. } => lang.t(T::SwapPhase).to_string(),
         Action::Pass | Action::Leave => lang.t(T::Pass).to_string(),
     }
 }
