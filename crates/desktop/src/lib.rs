@@ -78,6 +78,9 @@ pub fn run(args: cli::Args) -> iced::Result {
     let _ = lan::LAUNCHED.set(std::time::Instant::now());
     let lan = lan::LanOptions::from_args(&args);
     let flags = app::Flags::from_args(args);
+    // The log (`mahjong.log` in the data dir): the table's prompts and the player's moves,
+    // the LAN. A data dir that cannot be written leaves the app without a log, not closed.
+    let _ = mahjong_store::init_logging(&flags.data_dir);
     iced::application(
         move || {
             let (mut app, task) = app::App::new(flags.clone());

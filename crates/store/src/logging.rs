@@ -17,6 +17,13 @@ use crate::files;
 /// The log file's name in the data directory.
 pub const LOG_FILE: &str = "mahjong.log";
 
+/// The filter without `RUST_LOG`: our own events at `info`, the window and font libraries
+/// only when something goes wrong (at `info` winit alone writes every window attribute at
+/// each launch, some 170 KB).
+pub const DEFAULT_FILTER: &str = "info,winit=warn,iced_winit=warn,iced_wgpu=warn,iced_tiny_skia=warn,\
+iced_graphics=warn,iced=warn,wgpu=warn,wgpu_core=warn,naga=warn,cosmic_text=warn,calloop=warn,\
+sctk=warn,x11rb=warn,softbuffer=warn,tiny_skia=warn,fontdb=warn";
+
 /// Size above which the log is moved to `mahjong.log.1` at start-up.
 pub const ROTATE_BYTES: u64 = 16 << 20;
 
@@ -35,7 +42,8 @@ pub fn init_logging(data_dir: &Path) -> Result<PathBuf, StoreError> {
         .append(true)
         .open(&path)
         .map_err(|e| StoreError::io(&path, e))?;
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let filter =
+        EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(DEFAULT_FILTER));
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(Mutex::new(file))

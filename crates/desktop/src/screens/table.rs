@@ -567,9 +567,19 @@ impl State {
                 self.prompt = Some(view.legal.clone());
                 self.view = Some(view);
                 self.auto_play();
+                if !self.sent {
+                    self.log_prompt();
+                }
             }
             TableEvent::Moved { mv, events } => {
                 if mv.seat == self.me {
+                    tracing::info!(
+                        target: "table",
+                        hand = self.hand,
+                        action = %action_log(&mv.action),
+                        timed_out = mv.timed_out,
+                        "you played"
+                    );
                     self.prompt = None;
                     self.hint = None;
                     self.show_hint = false;
@@ -637,6 +647,34 @@ impl State {
         }
     }
 
+    /// Logs the player's prompt: the hand in the order shown (notation), whether the last
+    /// tile is the drawn one apart, and what the rules offer. Read by the real-window tests.
+    fn log_prompt(&self) {
+        let shown: Vec<String> = self
+            .shown_hand()
+            .iter()
+            .map(|c| c.tile.to_string())
+            .collect();
+        let drawn = self
+            .view
+            .as_ref()
+            .is_some_and(|v| v.drawn.is_some_and(|d| v.hand.contains(&d)));
+        let kind = match self.view.as_ref().map(|v| &v.phase) {
+            Some(PublicPhase::Turn { .. }) => "turn",
+            Some(PublicPhase::Claims { .. } | PublicPhase::RobKong { .. }) => "claim",
+            _ => "other",
+        };
+        tracing::info!(
+            target: "table",
+            hand = self.hand,
+            kind,
+            shown = %shown.join(" "),
+            drawn,
+            offered = self.legal().len(),
+            "your prompt"
+        );
+    }
+
     /// Flowers are set aside at once, a prompt whose only choice is to pass is passed, and
     /// after 敲 the hand plays itself (draw and discard,
     /// pass on claims) except where it can win: a win is the player's to take.
@@ -679,5 +717,29 @@ impl State {
     /// The config this table runs.
     pub fn config(&self) -> &PracticeConfig {
         &self.key.config
+    }
+}
+
+/// An action in a log line, tiles in notation: `discard 5m`, `ready 5m`, `pung 55m`.
+fn action_log(a: &Action) -> String {
+    let tiles = |cs: &[Card]| {
+        cs.iter()
+            .map(|c| c.tile.to_string())
+            .collect::<Vec<_>>()
+            .join("")
+    };
+    match a {
+        Action::Discard { card, ready: false } => format!("discard {}", card.tile),
+        Action::Discard { card, ready: true } => format!("ready {}", card.tile),
+        Action::Chow { cards } => format!("chow {}", tiles(cards)),
+        Action::Pung { cards } => format!("pung {}", tiles(cards)),
+        Action::Kong { cards } => format!("kong {}", tiles(cards)),
+        Action::ConcealedKong { cards } => format!("concealed kong {}", tiles(cards)),
+        Action::AddedKong { card } => format!("added kong {}", card.tile),
+        Action::Flower { card } => format!("flower {}", card.tile),
+        Action::Win { .. } => "win".to_string(),
+        Action::Pass => "pass".to_string(),
+        Action::Leave => "leave".to_string(),
+        Action::Swap { .. } => "swap".to_string(),
     }
 }

@@ -1,0 +1,289 @@
+//! The real app in a real window (Xvfb), played with the mouse (xdotool) as a person would:
+//! at a practice table the player clicks the *left* copy of a pair — twice, the second click
+//! 0.1 s after the first — and that tile is discarded. (The tests that pressed keys on the copy
+//! the rules offered passed while this click did nothing.)
+//!
+//! Where the tiles are on screen comes from the app's own layout: the same `view` in the
+//! `iced_test` simulator, at the window's size, with a hand of the same tiles; what the player
+//! holds and what was played come from the app's log (`mahjong.log`, the table's "your
+//! prompt" and "you played" lines).
+//!
+//! Needs Xvfb and xdotool (CI installs them); skips with a message where they are missing.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use iced_test::{Simulator, selector};
+use mahjong_rules::{Card, Dice, HandState, Money, Options, Ruleset, Setup, Tile, Wall};
+use shanghai_mahjong::app::{App, Flags, Message};
+use shanghai_mahjong::engine::Update;
+use shanghai_mahjong::i18n::Lang;
+use shanghai_mahjong::screens::table::Message as TableMsg;
+use shanghai_mahjong::screens::table_view::hand_tile_id;
+use shanghai_mahjong::settings::Settings;
+use shanghai_mahjong::worker::Feed;
+
+/// A child killed on drop.
+struct Kid(Child);
+
+impl Drop for Kid {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn have(tool: &str) -> bool {
+    Command::new("sh")
+        .args(["-c", &format!("command -v {tool}")])
+        .stdout(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// An X server of its own on a free display number.
+fn xvfb(w: u32, h: u32) -> Option<(Kid, String)> {
+    for n in 0..50 {
+        let d = 170 + (std::process::id() % 200) + n;
+        if Path::new(&format!("/tmp/.X11-unix/X{d}")).exists() {
+            continue;
+        }
+        let kid = Kid(Command::new("Xvfb")
+            .arg(format!(":{d}"))
+            .args(["-screen", "0", &format!("{w}x{h}x24"), "-nolisten", "tcp"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .ok()?);
+        let start = Instant::now();
+        while start.elapsed() < Duration::from_secs(10) {
+            if Path::new(&format!("/tmp/.X11-unix/X{d}")).exists() {
+                return Some((kid, format!(":{d}")));
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+    None
+}
+
+fn xdotool(display: &str, args: &[&str]) -> String {
+    let out = Command::new("xdotool")
+        .args(args)
+        .env("DISPLAY", display)
+        .output()
+        .expect("xdotool runs");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// One "your prompt" line of the log.
+#[derive(Debug)]
+struct Prompt {
+    kind: String,
+    shown: Vec<Tile>,
+    drawn: bool,
+}
+
+fn field<'a>(line: &'a str, key: &str) -> Option<&'a str> {
+    let at = line.find(&format!("{key}="))? + key.len() + 1;
+    let rest = &line[at..];
+    // `shown` is the last field with spaces before the next key.
+    if key == "shown" {
+        let end = rest.find(" drawn=").unwrap_or(rest.len());
+        return Some(&rest[..end]);
+    }
+    Some(
+        rest.split_whitespace()
+            .next()
+            .unwrap_or("")
+            .trim_matches('"'),
+    )
+}
+
+fn prompts(log: &str) -> Vec<Prompt> {
+    log.lines()
+        .filter(|l| l.contains("your prompt"))
+        .filter_map(|l| {
+            Some(Prompt {
+                kind: field(l, "kind")?.to_string(),
+                shown: field(l, "shown")?
+                    .split_whitespace()
+                    .filter_map(|t| t.parse().ok())
+                    .collect(),
+                drawn: field(l, "drawn")? == "true",
+            })
+        })
+        .collect()
+}
+
+fn played(log: &str) -> Vec<String> {
+    log.lines()
+        .filter(|l| l.contains("you played"))
+        .map(|l| l.to_string())
+        .collect()
+}
+
+/// Where the app draws hand tile `i` when the hand shows `shown` (the last apart when
+/// `drawn`): the same view in the simulator, at the window's size.
+fn tile_centre(dir: &Path, shown: &[Tile], drawn: bool, i: usize) -> (f32, f32) {
+    Settings {
+        name: "Mei".into(),
+        lang: Lang::Zh,
+        ..Settings::default()
+    }
+    .save(dir)
+    .expect("settings");
+    let (mut app, _) = App::new(Flags {
+        data_dir: dir.to_path_buf(),
+        lang: Some(Lang::Zh),
+        practice: Some(Ruleset::Qiaoma),
+        seed: Some(1),
+        think_ms: (0, 0),
+    });
+    let setup = Setup {
+        options: Options::preset(Ruleset::Qiaoma),
+        stake: Money::coins(1),
+        dealer: 0,
+        dice: Dice::new(3, 4).expect("dice"),
+        huangfan: 0,
+    };
+    let st = HandState::new(setup, &Wall::shuffled([7; 32])).expect("a hand");
+    let mut view = st.view(0);
+    view.hand = shown
+        .iter()
+        .enumerate()
+        .map(|(p, &tile)| Card { pos: p as u8, tile })
+        .collect();
+    view.drawn = if drawn {
+        view.hand.last().copied()
+    } else {
+        None
+    };
+    let _ = app.update(Message::Table(TableMsg::Feed(Feed::Update(Update::View {
+        view: Box::new(view),
+        now: 0,
+    }))));
+    let mut ui = Simulator::with_size(shanghai_mahjong::iced_settings(), app.size, app.view());
+    let target = ui.find(selector::id(hand_tile_id(i))).expect("the tile");
+    let b = target.visible_bounds().expect("visible");
+    // Below the centre: the face, not the lifted space above a tile not picked.
+    (b.center_x(), b.y + b.height * 0.7)
+}
+
+#[test]
+fn the_left_copy_of_a_pair_is_discarded_by_two_mouse_clicks_in_a_real_window() {
+    if !have("Xvfb") || !have("xdotool") {
+        eprintln!("skipped: needs Xvfb and xdotool (apt-get install xvfb xdotool)");
+        return;
+    }
+    let Some((_x, display)) = xvfb(1280, 800) else {
+        eprintln!("skipped: Xvfb did not start");
+        return;
+    };
+    let dir: PathBuf = std::env::temp_dir().join(format!("shanghai-window-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    Settings {
+        name: "Mei".into(),
+        lang: Lang::Zh,
+        ..Settings::default()
+    }
+    .save(&dir)
+    .expect("settings");
+    let app = Kid(Command::new(env!("CARGO_BIN_EXE_shanghai-mahjong"))
+        .arg("--data-dir")
+        .arg(&dir)
+        .args(["--practice", "qiaoma", "--lang", "zh"])
+        .env("DISPLAY", &display)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the app starts"));
+    let pid = app.0.id().to_string();
+    let log_path = dir.join("mahjong.log");
+    let layout_dir = dir.join("layout");
+    let start = Instant::now();
+    let mut window = String::new();
+    let mut handled = 0;
+    let mut clicked: Option<(Tile, usize)> = None;
+    let mut pairs_seen = 0;
+    while start.elapsed() < Duration::from_secs(240) {
+        std::thread::sleep(Duration::from_millis(100));
+        if window.is_empty() {
+            window = xdotool(&display, &["search", "--pid", &pid])
+                .lines()
+                .last()
+                .unwrap_or("")
+                .to_string();
+            continue;
+        }
+        let log = std::fs::read_to_string(&log_path).unwrap_or_default();
+        if let Some((tile, at)) = clicked {
+            // The next move of the player's after the clicks.
+            let moves = played(&log);
+            if moves.len() > at {
+                let line = &moves[at];
+                assert!(
+                    line.contains(&format!("action=discard {tile}")),
+                    "clicking the left copy of {tile} played: {line}"
+                );
+                assert!(line.contains("timed_out=false"), "the timer played: {line}");
+                let shot = std::env::temp_dir().join("shanghai-window-pair.png");
+                let _ = Command::new("import")
+                    .args(["-window", "root"])
+                    .arg(&shot)
+                    .env("DISPLAY", &display)
+                    .status();
+                let _ = std::fs::remove_dir_all(&dir);
+                eprintln!(
+                    "discarded the left copy of {tile} by mouse after {:.1} s ({pairs_seen} pair(s) seen)",
+                    start.elapsed().as_secs_f32()
+                );
+                return;
+            }
+            continue;
+        }
+        let ps = prompts(&log);
+        if ps.len() <= handled {
+            continue;
+        }
+        handled = ps.len();
+        let p = &ps[ps.len() - 1];
+        std::thread::sleep(Duration::from_millis(300));
+        match p.kind.as_str() {
+            "claim" => {
+                xdotool(&display, &["windowfocus", "--sync", &window]);
+                xdotool(&display, &["key", "--window", &window, "space"]);
+            }
+            "turn" => {
+                let n = p.shown.len();
+                let concealed = if p.drawn { n - 1 } else { n };
+                let pair = (0..concealed.saturating_sub(1))
+                    .find(|&i| p.shown[i] == p.shown[i + 1] && !p.shown[i].is_flower());
+                let (i, tile) = match pair {
+                    Some(i) => (i, p.shown[i]),
+                    // No pair yet: discard the last tile by two clicks too.
+                    None => (n - 1, p.shown[n - 1]),
+                };
+                let (x, y) = tile_centre(&layout_dir, &p.shown, p.drawn, i);
+                let (x, y) = (format!("{}", x as i32), format!("{}", y as i32));
+                xdotool(&display, &["mousemove", "--window", &window, &x, &y]);
+                xdotool(&display, &["click", "1"]);
+                std::thread::sleep(Duration::from_millis(100));
+                xdotool(&display, &["click", "1"]);
+                if pair.is_some() {
+                    pairs_seen += 1;
+                    clicked = Some((tile, played(&log).len()));
+                }
+            }
+            _ => {}
+        }
+    }
+    let log = std::fs::read_to_string(&log_path).unwrap_or_default();
+    panic!(
+        "no pair discarded by mouse within the time: clicked {clicked:?}, log:\n{}",
+        log.lines()
+            .filter(|l| l.contains("table"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}
