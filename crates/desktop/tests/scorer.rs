@@ -140,11 +140,13 @@ fn the_scorer_pays_what_mahjong_score_pays_on_the_worked_examples() -> Result<()
             assert_eq!(paid, expected, "example {n}");
             // The settlement is shown: payments and the rules crate's explanation.
             assert!(h.find(lang.t(T::PaymentsLabel)));
-            let rules_lang = match lang {
-                Lang::Zh => mahjong_rules::explain_text::Lang::Zh,
-                Lang::En => mahjong_rules::explain_text::Lang::En,
-            };
-            for line in mahjong_rules::explain_text::render_width(explanation, rules_lang, 100) {
+            let seats = [0u8, 1, 2, 3].map(|s| scorer(&h).seat_label(lang, s));
+            for line in shanghai_mahjong::screens::settle::explanation_text(
+                lang,
+                Faces::Chinese,
+                seats,
+                explanation,
+            ) {
                 assert!(
                     h.find(line.as_str()),
                     "example {n} {lang}: not shown: {line}"
@@ -168,7 +170,7 @@ fn wrong_clicks_are_explained_and_a_non_win_names_the_reason() -> Result<(), Err
     assert!(h.find("There are only 4 of 5m."), "a fifth copy is refused");
     assert_eq!(scorer(&h).concealed.len(), 4);
     id(&mut h, face_id(t("1f")))?;
-    assert!(h.find("1f is a flower here: set it aside with “flower 花”."));
+    assert!(h.find("1f is a flower here: set it aside with “flower”."));
     id(&mut h, "scorer-mode-chow")?;
     id(&mut h, face_id(t("8s")))?;
     assert!(h.find("A chow is three suited tiles in sequence: it cannot start on 8s."));
@@ -181,7 +183,12 @@ fn wrong_clicks_are_explained_and_a_non_win_names_the_reason() -> Result<(), Err
         panic!("not refused: {:?}", scorer(&h).outcome());
     };
     assert!(h.find("This hand cannot be scored as entered:"));
-    assert!(h.find(e.to_string().as_str()));
+    let said = scorer(&h).score_error(Lang::En, &e);
+    assert!(
+        said.starts_with("East's hand does not win under Qiaoma"),
+        "{said}"
+    );
+    assert!(h.find(said.as_str()));
     // Clicking a tile of the hand takes it back.
     id(&mut h, "scorer-hand-0")?;
     assert_eq!(scorer(&h).tile_count(), 13);

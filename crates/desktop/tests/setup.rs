@@ -156,9 +156,9 @@ fn the_rules_open_from_home_and_over_a_table_which_keeps_its_hand() -> Result<()
     assert!(h.find(Lang::Zh.t(T::OptKaibaoHelp)));
     h.click("English")?;
     assert!(h.find("§9 Options"));
-    assert!(h.find("The rules: Qiaoma 敲麻"));
+    assert!(h.find("The rules: Qiaoma (敲麻)"));
     // The sections about other presets are marked as such.
-    assert!(h.find("(about another preset; this table plays Qiaoma 敲麻)"));
+    assert!(h.find("(about another preset; this table plays Qiaoma (敲麻))"));
     h.click("Back")?;
     assert!(matches!(h.app.screen, Screen::Home(_)) && h.app.rules.is_none());
     // Over a table: the table keeps running underneath and comes back as it was.

@@ -35,7 +35,7 @@ pub mod tile;
 pub use hand::{HandType, MeldShape, MeldType};
 pub use options::{BindingRule, HandsRule, MenqingEffect, Options, OptionsError, Ruleset};
 pub use scoring::{
-    Explanation, Money, ScoreError, ScoreResult, Seat, Settlement, WinKind, WinnerHand,
+    Explanation, Money, ScoreError, ScoreResult, Seat, Settlement, Unwinnable, WinKind, WinnerHand,
     WinnerScore, explain, score, settle,
 };
 pub use settlement::{SettlementError, parse_settlement, score_json};

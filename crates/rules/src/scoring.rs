@@ -229,11 +229,34 @@ pub enum ScoreError {
         /// The ruleset.
         ruleset: Ruleset,
         /// Why.
-        why: String,
+        why: Unwinnable,
     },
     /// Inconsistent or impossible input.
     #[error("{0}")]
     Invalid(String),
+}
+
+/// Why a complete-looking hand does not win (typed, so that a front end can say it in its
+/// own language; `Display` is the English the command line prints).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, thiserror::Error)]
+pub enum Unwinnable {
+    /// The ruleset needs 敲 before a win.
+    #[error("the seat had not declared ready (敲), which this ruleset needs to win")]
+    NotDeclared,
+    /// Four sets and a pair, but none of the restricted winning types.
+    #[error(
+        "a standard hand, but not one of the winning types (碰碰胡, 混一色, 清一色, 混碰, 清碰, 风一色, 风碰)"
+    )]
+    NotAWinningType,
+    /// Not four sets and a pair.
+    #[error("not four sets and a pair")]
+    NotStandard,
+    /// Not four sets and a pair even with the wildcards.
+    #[error("not four sets and a pair, even with the wildcards")]
+    NotStandardWithWildcards,
+    /// No winning type at all.
+    #[error("no winning type")]
+    NoWinningType,
 }
 
 fn invalid<T>(s: impl Into<String>) -> Result<T, ScoreError> {
@@ -567,13 +590,13 @@ fn check_winner_tiles(s: &Settlement, w: &WinnerHand) -> Result<(), ScoreError> 
             seat,
             hand: crate::tile::format_tiles(&w.concealed),
             ruleset: o.ruleset,
-            why: "the seat had not declared ready (敲), which this ruleset needs to win".into(),
+            why: Unwinnable::NotDeclared,
         });
     }
     Ok(())
 }
 
-fn not_winning(s: &Settlement, w: &WinnerHand, why: &str) -> ScoreError {
+fn not_winning(s: &Settlement, w: &WinnerHand, why: Unwinnable) -> ScoreError {
     let mut hand = crate::tile::format_tiles(&w.concealed);
     for m in &w.melds {
         hand.push(' ');
@@ -583,7 +606,7 @@ fn not_winning(s: &Settlement, w: &WinnerHand, why: &str) -> ScoreError {
         seat: w.seat,
         hand,
         ruleset: s.options.ruleset,
-        why: why.into(),
+        why,
     }
 }
 
@@ -700,9 +723,9 @@ fn value_lezi(
     };
     if types.is_empty() {
         let why = if crate::shape::is_standard(&concealed) {
-            "a standard hand, but not one of the winning types (碰碰胡, 混一色, 清一色, 混碰, 清碰, 风一色, 风碰)"
+            Unwinnable::NotAWinningType
         } else {
-            "not four sets and a pair"
+            Unwinnable::NotStandard
         };
         return Err(not_winning(s, w, why));
     }
@@ -812,7 +835,7 @@ fn value_lezi(
         ..
     }) = best
     else {
-        return Err(not_winning(s, w, "no winning type"));
+        return Err(not_winning(s, w, Unwinnable::NoWinningType));
     };
     let cap = cap.map(|c| Cap {
         base_lezi: c.base_lezi,
@@ -928,11 +951,7 @@ fn value_baida(
     // pattern of holding the four, however the hand was won (004: 同时拥有4百搭和其他胡牌类型时).
     let sibaida = jokers == 4;
     if !(standard || (sibaida && s.kind == WinKind::FourWildcards)) {
-        return Err(not_winning(
-            s,
-            w,
-            "not four sets and a pair, even with the wildcards",
-        ));
+        return Err(not_winning(s, w, Unwinnable::NotStandardWithWildcards));
     }
     // Wind pungs earn a flower only as three real wind tiles; a wildcard earns its own.
     let wind_pungs = if standard {

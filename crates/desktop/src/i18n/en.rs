@@ -18,9 +18,9 @@ pub fn text(key: T) -> &'static str {
             "A table against three bots, offline; the deal, its audit and the four signatures are exactly those of a networked table."
         }
         T::Preset => "Rules",
-        T::Qiaoma => "Qiaoma 敲麻",
+        T::Qiaoma => "Qiaoma (敲麻)",
         T::Classic => "Classic",
-        T::Baida => "Baida 百搭",
+        T::Baida => "Baida (百搭)",
         T::Random => "random",
         T::Basic => "basic",
         T::Strong => "strong",
@@ -39,7 +39,7 @@ pub fn text(key: T) -> &'static str {
         T::Dealer => "Dealer",
         T::WallLeft => "Wall {0}",
         T::Dice => "Dice {0}·{1}",
-        T::Huangfan => "荒番 bonus {0}",
+        T::Huangfan => "Draw bonus (荒番) {0}",
         T::Indicator => "Indicator",
         T::Wildcard => "Wildcard",
         T::HandNo => "Hand {0}",
@@ -49,13 +49,13 @@ pub fn text(key: T) -> &'static str {
         T::RobOn => "{0} adds to a kong",
         T::WaitingFor => "Waiting for {0}",
         T::Seconds => "{0} s",
-        T::Chow => "Chow 吃",
-        T::Pung => "Pung 碰",
-        T::Kong => "Kong 杠",
-        T::Win => "Win 胡",
-        T::Ready => "Ready 敲",
-        T::Pass => "Pass 过",
-        T::Flower => "Flower 补花",
+        T::Chow => "Chow",
+        T::Pung => "Pung",
+        T::Kong => "Kong",
+        T::Win => "Win",
+        T::Ready => "Ready",
+        T::Pass => "Pass",
+        T::Flower => "Flower",
         T::Discard => "Discard",
         T::Hint => "Hint",
         T::HintText => "Strong bot: {0} — {1}",
@@ -81,7 +81,7 @@ pub fn text(key: T) -> &'static str {
         T::Points => "Points P: {0}",
         T::Value => "Value V: {0}",
         T::Multiplier => "Multiplier: ×{0}",
-        T::Cap => "Cap: {0} lezi 勒子 ({1} points)",
+        T::Cap => "Cap: {0} lezi ({1} points)",
         T::NoCap => "No cap",
         T::TableLimit => "Table limit: {0} lezi",
         T::ScoreS => "Each paying seat pays S = {0} points",
@@ -95,16 +95,16 @@ pub fn text(key: T) -> &'static str {
         T::Cheated => "{0} cheated, and it is proven: {1}",
         T::SessionOver => "Session over",
         T::Back => "Back",
-        T::WinSelfDraw => "self-draw 自摸",
-        T::WinDiscard => "on a discard 点炮",
-        T::WinRobKong => "robbing a kong 抢杠",
-        T::WinEightFlowers => "eight flowers 八花齐",
-        T::WinFourWildcards => "four wildcards 四百搭",
+        T::WinSelfDraw => "self-draw",
+        T::WinDiscard => "on a discard",
+        T::WinRobKong => "robbing a kong",
+        T::WinEightFlowers => "eight flowers (八花齐)",
+        T::WinFourWildcards => "four wildcards (四百搭)",
         T::FromSeat => "{0} discarded it",
         T::PaidByAll => "Self-draw: each of the other three pays S",
         T::PaidByDiscarder => "On a discard: the discarder pays",
         T::Binding => {
-            "承包: {0} and {1} made {2} claims on each other: the 承包 payment table applies"
+            "Bound (承包): {0} and {1} made {2} claims on each other, so the binding payment table applies"
         }
         T::Concealed => "Hand",
         T::Failed => "The table cannot go on: {0}",
@@ -155,11 +155,11 @@ pub fn text(key: T) -> &'static str {
         T::BarredTile => "You cannot discard {0} right after claiming it",
         // Set-up and option editor keys go below this line.
         T::HandsRestricted => "restricted hands",
-        T::HandsDadiaoche => "restricted + 大吊车",
+        T::HandsDadiaoche => "restricted + the big hook (大吊车)",
         T::HandsStandard => "any standard hand",
         T::NoneValue => "none",
-        T::BindingQiaoma => "承包 (qiaoma)",
-        T::BindingChiSanKou => "吃三口 (classic)",
+        T::BindingQiaoma => "bound (承包)",
+        T::BindingChiSanKou => "bound by three claims (吃三口)",
         T::MenqingDouble => "×2, cap 2 lezi",
         T::MenqingFlower => "one more flower",
         T::On => "on",
@@ -180,16 +180,16 @@ pub fn text(key: T) -> &'static str {
         }
         T::LengthHands => "{0} hands",
         T::LengthByHands => "Hands",
-        T::LengthFourRounds => "Four rounds 四圈",
-        T::OptMustDeclareReady => "Must declare ready 敲",
+        T::LengthFourRounds => "Four rounds",
+        T::OptMustDeclareReady => "Must declare ready (敲)",
         T::OptMustDeclareReadyHelp => {
             "A seat can only win after declaring ready (敲); off, declaring is optional."
         }
         T::OptHands => "Winning hands",
         T::OptHandsHelp => {
-            "Which hands win: only flushes, all-pung and honour hands; the same plus 大吊车 alone; or any four sets and a pair."
+            "Which hands win: only flushes, all-pung and honour hands; the same plus the big hook (大吊车) alone; or any four sets and a pair."
         }
-        T::OptWildcard => "Wildcard 百搭",
+        T::OptWildcard => "Wildcard (百搭)",
         T::OptWildcardHelp => {
             "An indicator tile is turned up and the tile after it is a wildcard that stands for any tile."
         }
@@ -203,11 +203,11 @@ pub fn text(key: T) -> &'static str {
         }
         T::OptBasePoints => "Base",
         T::OptBasePointsHelp => {
-            "The base added to the winner's flowers (底分), or the base flower in 百搭 (底花)."
+            "The base added to the winner's flowers (底分), or the base flower in baida (底花)."
         }
         T::OptLeziPoints => "Points in a lezi",
         T::OptLeziPointsHelp => {
-            "Points in one 勒子, the unit of the caps and fixed hand values (10 in 敲麻, 8 in classic)."
+            "Points in one lezi (勒子), the unit of the caps and fixed hand values (10 in qiaoma, 8 in classic)."
         }
         T::OptTableLimit => "Table limit",
         T::OptTableLimitHelp => {
@@ -215,21 +215,21 @@ pub fn text(key: T) -> &'static str {
         }
         T::OptBinding => "Responsibility",
         T::OptBindingHelp => {
-            "Two seats with three or more claims on each other's discards are bound: the 承包 or 吃三口 table says who pays more."
+            "Two seats with three or more claims on each other's discards are bound: the binding (承包) or three-claims (吃三口) table says who pays more."
         }
-        T::OptKaibao => "开宝 dice",
+        T::OptKaibao => "Lucky dice (开宝)",
         T::OptKaibaoHelp => "Dice showing a pair or 1 and 4 double the hand and its cap (开宝).",
-        T::OptDiceHuangfan => "Dice add 荒番",
+        T::OptDiceHuangfan => "Dice add a draw bonus (荒番)",
         T::OptDiceHuangfanHelp => {
-            "Such dice add to the 荒番 counter instead (1-1 and 4-4 add 2, other pairs and 1-4 add 1)."
+            "Such dice add to the draw bonus (荒番) counter instead (1-1 and 4-4 add 2, other pairs and 1-4 add 1)."
         }
-        T::OptMenqing => "门清",
+        T::OptMenqing => "Concealed hand (门清)",
         T::OptMenqingHelp => {
             "What a hand with no claimed meld earns: ×2 with a 2-lezi cap, one more flower, or nothing."
         }
-        T::OptEightFlowers => "八花齐",
+        T::OptEightFlowers => "Eight flowers (八花齐)",
         T::OptEightFlowersHelp => "A seat holding all eight flowers wins at once.",
-        T::OptFourWildcards => "四百搭",
+        T::OptFourWildcards => "Four wildcards (四百搭)",
         T::OptFourWildcardsHelp => {
             "A seat holding all four wildcards wins at once (needs the wildcard)."
         }
@@ -243,7 +243,7 @@ pub fn text(key: T) -> &'static str {
         }
         T::OptClaimSeconds => "Time to claim",
         T::OptClaimSecondsHelp => {
-            "Seconds to answer 吃 碰 杠 胡 on a discard; at zero the table passes for you."
+            "Seconds to answer a discard (chow, pung, kong, win); at zero the table passes for you."
         }
         T::OptStartSeconds => "Time to start",
         T::OptStartSecondsHelp => "Seconds everyone has to press start once the table is full.",
@@ -253,14 +253,14 @@ pub fn text(key: T) -> &'static str {
         }
         T::OptDisconnectSeconds => "Silence allowed",
         T::OptDisconnectSecondsHelp => "Seconds of silence after which a seat counts as a leaver.",
-        T::OptChipLimit => "逛花园 chips",
+        T::OptChipLimit => "Chip limit (逛花园)",
         T::OptChipLimitHelp => {
             "Each player starts with this many chips; with none left a player pays no more (none: no limit)."
         }
         T::Refused => "This combination cannot be played:",
         T::RefuseLine => "{0} ({1}): {2}",
         T::RefuseLimitNeedsLezi => "a table limit in lezi needs the points in a lezi",
-        T::RefuseFourWildcards => "四百搭 needs the wildcard",
+        T::RefuseFourWildcards => "Four wildcards (四百搭) needs the wildcard",
         T::RefuseNeedsLezi => {
             "qiaoma and classic scoring count in lezi: the points in a lezi cannot be none"
         }
@@ -414,22 +414,22 @@ pub fn text(key: T) -> &'static str {
         T::ScorerOptionsChanged => "Options · stake {0} · {1} changed",
         T::HowWon => "How it was won",
         T::FromLabel => "Discarded by (or whose kong was robbed)",
-        T::DeclaredLabel => "Declared ready 敲",
-        T::KaibaoLabel => "开宝 dice (a pair or 1 and 4)",
-        T::ReplacementLabel => "Won on a replacement draw 杠开",
-        T::HuangfanLabel => "荒番 counter {0}",
+        T::DeclaredLabel => "Declared ready (敲)",
+        T::KaibaoLabel => "Lucky dice (开宝): a pair or 1 and 4",
+        T::ReplacementLabel => "Won on a replacement draw (杠开)",
+        T::HuangfanLabel => "Draw bonus (荒番) counter {0}",
         T::ClaimsLabel => {
-            "Claims between seats (chows, pungs, claimed kongs on each other's discards), for 承包 / 吃三口"
+            "Claims between seats (chows, pungs, claimed kongs on each other's discards), for binding (承包 / 吃三口)"
         }
         T::ModeLabel => "A click on a face adds",
         T::ModeHand => "hand tile",
-        T::ModeChow => "chow 吃",
-        T::ModePung => "pung 碰",
-        T::ModeKong => "kong 明杠",
-        T::ModeConcealedKong => "concealed kong 暗杠",
-        T::ModeAddedKong => "added kong 加杠",
-        T::ModeFlower => "flower 花",
-        T::ModeWildcard => "wildcard 百搭",
+        T::ModeChow => "chow",
+        T::ModePung => "pung",
+        T::ModeKong => "kong",
+        T::ModeConcealedKong => "concealed kong",
+        T::ModeAddedKong => "added kong",
+        T::ModeFlower => "flower",
+        T::ModeWildcard => "wildcard",
         T::TilesSoFar => "{0} of {1} tiles",
         T::ClearHand => "Clear the hand",
         T::HandTilesLabel => {
@@ -441,13 +441,22 @@ pub fn text(key: T) -> &'static str {
         T::NotScored => "This hand cannot be scored as entered:",
         T::PaymentsLabel => "Payments",
         T::RefuseCopies => "There are only {1} of {0}.",
-        T::RefuseFlowerInHand => "{0} is a flower here: set it aside with “flower 花”.",
+        T::RefuseFlowerInHand => "{0} is a flower here: set it aside with “flower”.",
         T::RefuseNotAFlower => "{0} is not a flower under these rules.",
         T::RefuseChow => "A chow is three suited tiles in sequence: it cannot start on {0}.",
         T::RefuseFull => {
             "The hand is full: 14 tiles, a kong counting as 3. Click a tile or meld to take it back."
         }
         T::RefuseWildcard => "{0} cannot be the wildcard: a flower is never one.",
+        T::NotWinningSeat => "{0}'s hand does not win under {1}: {2}",
+        T::UnwinNotDeclared => {
+            "the seat had not declared ready (敲), which these rules need to win"
+        }
+        T::UnwinNotAType => "four sets and a pair, but not one of the winning types",
+        T::UnwinNotStandard => "not four sets and a pair",
+        T::UnwinNotStandardWild => "not four sets and a pair, even with the wildcards",
+        T::UnwinNoType => "no winning type",
+        T::ScoreInvalid => "The hand as entered cannot happen",
         // (end of the keys)
         T::Lezi => "lezi",
     }
@@ -456,26 +465,26 @@ pub fn text(key: T) -> &'static str {
 /// A hand type or pattern, named.
 pub fn pattern(id: &str) -> Option<&'static str> {
     Some(match id {
-        "pinghu" => "plain hand 平胡",
-        "dadiaoche" => "big hanging wait 大吊车",
-        "pengpenghu" => "all pungs 碰碰胡",
-        "hunyise" => "half flush 混一色",
-        "qingyise" => "full flush 清一色",
-        "hunpeng" => "half flush, all pungs 混碰",
-        "bahuaqi" => "all eight flowers 八花齐",
-        "ziyise" => "all honors 字一色",
-        "fengyise" => "all winds and dragons 风一色",
-        "qingpeng" => "full flush, all pungs 清碰",
-        "fengpeng" => "honor pungs 风碰",
-        "sibaida" => "four wildcards 四百搭",
-        "menqing" => "concealed hand 门清 ×2",
-        "gangkai" => "win on a replacement draw 杠开",
-        "kaibao" => "dice double 开宝 ×2",
-        "huangfan" => "after a drawn hand 荒番 ×2",
-        "qianggang" => "robbing a kong 抢杠",
-        "dadiao" => "single wait, four melds 大吊",
-        "paobaida" => "wildcard wins on any tile 跑百搭",
-        "wubaida" => "no wildcard 无百搭",
+        "pinghu" => "plain hand (平胡)",
+        "dadiaoche" => "big hanging wait (大吊车)",
+        "pengpenghu" => "all pungs (碰碰胡)",
+        "hunyise" => "half flush (混一色)",
+        "qingyise" => "full flush (清一色)",
+        "hunpeng" => "half flush, all pungs (混碰)",
+        "bahuaqi" => "all eight flowers (八花齐)",
+        "ziyise" => "all honors (字一色)",
+        "fengyise" => "all winds and dragons (风一色)",
+        "qingpeng" => "full flush, all pungs (清碰)",
+        "fengpeng" => "honor pungs (风碰)",
+        "sibaida" => "four wildcards (四百搭)",
+        "menqing" => "concealed hand (门清) ×2",
+        "gangkai" => "win on a replacement draw (杠开)",
+        "kaibao" => "dice double (开宝) ×2",
+        "huangfan" => "after a drawn hand (荒番) ×2",
+        "qianggang" => "robbing a kong (抢杠)",
+        "dadiao" => "single wait, four melds (大吊)",
+        "paobaida" => "wildcard wins on any tile (跑百搭)",
+        "wubaida" => "no wildcard (无百搭)",
         _ => return None,
     })
 }

@@ -123,6 +123,7 @@ keys! {
     ModeHand, ModeChow, ModePung, ModeKong, ModeConcealedKong, ModeAddedKong, ModeFlower,
     ModeWildcard, TilesSoFar, ClearHand, HandTilesLabel, ScorerIncomplete, NotScored, PaymentsLabel,
     RefuseCopies, RefuseFlowerInHand, RefuseNotAFlower, RefuseChow, RefuseFull, RefuseWildcard,
+    NotWinningSeat, UnwinNotDeclared, UnwinNotAType, UnwinNotStandard, UnwinNotStandardWild, UnwinNoType, ScoreInvalid,
     // (end of the keys)
 }
 
@@ -226,6 +227,53 @@ mod tests {
             let (z, e) = (Lang::Zh.t(k), Lang::En.t(k));
             assert!(!z.is_empty() && !e.is_empty(), "{k:?} is empty");
             assert_eq!(slots(z), slots(e), "{k:?}: {z} / {e}");
+        }
+    }
+
+    /// Characters of the other script, outside what may stay: in English, Chinese only in
+    /// parentheses after the English (`half flush (混一色)`); in 中文, Latin letters only in
+    /// the formulas' letters (P, V, S, M, min) and a file name's extension.
+    fn foreign(lang: Lang, text: &str) -> Option<char> {
+        let is_cjk = |c: char| ('\u{4e00}'..='\u{9fff}').contains(&c);
+        match lang {
+            Lang::En => {
+                let mut depth = 0;
+                text.chars().find(|&c| {
+                    match c {
+                        '(' | '（' => depth += 1,
+                        ')' | '）' => depth -= 1,
+                        _ => {}
+                    }
+                    depth == 0 && is_cjk(c)
+                })
+            }
+            Lang::Zh => {
+                let mut t = text.to_string();
+                for ok in ["min", ".json", "P", "V", "S", "M"] {
+                    t = t.replace(ok, "");
+                }
+                t.chars().find(|c| c.is_ascii_alphabetic())
+            }
+        }
+    }
+
+    #[test]
+    fn no_text_carries_the_other_script() {
+        // The language switch names the other language; the notation button shows notation;
+        // the shortcut line names the keyboard's keys.
+        let exempt = [T::OtherLang, T::FacesNotation, T::Keys];
+        for lang in [Lang::En, Lang::Zh] {
+            for &k in T::ALL {
+                if exempt.contains(&k) {
+                    continue;
+                }
+                let text = lang.t(k);
+                assert_eq!(foreign(lang, text), None, "{lang:?} {k:?}: {text}");
+            }
+            for p in PATTERNS {
+                let text = lang.pattern(p);
+                assert_eq!(foreign(lang, &text), None, "{lang:?} pattern {p}: {text}");
+            }
         }
     }
 

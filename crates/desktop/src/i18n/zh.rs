@@ -364,7 +364,7 @@ pub fn text(key: T) -> &'static str {
         T::ScorerButton => "实体牌算分",
         T::ScorerTitle => "实体牌算分器",
         T::ScorerIntro => {
-            "点牌面输入赢家的牌，再选怎么胡的：结算由与 mahjong score 相同的引擎算出并逐项解释。"
+            "点牌面输入赢家的牌，再选怎么胡的：结算由与命令行计分相同的引擎算出并逐项解释。"
         }
         T::ScorerOptions => "选项 · 底注 {0}",
         T::ScorerOptionsChanged => "选项 · 底注 {0} · 改了 {1} 项",
@@ -396,6 +396,15 @@ pub fn text(key: T) -> &'static str {
         T::RefuseChow => "吃是同花色的三张顺子：不能从 {0} 开始。",
         T::RefuseFull => "牌已经齐了：14 张，杠算 3 张。点一张牌或一副可拿回。",
         T::RefuseWildcard => "{0} 不能当百搭：花牌不是百搭。",
+        T::NotWinningSeat => "{0} 的牌在{1}下不能和：{2}",
+        T::UnwinNotDeclared => "没有敲，这套规则要先敲才能和",
+        T::UnwinNotAType => {
+            "四组一对，但不是能和的牌型（碰碰胡、混一色、清一色、混碰、清碰、风一色、风碰）"
+        }
+        T::UnwinNotStandard => "不是四组一对",
+        T::UnwinNotStandardWild => "用上百搭也不是四组一对",
+        T::UnwinNoType => "没有能和的牌型",
+        T::ScoreInvalid => "输入的牌局不可能出现，请检查各家的牌、和牌方式和庄家",
         // (end of the keys)
         T::Lezi => "勒子",
     }

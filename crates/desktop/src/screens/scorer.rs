@@ -543,9 +543,40 @@ impl State {
         .into()
     }
 
+    /// Why the hand is not scored, in the player's language.
+    pub fn score_error(&self, lang: Lang, e: &scoring::ScoreError) -> String {
+        match e {
+            scoring::ScoreError::NotWinning {
+                seat, ruleset, why, ..
+            } => {
+                let why = lang.t(match why {
+                    mahjong_rules::Unwinnable::NotDeclared => T::UnwinNotDeclared,
+                    mahjong_rules::Unwinnable::NotAWinningType => T::UnwinNotAType,
+                    mahjong_rules::Unwinnable::NotStandard => T::UnwinNotStandard,
+                    mahjong_rules::Unwinnable::NotStandardWithWildcards => T::UnwinNotStandardWild,
+                    mahjong_rules::Unwinnable::NoWinningType => T::UnwinNoType,
+                });
+                lang.f(
+                    T::NotWinningSeat,
+                    &[
+                        &self.seat_label(lang, *seat),
+                        &lang.t(super::preset_name(*ruleset)),
+                        &why,
+                    ],
+                )
+            }
+            // The scorer's clicks refuse what cannot be; what is left is said in English by
+            // the rules crate, so 中文 says it in general terms.
+            scoring::ScoreError::Invalid(detail) => match lang {
+                Lang::En => format!("{}: {detail}", lang.t(T::ScoreInvalid)),
+                Lang::Zh => lang.t(T::ScoreInvalid).to_string(),
+            },
+        }
+    }
+
     /// A seat of the scored hand, named by its wind (`东家`, `East`): the scorer has no
     /// players, and a seat number means nothing at a real table.
-    fn seat_label(&self, lang: Lang, s: Seat) -> String {
+    pub fn seat_label(&self, lang: Lang, s: Seat) -> String {
         let w = lang.t(wind(s, self.dealer));
         match lang {
             Lang::Zh => format!("{w}家"),
@@ -886,7 +917,7 @@ impl State {
             Outcome::Options(e) => options::refusal(lang, &e),
             Outcome::Refused(e) => column![
                 bold(lang.t(T::NotScored), 15.0, WARN),
-                label(e.to_string(), 14.0, WARN),
+                label(self.score_error(lang, &e), 14.0, WARN),
             ]
             .spacing(2)
             .into(),
