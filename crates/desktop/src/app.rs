@@ -431,11 +431,18 @@ impl App {
                 }
             }
             Message::OpenRules => {
-                if let Screen::Table(t) = &self.screen {
+                if let Screen::Table(t) = &mut self.screen {
                     self.rules = Some(rules::State::new(t.config().options(), true));
+                    // A practice table waits while its rules are read.
+                    t.hold(true);
                 }
             }
-            Message::Rules(rules::Message::Back) => self.rules = None,
+            Message::Rules(rules::Message::Back) => {
+                self.rules = None;
+                if let Screen::Table(t) = &mut self.screen {
+                    t.hold(false);
+                }
+            }
             // The table's shortcuts wait while the rules are read over it.
             Message::Table(table::Message::Key(_)) if self.rules.is_some() => {}
             Message::OpenHistory | Message::History(_) | Message::Replay(_) => {
@@ -587,6 +594,39 @@ impl App {
             r = r.push(label(n.as_str(), 13.0, WARN));
         }
         r = r.push(iced::widget::Space::new().width(Length::Fill));
+        // Leaving during a hand, said before it is confirmed (the settlement has its own
+        // way out).
+        if let Screen::Table(t) = &self.screen
+            && t.end.is_none()
+            && self.rules.is_none()
+            && !t.over
+        {
+            if t.confirm_leave {
+                let ask = if t.is_lan() {
+                    lang.f(T::LeaveAskLan, &[&t.config().options().leaver_penalty])
+                } else {
+                    lang.t(T::LeaveAskPractice).to_string()
+                };
+                r = r
+                    .push(container(label(ask, 12.0, WARN)).max_width(self.size.width * 0.45))
+                    .push(
+                        button(text(lang.t(T::LeaveYes)).size(14))
+                            .style(button::danger)
+                            .on_press(Message::Table(table::Message::Stop)),
+                    )
+                    .push(
+                        button(text(lang.t(T::LeaveNo)).size(14))
+                            .style(button::secondary)
+                            .on_press(Message::Table(table::Message::CancelLeave)),
+                    );
+            } else {
+                r = r.push(
+                    button(text(lang.t(T::LeaveButton)).size(14))
+                        .style(button::secondary)
+                        .on_press(Message::Table(table::Message::AskLeave)),
+                );
+            }
+        }
         if matches!(self.screen, Screen::Home(_)) {
             r = r.push(
                 button(text(lang.t(T::History)).size(14))
@@ -605,7 +645,12 @@ impl App {
                     .style(button::secondary)
                     .on_press(Message::ToggleLang),
             );
-        container(r).padding([4, 8]).into()
+        // A fixed height: what the bar says never moves the table below it.
+        container(r)
+            .padding([4, 8])
+            .height(Length::Fixed(40.0))
+            .align_y(Alignment::Center)
+            .into()
     }
 
     /// The window's content.

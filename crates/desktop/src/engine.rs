@@ -90,6 +90,9 @@ pub enum Command {
     Act(Action),
     /// Go on to the next hand (the engine pauses after each hand).
     Next,
+    /// Hold the table's clock (the player reads the rules over it: no timer runs, no bot
+    /// moves) or let it go again.
+    Hold(bool),
 }
 
 /// Everything the player's own seat saw of one finished hand, with all four hands face up.
@@ -224,6 +227,8 @@ pub struct Engine {
     rng: ChaCha8Rng,
     think: (u64, u64),
     paused: bool,
+    /// Held by the player ([`Command::Hold`]).
+    held: bool,
     faults: bool,
     prompt: bool,
     final_hands: Option<[Vec<Card>; 4]>,
@@ -286,6 +291,7 @@ impl Engine {
             rng,
             think: config.think_ms,
             paused: false,
+            held: false,
             faults: false,
             prompt: false,
             final_hands: None,
@@ -378,14 +384,14 @@ impl Engine {
         self.now
     }
 
-    /// Paused between hands.
+    /// Paused between hands, or held while the player reads the rules.
     pub fn is_paused(&self) -> bool {
-        self.paused
+        self.paused || self.held
     }
 
     /// When something is next due (`None`: nothing, or paused).
     pub fn next_due(&self) -> Option<u64> {
-        if self.paused {
+        if self.is_paused() {
             return None;
         }
         self.queue.peek().map(|Reverse((at, _))| *at)
@@ -416,6 +422,19 @@ impl Engine {
                 // Everything buffered while paused is due now.
                 self.run(self.now, &mut updates);
             }
+            Command::Hold(on) => {
+                self.held = on;
+                if !on {
+                    // The screen's countdown restarts from the engine clock, which stood.
+                    if let Some(view) = self.clients[HUMAN as usize].view() {
+                        updates.push(Update::View {
+                            view: Box::new(view),
+                            now: self.now,
+                        });
+                    }
+                    self.run(self.now, &mut updates);
+                }
+            }
         }
         updates
     }
@@ -423,7 +442,7 @@ impl Engine {
     /// Runs everything due up to `t` (the clock does not move while paused).
     pub fn advance_to(&mut self, t: u64) -> Vec<Update> {
         let mut updates = Vec::new();
-        if !self.paused {
+        if !self.is_paused() {
             self.run(t, &mut updates);
             if !self.paused {
                 self.now = self.now.max(t);
@@ -461,7 +480,7 @@ impl Engine {
     }
 
     fn run(&mut self, t: u64, updates: &mut Vec<Update>) {
-        while !self.paused {
+        while !self.is_paused() {
             let Some(Reverse((at, order))) = self.queue.peek().copied() else {
                 break;
             };

@@ -990,3 +990,55 @@ fn any_copy_of_a_tile_discards_by_click_and_key_and_every_offer_has_a_click_path
     );
     Ok(())
 }
+
+#[test]
+fn leaving_a_practice_hand_is_said_before_it_is_confirmed_and_books_nothing() -> Result<(), Error> {
+    let mut h = Harness::named("leave", 11, Lang::En);
+    h.click("Start practice")?;
+    h.sit_down();
+    for _ in 0..5 {
+        h.play_hint(Lang::En)?;
+    }
+    assert!(h.table().end.is_none(), "mid-hand");
+    h.click("Leave the table")?;
+    assert!(h.find(
+        "Leave this practice table? The hand in play is abandoned and nothing of it is booked; \
+         finished hands stay in your history."
+    ));
+    // Staying keeps the table as it was.
+    h.click("Stay")?;
+    assert!(matches!(h.app.screen, Screen::Table(_)));
+    assert!(!h.table().confirm_leave);
+    h.click("Leave the table")?;
+    h.click("Leave")?;
+    assert!(matches!(h.app.screen, Screen::Home(_)));
+    let booked = shanghai_mahjong::records::load(&h.dir)
+        .map(|r| r.hand_count())
+        .unwrap_or(0);
+    assert_eq!(booked, 0, "nothing booked");
+    Ok(())
+}
+
+#[test]
+fn the_rules_opened_over_a_practice_table_hold_its_clock() -> Result<(), Error> {
+    let mut h = Harness::named("hold", 11, Lang::En);
+    h.click("Start practice")?;
+    h.sit_down();
+    let engine = h.engine.as_ref().expect("engine");
+    assert!(!engine.is_paused());
+    let before = engine.now();
+    h.send(Message::OpenRules);
+    h.pump();
+    let engine = h.engine.as_mut().expect("engine");
+    assert!(engine.is_paused(), "held while the rules are read");
+    assert_eq!(engine.next_due(), None, "no timer runs");
+    let ups = engine.advance_to(before + 60_000);
+    assert!(ups.is_empty(), "nothing moves while held");
+    assert_eq!(engine.now(), before);
+    h.send(Message::Rules(
+        shanghai_mahjong::screens::rules::Message::Back,
+    ));
+    h.pump();
+    assert!(!h.engine.as_ref().expect("engine").is_paused());
+    Ok(())
+}

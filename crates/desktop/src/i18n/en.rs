@@ -448,6 +448,15 @@ pub fn text(key: T) -> &'static str {
             "The hand is full: 14 tiles, a kong counting as 3. Click a tile or meld to take it back."
         }
         T::RefuseWildcard => "{0} cannot be the wildcard: a flower is never one.",
+        T::LeaveButton => "Leave the table",
+        T::LeaveAskPractice => {
+            "Leave this practice table? The hand in play is abandoned and nothing of it is booked; finished hands stay in your history."
+        }
+        T::LeaveAskLan => {
+            "Leave this table? You are booked as the leaver of the hand in play ({0} × the stake, paid to the others) and a bot takes your seat."
+        }
+        T::LeaveYes => "Leave",
+        T::LeaveNo => "Stay",
         T::NotWinningSeat => "{0}'s hand does not win under {1}: {2}",
         T::UnwinNotDeclared => {
             "the seat had not declared ready (敲), which these rules need to win"

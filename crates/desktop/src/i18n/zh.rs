@@ -396,6 +396,13 @@ pub fn text(key: T) -> &'static str {
         T::RefuseChow => "吃是同花色的三张顺子：不能从 {0} 开始。",
         T::RefuseFull => "牌已经齐了：14 张，杠算 3 张。点一张牌或一副可拿回。",
         T::RefuseWildcard => "{0} 不能当百搭：花牌不是百搭。",
+        T::LeaveButton => "离开牌桌",
+        T::LeaveAskPractice => "离开这张练习桌？正在打的这一局作废，不记账；打完的局仍在历史里。",
+        T::LeaveAskLan => {
+            "离开这张牌桌？你会被记为这一局的逃跑者（罚 {0} × 底注，付给其他三家），由机器人接替你的座位。"
+        }
+        T::LeaveYes => "离开",
+        T::LeaveNo => "留下",
         T::NotWinningSeat => "{0} 的牌在{1}下不能和：{2}",
         T::UnwinNotDeclared => "没有敲，这套规则要先敲才能和",
         T::UnwinNotAType => {

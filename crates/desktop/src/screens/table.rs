@@ -69,8 +69,12 @@ pub enum Message {
     Key(Key),
     /// Next hand.
     Next,
-    /// Leave the table.
+    /// Leave the table (confirmed).
     Stop,
+    /// Ask to leave: the table says what leaving books before the player confirms.
+    AskLeave,
+    /// Stay after all.
+    CancelLeave,
 }
 
 /// What the app should do after a table message.
@@ -187,6 +191,8 @@ pub struct State {
     pub names: Option<[String; 4]>,
     /// Seats a bot took over after their player left (a LAN table).
     pub replaced: [bool; 4],
+    /// The player asked to leave and is asked to confirm.
+    pub confirm_leave: bool,
 }
 
 impl State {
@@ -227,6 +233,7 @@ impl State {
             me: HUMAN,
             names: None,
             replaced: [false; 4],
+            confirm_leave: false,
         }
     }
 
@@ -324,6 +331,14 @@ impl State {
         }
     }
 
+    /// Holds a practice table's clock while the player reads the rules over it (a LAN table
+    /// runs on: the friends play on).
+    pub fn hold(&mut self, on: bool) {
+        if !self.is_lan() {
+            self.send(Command::Hold(on));
+        }
+    }
+
     fn act(&mut self, action: Action) {
         if self.legal().contains(&action) {
             if matches!(
@@ -365,7 +380,12 @@ impl State {
             Message::ToggleHint => self.show_hint = !self.show_hint,
             Message::Key(k) => return self.key(k),
             Message::Next => self.next(),
-            Message::Stop => return Exit::Leave,
+            Message::Stop => {
+                self.confirm_leave = false;
+                return Exit::Leave;
+            }
+            Message::AskLeave => self.confirm_leave = true,
+            Message::CancelLeave => self.confirm_leave = false,
         }
         Exit::Stay
     }
