@@ -119,6 +119,11 @@ pub struct App {
     pub rules: Option<rules::State>,
     /// A problem to show (e.g. settings that could not be read or saved).
     pub notice: Option<String>,
+    /// Why the data dir cannot keep games, if it cannot: the app runs without saving and
+    /// says so in the current language.
+    pub dir_problem: Option<crate::settings::DirProblem>,
+    /// The settings file could not be read (the defaults are used).
+    settings_unreadable: bool,
     /// The window size.
     pub size: Size,
     generation: u64,
@@ -137,16 +142,19 @@ pub struct App {
 impl App {
     /// Boots: reads the settings, then the welcome screen, the home screen or a table.
     pub fn new(flags: Flags) -> (App, Task<Message>) {
-        let (mut settings, notice) = match Settings::load(&flags.data_dir) {
-            Ok(s) => (s, None),
-            Err(e) => (Settings::default(), Some(e.to_string())),
+        let dir_problem = crate::settings::check_data_dir(&flags.data_dir).err();
+        let (mut settings, settings_unreadable) = match Settings::load(&flags.data_dir) {
+            Ok(s) => (s, false),
+            Err(_) => (Settings::default(), dir_problem.is_none()),
         };
         let mut app = App {
             settings: Settings::default(),
             data_dir: flags.data_dir,
             screen: Screen::Home(home::State::default()),
             rules: None,
-            notice,
+            notice: None,
+            dir_problem,
+            settings_unreadable,
             size: Size::new(1280.0, 800.0),
             generation: 0,
             practice: flags.practice,
@@ -185,9 +193,42 @@ impl App {
     }
 
     fn save(&mut self) {
-        if let Err(e) = self.settings.save(&self.data_dir) {
-            self.notice = Some(e.to_string());
+        // Without a usable data dir the problem is said once, at the top.
+        if self.dir_problem.is_some() {
+            return;
         }
+        if let Err(e) = self.settings.save(&self.data_dir) {
+            let problem = match &e {
+                crate::settings::SettingsError::Io { source, .. } => {
+                    crate::settings::DirProblem::of(source)
+                }
+                crate::settings::SettingsError::Malformed { .. } => {
+                    crate::settings::DirProblem::Other
+                }
+            };
+            let lang = self.lang();
+            self.notice = Some(lang.f(
+                T::SettingsUnsaved,
+                &[&self.data_dir.display(), &lang.t(dir_problem_text(problem))],
+            ));
+        }
+    }
+
+    /// The problem with the data dir or the settings, in the current language.
+    fn data_notice(&self) -> Option<String> {
+        let lang = self.lang();
+        if let Some(p) = self.dir_problem {
+            return Some(lang.f(
+                T::DataDirUnusable,
+                &[&self.data_dir.display(), &lang.t(dir_problem_text(p))],
+            ));
+        }
+        self.settings_unreadable.then(|| {
+            lang.f(
+                T::SettingsUnreadable,
+                &[&self.data_dir.join(crate::settings::FILE).display()],
+            )
+        })
     }
 
     fn table(&mut self) -> Screen {
@@ -210,7 +251,8 @@ impl App {
             config.length = c.length;
         }
         let mut state = table::State::new(config, self.generation);
-        state.key.record = Some(worker::RecordTo {
+        // Hands are kept in the history only where the data dir can keep them.
+        state.key.record = self.dir_problem.is_none().then(|| worker::RecordTo {
             dir: self.data_dir.clone(),
             name: self.settings.name.clone(),
         });
@@ -590,8 +632,8 @@ impl App {
                     .on_press(Message::OpenRules),
             );
         }
-        if let Some(n) = &self.notice {
-            r = r.push(label(n.as_str(), 13.0, WARN));
+        if let Some(n) = self.notice.clone().or_else(|| self.data_notice()) {
+            r = r.push(container(label(n, 12.0, WARN)).max_width(self.size.width * 0.5));
         }
         r = r.push(iced::widget::Space::new().width(Length::Fill));
         // Leaving during a hand, said before it is confirmed (the settlement has its own
@@ -692,6 +734,15 @@ impl App {
                 r.view(lang, self.settings.faces, size).map(Message::Replay)
             }
         }
+    }
+}
+
+fn dir_problem_text(p: crate::settings::DirProblem) -> T {
+    match p {
+        crate::settings::DirProblem::IsFile => T::DirIsFile,
+        crate::settings::DirProblem::ReadOnly => T::DirReadOnly,
+        crate::settings::DirProblem::Full => T::DirFull,
+        crate::settings::DirProblem::Other => T::DirOther,
     }
 }
 

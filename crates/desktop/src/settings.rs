@@ -161,3 +161,43 @@ mod tests {
         assert_eq!(clean_name(&"x".repeat(25)), Err(NameError::TooLong));
     }
 }
+
+/// Why a data dir cannot keep the player's games.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DirProblem {
+    /// The path is a file.
+    IsFile,
+    /// It cannot be written (permissions, a read-only file system).
+    ReadOnly,
+    /// The disk is full.
+    Full,
+    /// Anything else.
+    Other,
+}
+
+impl DirProblem {
+    /// The problem an I/O error shows.
+    pub fn of(e: &io::Error) -> DirProblem {
+        match e.kind() {
+            io::ErrorKind::NotADirectory | io::ErrorKind::AlreadyExists => DirProblem::IsFile,
+            io::ErrorKind::PermissionDenied | io::ErrorKind::ReadOnlyFilesystem => {
+                DirProblem::ReadOnly
+            }
+            io::ErrorKind::StorageFull | io::ErrorKind::QuotaExceeded => DirProblem::Full,
+            _ => DirProblem::Other,
+        }
+    }
+}
+
+/// Whether `dir` can keep the player's games: it is (or can be made) a folder and a file can
+/// be written in it. Writes and removes a small probe file.
+pub fn check_data_dir(dir: &Path) -> Result<(), DirProblem> {
+    if dir.is_file() {
+        return Err(DirProblem::IsFile);
+    }
+    std::fs::create_dir_all(dir).map_err(|e| DirProblem::of(&e))?;
+    let probe = dir.join(format!(".write-probe-{}", std::process::id()));
+    let written = std::fs::write(&probe, b"ok").map_err(|e| DirProblem::of(&e));
+    let _ = std::fs::remove_file(&probe);
+    written
+}

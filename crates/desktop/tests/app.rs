@@ -1042,3 +1042,67 @@ fn the_rules_opened_over_a_practice_table_hold_its_clock() -> Result<(), Error> 
     assert!(!h.engine.as_ref().expect("engine").is_paused());
     Ok(())
 }
+
+#[test]
+fn a_data_dir_that_is_a_file_is_said_in_one_sentence_and_practice_still_plays() -> Result<(), Error>
+{
+    for (lang, start, said) in [
+        (
+            Lang::Zh,
+            "开始练习",
+            "（这是一个文件，不是文件夹）：可以练习，但什么都不会保存。",
+        ),
+        (
+            Lang::En,
+            "Start practice",
+            " (it is a file, not a folder): you can practise, but nothing is kept.",
+        ),
+    ] {
+        let file = temp_dir(&format!("dir-is-a-file-{lang}"));
+        std::fs::write(&file, b"not a folder").expect("a file");
+        let (app, _) = App::new(Flags {
+            data_dir: file.clone(),
+            lang: Some(lang),
+            practice: None,
+            seed: Some(3),
+            think_ms: (0, 0),
+        });
+        let mut h = Harness {
+            app,
+            engine: None,
+            rx: None,
+            dir: file.clone(),
+        };
+        let sentence = match lang {
+            Lang::Zh => format!("无法在 {} 保存牌局{said}", file.display()),
+            Lang::En => format!("Your games cannot be saved in {}{said}", file.display()),
+        };
+        // The first run asks for a name; it cannot be kept, but the app goes on.
+        let msgs: Vec<Message> = {
+            let mut ui = h.ui();
+            assert!(ui.find(sentence.as_str()).is_ok(), "not said: {sentence}");
+            ui.click(selector::id("name"))?;
+            ui.typewrite("Mei");
+            ui.tap_key(iced::keyboard::key::Named::Enter);
+            ui.into_messages().collect()
+        };
+        for m in msgs {
+            h.send(m);
+        }
+        h.click(start)?;
+        assert!(
+            h.app.table_key().is_some_and(|k| k.record.is_none()),
+            "a table that keeps nothing"
+        );
+        h.sit_down();
+        h.play_to_end(lang)?;
+        assert!(h.find(sentence.as_str()), "still said at the table's end");
+        assert!(
+            std::fs::read(&file).is_ok_and(|b| b == b"not a folder"),
+            "the file untouched"
+        );
+        drop(h);
+        let _ = std::fs::remove_file(&file);
+    }
+    Ok(())
+}

@@ -448,6 +448,15 @@ pub fn text(key: T) -> &'static str {
             "The hand is full: 14 tiles, a kong counting as 3. Click a tile or meld to take it back."
         }
         T::RefuseWildcard => "{0} cannot be the wildcard: a flower is never one.",
+        T::DataDirUnusable => {
+            "Your games cannot be saved in {0} ({1}): you can practise, but nothing is kept."
+        }
+        T::DirIsFile => "it is a file, not a folder",
+        T::DirReadOnly => "it is read-only",
+        T::DirFull => "the disk is full",
+        T::DirOther => "it cannot be written",
+        T::SettingsUnreadable => "Your settings in {0} could not be read: the defaults are used.",
+        T::SettingsUnsaved => "Your settings could not be saved in {0} ({1}).",
         T::LeaveButton => "Leave the table",
         T::LeaveAskPractice => {
             "Leave this practice table? The hand in play is abandoned and nothing of it is booked; finished hands stay in your history."

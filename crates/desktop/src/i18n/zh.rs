@@ -396,6 +396,13 @@ pub fn text(key: T) -> &'static str {
         T::RefuseChow => "吃是同花色的三张顺子：不能从 {0} 开始。",
         T::RefuseFull => "牌已经齐了：14 张，杠算 3 张。点一张牌或一副可拿回。",
         T::RefuseWildcard => "{0} 不能当百搭：花牌不是百搭。",
+        T::DataDirUnusable => "无法在 {0} 保存牌局（{1}）：可以练习，但什么都不会保存。",
+        T::DirIsFile => "这是一个文件，不是文件夹",
+        T::DirReadOnly => "它是只读的",
+        T::DirFull => "磁盘已满",
+        T::DirOther => "无法写入",
+        T::SettingsUnreadable => "{0} 里的设置读不出来：改用默认设置。",
+        T::SettingsUnsaved => "设置无法保存到 {0}（{1}）。",
         T::LeaveButton => "离开牌桌",
         T::LeaveAskPractice => "离开这张练习桌？正在打的这一局作废，不记账；打完的局仍在历史里。",
         T::LeaveAskLan => {
