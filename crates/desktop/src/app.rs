@@ -96,6 +96,8 @@ pub enum Message {
     ToggleFaces,
     /// The window's size.
     Resized(Size),
+    /// The monitor the window opened on (to shrink a window that does not fit).
+    Monitor(window::Id, Option<Size>),
     /// Open the history.
     OpenHistory,
     /// The history screen.
@@ -181,11 +183,20 @@ impl App {
         } else {
             Screen::Home(app.home.clone())
         };
+        app.size = {
+            let (w, h) = crate::settings::opening_size(&app.settings);
+            Size::new(w, h)
+        };
         let focus = match app.screen {
             Screen::Welcome(_) => iced::widget::operation::focus(welcome::NAME_FIELD),
             _ => Task::none(),
         };
-        (app, focus)
+        // A window larger than its screen shrinks to fit (a 1024 × 600 netbook).
+        let fit = window::latest().then(|id| match id {
+            Some(id) => window::monitor_size(id).map(move |m| Message::Monitor(id, m)),
+            None => Task::none(),
+        });
+        (app, Task::batch([focus, fit]))
     }
 
     fn lang(&self) -> Lang {
@@ -420,7 +431,23 @@ impl App {
                 };
                 self.save();
             }
-            Message::Resized(s) => self.size = s,
+            Message::Resized(s) => {
+                self.size = s;
+                let remembered = Some((s.width.round() as u32, s.height.round() as u32));
+                if self.settings.window != remembered {
+                    self.settings.window = remembered;
+                    self.save();
+                }
+            }
+            Message::Monitor(id, Some(m)) => {
+                if let Some((w, h)) = crate::settings::fit_to_monitor(
+                    (self.size.width, self.size.height),
+                    (m.width, m.height),
+                ) {
+                    return window::resize(id, Size::new(w, h));
+                }
+            }
+            Message::Monitor(_, None) => {}
             Message::Welcome(m) => {
                 if let Screen::Welcome(w) = &mut self.screen
                     && let Some(name) = w.update(m)

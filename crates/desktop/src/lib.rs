@@ -81,6 +81,9 @@ pub fn run(args: cli::Args) -> iced::Result {
     // The log (`mahjong.log` in the data dir): the table's prompts and the player's moves,
     // the LAN. A data dir that cannot be written leaves the app without a log, not closed.
     let _ = mahjong_store::init_logging(&flags.data_dir);
+    let (w, h) = settings::Settings::load(&flags.data_dir)
+        .map(|s| settings::opening_size(&s))
+        .unwrap_or((1280.0, 800.0));
     iced::application(
         move || {
             let (mut app, task) = app::App::new(flags.clone());
@@ -95,8 +98,11 @@ pub fn run(args: cli::Args) -> iced::Result {
     .theme(app::App::theme)
     .settings(iced_settings())
     .window(iced::window::Settings {
-        size: iced::Size::new(1280.0, 800.0),
-        min_size: Some(iced::Size::new(800.0, 560.0)),
+        size: iced::Size::new(w, h),
+        min_size: Some(iced::Size::new(
+            settings::MIN_WINDOW.0,
+            settings::MIN_WINDOW.1,
+        )),
         icon: iced::window::icon::from_rgba(ICON_RGBA.to_vec(), 64, 64).ok(),
         ..iced::window::Settings::default()
     })

@@ -33,6 +33,33 @@ pub struct Settings {
     pub lang: Lang,
     /// How tiles are drawn.
     pub faces: Faces,
+    /// The window's last size (logical pixels), to open at it again.
+    pub window: Option<(u32, u32)>,
+}
+
+/// The window's smallest size (everything on every screen stays reachable at it).
+pub const MIN_WINDOW: (f32, f32) = (800.0, 560.0);
+
+/// The size to open the window at: the remembered one, else 1280 × 800, never below
+/// [`MIN_WINDOW`].
+pub fn opening_size(s: &Settings) -> (f32, f32) {
+    let (w, h) = s
+        .window
+        .map_or((1280.0, 800.0), |(w, h)| (w as f32, h as f32));
+    (w.max(MIN_WINDOW.0), h.max(MIN_WINDOW.1))
+}
+
+/// A window of `size` on a monitor of `monitor`: the size to shrink it to when it does not
+/// fit (leaving room for a panel or a task bar), `None` when it fits.
+pub fn fit_to_monitor(size: (f32, f32), monitor: (f32, f32)) -> Option<(f32, f32)> {
+    let room = (monitor.0, (monitor.1 - 40.0).max(MIN_WINDOW.1));
+    if size.0 <= room.0 && size.1 <= room.1 {
+        return None;
+    }
+    Some((
+        size.0.min(room.0).max(MIN_WINDOW.0),
+        size.1.min(room.1).max(MIN_WINDOW.1),
+    ))
 }
 
 /// Why the settings could not be read or written.
@@ -118,6 +145,22 @@ impl Settings {
 mod tests {
     use super::*;
 
+    #[test]
+    fn the_window_opens_at_its_last_size_and_fits_a_small_screen() {
+        assert_eq!(opening_size(&Settings::default()), (1280.0, 800.0));
+        let s = Settings {
+            window: Some((1000, 700)),
+            ..Settings::default()
+        };
+        assert_eq!(opening_size(&s), (1000.0, 700.0));
+        // A netbook screen: 1280 × 800 shrinks to fit, a window that fits stays.
+        assert_eq!(
+            fit_to_monitor((1280.0, 800.0), (1024.0, 600.0)),
+            Some((1024.0, 560.0))
+        );
+        assert_eq!(fit_to_monitor((1280.0, 800.0), (1920.0, 1080.0)), None);
+    }
+
     fn dir(name: &str) -> PathBuf {
         let d =
             std::env::temp_dir().join(format!("shanghai-settings-{}-{name}", std::process::id()));
@@ -136,6 +179,7 @@ mod tests {
             name: "小明".into(),
             lang: Lang::En,
             faces: Faces::Notation,
+            window: Some((1024, 600)),
         };
         s.save(&d).expect("save");
         assert_eq!(Settings::load(&d).expect("load"), s);

@@ -702,7 +702,7 @@ fn screenshots() -> Result<(), Error> {
     for lang in [Lang::Zh, Lang::En] {
         for size in [
             iced::Size::new(1280.0, 800.0),
-            iced::Size::new(900.0, 600.0),
+            iced::Size::new(1024.0, 600.0),
         ] {
             let tag = format!("{lang}-{}x{}", size.width, size.height);
             let start = lang.t(shanghai_mahjong::i18n::T::StartPractice);
@@ -751,6 +751,16 @@ fn screenshots() -> Result<(), Error> {
             h.play_to_end(lang)?;
             shot(&mut h, &format!("settlement-{tag}"))?;
         }
+        // A 百搭 table on a small screen: the wildcard large beside its indicator, the legend.
+        let mut h = Harness::named("shot-baida", 41, lang);
+        h.send(Message::Resized(iced::Size::new(1024.0, 600.0)));
+        h.click(lang.t(shanghai_mahjong::i18n::T::Baida))?;
+        h.click(lang.t(shanghai_mahjong::i18n::T::StartPractice))?;
+        h.sit_down();
+        for _ in 0..6 {
+            h.play_hint(lang)?;
+        }
+        shot(&mut h, &format!("table-baida-{lang}-1024x600"))?;
     }
     Ok(())
 }

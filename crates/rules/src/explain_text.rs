@@ -688,7 +688,8 @@ fn winner_lines(st: &Style, w: &WinnerExplanation, width: usize) -> Vec<String> 
     if let Some(l) = w.table_limit {
         bounds.push(fill(c.table_limit, &[("n", &l.to_string())]));
     }
-    out.extend(wrap("  ", &bounds, "; ", width, 4));
+    let semi = if st.lang == Lang::Zh { "；" } else { "; " };
+    out.extend(wrap("  ", &bounds, semi, width, 4));
     let by = match w.limited_by {
         Some(crate::explain::LimitedBy::Cap) => c.by_cap,
         Some(crate::explain::LimitedBy::TableLimit) => c.by_limit,

@@ -39,7 +39,7 @@ pub fn text(key: T) -> &'static str {
         T::Dealer => "Dealer",
         T::WallLeft => "Wall {0}",
         T::Dice => "Dice {0}·{1}",
-        T::Huangfan => "Draw bonus (荒番) {0}",
+        T::Huangfan => "Draw bonus {0}",
         T::Indicator => "Indicator",
         T::Wildcard => "Wildcard",
         T::HandNo => "Hand {0}",
@@ -448,6 +448,9 @@ pub fn text(key: T) -> &'static str {
             "The hand is full: 14 tiles, a kong counting as 3. Click a tile or meld to take it back."
         }
         T::RefuseWildcard => "{0} cannot be the wildcard: a flower is never one.",
+        T::WildcardLegend => {
+            "{0} is the wildcard (百搭): it stands for any tile; wildcards have a gold corner"
+        }
         T::DataDirUnusable => {
             "Your games cannot be saved in {0} ({1}): you can practise, but nothing is kept."
         }

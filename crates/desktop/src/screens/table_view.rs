@@ -180,6 +180,9 @@ fn seat_header<'a>(st: &State, v: &SeatView, seat: Seat, ctx: Ctx<'_>) -> Elemen
             T::Of,
             &[&lang.t(T::Concealed), &v.seats[seat as usize].hand_size],
         ));
+    } else if let Some(wc) = v.wildcard {
+        // The mark on the wildcards in the player's hand, explained where the hand is.
+        details.push(lang.f(T::WildcardLegend, &[&tile_text(wc, ctx.faces, lang)]));
     }
     // The row keeps its height with or without a call-out: nothing below it moves.
     column![
@@ -201,11 +204,13 @@ fn other_seat<'a>(
     let active = whose_turn(v) == Some(seat);
     let body = column![
         seat_header(st, v, seat, ctx),
-        melds_row(v, seat, ctx.faces, w),
+        // Melds and flowers wrap onto more lines rather than run past the panel's edge.
+        melds_row(v, seat, ctx.faces, w).wrap().vertical_spacing(4),
         river(v, seat, ctx.faces, w, per_row),
     ]
     .spacing(6);
-    container(body)
+    // On a small screen a long river scrolls instead of being cut off.
+    container(scrollable(body).width(Length::Fill).height(Length::Fill))
         .padding(8)
         .width(Length::Fill)
         .height(Length::Fill)
@@ -215,35 +220,35 @@ fn other_seat<'a>(
 
 fn centre<'a>(st: &State, v: &SeatView, ctx: Ctx<'_>, w: f32) -> Element<'a, Message> {
     let lang = ctx.lang;
-    let mut info = column![
-        bold(lang.f(T::HandNo, &[&st.hand]), 18.0, ACCENT),
-        label(lang.f(T::WallLeft, &[&v.wall_remaining]), 15.0, ON_FELT),
-        label(
-            lang.f(T::Dice, &[&v.dice.values().0, &v.dice.values().1]),
-            15.0,
-            ON_FELT
-        ),
-        label(lang.f(T::Huangfan, &[&v.huangfan]), 15.0, ON_FELT),
-    ]
-    .spacing(4)
-    .align_x(Alignment::Center);
+    // A narrow window has a narrow centre: smaller type, so that the last move still shows.
+    let narrow = ctx.size.width < 1100.0;
+    let f = if narrow { 13.0 } else { 15.0 };
+    let wall = lang.f(T::WallLeft, &[&v.wall_remaining]);
+    let dice = lang.f(T::Dice, &[&v.dice.values().0, &v.dice.values().1]);
+    let mut info = column![bold(lang.f(T::HandNo, &[&st.hand]), f + 3.0, ACCENT)];
+    info = if narrow {
+        info.push(label(format!("{wall} · {dice}"), f, ON_FELT))
+    } else {
+        info.push(label(wall, f, ON_FELT))
+            .push(label(dice, f, ON_FELT))
+    };
+    let mut info = info
+        .push(label(lang.f(T::Huangfan, &[&v.huangfan]), f, ON_FELT))
+        .spacing(if narrow { 2 } else { 4 })
+        .align_x(Alignment::Center);
     if let Some(ind) = v.indicator {
-        let mut r = row![
+        let r = row![
             label(lang.t(T::Indicator), 13.0, MUTED),
             TileView::face(ind.tile, ctx.faces, false).view(w)
         ]
         .spacing(6)
         .align_y(Alignment::Center);
-        if let Some(wc) = v.wildcard {
-            r = r.push(label(lang.t(T::Wildcard), 13.0, MUTED));
-            r = r.push(TileView::face(wc, ctx.faces, true).view(w));
-        }
         info = info.push(r);
     }
     if let Some(last) = &st.last {
         info = info.push(label(
             describe_named(lang, ctx.faces, st.names(ctx.name), last),
-            14.0,
+            f - 1.0,
             MUTED,
         ));
     }
@@ -567,7 +572,7 @@ pub fn view<'a>(st: &'a State, ctx: Ctx<'a>) -> Element<'a, Message> {
                     .spacing(4)
                 )
                 .padding(8)
-                .width(Length::FillPortion(3))
+                .width(Length::FillPortion(if per_row < 8 { 2 } else { 3 }))
                 .height(Length::Fill)
                 .style(panel),
             ]
@@ -602,6 +607,7 @@ pub fn view<'a>(st: &'a State, ctx: Ctx<'a>) -> Element<'a, Message> {
         row![
             seat_header(st, v, me, ctx),
             Space::new().width(Length::Fill),
+            wildcard_badge(v, ctx, small),
             own_melds(v, ctx.faces, small)
         ]
         .spacing(10)
@@ -618,6 +624,23 @@ pub fn view<'a>(st: &'a State, ctx: Ctx<'a>) -> Element<'a, Message> {
         .width(Length::Fill)
         .style(if mine { panel_active } else { panel });
     column![middle, me_panel].spacing(6).padding(6).into()
+}
+
+/// The 百搭 wildcard, large, beside the player's hand (it changes every hand; the legend under
+/// the player's name explains its mark).
+fn wildcard_badge<'a>(v: &SeatView, ctx: Ctx<'_>, w: f32) -> Element<'a, Message> {
+    match v.wildcard {
+        Some(wc) => row![
+            bold(ctx.lang.t(T::Wildcard), 15.0, ACCENT),
+            TileView::face(wc, ctx.faces, true)
+                .mark(Mark::Glow)
+                .view(w * 1.3),
+        ]
+        .spacing(6)
+        .align_y(Alignment::Center)
+        .into(),
+        None => Space::new().width(Length::Shrink).into(),
+    }
 }
 
 /// Lines the notes area keeps room for.
