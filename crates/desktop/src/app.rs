@@ -96,6 +96,8 @@ pub enum Message {
     ToggleFaces,
     /// The window's size.
     Resized(Size),
+    /// Step the sound's volume (off, low, medium, high).
+    ToggleSound,
     /// The monitor the window opened on (to shrink a window that does not fit).
     Monitor(window::Id, Option<Size>),
     /// Open the history.
@@ -126,6 +128,10 @@ pub struct App {
     pub dir_problem: Option<crate::settings::DirProblem>,
     /// The settings file could not be read (the defaults are used).
     settings_unreadable: bool,
+    /// The table's sounds (silent until [`App::enable_sound`]).
+    pub sound: crate::sound::Sound,
+    /// The countdown second last sounded.
+    last_beep: Option<u64>,
     /// The window size.
     pub size: Size,
     generation: u64,
@@ -157,6 +163,8 @@ impl App {
             notice: None,
             dir_problem,
             settings_unreadable,
+            sound: crate::sound::Sound::silent(),
+            last_beep: None,
             size: Size::new(1280.0, 800.0),
             generation: 0,
             practice: flags.practice,
@@ -201,6 +209,72 @@ impl App {
 
     fn lang(&self) -> Lang {
         self.settings.lang
+    }
+
+    /// Opens the sound device (the real window; tests stay silent but still see the cues).
+    pub fn enable_sound(&mut self) {
+        self.sound = crate::sound::Sound::start();
+    }
+
+    /// The sounds a table message gives: before the screen sees it (`before`) and after.
+    fn cues(&mut self, m: &table::Message, after: bool) {
+        use crate::engine::Update;
+        use crate::sound::Cue;
+        use mahjong_table::TableEvent;
+        let Screen::Table(t) = &self.screen else {
+            return;
+        };
+        let volume = self.settings.volume();
+        let cue = match (m, after) {
+            (
+                table::Message::Feed(worker::Feed::Update(Update::Table(TableEvent::Moved {
+                    mv,
+                    events,
+                }))),
+                false,
+            ) => {
+                let called = events.iter().any(|e| {
+                    matches!(
+                        e,
+                        mahjong_rules::Event::Claimed { .. } | mahjong_rules::Event::Konged { .. }
+                    )
+                }) || matches!(
+                    mv.action,
+                    mahjong_rules::Action::Discard { ready: true, .. }
+                );
+                if called {
+                    Some(Cue::Call)
+                } else if events
+                    .iter()
+                    .any(|e| matches!(e, mahjong_rules::Event::Discarded { .. }))
+                {
+                    Some(Cue::Discard)
+                } else {
+                    None
+                }
+            }
+            // A prompt the player must answer (not one the table plays by itself).
+            (
+                table::Message::Feed(worker::Feed::Update(Update::Table(TableEvent::YourTurn {
+                    ..
+                }))),
+                true,
+            ) => (!t.legal().is_empty()).then_some(Cue::YourTurn),
+            (table::Message::Feed(worker::Feed::Update(Update::HandEnded(end))), false) => {
+                matches!(end.result.outcome, mahjong_rules::Outcome::Win { .. }).then_some(Cue::Win)
+            }
+            (table::Message::Tick(_), true) => match t.seconds_left() {
+                Some(s) if (1..=5).contains(&s) && self.last_beep != Some(s) => {
+                    self.last_beep = Some(s);
+                    Some(Cue::LastSeconds)
+                }
+                _ => None,
+            },
+            _ => None,
+        };
+        if let Some(c) = cue {
+            self.sound.play(c, volume);
+        }
     }
 
     fn save(&mut self) {
@@ -527,6 +601,15 @@ impl App {
                 return self.history_update(Message::Replay(m));
             }
             Message::Table(m) => {
+                self.cues(&m, false);
+                let probe = matches!(
+                    m,
+                    table::Message::Tick(_)
+                        | table::Message::Feed(worker::Feed::Update(crate::engine::Update::Table(
+                            mahjong_table::TableEvent::YourTurn { .. }
+                        )))
+                )
+                .then(|| m.clone());
                 if let Screen::Table(t) = &mut self.screen
                     && t.update(m) == Exit::Leave
                 {
@@ -544,6 +627,19 @@ impl App {
                         Screen::Home(self.home.clone())
                     };
                 }
+                if let Some(m) = probe {
+                    self.cues(&m, true);
+                }
+            }
+            Message::ToggleSound => {
+                let now = self.settings.volume();
+                let at = crate::sound::VOLUMES
+                    .iter()
+                    .position(|&v| v >= now)
+                    .unwrap_or(0);
+                let next = crate::sound::VOLUMES[(at + 1) % crate::sound::VOLUMES.len()];
+                self.settings.volume = Some(next);
+                self.save();
             }
         }
         Task::none()
@@ -703,7 +799,18 @@ impl App {
                     .on_press(Message::OpenHistory),
             );
         }
+        let volume = self.settings.volume();
+        let sound = if volume == 0 {
+            lang.t(T::SoundOff).to_string()
+        } else {
+            lang.f(T::SoundLevel, &[&volume])
+        };
         r = r
+            .push(
+                button(text(sound).size(14))
+                    .style(button::secondary)
+                    .on_press(Message::ToggleSound),
+            )
             .push(
                 button(text(lang.t(faces)).size(14))
                     .style(button::secondary)

@@ -34,6 +34,7 @@ pub mod records;
 pub mod rerun;
 pub mod screens;
 pub mod settings;
+pub mod sound;
 pub mod tiles;
 pub mod worker;
 
@@ -87,6 +88,7 @@ pub fn run(args: cli::Args) -> iced::Result {
     iced::application(
         move || {
             let (mut app, task) = app::App::new(flags.clone());
+            app.enable_sound();
             let more = app.connect(lan.clone());
             (app, iced::Task::batch([task, more]))
         },

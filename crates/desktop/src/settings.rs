@@ -35,6 +35,15 @@ pub struct Settings {
     pub faces: Faces,
     /// The window's last size (logical pixels), to open at it again.
     pub window: Option<(u32, u32)>,
+    /// The sound's volume in percent, 0 for off (`None`: the default, 70).
+    pub volume: Option<u8>,
+}
+
+impl Settings {
+    /// The sound's volume in percent (0: off).
+    pub fn volume(&self) -> u8 {
+        self.volume.unwrap_or(70).min(100)
+    }
 }
 
 /// The window's smallest size (everything on every screen stays reachable at it).
@@ -180,6 +189,7 @@ mod tests {
             lang: Lang::En,
             faces: Faces::Notation,
             window: Some((1024, 600)),
+            volume: Some(35),
         };
         s.save(&d).expect("save");
         assert_eq!(Settings::load(&d).expect("load"), s);

@@ -1116,3 +1116,33 @@ fn a_data_dir_that_is_a_file_is_said_in_one_sentence_and_practice_still_plays() 
     }
     Ok(())
 }
+
+#[test]
+fn the_table_sounds_its_moments_and_the_volume_is_remembered() -> Result<(), Error> {
+    use shanghai_mahjong::sound::Cue;
+    let mut h = Harness::named("sound", 5, Lang::En);
+    h.click("Start practice")?;
+    h.sit_down();
+    h.play_to_end(Lang::En)?;
+    let played = h.app.sound.played().to_vec();
+    assert!(played.contains(&Cue::Discard), "{played:?}");
+    assert!(played.contains(&Cue::YourTurn), "{played:?}");
+    if matches!(
+        h.table().end.as_ref().map(|e| &e.result.outcome),
+        Some(mahjong_rules::Outcome::Win { .. })
+    ) {
+        assert_eq!(played.last(), Some(&Cue::Win));
+    }
+    // Off, low, medium, high: stepped from the top bar and remembered.
+    assert!(h.find("Sound 70%"));
+    h.click("Sound 70%")?;
+    assert!(h.find("Sound 100%"));
+    h.click("Sound 100%")?;
+    assert!(h.find("Sound off"));
+    assert_eq!(Settings::load(&h.dir).expect("saved").volume, Some(0));
+    let before = h.app.sound.played().len();
+    h.click("Next hand")?;
+    h.play_hint(Lang::En)?;
+    assert_eq!(h.app.sound.played().len(), before, "off is silent");
+    Ok(())
+}

@@ -125,7 +125,7 @@ fn played(log: &str) -> Vec<String> {
 
 /// Where the app draws hand tile `i` when the hand shows `shown` (the last apart when
 /// `drawn`): the same view in the simulator, at the window's size.
-fn tile_centre(dir: &Path, shown: &[Tile], drawn: bool, i: usize) -> (f32, f32) {
+fn tile_centre(dir: &Path, size: (f32, f32), shown: &[Tile], drawn: bool, i: usize) -> (f32, f32) {
     Settings {
         name: "Mei".into(),
         lang: Lang::Zh,
@@ -163,6 +163,7 @@ fn tile_centre(dir: &Path, shown: &[Tile], drawn: bool, i: usize) -> (f32, f32) 
         view: Box::new(view),
         now: 0,
     }))));
+    let _ = app.update(Message::Resized(iced::Size::new(size.0, size.1)));
     let mut ui = Simulator::with_size(shanghai_mahjong::iced_settings(), app.size, app.view());
     let target = ui.find(selector::id(hand_tile_id(i))).expect("the tile");
     let b = target.visible_bounds().expect("visible");
@@ -264,7 +265,15 @@ fn the_left_copy_of_a_pair_is_discarded_by_two_mouse_clicks_in_a_real_window() {
                     // No pair yet: discard the last tile by two clicks too.
                     None => (n - 1, p.shown[n - 1]),
                 };
-                let (x, y) = tile_centre(&layout_dir, &p.shown, p.drawn, i);
+                // The window's size as it is now (it may have shrunk to fit the screen).
+                let geometry = xdotool(&display, &["getwindowgeometry", &window]);
+                let size = geometry
+                    .lines()
+                    .find_map(|l| l.trim().strip_prefix("Geometry: "))
+                    .and_then(|g| g.split_once('x'))
+                    .and_then(|(w, h)| Some((w.trim().parse().ok()?, h.trim().parse().ok()?)))
+                    .unwrap_or((1280.0, 800.0));
+                let (x, y) = tile_centre(&layout_dir, size, &p.shown, p.drawn, i);
                 let (x, y) = (format!("{}", x as i32), format!("{}", y as i32));
                 xdotool(&display, &["mousemove", "--window", &window, &x, &y]);
                 xdotool(&display, &["click", "1"]);
