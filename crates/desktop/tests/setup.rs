@@ -95,6 +95,25 @@ fn a_refused_combination_says_why_and_cannot_start() -> Result<(), Error> {
     );
     h.click("中文")?;
     assert!(h.find("这个组合不能开局："));
+    // In 中文 the rules crate's English words are not shown.
+    let err = Options {
+        lezi_points: None,
+        table_limit_lezi: None,
+        ..Options::preset(Ruleset::Qiaoma)
+    }
+    .validate()
+    .expect_err("refused");
+    assert!(!h.find(Lang::Zh.f(T::RulesSay, &[&err]).as_str()));
+    // The refusal stands under its option: the option's row comes first, the next one after.
+    {
+        let mut ui = h.ui();
+        let at = |ui: &mut iced_test::Simulator<'_, Message>, s: &str| {
+            ui.find(s).ok().map(|t| t.bounds().y)
+        };
+        let refusal = at(&mut ui, "这个组合不能开局：").expect("the refusal");
+        let option = at(&mut ui, Lang::Zh.t(T::OptLeziPoints)).expect("the option");
+        assert!(option < refusal, "the refusal is under its option");
+    }
     h.click("开始练习")?;
     assert!(matches!(h.app.screen, Screen::Home(_)));
     // Back to something playable: start works.
@@ -240,8 +259,20 @@ fn the_strong_bots_hint_is_said_in_chinese() -> Result<(), Error> {
             .table_state()
             .and_then(|t| t.hint.as_ref())
             .is_some_and(|(a, _)| {
-                let name =
-                    shanghai_mahjong::screens::table_view::action_name(lang, Faces::Notation, a);
+                let claimed = h
+                    .app
+                    .table_state()
+                    .and_then(|t| t.view.as_ref())
+                    .and_then(|v| match &v.phase {
+                        mahjong_rules::PublicPhase::Claims { card, .. } => Some(card.tile),
+                        _ => None,
+                    });
+                let name = shanghai_mahjong::screens::table_view::action_name_at(
+                    lang,
+                    Faces::Notation,
+                    a,
+                    claimed,
+                );
                 h.find(lang.f(T::HintText, &[&name, &r]).as_str())
             })
     };

@@ -448,6 +448,7 @@ pub fn text(key: T) -> &'static str {
             "The hand is full: 14 tiles, a kong counting as 3. Click a tile or meld to take it back."
         }
         T::RefuseWildcard => "{0} cannot be the wildcard: a flower is never one.",
+        T::RefuseOther => "this value does not fit the other options",
         T::SoundOff => "Sound off",
         T::SoundLevel => "Sound {0}%",
         T::WildcardLegend => {

@@ -123,6 +123,7 @@ keys! {
     ModeHand, ModeChow, ModePung, ModeKong, ModeConcealedKong, ModeAddedKong, ModeFlower,
     ModeWildcard, TilesSoFar, ClearHand, HandTilesLabel, ScorerIncomplete, NotScored, PaymentsLabel,
     RefuseCopies, RefuseFlowerInHand, RefuseNotAFlower, RefuseChow, RefuseFull, RefuseWildcard,
+    RefuseOther,
     SoundOff, SoundLevel,
     WildcardLegend,
     DataDirUnusable, DirIsFile, DirReadOnly, DirFull, DirOther, SettingsUnreadable, SettingsUnsaved,

@@ -396,6 +396,7 @@ pub fn text(key: T) -> &'static str {
         T::RefuseChow => "吃是同花色的三张顺子：不能从 {0} 开始。",
         T::RefuseFull => "牌已经齐了：14 张，杠算 3 张。点一张牌或一副可拿回。",
         T::RefuseWildcard => "{0} 不能当百搭：花牌不是百搭。",
+        T::RefuseOther => "这个值和其他设置不相容",
         T::SoundOff => "声音：关",
         T::SoundLevel => "声音 {0}%",
         T::WildcardLegend => "{0} 是百搭：可以当任何一张牌；百搭牌带金色角标",

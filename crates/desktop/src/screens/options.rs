@@ -519,25 +519,40 @@ impl Editor {
             row![summary, reset].spacing(14).align_y(Alignment::Center),
         ]
         .spacing(10);
-        if let Err(e) = self.options.validate() {
-            col = col.push(refusal(lang, &e));
+        // A refusal is shown under the option that causes it (at the top only when that
+        // option has no row here).
+        let refused = self.options.validate().err();
+        let preset = self.preset();
+        let culprit = refused
+            .as_ref()
+            .and_then(refused_option)
+            .filter(|o| o.shown(preset, self.scope));
+        if let (Some(e), None) = (&refused, culprit) {
+            col = col.push(refusal(lang, e));
         }
         col = col.push(bold(lang.t(T::SecTable), 17.0, ACCENT));
         col = col.push(self.stake_row(lang));
         col = col.push(self.length_row(lang));
-        let preset = self.preset();
-        for o in Opt::ALL
+        let mut rows: Vec<Opt> = Opt::ALL
             .into_iter()
             .filter(|o| o.is_timer() && o.shown(preset, self.scope))
-        {
+            .collect();
+        let rules_from = rows.len();
+        rows.extend(
+            Opt::ALL
+                .into_iter()
+                .filter(|o| !o.is_timer() && o.shown(preset, self.scope)),
+        );
+        for (i, o) in rows.into_iter().enumerate() {
+            if i == rules_from {
+                col = col.push(bold(lang.t(T::SecRules), 17.0, ACCENT));
+            }
             col = col.push(self.option_row(lang, o));
-        }
-        col = col.push(bold(lang.t(T::SecRules), 17.0, ACCENT));
-        for o in Opt::ALL
-            .into_iter()
-            .filter(|o| !o.is_timer() && o.shown(preset, self.scope))
-        {
-            col = col.push(self.option_row(lang, o));
+            if let (Some(e), Some(c)) = (&refused, culprit)
+                && c == o
+            {
+                col = col.push(refusal(lang, e));
+            }
         }
         col.into()
     }
@@ -775,8 +790,16 @@ pub fn show(lang: Lang, o: Opt, v: Val) -> String {
     }
 }
 
+/// The option a refusal names, if the editor has it.
+fn refused_option(e: &OptionsError) -> Option<Opt> {
+    match e {
+        OptionsError::BadValue { name, .. } => Opt::from_name(name),
+        _ => None,
+    }
+}
+
 /// The rules crate's refusal, said plainly: the option, what is wrong in the current
-/// language where the editor knows the case, and the rules crate's own words.
+/// language where the editor knows the case, and (in English) the rules crate's own words.
 pub fn refusal<'a, M: 'a>(lang: Lang, e: &OptionsError) -> Element<'a, M> {
     let (name, why) = match e {
         OptionsError::BadValue { name, why } => (name.as_str(), why.as_str()),
@@ -792,14 +815,21 @@ pub fn refusal<'a, M: 'a>(lang: Lang, e: &OptionsError) -> Element<'a, M> {
     };
     let mut col = column![bold(lang.t(T::Refused), 15.0, WARN)].spacing(2);
     if let Some(o) = opt {
-        let what = said.map_or_else(|| why.to_string(), |k| lang.t(k).to_string());
+        let what = match (said, lang) {
+            (Some(k), _) => lang.t(k).to_string(),
+            (None, Lang::En) => why.to_string(),
+            (None, Lang::Zh) => lang.t(T::RefuseOther).to_string(),
+        };
         col = col.push(label(
             lang.f(T::RefuseLine, &[&lang.t(o.text().0), &o.name(), &what]),
             14.0,
             WARN,
         ));
     }
-    col = col.push(label(lang.f(T::RulesSay, &[e]), 13.0, MUTED));
+    // The rules crate speaks English: its words are shown to an English player only.
+    if lang == Lang::En {
+        col = col.push(label(lang.f(T::RulesSay, &[e]), 13.0, MUTED));
+    }
     container(col)
         .padding(8)
         .width(Length::Fill)
