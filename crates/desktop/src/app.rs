@@ -183,11 +183,17 @@ impl App {
         if flags.lang.is_some() {
             app.save();
         }
+        let saved = (app.dir_problem.is_none() && !app.settings.name.is_empty())
+            .then(|| crate::resume::load(&app.data_dir))
+            .flatten();
         app.screen = if app.settings.name.is_empty() {
             Screen::Welcome(welcome::State::default())
         } else if let Some(r) = app.practice.take() {
             app.home.set_ruleset(r);
             app.table()
+        } else if let Some(saved) = saved {
+            // A practice table killed mid-hand comes back where it was.
+            app.resumed(saved)
         } else {
             Screen::Home(app.home.clone())
         };
@@ -224,6 +230,9 @@ impl App {
         let Screen::Table(t) = &self.screen else {
             return;
         };
+        if t.replaying {
+            return;
+        }
         let volume = self.settings.volume();
         let cue = match (m, after) {
             (
@@ -341,6 +350,19 @@ impl App {
             dir: self.data_dir.clone(),
             name: self.settings.name.clone(),
         });
+        Screen::Table(Box::new(state))
+    }
+
+    /// The table screen of a practice table played back from its journal.
+    fn resumed(&mut self, saved: crate::resume::Saved) -> Screen {
+        self.generation += 1;
+        self.home.set_ruleset(saved.config.ruleset);
+        let mut state = table::State::new(saved.config, self.generation);
+        state.key.record = Some(worker::RecordTo {
+            dir: self.data_dir.clone(),
+            name: self.settings.name.clone(),
+        });
+        state.key.resume = Some(saved.commands);
         Screen::Table(Box::new(state))
     }
 
@@ -624,6 +646,8 @@ impl App {
                         }
                         Screen::Lobby
                     } else {
+                        // A practice table left is not resumed.
+                        crate::resume::clear(&self.data_dir);
                         Screen::Home(self.home.clone())
                     };
                 }

@@ -84,7 +84,7 @@ impl PracticeConfig {
 }
 
 /// What the player asks of the table.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Command {
     /// Play this action at the current prompt.
     Act(Action),
@@ -322,6 +322,19 @@ impl Engine {
     ) -> Result<(), mahjong_store::StoreError> {
         let recorder =
             crate::records::Recorder::practice(data_dir, &self.clients, &self.keys, names)?;
+        self.recorder = Some(recorder);
+        Ok(())
+    }
+
+    /// [`Engine::record_to`] for a table played back after a kill: the store's copy goes on
+    /// from where it ends.
+    pub fn record_again(
+        &mut self,
+        data_dir: &std::path::Path,
+        names: [String; 4],
+    ) -> Result<(), mahjong_store::StoreError> {
+        let recorder =
+            crate::records::Recorder::practice_again(data_dir, &self.clients, &self.keys, names)?;
         self.recorder = Some(recorder);
         Ok(())
     }

@@ -32,6 +32,7 @@ pub mod i18n;
 pub mod lan;
 pub mod records;
 pub mod rerun;
+pub mod resume;
 pub mod screens;
 pub mod settings;
 pub mod sound;

@@ -471,6 +471,31 @@ impl Recorder {
         })
     }
 
+    /// Goes on recording a practice table already in the store of `dir` (its journal and
+    /// bookings resume after what the store holds), or saves it as [`Recorder::practice`]
+    /// does when the store has never seen it.
+    pub fn practice_again(
+        dir: &Path,
+        clients: &[Client],
+        keys: &[SigningKey],
+        names: [String; 4],
+    ) -> Result<Recorder, StoreError> {
+        let table = clients
+            .first()
+            .map_or([0; 32], |c| c.persistent().config.table);
+        let store = Store::open(dir)?;
+        if store.table(&table)?.is_none() {
+            drop(store);
+            return Recorder::practice(dir, clients, keys, names);
+        }
+        let written = store.journal_len(&table, crate::engine::HUMAN)? as usize;
+        Ok(Recorder {
+            store,
+            table,
+            written,
+        })
+    }
+
     /// After a hand is over: appends the player's log steps not yet written (one
     /// transaction) and books every final hand not yet booked. Returns the hands booked.
     pub fn hand_over(&mut self, player: &Client) -> Result<usize, StoreError> {
@@ -486,6 +511,26 @@ impl Recorder {
         }
         self.store.book_from_client(player)
     }
+}
+
+/// A practice table killed earlier, played back from its journal ([`crate::resume`]): the
+/// engine of its set-up, its commands replayed, then the recording of its hands from where the
+/// store's copy ends (the hands finished before the kill are not booked twice).
+pub fn resume(
+    key: &TableKey,
+    commands: &[(u64, Option<crate::engine::Command>)],
+) -> Result<(Engine, Vec<Update>), EngineError> {
+    let (mut engine, mut updates) = Engine::new(&key.config)?;
+    updates.extend(crate::resume::replay(&mut engine, commands));
+    if let Some(r) = &key.record {
+        let names = practice_names(&r.name, key.config.levels);
+        if let Err(e) = engine.record_again(&r.dir, names) {
+            updates.push(Update::Failed(format!(
+                "this table's hands cannot be kept in the history: {e}"
+            )));
+        }
+    }
+    Ok((engine, updates))
 }
 
 /// Sits the engine of a practice table down: [`Engine::new`], then, when the key says where,

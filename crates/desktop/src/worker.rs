@@ -24,6 +24,9 @@ pub enum Feed {
     Ready(Commands),
     /// An update of the table.
     Update(Update),
+    /// A table killed earlier is being played back from its journal (`true`) or is back
+    /// where it was (`false`): no sounds for what already happened.
+    Replay(bool),
 }
 
 /// The sending half of the engine thread's command channel.
@@ -45,8 +48,11 @@ pub struct TableKey {
     pub config: PracticeConfig,
     /// Distinguishes two tables with the same set-up.
     pub generation: u64,
-    /// Where to keep the table's hands (the history), if anywhere.
+    /// Where to keep the table's hands (the history), if anywhere; the table's journal
+    /// ([`crate::resume`]) is kept there too.
     pub record: Option<RecordTo>,
+    /// The commands of a table killed earlier, played back before it goes on.
+    pub resume: Option<Vec<(u64, Option<Command>)>>,
 }
 
 /// Where a practice table's hands are kept: the player's data directory and name.
@@ -86,18 +92,58 @@ fn run(key: TableKey, out: async_mpsc::UnboundedSender<Feed>) {
     if out.unbounded_send(Feed::Ready(Commands(cmd_tx))).is_err() {
         return;
     }
-    let (mut engine, first) = match crate::records::start(&key) {
-        Ok(x) => x,
-        Err(e) => {
-            let _ = out.unbounded_send(Feed::Update(Update::Failed(e.to_string())));
-            return;
-        }
-    };
     let send_all = |updates: Vec<Update>| {
         updates
             .into_iter()
             .all(|u| out.unbounded_send(Feed::Update(u)).is_ok())
     };
+    let (mut engine, first) = match &key.resume {
+        Some(commands) => {
+            // Played back from the journal; the hands it finished were booked already. The
+            // screen sees every update of the playback between the two marks.
+            let _ = out.unbounded_send(Feed::Replay(true));
+            match crate::records::resume(&key, commands) {
+                Ok((engine, ups)) => {
+                    if !send_all(ups) {
+                        return;
+                    }
+                    let _ = out.unbounded_send(Feed::Replay(false));
+                    (engine, Vec::new())
+                }
+                Err(e) => {
+                    let _ = out.unbounded_send(Feed::Replay(false));
+                    let _ = out.unbounded_send(Feed::Update(Update::Failed(e.to_string())));
+                    return;
+                }
+            }
+        }
+        None => match crate::records::start(&key) {
+            Ok(x) => x,
+            Err(e) => {
+                let _ = out.unbounded_send(Feed::Update(Update::Failed(e.to_string())));
+                return;
+            }
+        },
+    };
+    // The journal that lets a killed table come back (only where hands are kept).
+    let mut journal = key.record.as_ref().and_then(|r| {
+        let j = match key.resume {
+            Some(_) => crate::resume::Journal::reopen(&r.dir),
+            None => crate::resume::Journal::create(&r.dir, &key.config),
+        };
+        j.map_err(|e| tracing::warn!("the practice table cannot be saved: {e}"))
+            .ok()
+    });
+    let finished = |updates: &[Update]| {
+        updates
+            .iter()
+            .any(|u| matches!(u, Update::HandEnded(end) if end.result.session.is_finished()))
+    };
+    if finished(&first)
+        && let Some(r) = &key.record
+    {
+        crate::resume::clear(&r.dir);
+    }
     if !send_all(first) {
         return;
     }
@@ -110,7 +156,21 @@ fn run(key: TableKey, out: async_mpsc::UnboundedSender<Feed>) {
             clock += real.duration_since(last).as_millis() as u64;
         }
         last = real;
-        if !send_all(engine.advance_to(clock)) {
+        let ups = engine.advance_to(clock);
+        if !ups.is_empty()
+            && let Some(j) = &mut journal
+            && let Err(e) = j.tick(engine.now())
+        {
+            tracing::warn!("the practice table's journal: {e}");
+            journal = None;
+        }
+        if finished(&ups)
+            && let Some(r) = &key.record
+        {
+            crate::resume::clear(&r.dir);
+            journal = None;
+        }
+        if !send_all(ups) {
             return;
         }
         let wait = match engine.next_due() {
@@ -128,12 +188,39 @@ fn run(key: TableKey, out: async_mpsc::UnboundedSender<Feed>) {
             let real = Instant::now();
             if !engine.is_paused() {
                 clock += real.duration_since(last).as_millis() as u64;
-                if !send_all(engine.advance_to(clock)) {
+                let ups = engine.advance_to(clock);
+                if !ups.is_empty()
+                    && let Some(j) = &mut journal
+                    && let Err(e) = j.tick(engine.now())
+                {
+                    tracing::warn!("the practice table's journal: {e}");
+                    journal = None;
+                }
+                if finished(&ups)
+                    && let Some(r) = &key.record
+                {
+                    crate::resume::clear(&r.dir);
+                    journal = None;
+                }
+                if !send_all(ups) {
                     return;
                 }
             }
             last = real;
-            if !send_all(engine.command(c)) {
+            if let Some(j) = &mut journal
+                && let Err(e) = j.command(engine.now(), &c)
+            {
+                tracing::warn!("the practice table's journal: {e}");
+                journal = None;
+            }
+            let ups = engine.command(c);
+            if finished(&ups)
+                && let Some(r) = &key.record
+            {
+                crate::resume::clear(&r.dir);
+                journal = None;
+            }
+            if !send_all(ups) {
                 return;
             }
         }

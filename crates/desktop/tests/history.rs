@@ -22,6 +22,7 @@ fn temp_dir(name: &str) -> PathBuf {
 /// are the strong bot's hints), as the app's worker would.
 fn play_practice(dir: &Path, seed: u64, hands: u32) -> Engine {
     let key = TableKey {
+        resume: None,
         config: PracticeConfig {
             think_ms: (0, 0),
             length: SessionLength::Hands(hands),
@@ -493,6 +494,7 @@ fn a_store_that_cannot_be_read_is_said_plainly() -> Result<(), Error> {
     assert!(ui.find(&Lang::En.f(T::HistoryFailed, &[&e])));
     // A practice table there cannot be kept: the table says so and still plays.
     let key = TableKey {
+        resume: None,
         config: PracticeConfig {
             think_ms: (0, 0),
             length: SessionLength::Hands(1),

@@ -42,6 +42,10 @@ fn have(tool: &str) -> bool {
         .is_ok_and(|s| s.success())
 }
 
+/// One real window at a time: the tests share the machine's two cores, and each needs its own
+/// display.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// An X server of its own on a free display number.
 fn xvfb(w: u32, h: u32) -> Option<(Kid, String)> {
     for n in 0..50 {
@@ -177,6 +181,7 @@ fn the_left_copy_of_a_pair_is_discarded_by_two_mouse_clicks_in_a_real_window() {
         eprintln!("skipped: needs Xvfb and xdotool (apt-get install xvfb xdotool)");
         return;
     }
+    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let Some((_x, display)) = xvfb(1280, 800) else {
         eprintln!("skipped: Xvfb did not start");
         return;
@@ -295,4 +300,170 @@ fn the_left_copy_of_a_pair_is_discarded_by_two_mouse_clicks_in_a_real_window() {
             .collect::<Vec<_>>()
             .join("\n")
     );
+}
+
+/// Starts the app on `display` with `args`, its log in `dir`.
+fn launch(display: &str, dir: &Path, args: &[&str]) -> Kid {
+    Kid(Command::new(env!("CARGO_BIN_EXE_shanghai-mahjong"))
+        .arg("--data-dir")
+        .arg(dir)
+        .args(args)
+        .env("DISPLAY", display)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the app starts"))
+}
+
+fn window_of(display: &str, pid: u32) -> String {
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_secs(30) {
+        let w = xdotool(display, &["search", "--pid", &pid.to_string()]);
+        if let Some(w) = w.lines().last() {
+            return w.to_string();
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    panic!("no window");
+}
+
+/// Discards the last tile of the hand shown at a turn prompt by two clicks.
+fn discard_last(display: &str, window: &str, layout: &Path, p: &Prompt) {
+    let geometry = xdotool(display, &["getwindowgeometry", window]);
+    let size = geometry
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("Geometry: "))
+        .and_then(|g| g.split_once('x'))
+        .and_then(|(w, h)| Some((w.trim().parse().ok()?, h.trim().parse().ok()?)))
+        .unwrap_or((1280.0, 800.0));
+    let (x, y) = tile_centre(layout, size, &p.shown, p.drawn, p.shown.len() - 1);
+    let (x, y) = (format!("{}", x as i32), format!("{}", y as i32));
+    xdotool(display, &["mousemove", "--window", window, &x, &y]);
+    xdotool(display, &["click", "1"]);
+    std::thread::sleep(Duration::from_millis(100));
+    xdotool(display, &["click", "1"]);
+}
+
+/// A practice table killed with SIGKILL mid-hand comes back at the same step when the app
+/// starts again: the same hand, the same tiles, the same prompt; and it plays on.
+#[test]
+fn a_practice_table_killed_mid_hand_comes_back_at_the_same_step() {
+    if !have("Xvfb") || !have("xdotool") {
+        eprintln!("skipped: needs Xvfb and xdotool (apt-get install xvfb xdotool)");
+        return;
+    }
+    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let Some((_x, display)) = xvfb(1280, 800) else {
+        eprintln!("skipped: Xvfb did not start");
+        return;
+    };
+    let dir: PathBuf = std::env::temp_dir().join(format!("shanghai-kill-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    Settings {
+        name: "Mei".into(),
+        lang: Lang::En,
+        ..Settings::default()
+    }
+    .save(&dir)
+    .expect("settings");
+    let layout = dir.join("layout");
+    let log_path = dir.join("mahjong.log");
+    let mut app = launch(&display, &dir, &["--practice", "qiaoma", "--lang", "en"]);
+    let window = window_of(&display, app.0.id());
+    let start = Instant::now();
+    let mut handled = 0;
+    let mut turns = 0;
+    let before_kill: Prompt = loop {
+        assert!(
+            start.elapsed() < Duration::from_secs(180),
+            "no third turn within the time"
+        );
+        std::thread::sleep(Duration::from_millis(150));
+        let log = std::fs::read_to_string(&log_path).unwrap_or_default();
+        let ps = prompts(&log);
+        if ps.len() <= handled {
+            continue;
+        }
+        handled = ps.len();
+        let p = ps.into_iter().last().expect("a prompt");
+        std::thread::sleep(Duration::from_millis(300));
+        match p.kind.as_str() {
+            "claim" => {
+                xdotool(&display, &["windowfocus", "--sync", &window]);
+                xdotool(&display, &["key", "space"]);
+            }
+            "turn" if turns == 2 => break p,
+            "turn" => {
+                turns += 1;
+                discard_last(&display, &window, &layout, &p);
+            }
+            _ => {}
+        }
+    };
+    // Killed at the prompt, with no chance to save anything more.
+    unsafe_kill(&mut app);
+    assert!(dir.join("practice.jsonl").exists(), "the table's journal");
+    let lines_before = std::fs::read_to_string(&log_path)
+        .unwrap_or_default()
+        .lines()
+        .count();
+    let again = launch(&display, &dir, &["--lang", "en"]);
+    let window = window_of(&display, again.0.id());
+    let start = Instant::now();
+    let after = loop {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "the restarted app showed no prompt"
+        );
+        std::thread::sleep(Duration::from_millis(150));
+        let log = std::fs::read_to_string(&log_path).unwrap_or_default();
+        let new: String = log
+            .lines()
+            .skip(lines_before)
+            .collect::<Vec<_>>()
+            .join("\n");
+        if let Some(p) = prompts(&new).into_iter().next() {
+            break p;
+        }
+    };
+    assert_eq!(after.kind, before_kill.kind);
+    assert_eq!(
+        after.shown, before_kill.shown,
+        "the same tiles at the same step"
+    );
+    // And it plays on: the discard is taken.
+    discard_last(&display, &window, &layout, &after);
+    let start = Instant::now();
+    loop {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "the resumed table did not take the discard"
+        );
+        std::thread::sleep(Duration::from_millis(150));
+        let log = std::fs::read_to_string(&log_path).unwrap_or_default();
+        let new: Vec<String> = played(
+            &log.lines()
+                .skip(lines_before)
+                .collect::<Vec<_>>()
+                .join("\n"),
+        );
+        if let Some(line) = new.first() {
+            assert!(line.contains("timed_out=false"), "{line}");
+            assert!(
+                line.contains(&format!("discard {}", after.shown[after.shown.len() - 1])),
+                "{line}"
+            );
+            break;
+        }
+    }
+    drop(again);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// SIGKILL, as `kill -9` does: no destructor, no flush of the app's own.
+fn unsafe_kill(kid: &mut Kid) {
+    let _ = Command::new("kill")
+        .args(["-9", &kid.0.id().to_string()])
+        .status();
+    let _ = kid.0.wait();
 }

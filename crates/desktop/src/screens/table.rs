@@ -193,6 +193,8 @@ pub struct State {
     pub replaced: [bool; 4],
     /// The player asked to leave and is asked to confirm.
     pub confirm_leave: bool,
+    /// A table killed earlier is being played back (no sounds for what already happened).
+    pub replaying: bool,
 }
 
 impl State {
@@ -204,6 +206,7 @@ impl State {
                 config,
                 generation,
                 record: None,
+                resume: None,
             },
             commands: None,
             view: None,
@@ -234,6 +237,7 @@ impl State {
             names: None,
             replaced: [false; 4],
             confirm_leave: false,
+            replaying: false,
         }
     }
 
@@ -371,6 +375,17 @@ impl State {
         }
         match message {
             Message::Feed(Feed::Ready(c)) => self.commands = Some(c),
+            Message::Feed(Feed::Replay(on)) => {
+                self.replaying = on;
+                // Back where it was: the open prompt is the player's again (or the table's,
+                // for a flower or a forced pass).
+                if !on {
+                    self.auto_play();
+                    if !self.sent && !self.legal().is_empty() {
+                        self.log_prompt();
+                    }
+                }
+            }
             Message::Feed(Feed::Update(u)) => self.on_update(u),
             Message::Tick(now) => self.now = now,
             Message::Tile(i) => self.click(i),
@@ -586,13 +601,16 @@ impl State {
                 self.sent = false;
                 self.prompt = Some(view.legal.clone());
                 self.view = Some(view);
-                self.auto_play();
-                if !self.sent {
-                    self.log_prompt();
+                // A prompt played back from the journal was answered then: nothing to send.
+                if !self.replaying {
+                    self.auto_play();
+                    if !self.sent {
+                        self.log_prompt();
+                    }
                 }
             }
             TableEvent::Moved { mv, events } => {
-                if mv.seat == self.me {
+                if mv.seat == self.me && !self.replaying {
                     tracing::info!(
                         target: "table",
                         hand = self.hand,
@@ -600,6 +618,8 @@ impl State {
                         timed_out = mv.timed_out,
                         "you played"
                     );
+                }
+                if mv.seat == self.me {
                     self.prompt = None;
                     self.hint = None;
                     self.show_hint = false;
