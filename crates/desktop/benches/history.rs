@@ -28,6 +28,7 @@ use shanghai_mahjong::worker::{RecordTo, TableKey};
 /// Plays `hands` practice hands into the store in `dir`.
 fn play(dir: &Path, hands: u32) {
     let key = TableKey {
+        resume: None,
         config: PracticeConfig {
             think_ms: (0, 0),
             length: SessionLength::Hands(hands),
