@@ -8,7 +8,9 @@
 //! (`hand 2/3: seat 1 wins qingyise by self-draw, payments [-20,60,-20,-20]`); on failure one
 //! line and a non-zero exit (no table filled within `--wait` seconds, a peer proven at fault, a
 //! store error). `--bots K`, at a table this peer opens: K seats are bots, spread over the
-//! human peers. A peer restarted with the same data dir resumes its table.
+//! human peers. A peer restarted with the same data dir resumes its table. One process per
+//! data dir: a second `mahjong play` on a data dir in use exits 1 at once with "the data dir
+//! DIR is in use by another process (pid N)".
 //! `--disconnect-seconds S`, at a table this peer opens: how long a silent seat is waited for
 //! before the other three vote it out and a bot run by the next seat's peer takes it (the
 //! preset's 180 by default).
@@ -130,6 +132,9 @@ pub fn run(args: PlayArgs) -> Result<()> {
         Some(d) => d.clone(),
         None => mahjong_store::default_data_dir(),
     };
+    // One process per data dir, before anything in it is opened or any peer dialled; held
+    // until this process ends.
+    let _lock = mahjong_store::DirLock::acquire(&data_dir)?;
     let identity = mahjong_store::Identity::load_or_create(&data_dir, Some(&args.name))?;
     mahjong_store::init_logging(&data_dir)?;
     let storage = StoreStorage::open(&data_dir)?;
