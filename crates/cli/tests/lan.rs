@@ -1400,3 +1400,78 @@ fn a_peer_whose_disk_fills_says_it_leaves_and_is_replaced_at_once() {
     }
     drop(net);
 }
+
+/// A player whose seat a bot took comes back (restarted on its data dir): it learns from the
+/// others what was booked for it (the leaver hand, as the three signed it) and that its seat
+/// is taken, and stops with one line, instead of waiting on a table that no longer sends it
+/// anything. (It does not yet follow the rest of the session.)
+#[test]
+fn a_player_replaced_by_a_bot_comes_back_learns_its_penalty_and_stops() {
+    let _serial = serial();
+    let net = Net::new(4);
+    let dir = scratch("comeback");
+    let hands = 6;
+    let extra = ["--disconnect-seconds", "8"];
+    let args = |i: usize| play_args(&format!("p{i}"), &dir, hands, &extra);
+    let mut peers: Vec<Peer> = (0..4)
+        .map(|i| Peer::spawn(net.command(i, &args(i))))
+        .collect();
+    let victim = 2;
+    assert!(wait_until(
+        &mut peers[victim],
+        Duration::from_secs(60),
+        |l| { l.starts_with("set-up agreed") }
+    ));
+    assert!(wait_until(&mut peers[0], Duration::from_secs(10), |l| l
+        .starts_with("table ")));
+    let vseat = seat_of(&peers[0], &format!("p{victim}")).expect("the victim's seat");
+    std::thread::sleep(Duration::from_millis(800));
+    let _ = peers[victim].child.kill(); // SIGKILL
+    let _ = peers[victim].child.wait();
+    for (i, p) in peers.iter_mut().enumerate() {
+        if i != victim {
+            assert!(
+                wait_for(
+                    p,
+                    &format!("seat {vseat} is replaced by a bot"),
+                    Duration::from_secs(60)
+                ),
+                "{:#?}",
+                p.seen
+            );
+        }
+    }
+    let back = Instant::now();
+    peers[victim] = Peer::spawn(net.command(victim, &args(victim)));
+    let code = peers[victim].wait(Duration::from_secs(60));
+    let took = back.elapsed();
+    let returned = &peers[victim];
+    assert_eq!(code, Some(1), "{:#?}", returned.seen);
+    assert_eq!(
+        returned.seen.last().map(String::as_str),
+        Some("mahjong: this seat left the table: a bot plays it now"),
+        "{:#?}",
+        returned.seen
+    );
+    println!("a replaced player came back and learnt it in {took:?}");
+    let mut others: Vec<Peer> = peers
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| *i != victim)
+        .map(|(_, p)| p)
+        .collect();
+    let codes = wait_all(&mut others, Duration::from_secs(240));
+    for (p, c) in others.iter().zip(&codes) {
+        assert_eq!(*c, Some(0), "{:#?}", p.seen);
+    }
+    // Its ledger holds the leaver hand exactly as the others booked it.
+    let mine = ledger(&dir.join(format!("p{victim}")));
+    let theirs = ledger(&dir.join("p0"));
+    let abort: Vec<&Row> = theirs.iter().filter(|r| r.3.len() == 3).collect();
+    assert_eq!(abort.len(), 1, "{theirs:?}");
+    assert!(mine.contains(abort[0]), "mine {mine:?}, theirs {theirs:?}");
+    for row in &mine {
+        assert!(theirs.contains(row), "{row:?} not in {theirs:?}");
+    }
+    drop(net);
+}
