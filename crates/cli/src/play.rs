@@ -188,6 +188,10 @@ async fn session(
     let mut fault: Option<String> = None;
     // Whether this peer stops without leaving its table (it gave up waiting for the others).
     let mut stay = false;
+    // Ctrl-C: the peer stops, and at a table it says it leaves (below) so that the others
+    // replace its seats at once.
+    let interrupted = tokio::signal::ctrl_c();
+    tokio::pin!(interrupted);
     // While waiting for a table: what the lobby shows, one line every few seconds.
     let mut lobby: Vec<mahjong_net::Advert> = Vec::new();
     let mut connected = std::collections::HashSet::new();
@@ -219,6 +223,15 @@ async fn session(
                     h.time_up();
                 }
                 continue;
+            }
+            _ = &mut interrupted => {
+                break Err(match table {
+                    Some(t) => anyhow!(
+                        "interrupted: this peer left table {} (a bot plays its seat)",
+                        &node::hex(&t)[..8]
+                    ),
+                    None => anyhow!("interrupted"),
+                });
             }
             _ = lobby_lines.tick(), if waiting.as_ref().is_some_and(|w| w.what == WaitFor::Table) => {
                 eprintln!("{}", lobby_line(&lobby, &me, wanted, connected.len()));

@@ -1475,3 +1475,70 @@ fn a_player_replaced_by_a_bot_comes_back_learns_its_penalty_and_stops() {
     }
     drop(net);
 }
+
+/// Ctrl-C at a table: the peer says it leaves (a signed leave) before it stops, so the others
+/// replace its seat by a bot at once rather than after the disconnect limit (180 s here).
+#[test]
+fn a_peer_interrupted_says_it_leaves_and_is_replaced_at_once() {
+    let _serial = serial();
+    let net = Net::new(4);
+    let dir = scratch("sigint");
+    let victim = 1;
+    let hands = 6;
+    let mut peers: Vec<Peer> = (0..4)
+        .map(|i| Peer::spawn(net.command(i, &play_args(&format!("p{i}"), &dir, hands, &[]))))
+        .collect();
+    assert!(wait_until(
+        &mut peers[victim],
+        Duration::from_secs(60),
+        |l| { l.starts_with("set-up agreed") }
+    ));
+    assert!(wait_until(&mut peers[0], Duration::from_secs(10), |l| l
+        .starts_with("table ")));
+    let vseat = seat_of(&peers[0], &format!("p{victim}")).expect("the victim's seat");
+    std::thread::sleep(Duration::from_millis(800));
+    // SIGINT to the peer itself (under `ip netns exec`, which execs it: the same pid).
+    let sent = Command::new("kill")
+        .args(["-INT", &peers[victim].child.id().to_string()])
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(sent);
+    let interrupted = Instant::now();
+    let code = peers[victim].wait(Duration::from_secs(30));
+    let mut gone = peers.remove(victim);
+    gone.drain();
+    assert_eq!(code, Some(1), "{:#?}", gone.seen);
+    let last = gone.seen.last().expect("a line");
+    assert!(
+        last.starts_with("mahjong: interrupted: this peer left table "),
+        "{last}"
+    );
+    for p in peers.iter_mut() {
+        assert!(
+            wait_for(
+                p,
+                &format!("seat {vseat} is replaced by a bot"),
+                Duration::from_secs(30)
+            ),
+            "{:#?}\nthe interrupted peer said: {:#?}",
+            p.seen,
+            gone.seen
+        );
+    }
+    let replaced = interrupted.elapsed();
+    println!(
+        "Ctrl-C: the seat replaced {:.1} s after the signal",
+        replaced.as_secs_f64()
+    );
+    assert!(replaced < Duration::from_secs(30), "{replaced:?}");
+    let codes = wait_all(&mut peers, Duration::from_secs(240));
+    for (i, (p, c)) in peers.iter().zip(&codes).enumerate() {
+        assert_eq!(*c, Some(0), "peer {i}: {:#?}", p.seen);
+    }
+    let first = ledger(&dir.join("p0"));
+    assert_eq!(first.len(), hands as usize, "{first:?}");
+    for n in ["p2", "p3"] {
+        assert_eq!(ledger(&dir.join(n)), first, "ledger of {n} differs");
+    }
+    drop(net);
+}
