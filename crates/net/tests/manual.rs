@@ -123,3 +123,107 @@ async fn a_table_opened_by_hand_is_seen_taken_and_played_with_its_own_options() 
     let _ = host.shutdown().await;
     let _ = guest.shutdown().await;
 }
+
+fn peer_on(
+    seed: u8,
+    name: &str,
+    storage: &MemoryStorage,
+    own_bot: bool,
+) -> (Network, Receiver<NetEvent>) {
+    let settings = node::settings(name, Ruleset::Qiaoma, Money::coins(1), 1, 0);
+    let mut config = NetConfig::new(SigningKey::from_bytes(&[seed; 32]), settings);
+    config.listen = vec!["/ip4/127.0.0.1/tcp/0".parse().expect("addr")];
+    config.mdns = false;
+    config.manual = true;
+    config.own_bot = own_bot;
+    mahjong_net::spawn(config, Box::new(storage.clone())).expect("spawn")
+}
+
+/// A declined set-up ends the table for both peers, in their stores too: each is back in the
+/// lobby by itself (the host opens another table without standing up first, the other sees
+/// it), and restarted on the same stores neither resumes the failed table.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_declined_set_up_returns_both_to_the_lobby_and_is_never_resumed() {
+    let (hs, gs) = (MemoryStorage::new(), MemoryStorage::new());
+    let (host, mut host_ev) = peer_on(31, "ann", &hs, true);
+    let (guest, mut guest_ev) = peer_on(32, "bo", &gs, false);
+    let addr = until(&mut host_ev, "listening address", |e| match e {
+        NetEvent::Listening(a) => Some(a.clone()),
+        _ => None,
+    })
+    .await;
+    let spec = |name: &str| TableSpec {
+        name: name.into(),
+        preset: Ruleset::Qiaoma,
+        options: Options::preset(Ruleset::Qiaoma),
+        stake: Money::coins(1),
+        hands: 1,
+        bots: 2,
+    };
+    host.host(spec("first"))
+        .await
+        .expect("loop")
+        .expect("hosted");
+    guest
+        .dial(addr.clone())
+        .await
+        .expect("loop")
+        .expect("dialled");
+    let advert = until(&mut guest_ev, "the host's table", |e| match e {
+        NetEvent::Lobby(t) => t.iter().find(|a| a.name == "first").cloned(),
+        _ => None,
+    })
+    .await;
+    guest.sit(advert.table).await.expect("loop").expect("seat");
+    until(&mut guest_ev, "the proposal", |e| match e {
+        NetEvent::Table(TableEvent::Proposed(_)) => Some(()),
+        _ => None,
+    })
+    .await;
+    // The player declines (leaves before the first hand).
+    guest.leave().await.expect("loop");
+    let started = std::time::Instant::now();
+    for (who, ev) in [("host", &mut host_ev), ("guest", &mut guest_ev)] {
+        until(ev, &format!("the failed set-up at the {who}"), |e| {
+            matches!(e, NetEvent::Table(TableEvent::SetupFailed { .. })).then_some(())
+        })
+        .await;
+    }
+    // Back in the lobby by itself: the host opens another table, the guest sees it.
+    let reopened = async {
+        loop {
+            if host.host(spec("second")).await.expect("loop").is_ok() {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(10), reopened)
+        .await
+        .expect("the host never got back to the lobby");
+    let back = started.elapsed();
+    until(&mut guest_ev, "the host's second table", |e| match e {
+        NetEvent::Lobby(t) => t.iter().any(|a| a.name == "second").then_some(()),
+        _ => None,
+    })
+    .await;
+    println!("declined → the host hosting again after {back:?}");
+    let _ = host.shutdown().await;
+    let _ = guest.shutdown().await;
+    // Restarted on the same stores: nothing to resume.
+    for (seed, name, store) in [(31, "ann", &hs), (32, "bo", &gs)] {
+        let (net, mut ev) = peer_on(seed, name, store, true);
+        let resumed = tokio::time::timeout(Duration::from_secs(3), async {
+            while let Some(e) = ev.recv().await {
+                if matches!(e, NetEvent::Resumed { .. }) {
+                    return true;
+                }
+            }
+            false
+        })
+        .await
+        .unwrap_or(false);
+        assert!(!resumed, "{name} resumed the failed table");
+        let _ = net.shutdown().await;
+    }
+}
