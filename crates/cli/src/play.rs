@@ -15,6 +15,16 @@
 //! before the other three vote it out and a bot run by the next seat's peer takes it (the
 //! preset's 180 by default).
 //!
+//! No wait without an end: `--wait` bounds waiting for a table, for a resumed table's other
+//! peers to come back (then exit 1: "the resumed table X made no progress within N seconds";
+//! the table stays in the store) and for a paused table. A set-up that fails (declined, not
+//! answered within `start_seconds`, a seat left) ends that table for every peer and in every
+//! store (never resumed); this peer says so, is back in the lobby and opens or joins another
+//! table. While it waits for a table it prints every 5 s one `lobby: …` line: each table it
+//! sees and why it does not sit there (another preset, stake or length, full, started). A
+//! peer that stops at a table (its store fails, Ctrl-C, the player quits) first sends a
+//! signed leave, so the others replace its seats at once.
+//!
 //! Without `--bot` the player at this terminal plays the seat with the screen and prompt of
 //! `mahjong solo` (the numbered choices, a tile to discard, `!5m` to declare ready, `h` for
 //! a hint, `q` to leave the table; the settlement explained, `--lang en|zh`). The table's
