@@ -1540,5 +1540,14 @@ fn a_peer_interrupted_says_it_leaves_and_is_replaced_at_once() {
     for n in ["p2", "p3"] {
         assert_eq!(ledger(&dir.join(n)), first, "ledger of {n} differs");
     }
+    // The interrupted peer waited for the abort of its hand and booked its own penalty
+    // exactly as the others did.
+    let aborts: Vec<&Row> = first.iter().filter(|r| r.3.len() == 3).collect();
+    assert_eq!(aborts.len(), 1, "{first:?}");
+    let its = ledger(&dir.join(format!("p{victim}")));
+    assert_eq!(its.last(), Some(aborts[0]), "its ledger: {its:?}");
+    for row in &its {
+        assert!(first.contains(row), "{row:?} not in {first:?}");
+    }
     drop(net);
 }

@@ -71,6 +71,9 @@ pub const PEER_SILENT_MS: u64 = 3000;
 /// How long a peer that must stop keeps its connections after its signed leave, so that the
 /// leave reaches the others before the process ends.
 pub const LEAVE_FLUSH_MS: u64 = 500;
+/// How long a peer that quits waits, after its signed leave, for the others' abort of its
+/// hand, so that it books its own leaver penalty as they do.
+pub const LEAVE_BOOK_MS: u64 = 3000;
 /// How long a peer stays at a table whose set-up failed before it is back in the lobby (it
 /// still answers a peer that missed its last entry meanwhile).
 pub const LINGER_AFTER_FAILED_SETUP_MS: u64 = 1500;
@@ -693,7 +696,7 @@ impl EventLoop {
                     }
                     Some(Command::Quit(tx)) => {
                         if self.say_leave() {
-                            self.linger(Duration::from_millis(LEAVE_FLUSH_MS)).await;
+                            self.until_left(Duration::from_millis(LEAVE_BOOK_MS)).await;
                         }
                         let _ = tx.send(());
                         return;
@@ -782,6 +785,38 @@ impl EventLoop {
         }
         tracing::info!("left table {}", hex(&table));
         sent
+    }
+
+    /// After this peer's leave: the table goes on as usual (frames in, store, timers) until
+    /// every seat this peer ran is over (the others aborted its hand, which it books as they
+    /// do) or `time` passed. The lobby is not served meanwhile.
+    async fn until_left(&mut self, time: Duration) {
+        let until = Instant::now() + time;
+        loop {
+            let done = self
+                .playing
+                .as_ref()
+                .is_none_or(|p| p.runners.values().all(|r| r.client.is_over()));
+            if done {
+                return;
+            }
+            let next = self.next_deadline().map_or(until, |d| {
+                (self.start + Duration::from_millis(d)).min(until)
+            });
+            tokio::select! {
+                ev = self.swarm.select_next_some() => self.on_swarm(ev),
+                Some(msg) = self.inbound.recv() => self.on_inbound(msg),
+                _ = tokio::time::sleep_until(next) => {
+                    if Instant::now() >= until {
+                        return;
+                    }
+                    self.on_deadline();
+                }
+            }
+            if self.pump().is_err() {
+                return;
+            }
+        }
     }
 
     /// Keeps the connections going for `time` (the writers flush what was queued); what
