@@ -74,6 +74,9 @@ pub const LEAVE_FLUSH_MS: u64 = 500;
 /// How long a peer that quits waits, after its signed leave, for the others' abort of its
 /// hand, so that it books its own leaver penalty as they do.
 pub const LEAVE_BOOK_MS: u64 = 3000;
+/// Tables found over at start-up (marked finished, not resumed) before the loop gives up
+/// looking for one to resume (a store whose `finish_table` did not take would loop).
+const MAX_OVER_TABLES_SKIPPED: usize = 64;
 /// How long a peer stays at a table whose set-up failed before it is back in the lobby (it
 /// still answers a peer that missed its last entry meanwhile).
 pub const LINGER_AFTER_FAILED_SETUP_MS: u64 = 1500;
@@ -657,7 +660,7 @@ impl EventLoop {
         };
         // The newest unfinished table is resumed; one that turns out to be over (a failed
         // set-up, an ended session not marked so) is marked finished and the next is tried.
-        loop {
+        for _ in 0..MAX_OVER_TABLES_SKIPPED {
             match self.storage.resume() {
                 Ok(Some(resume)) => match self.resume(resume) {
                     Ok(true) => break,
@@ -1487,7 +1490,7 @@ impl EventLoop {
             let bot = (info.bot || self.own_bot).then(|| self.bot(seat));
             runners.insert(seat, Runner::new(client, bot));
         }
-        if runners.values().any(|r| r.client.is_over()) {
+        if !runners.is_empty() && runners.values().all(|r| r.client.is_over()) {
             tracing::info!("table {} is over: not resumed", hex(&table));
             self.storage
                 .finish_table(&table)
