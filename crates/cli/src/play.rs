@@ -8,10 +8,22 @@
 //! (`hand 2/3: seat 1 wins qingyise by self-draw, payments [-20,60,-20,-20]`); on failure one
 //! line and a non-zero exit (no table filled within `--wait` seconds, a peer proven at fault, a
 //! store error). `--bots K`, at a table this peer opens: K seats are bots, spread over the
-//! human peers. A peer restarted with the same data dir resumes its table.
+//! human peers. A peer restarted with the same data dir resumes its table. One process per
+//! data dir: a second `mahjong play` on a data dir in use exits 1 at once with "the data dir
+//! DIR is in use by another process (pid N)".
 //! `--disconnect-seconds S`, at a table this peer opens: how long a silent seat is waited for
 //! before the other three vote it out and a bot run by the next seat's peer takes it (the
 //! preset's 180 by default).
+//!
+//! No wait without an end: `--wait` bounds waiting for a table, for a resumed table's other
+//! peers to come back (then exit 1: "the resumed table X made no progress within N seconds";
+//! the table stays in the store) and for a paused table. A set-up that fails (declined, not
+//! answered within `start_seconds`, a seat left) ends that table for every peer and in every
+//! store (never resumed); this peer says so, is back in the lobby and opens or joins another
+//! table. While it waits for a table it prints every 5 s one `lobby: …` line: each table it
+//! sees and why it does not sit there (another preset, stake or length, full, started). A
+//! peer that stops at a table (its store fails, Ctrl-C, the player quits) first sends a
+//! signed leave, so the others replace its seats at once.
 //!
 //! Without `--bot` the player at this terminal plays the seat with the screen and prompt of
 //! `mahjong solo` (the numbered choices, a tile to discard, `!5m` to declare ready, `h` for
@@ -85,6 +97,11 @@ pub struct PlayArgs {
     /// replace it by a bot (default: the preset's, 180).
     #[arg(long)]
     disconnect_seconds: Option<u32>,
+    /// Tests only (hidden): this peer never accepts a proposal, so its seat's own timer
+    /// declines after `start_seconds` (a player who misses the Accept); it never opens a
+    /// table itself (a host's proposal is its acceptance), it only joins.
+    #[arg(long, hide = true)]
+    test_never_accept: bool,
 }
 
 /// Runs the command.
@@ -130,6 +147,9 @@ pub fn run(args: PlayArgs) -> Result<()> {
         Some(d) => d.clone(),
         None => mahjong_store::default_data_dir(),
     };
+    // One process per data dir, before anything in it is opened or any peer dialled; held
+    // until this process ends.
+    let _lock = mahjong_store::DirLock::acquire(&data_dir)?;
     let identity = mahjong_store::Identity::load_or_create(&data_dir, Some(&args.name))?;
     mahjong_store::init_logging(&data_dir)?;
     let storage = StoreStorage::open(&data_dir)?;
@@ -144,12 +164,16 @@ pub fn run(args: PlayArgs) -> Result<()> {
     }
     config.mdns = !args.no_mdns;
     config.disconnect_seconds = args.disconnect_seconds;
+    config.never_accept = args.test_never_accept;
+    if args.test_never_accept {
+        config.settings.open_after_ms = u64::MAX / 4;
+    }
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
     let human = (!args.bot).then(|| Human::new(me, preset, stake, args.hands, lang));
-    rt.block_on(session(config, storage, &data_dir, &args, human))
+    rt.block_on(session(config, storage, &data_dir, &args, human, me))
 }
 
 async fn session(
@@ -158,17 +182,33 @@ async fn session(
     data_dir: &std::path::Path,
     args: &PlayArgs,
     mut human: Option<Human>,
+    me: VerifyingKey,
 ) -> Result<()> {
+    let (config_preset, config_stake) = (config.settings.preset, config.settings.stake);
     let (network, mut events) = mahjong_net::spawn(config, Box::new(storage))?;
     // The player's lines come from a thread (a read of the terminal blocks), so the table's
     // timers and the network go on while the prompt waits.
     let mut lines = human.as_ref().map(|_| stdin_lines());
-    let mut table = None;
-    let started = std::time::Instant::now();
-    let wait = tokio::time::sleep(Duration::from_secs(args.wait));
-    tokio::pin!(wait);
-    let mut seated = false;
+    let mut table: Option<[u8; 32]> = None;
+    let mut started = std::time::Instant::now();
+    // `--wait` bounds every wait: for a table to fill (again after a failed set-up), for a
+    // resumed table's other peers to come back, and for a paused table to go on.
+    let mut waiting = Some(Waiting::new(WaitFor::Table, args.wait));
+    let mut ours: Vec<Seat> = Vec::new();
     let mut fault: Option<String> = None;
+    // Whether this peer stops without leaving its table (it gave up waiting for the others).
+    let mut stay = false;
+    // Ctrl-C: the peer stops, and at a table it says it leaves (below) so that the others
+    // replace its seats at once.
+    let interrupted = tokio::signal::ctrl_c();
+    tokio::pin!(interrupted);
+    // While waiting for a table: what the lobby shows, one line every few seconds.
+    let mut lobby: Vec<mahjong_net::Advert> = Vec::new();
+    let mut connected = std::collections::HashSet::new();
+    let mut lobby_lines = tokio::time::interval(Duration::from_secs(LOBBY_LINE_SECONDS));
+    lobby_lines.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    lobby_lines.reset();
+    let wanted = (config_preset, config_stake, args.hands);
     let outcome = loop {
         let asking = human
             .as_ref()
@@ -194,8 +234,35 @@ async fn session(
                 }
                 continue;
             }
-            _ = &mut wait, if !seated => {
-                break Err(anyhow!("no table filled within {} seconds", args.wait));
+            _ = &mut interrupted => {
+                break Err(match table {
+                    Some(t) => anyhow!(
+                        "interrupted: this peer left table {} (a bot plays its seat)",
+                        &node::hex(&t)[..8]
+                    ),
+                    None => anyhow!("interrupted"),
+                });
+            }
+            _ = lobby_lines.tick(), if waiting.as_ref().is_some_and(|w| w.what == WaitFor::Table) => {
+                eprintln!("{}", lobby_line(&lobby, &me, wanted, connected.len()));
+                continue;
+            }
+            _ = tokio::time::sleep_until(waiting.as_ref().map_or(far, |w| w.until)), if waiting.is_some() => {
+                let what = waiting.as_ref().map_or(WaitFor::Table, |w| w.what);
+                // Nobody to tell: the table stays in the store, to be resumed later.
+                stay = what != WaitFor::Table;
+                let id = table.as_ref().map_or_else(String::new, |t| node::hex(t)[..8].to_string());
+                break Err(match what {
+                    WaitFor::Table => anyhow!("no table filled within {} seconds", args.wait),
+                    WaitFor::Resume => anyhow!(
+                        "the resumed table {id} made no progress within {} seconds: its other players did not come back",
+                        args.wait
+                    ),
+                    WaitFor::Paused => anyhow!(
+                        "the table {id} stayed paused for {} seconds: two or more seats are silent",
+                        args.wait
+                    ),
+                });
             }
         };
         let Some(ev) = ev else {
@@ -204,15 +271,29 @@ async fn session(
         if let (Some(h), NetEvent::Table(t)) = (human.as_mut(), &ev) {
             h.table_event(t, &network).await?;
         }
+        if waiting.as_ref().is_some_and(|w| w.what == WaitFor::Resume)
+            && let NetEvent::Table(t) = &ev
+            && others_spoke(t, &ours)
+        {
+            waiting = None;
+        }
         match ev {
             NetEvent::Listening(a) => eprintln!("listening on {a}"),
+            NetEvent::Lobby(tables) => lobby = tables,
+            NetEvent::Connected(p) => {
+                connected.insert(p);
+            }
+            NetEvent::Disconnected(p) => {
+                connected.remove(&p);
+            }
             NetEvent::Incompatible { peer, theirs } => eprintln!(
                 "peer {peer} speaks {theirs}, this peer speaks {}: both must run the same version of mahjong",
                 mahjong_net::PROTOCOL_VERSION
             ),
             NetEvent::Misbehaved { peer, why } => eprintln!("peer {peer} disconnected: {why}"),
             NetEvent::Began { roster, seats } => {
-                seated = true;
+                waiting = None;
+                ours = seats.clone();
                 if let Some(h) = human.as_mut() {
                     h.seated(&roster);
                 }
@@ -226,7 +307,12 @@ async fn session(
                 );
             }
             NetEvent::Resumed { roster, hands } => {
-                seated = true;
+                // Resumed, not yet playing: the others must come back within --wait.
+                waiting = Some(Waiting::new(WaitFor::Resume, args.wait));
+                ours = roster.verify().map_or_else(
+                    |_| Vec::new(),
+                    |seats| (0..4u8).filter(|&i| seats[i as usize].peer == me).collect(),
+                );
                 if let Some(h) = human.as_mut() {
                     h.seated(&roster);
                 }
@@ -259,15 +345,31 @@ async fn session(
                 eprintln!("seat {seat} is replaced by a bot run by seat {controller}'s peer");
             }
             NetEvent::Table(TableEvent::SetupFailed { seat }) => {
-                break Err(anyhow!(
-                    "the set-up failed: seat {seat} declined or never answered"
-                ));
+                // The table is over for everyone at it (and in the store: never resumed);
+                // the network goes back to the lobby, and so does this command.
+                eprintln!(
+                    "the set-up failed: seat {seat} declined or never answered; back in the lobby"
+                );
+                table = None;
+                ours.clear();
+                lobby.clear();
+                lobby_lines.reset();
+                started = std::time::Instant::now();
+                waiting = Some(Waiting::new(WaitFor::Table, args.wait));
+            }
+            NetEvent::Table(TableEvent::Paused { silent }) => {
+                eprintln!("the table is paused: seats {silent:?} are silent");
+                waiting = Some(Waiting::new(WaitFor::Paused, args.wait));
+            }
+            NetEvent::Table(TableEvent::Resumed) => {
+                eprintln!("the table goes on");
+                waiting = None;
             }
             NetEvent::Table(TableEvent::Halted { reason }) => {
                 break Err(anyhow!("the table halted: {reason}"));
             }
             NetEvent::Table(TableEvent::Left) => {
-                break Err(anyhow!("this seat left the table"));
+                break Err(anyhow!("this seat left the table: a bot plays it now"));
             }
             NetEvent::Table(TableEvent::SessionOver { balances }) => {
                 let store = mahjong_store::Store::open(data_dir)?;
@@ -302,8 +404,118 @@ async fn session(
             );
         }
     }
-    let _ = network.shutdown().await;
+    // A peer that stops mid-table (an error, the player quit) says so with a signed leave, so
+    // the others replace its seats at once; after the session nothing is left.
+    let _ = if stay {
+        network.shutdown().await
+    } else {
+        network.quit().await
+    };
     outcome
+}
+
+/// How often a peer waiting for a table says what it sees in the lobby.
+const LOBBY_LINE_SECONDS: u64 = 5;
+
+/// A name as shown on the terminal: no control characters (an escape sequence in a peer's
+/// name must not drive this terminal), at most 40 characters.
+fn clean(name: &str) -> String {
+    name.chars()
+        .map(|c| if c.is_control() { '?' } else { c })
+        .take(40)
+        .collect()
+}
+
+/// One line of what a peer waiting for a table sees: every table it knows and why it does
+/// not sit there (another preset, stake or length, full, started), or how far it filled.
+fn lobby_line(
+    tables: &[mahjong_net::Advert],
+    me: &VerifyingKey,
+    (preset, stake, hands): (Ruleset, Money, u32),
+    peers: usize,
+) -> String {
+    let mut line = format!(
+        "lobby: waiting for a table of {preset}, stake {stake}, {hands} hands; {peers} peer{} connected; ",
+        if peers == 1 { "" } else { "s" }
+    );
+    if tables.is_empty() {
+        line.push_str("no table seen");
+        return line;
+    }
+    let shown: Vec<String> = tables
+        .iter()
+        .map(|a| {
+            let need = 4 - usize::from(a.bots.min(3));
+            let seated = format!("{} of {need} players seated", a.humans());
+            let mut why = Vec::new();
+            if a.host == *me {
+                why.push(format!("this peer's, {seated}"));
+            } else {
+                match a.state {
+                    mahjong_net::TableState::Open => {}
+                    mahjong_net::TableState::Started => why.push("started".to_string()),
+                    mahjong_net::TableState::Closed => why.push("closed".to_string()),
+                }
+                if a.preset != preset {
+                    why.push(format!("another preset: {}", a.preset));
+                }
+                if a.stake != stake {
+                    why.push(format!("another stake: {}", a.stake));
+                }
+                if a.hands != hands {
+                    why.push(format!("another length: {} hands", a.hands));
+                }
+                if a.state == mahjong_net::TableState::Open && a.free() == 0 {
+                    why.push("full".to_string());
+                }
+                if why.is_empty() {
+                    why.push(format!("fits, {seated}"));
+                }
+            }
+            format!("\"{}\" ({})", clean(&a.name), why.join(", "))
+        })
+        .collect();
+    line.push_str(&format!("tables: {}", shown.join("; ")));
+    line
+}
+
+/// What `mahjong play` waits for, at most `--wait` seconds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum WaitFor {
+    /// A table to fill.
+    Table,
+    /// A resumed table's other peers.
+    Resume,
+    /// A paused table to go on.
+    Paused,
+}
+
+struct Waiting {
+    what: WaitFor,
+    until: tokio::time::Instant,
+}
+
+impl Waiting {
+    fn new(what: WaitFor, secs: u64) -> Waiting {
+        Waiting {
+            what,
+            until: tokio::time::Instant::now() + Duration::from_secs(secs),
+        }
+    }
+}
+
+/// Whether a table event shows a seat of another peer speaking (a resumed table is
+/// making progress): the set-up agreed, a hand dealt or final, another peer's move.
+fn others_spoke(ev: &TableEvent, ours: &[Seat]) -> bool {
+    match ev {
+        TableEvent::SetupAgreed(_)
+        | TableEvent::HandStarted { .. }
+        | TableEvent::HandOver { .. }
+        | TableEvent::SeatReturned { .. }
+        | TableEvent::SessionOver { .. } => true,
+        TableEvent::Moved { mv, .. } => !ours.contains(&mv.seat),
+        _ => false,
+    }
 }
 
 fn roster_line(roster: &mahjong_net::Roster) -> String {
@@ -313,8 +525,8 @@ fn roster_line(roster: &mahjong_net::Roster) -> String {
         .iter()
         .enumerate()
         .map(|(i, s)| match s {
-            Some(s) if i as u8 == roster.host_seat => format!("{i} {} (host)", s.name),
-            Some(s) => format!("{i} {}", s.name),
+            Some(s) if i as u8 == roster.host_seat => format!("{i} {} (host)", clean(&s.name)),
+            Some(s) => format!("{i} {}", clean(&s.name)),
             None => format!("{i} free"),
         })
         .collect::<Vec<_>>()
@@ -544,5 +756,17 @@ impl Human {
         if self.prompt.take().is_some() {
             println!("\n  (time is up: the table plays for you)");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::clean;
+
+    #[test]
+    fn names_are_shown_without_control_characters_and_at_most_40_characters() {
+        assert_eq!(clean("Ann\u{1b}[2J\r\nBob\u{7}"), "Ann?[2J??Bob?");
+        assert_eq!(clean("张三"), "张三");
+        assert_eq!(clean(&"x".repeat(100)).chars().count(), 40);
     }
 }

@@ -869,10 +869,30 @@ fn a_peer_killed_for_good_is_replaced_by_a_bot_and_the_others_finish() {
         l.starts_with("set-up agreed")
     });
     std::thread::sleep(Duration::from_millis(800));
+    assert!(wait_until(&mut peers[0], Duration::from_secs(10), |l| l
+        .starts_with("table ")));
+    let vseat = seat_of(&peers[0], &format!("p{victim}")).expect("the victim's seat");
     let _ = peers[victim].child.kill(); // SIGKILL, and no restart
     let _ = peers[victim].child.wait();
+    let killed = Instant::now();
     let mut dead = peers.remove(victim);
     dead.drain();
+    // Its connections closed: the others report its seat silent ("reconnecting…") within
+    // a few seconds, whoever's turn it is.
+    for p in peers.iter_mut() {
+        assert!(
+            wait_for(
+                p,
+                &format!("seat {vseat} is silent"),
+                Duration::from_secs(10)
+            ),
+            "{:#?}",
+            p.seen
+        );
+    }
+    let silent = killed.elapsed();
+    println!("a killed peer's seat reported silent by all three within {silent:?}");
+    assert!(silent < Duration::from_secs(8), "{silent:?}");
     let codes = wait_all(&mut peers, Duration::from_secs(240));
     for (i, (p, c)) in peers.iter().zip(&codes).enumerate() {
         assert_eq!(
@@ -1145,5 +1165,389 @@ fn a_controller_restarted_resumes_the_bot_it_runs() {
             .any(|s| s.config.seat == seat && s.bot_key.is_some()),
         "{info:?}"
     );
+    drop(net);
+}
+
+/// A joiner who never accepts (its own timer declines after `start_seconds`): the set-up
+/// fails for all four, each is back in the lobby (the three others open and join a table
+/// again, and say so) instead of exiting; the failed table is over in every store, so all
+/// four restarted on the same data dirs do not resume it: they sit at a new table and play.
+#[test]
+fn a_missed_accept_ends_the_table_for_all_and_a_restart_plays_a_new_one() {
+    let _serial = serial();
+    let net = Net::new(4);
+    let dir = scratch("noaccept");
+    let late = 3;
+    let args = |i: usize, extra: &[&str]| play_args(&format!("p{i}"), &dir, 1, extra);
+    let mut peers: Vec<Peer> = (0..4)
+        .map(|i| {
+            let extra: &[&str] = if i == late {
+                &["--test-never-accept"]
+            } else {
+                &[]
+            };
+            Peer::spawn(net.command(i, &args(i, extra)))
+        })
+        .collect();
+    for p in peers.iter_mut() {
+        assert!(
+            wait_until(p, Duration::from_secs(60), |l| l.starts_with("table ")),
+            "no table: {:#?}",
+            p.seen
+        );
+    }
+    let failed_table = peers[0]
+        .seen
+        .iter()
+        .find(|l| l.starts_with("table "))
+        .expect("table line")[6..14]
+        .to_string();
+    let late_seat = seat_of(&peers[0], &format!("p{late}")).expect("the late peer's seat");
+    let failed = format!(
+        "the set-up failed: seat {late_seat} declined or never answered; back in the lobby"
+    );
+    let full_at = Instant::now();
+    for p in peers.iter_mut() {
+        assert!(
+            wait_for(p, &failed, Duration::from_secs(60)),
+            "no failed set-up: {:#?}",
+            p.seen
+        );
+    }
+    let failed_at = Instant::now();
+    // The late joiner leaves for good; the three others wait in the lobby and say what they
+    // see there (a line every 5 s): a table of theirs again, three of four seated.
+    let _ = peers[late].child.kill();
+    let _ = peers[late].child.wait();
+    for p in peers.iter_mut().take(3) {
+        assert!(
+            wait_until(p, Duration::from_secs(30), |l| l.starts_with("lobby: ")
+                && l.contains("3 of 4 players seated")),
+            "not back in a lobby: {:#?}",
+            p.seen
+        );
+        assert!(
+            matches!(p.child.try_wait(), Ok(None)),
+            "it exited: {:#?}",
+            p.seen
+        );
+    }
+    println!(
+        "set-up failed {:.1} s after the table filled; the three others at one new table \
+         (3 of 4 seated, said on their 5-second lobby line) {:.1} s later",
+        failed_at.duration_since(full_at).as_secs_f64(),
+        failed_at.elapsed().as_secs_f64()
+    );
+    for p in peers.iter_mut() {
+        let _ = p.child.kill();
+        let _ = p.child.wait();
+    }
+    // Everyone restarted on the same data dirs: nobody resumes the failed table.
+    let restart = Instant::now();
+    let mut peers: Vec<Peer> = (0..4)
+        .map(|i| Peer::spawn(net.command(i, &args(i, &[]))))
+        .collect();
+    let codes = wait_all(&mut peers, Duration::from_secs(150));
+    for (i, (p, c)) in peers.iter().zip(&codes).enumerate() {
+        assert_eq!(*c, Some(0), "peer {i} after the restart: {:#?}", p.seen);
+        assert!(
+            !p.seen.iter().any(|l| l.starts_with("resuming table")),
+            "peer {i} resumed a table: {:#?}",
+            p.seen
+        );
+        let table = p
+            .seen
+            .iter()
+            .find(|l| l.starts_with("table "))
+            .expect("table");
+        assert!(!table.contains(&failed_table), "{table}");
+    }
+    println!("restarted, a new table played in {:?}", restart.elapsed());
+    assert_same_hands(&peers, 1);
+    assert_same_ledgers(&dir, &names(4), 1);
+    drop(net);
+}
+
+/// A peer restarted on its data dir whose table's other peers never come back gives up
+/// after `--wait` with one line (a resume is bounded like any wait), and the table stays in
+/// its store to be resumed later.
+#[test]
+fn a_resume_nobody_answers_ends_after_wait_with_one_line() {
+    let _serial = serial();
+    let net = Net::new(4);
+    let dir = scratch("lonely");
+    let mut peers: Vec<Peer> = (0..4)
+        .map(|i| Peer::spawn(net.command(i, &play_args(&format!("p{i}"), &dir, 5, &[]))))
+        .collect();
+    assert!(wait_until(&mut peers[0], Duration::from_secs(60), |l| l
+        .starts_with("set-up agreed")));
+    for p in peers.iter_mut() {
+        let _ = p.child.kill();
+        let _ = p.child.wait();
+    }
+    let mut args = play_args("p0", &dir, 5, &[]);
+    let pos = args.iter().position(|a| a == "60").expect("wait");
+    args[pos] = "4".into();
+    let started = Instant::now();
+    let mut alone = Peer::spawn(net.command(0, &args));
+    let code = alone.wait(Duration::from_secs(30));
+    let took = started.elapsed();
+    assert_eq!(code, Some(1), "{:#?}", alone.seen);
+    assert!(
+        alone.seen.iter().any(|l| l.starts_with("resuming table")),
+        "{:#?}",
+        alone.seen
+    );
+    let last = alone.seen.last().expect("a line");
+    assert!(
+        last.starts_with("mahjong: the resumed table ")
+            && last.ends_with(
+                "made no progress within 4 seconds: its other players did not come back"
+            ),
+        "{last}"
+    );
+    assert!(took < Duration::from_secs(12), "took {took:?}");
+    drop(net);
+}
+
+/// A peer whose disk fills stops with one line, and before it stops it says it leaves (a
+/// signed leave): the others replace its seat by a bot at once, not after the disconnect
+/// limit (180 s here), and finish the session. Its data dir is a small tmpfs the test fills.
+#[test]
+fn a_peer_whose_disk_fills_says_it_leaves_and_is_replaced_at_once() {
+    let _serial = serial();
+    let net = Net::new(4);
+    let dir = scratch("full");
+    let victim = 2;
+    let vdir = dir.join(format!("p{victim}"));
+    std::fs::create_dir_all(&vdir).expect("victim dir");
+    let mounted = Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=32m", "tmpfs"])
+        .arg(&vdir)
+        .status()
+        .is_ok_and(|s| s.success());
+    if !mounted {
+        println!("cannot mount a tmpfs here (needs root): skipped");
+        return;
+    }
+    struct Unmount(PathBuf);
+    impl Drop for Unmount {
+        fn drop(&mut self) {
+            let _ = Command::new("umount").arg("-l").arg(&self.0).status();
+        }
+    }
+    let _unmount = Unmount(vdir.clone());
+    let hands = 6;
+    let mut peers: Vec<Peer> = (0..4)
+        .map(|i| Peer::spawn(net.command(i, &play_args(&format!("p{i}"), &dir, hands, &[]))))
+        .collect();
+    assert!(wait_until(
+        &mut peers[victim],
+        Duration::from_secs(60),
+        |l| { l.starts_with("set-up agreed") }
+    ));
+    assert!(wait_until(&mut peers[0], Duration::from_secs(10), |l| l
+        .starts_with("table ")));
+    let vseat = seat_of(&peers[0], &format!("p{victim}")).expect("the victim's seat");
+    // Fill the victim's disk.
+    let chunk = vec![0u8; 1 << 20];
+    let mut filler = std::fs::File::create(vdir.join("filler")).expect("filler");
+    while std::io::Write::write_all(&mut filler, &chunk).is_ok() {}
+    let _ = std::io::Write::flush(&mut filler);
+    let filled = Instant::now();
+    let code = peers[victim].wait(Duration::from_secs(60));
+    let stopped = Instant::now();
+    let mut dead = peers.remove(victim);
+    dead.drain();
+    assert_eq!(code, Some(1), "{:#?}", dead.seen);
+    let last = dead.seen.last().expect("a line");
+    assert!(
+        last.starts_with("mahjong: ") && last.contains("store"),
+        "{:#?}",
+        dead.seen
+    );
+    for p in peers.iter_mut() {
+        assert!(
+            wait_for(
+                p,
+                &format!("seat {vseat} is replaced by a bot"),
+                Duration::from_secs(30)
+            ),
+            "{:#?}\nthe full peer said: {:#?}",
+            p.seen,
+            dead.seen
+        );
+    }
+    let replaced = stopped.elapsed();
+    println!(
+        "disk full: the peer stopped {:.1} s after the fill; its seat replaced {:.1} s after it stopped",
+        stopped.duration_since(filled).as_secs_f64(),
+        replaced.as_secs_f64()
+    );
+    assert!(replaced < Duration::from_secs(30), "{replaced:?}");
+    let codes = wait_all(&mut peers, Duration::from_secs(240));
+    for (i, (p, c)) in peers.iter().zip(&codes).enumerate() {
+        assert_eq!(*c, Some(0), "peer {i}: {:#?}", p.seen);
+    }
+    let alive: Vec<String> = names(4)
+        .into_iter()
+        .filter(|n| *n != format!("p{victim}"))
+        .collect();
+    let first = ledger(&dir.join(&alive[0]));
+    assert_eq!(first.len(), hands as usize, "{first:?}");
+    for n in &alive {
+        assert_eq!(ledger(&dir.join(n)), first, "ledger of {n} differs");
+    }
+    drop(net);
+}
+
+/// A player whose seat a bot took comes back (restarted on its data dir): it learns from the
+/// others what was booked for it (the leaver hand, as the three signed it) and that its seat
+/// is taken, and stops with one line, instead of waiting on a table that no longer sends it
+/// anything. (It does not yet follow the rest of the session.)
+#[test]
+fn a_player_replaced_by_a_bot_comes_back_learns_its_penalty_and_stops() {
+    let _serial = serial();
+    let net = Net::new(4);
+    let dir = scratch("comeback");
+    let hands = 6;
+    let extra = ["--disconnect-seconds", "8"];
+    let args = |i: usize| play_args(&format!("p{i}"), &dir, hands, &extra);
+    let mut peers: Vec<Peer> = (0..4)
+        .map(|i| Peer::spawn(net.command(i, &args(i))))
+        .collect();
+    let victim = 2;
+    assert!(wait_until(
+        &mut peers[victim],
+        Duration::from_secs(60),
+        |l| { l.starts_with("set-up agreed") }
+    ));
+    assert!(wait_until(&mut peers[0], Duration::from_secs(10), |l| l
+        .starts_with("table ")));
+    let vseat = seat_of(&peers[0], &format!("p{victim}")).expect("the victim's seat");
+    std::thread::sleep(Duration::from_millis(800));
+    let _ = peers[victim].child.kill(); // SIGKILL
+    let _ = peers[victim].child.wait();
+    for (i, p) in peers.iter_mut().enumerate() {
+        if i != victim {
+            assert!(
+                wait_for(
+                    p,
+                    &format!("seat {vseat} is replaced by a bot"),
+                    Duration::from_secs(60)
+                ),
+                "{:#?}",
+                p.seen
+            );
+        }
+    }
+    let back = Instant::now();
+    peers[victim] = Peer::spawn(net.command(victim, &args(victim)));
+    let code = peers[victim].wait(Duration::from_secs(60));
+    let took = back.elapsed();
+    let returned = &peers[victim];
+    assert_eq!(code, Some(1), "{:#?}", returned.seen);
+    assert_eq!(
+        returned.seen.last().map(String::as_str),
+        Some("mahjong: this seat left the table: a bot plays it now"),
+        "{:#?}",
+        returned.seen
+    );
+    println!("a replaced player came back and learnt it in {took:?}");
+    let mut others: Vec<Peer> = peers
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| *i != victim)
+        .map(|(_, p)| p)
+        .collect();
+    let codes = wait_all(&mut others, Duration::from_secs(240));
+    for (p, c) in others.iter().zip(&codes) {
+        assert_eq!(*c, Some(0), "{:#?}", p.seen);
+    }
+    // Its ledger holds the leaver hand exactly as the others booked it.
+    let mine = ledger(&dir.join(format!("p{victim}")));
+    let theirs = ledger(&dir.join("p0"));
+    let abort: Vec<&Row> = theirs.iter().filter(|r| r.3.len() == 3).collect();
+    assert_eq!(abort.len(), 1, "{theirs:?}");
+    assert!(mine.contains(abort[0]), "mine {mine:?}, theirs {theirs:?}");
+    for row in &mine {
+        assert!(theirs.contains(row), "{row:?} not in {theirs:?}");
+    }
+    drop(net);
+}
+
+/// Ctrl-C at a table: the peer says it leaves (a signed leave) before it stops, so the others
+/// replace its seat by a bot at once rather than after the disconnect limit (180 s here).
+#[test]
+fn a_peer_interrupted_says_it_leaves_and_is_replaced_at_once() {
+    let _serial = serial();
+    let net = Net::new(4);
+    let dir = scratch("sigint");
+    let victim = 1;
+    let hands = 6;
+    let mut peers: Vec<Peer> = (0..4)
+        .map(|i| Peer::spawn(net.command(i, &play_args(&format!("p{i}"), &dir, hands, &[]))))
+        .collect();
+    assert!(wait_until(
+        &mut peers[victim],
+        Duration::from_secs(60),
+        |l| { l.starts_with("set-up agreed") }
+    ));
+    assert!(wait_until(&mut peers[0], Duration::from_secs(10), |l| l
+        .starts_with("table ")));
+    let vseat = seat_of(&peers[0], &format!("p{victim}")).expect("the victim's seat");
+    std::thread::sleep(Duration::from_millis(800));
+    // SIGINT to the peer itself (under `ip netns exec`, which execs it: the same pid).
+    let sent = Command::new("kill")
+        .args(["-INT", &peers[victim].child.id().to_string()])
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(sent);
+    let interrupted = Instant::now();
+    let code = peers[victim].wait(Duration::from_secs(30));
+    let mut gone = peers.remove(victim);
+    gone.drain();
+    assert_eq!(code, Some(1), "{:#?}", gone.seen);
+    let last = gone.seen.last().expect("a line");
+    assert!(
+        last.starts_with("mahjong: interrupted: this peer left table "),
+        "{last}"
+    );
+    for p in peers.iter_mut() {
+        assert!(
+            wait_for(
+                p,
+                &format!("seat {vseat} is replaced by a bot"),
+                Duration::from_secs(30)
+            ),
+            "{:#?}\nthe interrupted peer said: {:#?}",
+            p.seen,
+            gone.seen
+        );
+    }
+    let replaced = interrupted.elapsed();
+    println!(
+        "Ctrl-C: the seat replaced {:.1} s after the signal",
+        replaced.as_secs_f64()
+    );
+    assert!(replaced < Duration::from_secs(30), "{replaced:?}");
+    let codes = wait_all(&mut peers, Duration::from_secs(240));
+    for (i, (p, c)) in peers.iter().zip(&codes).enumerate() {
+        assert_eq!(*c, Some(0), "peer {i}: {:#?}", p.seen);
+    }
+    let first = ledger(&dir.join("p0"));
+    assert_eq!(first.len(), hands as usize, "{first:?}");
+    for n in ["p2", "p3"] {
+        assert_eq!(ledger(&dir.join(n)), first, "ledger of {n} differs");
+    }
+    // The interrupted peer waited for the abort of its hand and booked its own penalty
+    // exactly as the others did.
+    let aborts: Vec<&Row> = first.iter().filter(|r| r.3.len() == 3).collect();
+    assert_eq!(aborts.len(), 1, "{first:?}");
+    let its = ledger(&dir.join(format!("p{victim}")));
+    assert_eq!(its.last(), Some(aborts[0]), "its ledger: {its:?}");
+    for row in &its {
+        assert!(first.contains(row), "{row:?} not in {first:?}");
+    }
     drop(net);
 }

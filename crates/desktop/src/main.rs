@@ -16,6 +16,16 @@ fn main() -> ExitCode {
         print!("{USAGE}");
         return ExitCode::SUCCESS;
     }
+    // One process per data dir (the CLI's `mahjong play` takes the same lock), before the
+    // window opens, the store is read or a peer is dialled; held until the app exits.
+    let data_dir = shanghai_mahjong::app::Flags::from_args(args.clone()).data_dir;
+    let _lock = match mahjong_store::DirLock::acquire(&data_dir) {
+        Ok(lock) => lock,
+        Err(e) => {
+            eprintln!("shanghai-mahjong: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
     match shanghai_mahjong::run(args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

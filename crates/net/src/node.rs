@@ -63,6 +63,23 @@ pub const MAX_MESSAGES_PER_SECOND: u32 = 4000;
 pub const MAX_STRAY_FRAMES_PER_SECOND: u32 = 64;
 /// How long a disconnected misbehaving peer is refused.
 pub const BAN_MS: u64 = 30_000;
+/// How long the connection to a peer that runs seats at this peer's table may be down before
+/// those seats are reported silent ([`TableEvent::SeatSilent`]: "reconnecting…"); the table's
+/// own watch only warns past the seat's turn timer plus its grace, some 25 s. A peer that
+/// connects again within this is not reported.
+pub const PEER_SILENT_MS: u64 = 3000;
+/// How long a peer that must stop keeps its connections after its signed leave, so that the
+/// leave reaches the others before the process ends.
+pub const LEAVE_FLUSH_MS: u64 = 500;
+/// How long a peer that quits waits, after its signed leave, for the others' abort of its
+/// hand, so that it books its own leaver penalty as they do.
+pub const LEAVE_BOOK_MS: u64 = 3000;
+/// Tables found over at start-up (marked finished, not resumed) before the loop gives up
+/// looking for one to resume (a store whose `finish_table` did not take would loop).
+const MAX_OVER_TABLES_SKIPPED: usize = 64;
+/// How long a peer stays at a table whose set-up failed before it is back in the lobby (it
+/// still answers a peer that missed its last entry meanwhile).
+pub const LINGER_AFTER_FAILED_SETUP_MS: u64 = 1500;
 /// Messages queued for one peer before new ones are dropped (the table resends).
 const SEND_QUEUE: usize = 1024;
 /// Messages from all readers queued for the loop (readers wait when it is full).
@@ -102,6 +119,9 @@ pub struct NetConfig {
     /// At a table this peer hosts: how long a silent seat is waited for before the others
     /// vote it out and a bot takes its seat (`None`: the preset's).
     pub disconnect_seconds: Option<u32>,
+    /// Tests only: the own seat's bot never accepts a proposal, so the seat's own timer
+    /// declines it after `start_seconds` (a player who misses the Accept).
+    pub never_accept: bool,
 }
 
 impl NetConfig {
@@ -124,6 +144,7 @@ impl NetConfig {
             tamper: None,
             manual: false,
             disconnect_seconds: None,
+            never_accept: false,
         }
     }
 }
@@ -223,6 +244,9 @@ pub enum Command {
     Traffic(oneshot::Sender<Traffic>),
     /// Stop the loop.
     Shutdown(oneshot::Sender<()>),
+    /// Leave the table (a signed leave for every seat this peer runs, so that the others
+    /// replace them at once), then stop the loop.
+    Quit(oneshot::Sender<()>),
     /// Open a table with this set-up (manual lobby).
     Host(Box<TableSpec>, oneshot::Sender<Result<(), String>>),
     /// Ask for a seat at this table (manual lobby).
@@ -298,6 +322,13 @@ impl Network {
         self.call(|tx| Command::Dial(addr, tx)).await
     }
 
+    /// Leaves the table this peer plays at, if any (a signed leave for every seat it runs:
+    /// the others replace them at once instead of waiting the disconnect limit), then stops
+    /// the loop. Nothing is left when the table is over.
+    pub async fn quit(&self) -> Result<(), NetError> {
+        self.call(Command::Quit).await
+    }
+
     /// Stops the loop (after the answer, the loop is gone).
     pub async fn shutdown(&self) -> Result<(), NetError> {
         self.call(Command::Shutdown).await
@@ -364,12 +395,18 @@ struct Playing {
     runners: BTreeMap<Seat, Runner>,
     me: Option<Seat>,
     over: bool,
+    /// When the set-up failed (ms, the loop's clock): the table is over for every seat, and
+    /// a moment later this peer is back in the lobby.
+    failed_at: Option<u64>,
     /// The peer that runs each seat now: the roster's, until a seat is replaced by a bot
     /// (then its controller's peer).
     route: [VerifyingKey; 4],
     /// Bot seats this peer must run whose client cannot be built yet (the controller's
     /// roster step is not behind a checkpoint): (controlling seat, bot seat), retried.
     pending_bots: Vec<(Seat, Seat)>,
+    /// Peers of this table whose connection is down: since when (ms), and whether their
+    /// seats were reported silent.
+    unreachable: HashMap<[u8; 32], (u64, bool)>,
 }
 
 impl Playing {
@@ -388,8 +425,10 @@ impl Playing {
             runners,
             me,
             over: false,
+            failed_at: None,
             route,
             pending_bots: Vec::new(),
+            unreachable: HashMap::new(),
         };
         // A resumed table: the seats already replaced run on their controllers' peers.
         let controllers = p
@@ -469,6 +508,8 @@ pub struct EventLoop {
     proposal: Option<Options>,
     /// The lobby is manual ([`NetConfig::manual`]).
     manual: bool,
+    /// [`NetConfig::never_accept`].
+    never_accept: bool,
 }
 
 /// Starts the network on the current tokio runtime: the handle and the events.
@@ -587,6 +628,7 @@ impl EventLoop {
             hang_up: Vec::new(),
             proposal: None,
             manual: config.manual,
+            never_accept: config.never_accept,
         })
     }
 
@@ -616,17 +658,23 @@ impl EventLoop {
                 return;
             }
         };
-        match self.storage.resume() {
-            Ok(Some(resume)) => {
-                if let Err(e) = self.resume(resume) {
-                    self.fatal(e);
+        // The newest unfinished table is resumed; one that turns out to be over (a failed
+        // set-up, an ended session not marked so) is marked finished and the next is tried.
+        for _ in 0..MAX_OVER_TABLES_SKIPPED {
+            match self.storage.resume() {
+                Ok(Some(resume)) => match self.resume(resume) {
+                    Ok(true) => break,
+                    Ok(false) => continue,
+                    Err(e) => {
+                        self.fatal(e);
+                        return;
+                    }
+                },
+                Ok(None) => break,
+                Err(e) => {
+                    self.fatal(e.to_string());
                     return;
                 }
-            }
-            Ok(None) => {}
-            Err(e) => {
-                self.fatal(e.to_string());
-                return;
             }
         }
         for addr in self.explicit.clone() {
@@ -649,6 +697,13 @@ impl EventLoop {
                         let _ = tx.send(());
                         return;
                     }
+                    Some(Command::Quit(tx)) => {
+                        if self.say_leave() {
+                            self.until_left(Duration::from_millis(LEAVE_BOOK_MS)).await;
+                        }
+                        let _ = tx.send(());
+                        return;
+                    }
                     Some(c) => self.on_command(c),
                     None => return,
                 },
@@ -658,8 +713,124 @@ impl EventLoop {
                 _ = lobby_tick.tick() => self.on_tick(),
             }
             if let Err(e) = self.pump() {
+                // This peer cannot go on (its store failed: a full disk): it says so with a
+                // signed leave, so the others replace its seats now rather than after the
+                // disconnect limit.
+                if self.say_leave() {
+                    self.linger(Duration::from_millis(LEAVE_FLUSH_MS)).await;
+                }
                 self.fatal(e);
                 return;
+            }
+        }
+    }
+
+    /// Every seat this peer runs at a table not over leaves: the client's signed leave (a
+    /// vote against itself during a hand, a decline at the set-up) goes straight to the
+    /// others' peers. Its journal records are kept if the store still takes them. Whether
+    /// anything was sent.
+    fn say_leave(&mut self) -> bool {
+        let now = self.now();
+        let Some(p) = self.playing.as_mut() else {
+            return false;
+        };
+        if p.over {
+            return false;
+        }
+        let table = p.table;
+        let mut outgoing: BTreeMap<[u8; 32], Vec<(u8, Vec<u8>)>> = BTreeMap::new();
+        let seats: Vec<Seat> = p.runners.keys().copied().collect();
+        for seat in seats {
+            let Some(r) = p.runners.get_mut(&seat) else {
+                continue;
+            };
+            if r.client.is_over() {
+                continue;
+            }
+            let out = r.client.handle(now, Input::Leave);
+            if !out.journal.is_empty()
+                && let Err(e) = self.storage.append(&table, seat, &out.journal)
+            {
+                tracing::warn!("seat {seat} leaves without its journal: {e}");
+            }
+            let frames = out
+                .send
+                .into_iter()
+                .map(|f| (0b1111u8, f))
+                .chain(out.reply.into_iter().map(|(to, f)| (1u8 << (to & 3), f)));
+            for (targets, frame) in frames {
+                let mut per_peer: BTreeMap<[u8; 32], u8> = BTreeMap::new();
+                for t in 0..4u8 {
+                    if targets & (1 << t) != 0 && t != seat && !p.runners.contains_key(&t) {
+                        *per_peer.entry(*p.route[t as usize].as_bytes()).or_default() |= 1 << t;
+                    }
+                }
+                for (peer, mask) in per_peer {
+                    outgoing
+                        .entry(peer)
+                        .or_default()
+                        .push((mask, frame.clone()));
+                }
+            }
+        }
+        let mut sent = false;
+        for (peer, frames) in outgoing {
+            let Some(id) = VerifyingKey::from_bytes(&peer)
+                .ok()
+                .and_then(|k| peer_id(&k))
+            else {
+                continue;
+            };
+            for (to, bytes) in frames {
+                self.send_to(&id, &Wire::Frame { table, to, bytes });
+                sent = true;
+            }
+        }
+        tracing::info!("left table {}", hex(&table));
+        sent
+    }
+
+    /// After this peer's leave: the table goes on as usual (frames in, store, timers) until
+    /// every seat this peer ran is over (the others aborted its hand, which it books as they
+    /// do) or `time` passed. The lobby is not served meanwhile.
+    async fn until_left(&mut self, time: Duration) {
+        let until = Instant::now() + time;
+        loop {
+            let done = self
+                .playing
+                .as_ref()
+                .is_none_or(|p| p.runners.values().all(|r| r.client.is_over()));
+            if done {
+                return;
+            }
+            let next = self.next_deadline().map_or(until, |d| {
+                (self.start + Duration::from_millis(d)).min(until)
+            });
+            tokio::select! {
+                ev = self.swarm.select_next_some() => self.on_swarm(ev),
+                Some(msg) = self.inbound.recv() => self.on_inbound(msg),
+                _ = tokio::time::sleep_until(next) => {
+                    if Instant::now() >= until {
+                        return;
+                    }
+                    self.on_deadline();
+                }
+            }
+            if self.pump().is_err() {
+                return;
+            }
+        }
+    }
+
+    /// Keeps the connections going for `time` (the writers flush what was queued); what
+    /// comes in meanwhile is dropped.
+    async fn linger(&mut self, time: Duration) {
+        let until = Instant::now() + time;
+        loop {
+            tokio::select! {
+                _ = self.swarm.select_next_some() => {}
+                Some(_) = self.inbound.recv() => {}
+                _ = tokio::time::sleep_until(until) => return,
             }
         }
     }
@@ -697,6 +868,7 @@ impl EventLoop {
                     return;
                 }
                 tracing::info!("connected to {peer_id}");
+                self.reachable(peer_id);
                 self.open_writer(peer_id);
                 self.emit(NetEvent::Connected(peer_id));
                 self.greet(peer_id);
@@ -710,6 +882,14 @@ impl EventLoop {
                     return;
                 }
                 tracing::info!("disconnected from {peer_id}");
+                if let (Some(key), Some(p)) = (peer_key(&peer_id), self.playing.as_mut())
+                    && !p.over
+                    && p.route.contains(&key)
+                    && key != self.me
+                {
+                    let now = self.start.elapsed().as_millis() as u64;
+                    p.unreachable.entry(*key.as_bytes()).or_insert((now, false));
+                }
                 self.peers.remove(&peer_id);
                 self.versions.remove(&peer_id);
                 if self.unsupported.remove(&peer_id) {
@@ -1010,8 +1190,59 @@ impl EventLoop {
         }
     }
 
+    /// A peer of this table connected again: its seats, reported silent, have returned.
+    fn reachable(&mut self, peer: PeerId) {
+        let Some(key) = peer_key(&peer) else {
+            return;
+        };
+        let Some(p) = self.playing.as_mut() else {
+            return;
+        };
+        if let Some((_, true)) = p.unreachable.remove(key.as_bytes()) {
+            let seats: Vec<Seat> = (0..4u8)
+                .filter(|&s| p.route[s as usize] == key && !p.runners.contains_key(&s))
+                .collect();
+            for seat in seats {
+                self.emit(NetEvent::Table(TableEvent::SeatReturned { seat }));
+            }
+        }
+    }
+
+    /// Seats whose peer's connection has been down for [`PEER_SILENT_MS`]: reported silent.
+    fn report_unreachable(&mut self, now: u64) {
+        let Some(p) = self.playing.as_mut() else {
+            return;
+        };
+        if p.over {
+            return;
+        }
+        let mut silent = Vec::new();
+        for (peer, (since, told)) in p.unreachable.iter_mut() {
+            if !*told && now >= *since + PEER_SILENT_MS {
+                *told = true;
+                for s in 0..4u8 {
+                    if p.route[s as usize].as_bytes() == peer && !p.runners.contains_key(&s) {
+                        silent.push(s);
+                    }
+                }
+            }
+        }
+        for seat in silent {
+            self.emit(NetEvent::Table(TableEvent::SeatSilent { seat }));
+        }
+    }
+
     fn on_tick(&mut self) {
         let now = self.now();
+        self.report_unreachable(now);
+        if self
+            .playing
+            .as_ref()
+            .and_then(|p| p.failed_at)
+            .is_some_and(|t| now >= t + LINGER_AFTER_FAILED_SETUP_MS)
+        {
+            self.back_to_lobby(now);
+        }
         if self
             .playing
             .as_ref()
@@ -1108,6 +1339,15 @@ impl EventLoop {
                 self.emit(NetEvent::Lobby(after));
             }
         }
+    }
+
+    /// The table is over: back in the lobby, free to open or take another table.
+    fn back_to_lobby(&mut self, now: u64) {
+        self.playing = None;
+        self.proposal = None;
+        self.lobby = Lobby::new(self.identity.clone(), self.settings.clone(), now);
+        self.lobby.set_manual(self.manual);
+        self.emit(NetEvent::Lobby(self.lobby.tables()));
     }
 
     fn lobby_actions(&mut self, actions: Vec<Action>) {
@@ -1216,7 +1456,9 @@ impl EventLoop {
         Ok(())
     }
 
-    fn resume(&mut self, resume: crate::storage::Resume) -> Result<(), String> {
+    /// Resumes a table from the store: `Ok(false)` when it is over (it is marked finished and
+    /// not resumed: an over table is never played again).
+    fn resume(&mut self, resume: crate::storage::Resume) -> Result<bool, String> {
         let roster = resume.roster;
         let seats = roster.verify()?;
         let table = roster.advert.table;
@@ -1247,6 +1489,13 @@ impl EventLoop {
             }
             let bot = (info.bot || self.own_bot).then(|| self.bot(seat));
             runners.insert(seat, Runner::new(client, bot));
+        }
+        if !runners.is_empty() && runners.values().all(|r| r.client.is_over()) {
+            tracing::info!("table {} is over: not resumed", hex(&table));
+            self.storage
+                .finish_table(&table)
+                .map_err(|e| e.to_string())?;
+            return Ok(false);
         }
         let controllers = runners
             .values()
@@ -1290,7 +1539,7 @@ impl EventLoop {
         let mut playing = Playing::new(table, seats, roster.host_seat, runners, me);
         playing.pending_bots = pending_bots;
         self.playing = Some(playing);
-        Ok(())
+        Ok(true)
     }
 
     /// Builds the bot clients this peer must run and can now (the others stay pending), and
@@ -1402,7 +1651,7 @@ impl EventLoop {
             Command::Traffic(tx) => {
                 let _ = tx.send(self.traffic);
             }
-            Command::Shutdown(tx) => {
+            Command::Shutdown(tx) | Command::Quit(tx) => {
                 let _ = tx.send(());
             }
             Command::Host(spec, tx) => {
@@ -1438,11 +1687,7 @@ impl EventLoop {
             Command::Stand(tx) => {
                 let now = self.now();
                 if self.playing.as_ref().is_some_and(|p| p.over) {
-                    // The session is over: back in the lobby, free to open or take a table.
-                    self.playing = None;
-                    self.proposal = None;
-                    self.lobby = Lobby::new(self.identity.clone(), self.settings.clone(), now);
-                    self.lobby.set_manual(self.manual);
+                    self.back_to_lobby(now);
                 }
                 let acts = self.lobby.stand(now);
                 let _ = tx.send(());
@@ -1512,49 +1757,61 @@ impl EventLoop {
         }
         // Route: seats on this peer in process, the others one message per peer.
         let mut outgoing: Vec<(PeerId, Wire)> = Vec::new();
-        let mut route =
-            |frame: Vec<u8>, targets: u8, p: &Playing, queue: &mut VecDeque<(Seat, Input)>| {
-                let mut per_peer: BTreeMap<[u8; 32], u8> = BTreeMap::new();
-                for t in 0..4u8 {
-                    if targets & (1 << t) == 0 || t == seat {
-                        continue;
-                    }
-                    if p.runners.contains_key(&t) {
-                        queue.push_back((t, Input::Frame(frame.clone())));
-                    } else {
-                        *per_peer.entry(*p.route[t as usize].as_bytes()).or_default() |= 1 << t;
-                    }
+        let me = self.me;
+        // `reply`: an answer to one seat's request. A seat replaced by a bot may ask from its
+        // own peer again (its player came back): the answer goes there too, so that it
+        // learns what was booked and that its seat was taken, instead of waiting on a table
+        // that no longer sends it anything.
+        let mut route = |frame: Vec<u8>,
+                         targets: u8,
+                         reply: bool,
+                         p: &Playing,
+                         queue: &mut VecDeque<(Seat, Input)>| {
+            let mut per_peer: BTreeMap<[u8; 32], u8> = BTreeMap::new();
+            for t in 0..4u8 {
+                if targets & (1 << t) == 0 || t == seat {
+                    continue;
                 }
-                for (peer, mask) in per_peer {
-                    let Some(id) = VerifyingKey::from_bytes(&peer)
-                        .ok()
-                        .and_then(|k| peer_id(&k))
-                    else {
-                        continue;
-                    };
-                    outgoing.push((
-                        id,
-                        Wire::Frame {
-                            table: p.table,
-                            to: mask,
-                            bytes: frame.clone(),
-                        },
-                    ));
+                if p.runners.contains_key(&t) {
+                    queue.push_back((t, Input::Frame(frame.clone())));
+                } else {
+                    *per_peer.entry(*p.route[t as usize].as_bytes()).or_default() |= 1 << t;
                 }
-            };
+                let original = p.seats[t as usize].peer;
+                if reply && original != p.route[t as usize] && original != me {
+                    *per_peer.entry(*original.as_bytes()).or_default() |= 1 << t;
+                }
+            }
+            for (peer, mask) in per_peer {
+                let Some(id) = VerifyingKey::from_bytes(&peer)
+                    .ok()
+                    .and_then(|k| peer_id(&k))
+                else {
+                    continue;
+                };
+                outgoing.push((
+                    id,
+                    Wire::Frame {
+                        table: p.table,
+                        to: mask,
+                        bytes: frame.clone(),
+                    },
+                ));
+            }
+        };
         for frame in send {
             match self.tamper.as_mut() {
                 Some(t) if p.me == Some(seat) => {
                     for (to, f) in t(frame) {
                         let targets = to.map_or(0b1111, |s| 1 << (s & 3));
-                        route(f, targets, p, &mut self.queue);
+                        route(f, targets, false, p, &mut self.queue);
                     }
                 }
-                _ => route(frame, 0b1111, p, &mut self.queue),
+                _ => route(frame, 0b1111, false, p, &mut self.queue),
             }
         }
         for (to, frame) in reply {
-            route(frame, 1 << (to & 3), p, &mut self.queue);
+            route(frame, 1 << (to & 3), true, p, &mut self.queue);
         }
         if let Some(r) = p.runners.get_mut(&seat)
             && let Some(d) = deadline
@@ -1598,9 +1855,21 @@ impl EventLoop {
                 }
             }
             TableEvent::Proposed(_)
-                if seat != host_seat && p.runners.get(&seat).is_some_and(|r| r.bot.is_some()) =>
+                if seat != host_seat
+                    && p.runners.get(&seat).is_some_and(|r| r.bot.is_some())
+                    && !(own && self.never_accept) =>
             {
                 self.queue.push_back((seat, Input::Accept));
+            }
+            TableEvent::SetupFailed { .. } if p.failed_at.is_none() => {
+                // The table is over for everyone who took part: never resumed, and this
+                // peer goes back to the lobby (after a moment in which it still answers
+                // a peer that missed its last entry).
+                p.over = true;
+                p.failed_at = Some(self.start.elapsed().as_millis() as u64);
+                self.storage
+                    .finish_table(&table)
+                    .map_err(|e| e.to_string())?;
             }
             TableEvent::SeatReplaced {
                 seat: b,

@@ -6,7 +6,9 @@
 use std::time::Duration;
 
 use ed25519_dalek::SigningKey;
-use mahjong_net::{MemoryStorage, NetConfig, NetEvent, Network, TableSpec, node};
+use mahjong_net::{
+    MemoryStorage, NetConfig, NetEvent, Network, Resume, Storage, StorageError, TableSpec, node,
+};
 use mahjong_rules::{Money, Options, Ruleset};
 use mahjong_table::TableEvent;
 use tokio::sync::mpsc::Receiver;
@@ -122,4 +124,227 @@ async fn a_table_opened_by_hand_is_seen_taken_and_played_with_its_own_options() 
     guest.host(again).await.expect("loop").expect("a new table");
     let _ = host.shutdown().await;
     let _ = guest.shutdown().await;
+}
+
+fn peer_on(
+    seed: u8,
+    name: &str,
+    storage: &MemoryStorage,
+    own_bot: bool,
+) -> (Network, Receiver<NetEvent>) {
+    let settings = node::settings(name, Ruleset::Qiaoma, Money::coins(1), 1, 0);
+    let mut config = NetConfig::new(SigningKey::from_bytes(&[seed; 32]), settings);
+    config.listen = vec!["/ip4/127.0.0.1/tcp/0".parse().expect("addr")];
+    config.mdns = false;
+    config.manual = true;
+    config.own_bot = own_bot;
+    mahjong_net::spawn(config, Box::new(storage.clone())).expect("spawn")
+}
+
+/// A store as an older version kept it: a table whose set-up failed was never marked
+/// finished (`finish` false).
+struct Old(MemoryStorage, bool);
+
+impl Storage for Old {
+    fn begin_table(&mut self, roster: &mahjong_net::Roster) -> Result<(), StorageError> {
+        self.0.begin_table(roster)
+    }
+    fn begin_seat(
+        &mut self,
+        table: &mahjong_net::TableId,
+        seat: &mahjong_table::Persisted,
+        bot_key: Option<&SigningKey>,
+    ) -> Result<(), StorageError> {
+        self.0.begin_seat(table, seat, bot_key)
+    }
+    fn append(
+        &mut self,
+        table: &mahjong_net::TableId,
+        seat: mahjong_rules::Seat,
+        records: &[mahjong_table::Record],
+    ) -> Result<(), StorageError> {
+        self.0.append(table, seat, records)
+    }
+    fn book(&mut self, client: &mahjong_table::Client) -> Result<(), StorageError> {
+        self.0.book(client)
+    }
+    fn save_evidence(
+        &mut self,
+        table: &mahjong_net::TableId,
+        evidence: &mahjong_table::Evidence,
+    ) -> Result<(), StorageError> {
+        self.0.save_evidence(table, evidence)
+    }
+    fn finish_table(&mut self, table: &mahjong_net::TableId) -> Result<(), StorageError> {
+        if self.1 {
+            self.0.finish_table(table)
+        } else {
+            Ok(())
+        }
+    }
+    fn resume(&mut self) -> Result<Option<Resume>, StorageError> {
+        self.0.resume()
+    }
+}
+
+fn peer_old(seed: u8, name: &str, storage: Old, own_bot: bool) -> (Network, Receiver<NetEvent>) {
+    let settings = node::settings(name, Ruleset::Qiaoma, Money::coins(1), 1, 0);
+    let mut config = NetConfig::new(SigningKey::from_bytes(&[seed; 32]), settings);
+    config.listen = vec!["/ip4/127.0.0.1/tcp/0".parse().expect("addr")];
+    config.mdns = false;
+    config.manual = true;
+    config.own_bot = own_bot;
+    mahjong_net::spawn(config, Box::new(storage)).expect("spawn")
+}
+
+/// The wedge of issue 18 in data dirs an older version left: a table whose set-up failed but
+/// that the store still holds as unfinished. Restarted, the peer finds it over when it
+/// restores it, marks it finished and does not resume it (it used to resume it and wait for
+/// ever).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_set_up_left_unfinished_by_an_older_version_is_not_resumed() {
+    let (hs, gs) = (MemoryStorage::new(), MemoryStorage::new());
+    let (host, mut host_ev) = peer_old(41, "ann", Old(hs.clone(), false), true);
+    let (guest, mut guest_ev) = peer_old(42, "bo", Old(gs.clone(), false), false);
+    let addr = until(&mut host_ev, "listening address", |e| match e {
+        NetEvent::Listening(a) => Some(a.clone()),
+        _ => None,
+    })
+    .await;
+    let spec = TableSpec {
+        name: "old".into(),
+        preset: Ruleset::Qiaoma,
+        options: Options::preset(Ruleset::Qiaoma),
+        stake: Money::coins(1),
+        hands: 1,
+        bots: 2,
+    };
+    host.host(spec).await.expect("loop").expect("hosted");
+    guest.dial(addr).await.expect("loop").expect("dialled");
+    let advert = until(&mut guest_ev, "the host's table", |e| match e {
+        NetEvent::Lobby(t) => t.iter().find(|a| a.name == "old").cloned(),
+        _ => None,
+    })
+    .await;
+    guest.sit(advert.table).await.expect("loop").expect("seat");
+    until(&mut guest_ev, "the proposal", |e| {
+        matches!(e, NetEvent::Table(TableEvent::Proposed(_))).then_some(())
+    })
+    .await;
+    guest.leave().await.expect("loop");
+    for ev in [&mut host_ev, &mut guest_ev] {
+        until(ev, "the failed set-up", |e| {
+            matches!(e, NetEvent::Table(TableEvent::SetupFailed { .. })).then_some(())
+        })
+        .await;
+    }
+    let _ = host.shutdown().await;
+    let _ = guest.shutdown().await;
+    for (seed, name, store) in [(41, "ann", &hs), (42, "bo", &gs)] {
+        // Still unfinished in the store, as the older version left it.
+        assert!(store.clone().resume().expect("store").is_some());
+        let (net, mut ev) = peer_old(seed, name, Old(store.clone(), true), true);
+        let resumed = tokio::time::timeout(Duration::from_secs(3), async {
+            while let Some(e) = ev.recv().await {
+                if matches!(e, NetEvent::Resumed { .. }) {
+                    return true;
+                }
+            }
+            false
+        })
+        .await
+        .unwrap_or(false);
+        assert!(!resumed, "{name} resumed the failed table");
+        assert!(store.clone().resume().expect("store").is_none(), "{name}");
+        let _ = net.shutdown().await;
+    }
+}
+
+/// A declined set-up ends the table for both peers, in their stores too: each is back in the
+/// lobby by itself (the host opens another table without standing up first, the other sees
+/// it), and restarted on the same stores neither resumes the failed table.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_declined_set_up_returns_both_to_the_lobby_and_is_never_resumed() {
+    let (hs, gs) = (MemoryStorage::new(), MemoryStorage::new());
+    let (host, mut host_ev) = peer_on(31, "ann", &hs, true);
+    let (guest, mut guest_ev) = peer_on(32, "bo", &gs, false);
+    let addr = until(&mut host_ev, "listening address", |e| match e {
+        NetEvent::Listening(a) => Some(a.clone()),
+        _ => None,
+    })
+    .await;
+    let spec = |name: &str| TableSpec {
+        name: name.into(),
+        preset: Ruleset::Qiaoma,
+        options: Options::preset(Ruleset::Qiaoma),
+        stake: Money::coins(1),
+        hands: 1,
+        bots: 2,
+    };
+    host.host(spec("first"))
+        .await
+        .expect("loop")
+        .expect("hosted");
+    guest
+        .dial(addr.clone())
+        .await
+        .expect("loop")
+        .expect("dialled");
+    let advert = until(&mut guest_ev, "the host's table", |e| match e {
+        NetEvent::Lobby(t) => t.iter().find(|a| a.name == "first").cloned(),
+        _ => None,
+    })
+    .await;
+    guest.sit(advert.table).await.expect("loop").expect("seat");
+    until(&mut guest_ev, "the proposal", |e| match e {
+        NetEvent::Table(TableEvent::Proposed(_)) => Some(()),
+        _ => None,
+    })
+    .await;
+    // The player declines (leaves before the first hand).
+    guest.leave().await.expect("loop");
+    let started = std::time::Instant::now();
+    for (who, ev) in [("host", &mut host_ev), ("guest", &mut guest_ev)] {
+        until(ev, &format!("the failed set-up at the {who}"), |e| {
+            matches!(e, NetEvent::Table(TableEvent::SetupFailed { .. })).then_some(())
+        })
+        .await;
+    }
+    // Back in the lobby by itself: the host opens another table, the guest sees it.
+    let reopened = async {
+        loop {
+            if host.host(spec("second")).await.expect("loop").is_ok() {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(10), reopened)
+        .await
+        .expect("the host never got back to the lobby");
+    let back = started.elapsed();
+    until(&mut guest_ev, "the host's second table", |e| match e {
+        NetEvent::Lobby(t) => t.iter().any(|a| a.name == "second").then_some(()),
+        _ => None,
+    })
+    .await;
+    println!("declined → the host hosting again after {back:?}");
+    let _ = host.shutdown().await;
+    let _ = guest.shutdown().await;
+    // Restarted on the same stores: nothing to resume.
+    for (seed, name, store) in [(31, "ann", &hs), (32, "bo", &gs)] {
+        let (net, mut ev) = peer_on(seed, name, store, true);
+        let resumed = tokio::time::timeout(Duration::from_secs(3), async {
+            while let Some(e) = ev.recv().await {
+                if matches!(e, NetEvent::Resumed { .. }) {
+                    return true;
+                }
+            }
+            false
+        })
+        .await
+        .unwrap_or(false);
+        assert!(!resumed, "{name} resumed the failed table");
+        let _ = net.shutdown().await;
+    }
 }

@@ -265,30 +265,32 @@ impl Store {
             })
     }
 
+    /// Creates or upgrades the schema. Everything happens in one `BEGIN IMMEDIATE`
+    /// transaction, so two connections opening a new database at once (two windows of one
+    /// app, or two processes) cannot both see it empty and both create the schema: the second
+    /// waits (busy timeout) and then finds it made.
     fn migrate(&self) -> Result<(), StoreError> {
         let corrupt = |why: &str| StoreError::CorruptDatabase {
             path: self.path.clone(),
             why: why.into(),
         };
-        let app: i64 = self
-            .conn
+        let tx = rusqlite::Transaction::new_unchecked(
+            &self.conn,
+            rusqlite::TransactionBehavior::Immediate,
+        )
+        .map_err(StoreError::sql("begin the schema check"))?;
+        let app: i64 = tx
             .query_row("PRAGMA application_id", [], |r| r.get(0))
             .map_err(StoreError::sql("read the application id"))?;
-        let objects: i64 = self
-            .conn
+        let objects: i64 = tx
             .query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))
             .map_err(StoreError::sql("list the schema"))?;
         if objects == 0 {
             // A new database: version 1, then the migrations, as an old one would take.
-            let tx = self
-                .conn
-                .unchecked_transaction()
-                .map_err(StoreError::sql("begin"))?;
             tx.execute_batch(SCHEMA_V1)
                 .map_err(StoreError::sql("create the schema"))?;
             tx.pragma_update(None, "application_id", APPLICATION_ID)
                 .map_err(StoreError::sql("set the application id"))?;
-            tx.commit().map_err(StoreError::sql("commit the schema"))?;
         } else if app != APPLICATION_ID {
             return Err(corrupt("it is another program's SQLite database"));
         }
@@ -305,16 +307,12 @@ impl Store {
         }
         while version < SCHEMA_VERSION {
             let step = MIGRATIONS[(version - 1) as usize];
-            let tx = self
-                .conn
-                .unchecked_transaction()
-                .map_err(StoreError::sql("begin a migration"))?;
             tx.execute_batch(step)
                 .map_err(StoreError::sql("migrate the schema"))?;
-            tx.commit().map_err(StoreError::sql("commit a migration"))?;
             tracing::info!(from = version, to = version + 1, "migrated the store");
             version += 1;
         }
+        tx.commit().map_err(StoreError::sql("commit the schema"))?;
         Ok(())
     }
 
@@ -762,5 +760,31 @@ mod tests {
             Store::open_file(&path).unwrap().schema_version().unwrap(),
             SCHEMA_VERSION
         );
+    }
+
+    #[test]
+    fn eight_connections_opening_a_new_database_at_once_all_succeed() {
+        // Each round a fresh file; eight threads open it together (the race that made the
+        // second of two processes fail with "create the schema: table meta already exists").
+        for round in 0..5 {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join(format!("race{round}.sqlite3"));
+            let start = std::sync::Arc::new(std::sync::Barrier::new(8));
+            let handles: Vec<_> = (0..8)
+                .map(|_| {
+                    let (path, start) = (path.clone(), start.clone());
+                    std::thread::spawn(move || {
+                        start.wait();
+                        Store::open_file(&path).map(|s| s.schema_version())
+                    })
+                })
+                .collect();
+            for h in handles {
+                match h.join().unwrap() {
+                    Ok(Ok(v)) => assert_eq!(v, SCHEMA_VERSION),
+                    other => panic!("round {round}: {other:?}"),
+                }
+            }
+        }
     }
 }

@@ -122,6 +122,14 @@ pub enum StoreError {
     /// Logging could not be set up.
     #[error("logging: {0}")]
     Logging(String),
+    /// Another process holds the data directory's lock ([`crate::DirLock`]).
+    #[error("the data dir {} is in use by another process (pid {})", dir.display(), pid.map_or_else(|| "unknown".to_string(), |p| p.to_string()))]
+    InUse {
+        /// The data directory.
+        dir: PathBuf,
+        /// The holder's process id, as it wrote it in the lock file.
+        pid: Option<u32>,
+    },
 }
 
 impl StoreError {

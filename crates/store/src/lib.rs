@@ -18,10 +18,11 @@
 //! - [`export`]: a self-contained file of a table's signed log ([`Store::export`]), evidence
 //!   files, and [`verify_file`], which checks either offline.
 //! - [`init_logging`]: `tracing` to `<data dir>/mahjong.log`, `RUST_LOG` respected.
+//! - [`DirLock`]: one process per data directory (`mahjong.lock`, an OS file lock).
 //!
 //! # Use by the network shell
 //!
-//! At start-up: [`init_logging`], [`Identity::load_or_create`], [`Store::open`],
+//! At start-up: [`DirLock::acquire`] (kept for the life of the process), [`init_logging`], [`Identity::load_or_create`], [`Store::open`],
 //! [`Store::claim_identity`], then resume every [`Store::unfinished_tables`] seat with
 //! [`Store::restore`]. For a new table: [`Store::save_table`] with each local seat's config
 //! and fresh root secret ([`new_root_secret`]) before the client's first input. For every
@@ -103,6 +104,7 @@ pub mod files;
 pub mod hex;
 pub mod identity;
 pub mod ledger;
+pub mod lock;
 pub mod logging;
 
 use std::path::PathBuf;
@@ -115,6 +117,7 @@ pub use export::{
 pub use hex::{from_hex, from_hex32, to_hex};
 pub use identity::Identity;
 pub use ledger::{LedgerRow, Level, describe, level};
+pub use lock::{DirLock, LOCK_FILE};
 pub use logging::init_logging;
 
 /// A fresh 32-byte secret from the operating system (a seat's root secret, a bot's key).

@@ -957,11 +957,23 @@ impl Client {
         let hand = self.replica.hand_no;
         let next = self.replica.next_seq();
         let votes = std::mem::take(&mut self.deferred_votes);
+        let expected = self.replica.expected();
         for (h, seq, culprit) in votes {
             if h != hand {
                 continue;
             }
             if seq > next {
+                // A seat that says it leaves at a later step but has not sent its entry for
+                // this one (it stopped before it could: its store failed) will never send
+                // it: this step is voted on now, as after the disconnect limit, rather than
+                // waited on for that long.
+                if let Some(exp) = expected.as_ref().filter(|e| e.seq == next)
+                    && exp.kind.abortable()
+                    && self.missing(exp) & (1 << (culprit & 3)) != 0
+                    && self.halted_hand != Some(hand)
+                {
+                    self.vote(next, culprit, out);
+                }
                 self.deferred_votes.push((h, seq, culprit));
                 continue;
             }

@@ -257,3 +257,30 @@ fn a_loser_silent_after_the_last_move_still_pays_its_loss() {
     }
     panic!("no seed in 40..60 gave a won first hand");
 }
+
+#[test]
+fn a_seat_silent_at_the_set_up_fails_it_after_the_start_timer_not_the_disconnect_limit() {
+    // Seat 2 is cut off from the start: it never sees the proposal and never answers.
+    let mut sim = Sim::new(
+        25,
+        Net::LOSSY,
+        options(Ruleset::Qiaoma),
+        SessionLength::Hands(1),
+    );
+    sim.cut = Some((2, 0, u64::MAX));
+    let others = [0usize, 1, 3];
+    let failed = |s: &Sim| {
+        others
+            .iter()
+            .all(|&o| s.count(o, |e| matches!(e, TableEvent::SetupFailed { seat: 2 })) == 1)
+    };
+    sim.run_until(3_600_000, failed);
+    assert!(failed(&sim), "the set-up never failed");
+    // start_seconds (15) and the grace (5), not the disconnect limit (180).
+    assert!(sim.now >= 20_000, "failed at {} ms", sim.now);
+    assert!(sim.now < 30_000, "failed only at {} ms", sim.now);
+    for &o in &others {
+        assert!(sim.client(o).is_over());
+        assert!(sim.client(o).results().is_empty());
+    }
+}
