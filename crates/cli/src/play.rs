@@ -9,9 +9,14 @@
 //! line and a non-zero exit (no table filled within `--wait` seconds, a peer proven at fault, a
 //! store error). `--bots K`, at a table this peer opens: K seats are bots, spread over the
 //! human peers. A peer restarted with the same data dir resumes its table.
-//! `--disconnect-seconds S`, at a table this peer opens: how long a silent seat is waited for
-//! before the other three vote it out and a bot run by the next seat's peer takes it (the
-//! preset's 180 by default).
+//! `--disconnect-seconds S`: how long a silent seat is waited for before the other three vote
+//! it out and a bot run by the next seat's peer takes it (the preset's 180 by default); it is
+//! one of the options the peer agrees to, so every peer of a table gives the same value.
+//!
+//! **What is agreed.** A peer sits only at a table whose advert carries its preset, stake,
+//! hands and the hash of its options (the preset's, with `--disconnect-seconds`), and accepts
+//! the host's proposal only when it is exactly those; any other proposal is declined with one
+//! line (`declined the host's proposal: …`) and nothing is booked.
 //!
 //! Without `--bot` the player at this terminal plays the seat with the screen and prompt of
 //! `mahjong solo` (the numbered choices, a tile to discard, `!5m` to declare ready, `h` for
@@ -19,7 +24,7 @@
 //! timers run as in any seat: standard input is read on its own thread, and when a prompt's
 //! time is up the table plays the default action and the prompt is withdrawn (lines typed
 //! ahead wait for the next prompt). A proposal that matches the command line's preset,
-//! stake and hands is accepted; another is declined.
+//! stake, hands and options is accepted; another is declined.
 //!
 //! Extras for tests and odd networks: `--listen MULTIADDR` (default every IPv4 interface, a
 //! free port) and `--no-mdns` (only `--peer`; keeps multicast off a shared host).
@@ -81,8 +86,8 @@ pub struct PlayArgs {
     /// Do not use mDNS (only the --peer addresses).
     #[arg(long)]
     no_mdns: bool,
-    /// At a table this peer opens: seconds a silent seat is waited for before the others
-    /// replace it by a bot (default: the preset's, 180).
+    /// Seconds a silent seat is waited for before the others replace it by a bot (default:
+    /// the preset's, 180); one of the options agreed, so the same at every peer of a table.
     #[arg(long)]
     disconnect_seconds: Option<u32>,
 }
@@ -211,6 +216,7 @@ async fn session(
                 mahjong_net::PROTOCOL_VERSION
             ),
             NetEvent::Misbehaved { peer, why } => eprintln!("peer {peer} disconnected: {why}"),
+            NetEvent::Declined { why } => eprintln!("declined the host's proposal: {why}"),
             NetEvent::Began { roster, seats } => {
                 seated = true;
                 if let Some(h) = human.as_mut() {
@@ -387,6 +393,8 @@ struct Human {
     me: Option<Seat>,
     hint: Bot,
     prompt: Option<Prompt>,
+    /// What the roster says the table plays for (the lobby matched it to the command line).
+    terms: Option<mahjong_net::wire::Terms>,
     preset: Ruleset,
     stake: Money,
     hands: u32,
@@ -401,6 +409,7 @@ impl Human {
             me: None,
             hint: Bot::new(Level::Strong, seed),
             prompt: None,
+            terms: None,
             preset,
             stake,
             hands,
@@ -410,6 +419,7 @@ impl Human {
 
     /// The roster is known: find this player's seat.
     fn seated(&mut self, roster: &mahjong_net::Roster) {
+        self.terms = Some(roster.advert.terms());
         if let Ok(seats) = roster.verify() {
             self.me = seats
                 .iter()
@@ -431,9 +441,14 @@ impl Human {
             TableEvent::Proposed(p) => {
                 // The set-up asked for on the command line is accepted; another one is
                 // declined (leaving the table before it starts).
+                let agreed = self
+                    .terms
+                    .ok_or_else(|| "no roster yet".to_string())
+                    .and_then(|t| t.check(p));
                 let fits = p.preset == self.preset
                     && p.stake == self.stake
-                    && p.length == SessionLength::Hands(self.hands);
+                    && p.length == SessionLength::Hands(self.hands)
+                    && agreed.is_ok();
                 if fits {
                     writeln!(
                         out,
@@ -444,8 +459,13 @@ impl Human {
                 } else {
                     writeln!(
                         out,
-                        "The host proposes {} at stake {}, {:?}: not what you asked for, declined.",
-                        p.preset, p.stake, p.length
+                        "The host proposes {} at stake {}, {:?}: not what you asked for ({}), declined.",
+                        p.preset,
+                        p.stake,
+                        p.length,
+                        agreed
+                            .err()
+                            .unwrap_or_else(|| "preset, stake or hands differ".into())
                     )?;
                     network.leave().await?;
                 }

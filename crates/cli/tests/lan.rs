@@ -1147,3 +1147,93 @@ fn a_controller_restarted_resumes_the_bot_it_runs() {
     );
     drop(net);
 }
+
+/// A host that advertises the preset (its options hash, stake and hands match) and then
+/// proposes options far from it (points a hundredfold): the honest `--bot` peer sits at its
+/// table, declines the proposal with one line, and books nothing. The hostile host is the
+/// project's own node in this process with a lying proposal.
+#[test]
+fn a_host_proposing_other_options_than_advertised_is_declined_and_nothing_booked() {
+    let _serial = serial();
+    let net = Net::loopback(2);
+    let Net::Loopback(ports) = &net else {
+        unreachable!()
+    };
+    let dir = scratch("greedy");
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    let preset = mahjong_rules::Ruleset::Qiaoma;
+    let mut greedy = mahjong_rules::Options::preset(preset);
+    greedy.base_points *= 100;
+    let mut config = mahjong_net::NetConfig::new(
+        ed25519_dalek::SigningKey::from_bytes(&[0x66; 32]),
+        mahjong_net::node::settings("greedy", preset, mahjong_rules::Money::coins(1), 1, 0),
+    );
+    config.mdns = false;
+    config.manual = true;
+    config.lying_proposal = Some(greedy);
+    config.listen = vec![
+        format!("/ip4/127.0.0.1/tcp/{}", ports[1])
+            .parse()
+            .expect("addr"),
+    ];
+    let (network, mut events) = {
+        let _guard = rt.enter();
+        mahjong_net::spawn(config, Box::new(mahjong_net::MemoryStorage::new())).expect("spawn")
+    };
+    let spec = mahjong_net::TableSpec {
+        name: "bait".into(),
+        preset,
+        options: mahjong_rules::Options::preset(preset),
+        stake: mahjong_rules::Money::coins(1),
+        hands: 1,
+        bots: 2,
+    };
+    rt.block_on(network.host(spec))
+        .expect("loop")
+        .expect("hosts");
+    let (tx, host_events) = std::sync::mpsc::channel();
+    rt.spawn(async move {
+        while let Some(ev) = events.recv().await {
+            if tx.send(ev).is_err() {
+                break;
+            }
+        }
+    });
+    let mut args = play_args("p0", &dir, 1, &[]);
+    let pos = args.iter().position(|a| a == "60").expect("wait");
+    args[pos] = "20".into();
+    let mut honest = Peer::spawn(net.command(0, &args));
+    let code = honest.wait(Duration::from_secs(60));
+    let host_saw: Vec<String> = host_events
+        .try_iter()
+        .map(|e| format!("{e:?}"))
+        .filter(|e| e.contains("Setup"))
+        .collect();
+    drop(rt);
+    assert!(
+        honest
+            .seen
+            .iter()
+            .any(|l| l.starts_with("table ") && l.contains("greedy (host)")),
+        "the honest peer never sat at the greedy table: {:#?}",
+        honest.seen
+    );
+    assert!(
+        honest.seen.iter().any(|l| l.starts_with(
+            "declined the host's proposal: the host proposes other options than the ones agreed"
+        )),
+        "{:#?}",
+        honest.seen
+    );
+    assert!(honest.hand_lines().is_empty(), "{:#?}", honest.seen);
+    assert_ne!(code, Some(0), "{:#?}", honest.seen);
+    assert!(code.is_some(), "the honest peer hung: {:#?}", honest.seen);
+    assert!(
+        ledger(&dir.join("p0")).is_empty(),
+        "the honest peer booked a hand of the greedy table"
+    );
+    assert!(
+        host_saw.iter().any(|e| e.contains("SetupFailed")),
+        "the host saw: {host_saw:#?}"
+    );
+}

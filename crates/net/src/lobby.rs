@@ -27,7 +27,7 @@ use ed25519_dalek::{SigningKey, VerifyingKey};
 use mahjong_rules::{Money, Options, Ruleset, Seat};
 use sha2::{Digest, Sha256};
 
-use crate::wire::{Advert, Roster, SeatInfo, TableId, TableState, Wire};
+use crate::wire::{Advert, Roster, SeatInfo, TableId, TableState, Terms, Wire};
 
 /// How long a peer looks for an open table before it opens one (mDNS finds a LAN peer in
 /// well under a second).
@@ -51,6 +51,17 @@ pub struct Settings {
     pub bots: u8,
     /// Wait this long for an open table before opening one.
     pub open_after_ms: u64,
+    /// The options this peer agrees to play with (the preset's, or the preset with the
+    /// player's changes, `--disconnect-seconds` included): a table is joined only when its
+    /// advert's options hash is theirs, and its host's proposal accepted only when it is them.
+    pub options: Options,
+}
+
+impl Settings {
+    /// What this peer agrees to: its options, stake and hands.
+    pub fn terms(&self) -> Terms {
+        Terms::of(&self.options, self.stake, self.hands)
+    }
 }
 
 /// What the lobby asks the event loop to do.
@@ -77,10 +88,12 @@ enum State {
         table: TableId,
         host: VerifyingKey,
         since: u64,
+        terms: Terms,
     },
     Seated {
         table: TableId,
         host: VerifyingKey,
+        terms: Terms,
     },
     Started,
 }
@@ -182,6 +195,7 @@ impl Lobby {
         self.settings.stake = spec.stake;
         self.settings.hands = spec.hands;
         self.settings.bots = spec.bots;
+        self.settings.options = spec.options.clone();
         let hash: [u8; 32] = Sha256::digest(spec.options.canonical_bytes()).into();
         self.hosting = Some((name, hash));
         Ok(self.open(now))
@@ -217,7 +231,7 @@ impl Lobby {
                 advert.revision += 1;
                 vec![Action::Broadcast(Wire::Advert(Box::new(advert)))]
             }
-            State::Joining { table, host, .. } | State::Seated { table, host } => {
+            State::Joining { table, host, .. } | State::Seated { table, host, .. } => {
                 vec![Action::Send(host, Wire::Leave { table })]
             }
             State::Idle => Vec::new(),
@@ -266,10 +280,10 @@ impl Lobby {
     }
 
     fn fitting(&self) -> Option<Advert> {
-        let s = &self.settings;
+        let terms = self.settings.terms();
         self.tables
             .values()
-            .filter(|a| a.fits(s.preset, s.stake, s.hands) && !self.refused.contains(&a.table))
+            .filter(|a| a.fits(&terms) && !self.refused.contains(&a.table))
             .min_by_key(|a| a.table)
             .cloned()
     }
@@ -279,6 +293,7 @@ impl Lobby {
             table: advert.table,
             host: advert.host,
             since: now,
+            terms: advert.terms(),
         };
         vec![Action::Send(
             advert.host,
@@ -321,7 +336,7 @@ impl Lobby {
             options_hash: self
                 .hosting
                 .as_ref()
-                .map_or_else(|| options_hash(s.preset), |h| h.1),
+                .map_or_else(|| s.terms().options_hash, |h| h.1),
             stake: s.stake,
             hands: s.hands,
             bots: s.bots.min(3),
@@ -499,7 +514,7 @@ impl Lobby {
                 }
                 self.disconnected(from, now)
             }
-            Wire::Start(roster) => self.start(from, *roster),
+            Wire::Start(roster) => self.start(from, *roster, now),
             Wire::Hello { .. } | Wire::Frame { .. } => Vec::new(),
         }
     }
@@ -518,15 +533,45 @@ impl Lobby {
         let table = advert.table;
         let seated = advert.seats.iter().flatten().any(|s| s.peer == self.me);
         let live = advert.state != TableState::Closed;
+        let changed_terms = advert.terms();
+        if let State::Joining {
+            table: t,
+            host,
+            terms,
+            ..
+        }
+        | State::Seated {
+            table: t,
+            host,
+            terms,
+        } = self.state
+            && t == table
+            && terms != changed_terms
+        {
+            // The host changed what the table plays for after this peer asked to sit: leave
+            // it, and do not come back.
+            tracing::warn!("the host of the table this peer asked for changed its terms: leaving");
+            self.tables.insert(*from.as_bytes(), advert);
+            self.refused.push(table);
+            self.state = State::Idle;
+            let mut actions = vec![Action::Send(host, Wire::Leave { table })];
+            actions.extend(self.tick(now));
+            return actions;
+        }
         if live {
             self.tables.insert(*from.as_bytes(), advert);
         } else {
             self.tables.remove(from.as_bytes());
         }
         match self.state {
-            State::Joining { table: t, host, .. } if t == table => {
+            State::Joining {
+                table: t,
+                host,
+                terms,
+                ..
+            } if t == table => {
                 if seated && live {
-                    self.state = State::Seated { table, host };
+                    self.state = State::Seated { table, host, terms };
                     Vec::new()
                 } else if !live {
                     self.state = State::Idle;
@@ -589,15 +634,27 @@ impl Lobby {
         self.after_change()
     }
 
-    fn start(&mut self, from: VerifyingKey, roster: Roster) -> Vec<Action> {
-        let ours = match self.state {
-            State::Seated { table, host } | State::Joining { table, host, .. } => {
-                table == roster.advert.table && host == from
-            }
-            _ => false,
+    fn start(&mut self, from: VerifyingKey, roster: Roster, now: u64) -> Vec<Action> {
+        let (ours, agreed) = match self.state {
+            State::Seated { table, host, terms }
+            | State::Joining {
+                table, host, terms, ..
+            } => (table == roster.advert.table && host == from, terms),
+            _ => return Vec::new(),
         };
         if !ours || roster.advert.host != from || roster.verify().is_err() {
             return Vec::new();
+        }
+        if roster.advert.terms() != agreed {
+            // A roster is the host's word on the table it advertised: other terms there are
+            // not what this peer asked to sit at.
+            tracing::warn!("the host's roster changes the table's terms: leaving");
+            let table = roster.advert.table;
+            self.refused.push(table);
+            self.state = State::Idle;
+            let mut actions = vec![Action::Send(from, Wire::Leave { table })];
+            actions.extend(self.tick(now));
+            return actions;
         }
         if !roster
             .advert
@@ -634,6 +691,7 @@ mod tests {
             hands: 3,
             bots,
             open_after_ms: 500,
+            options: Options::preset(Ruleset::Qiaoma),
         }
     }
 
@@ -950,5 +1008,96 @@ mod tests {
             solo.lobbies[1].sit(table, 200).is_err(),
             "an unknown table is refused"
         );
+    }
+
+    /// The first advert `acts` broadcasts.
+    fn advert_of(acts: Vec<Action>) -> Advert {
+        acts.into_iter()
+            .find_map(|x| match x {
+                Action::Broadcast(Wire::Advert(a)) => Some(*a),
+                _ => None,
+            })
+            .expect("advert")
+    }
+
+    #[test]
+    fn a_table_advertising_other_options_is_not_joined() {
+        let mut host = Lobby::new(SigningKey::from_bytes(&[1; 32]), settings("h", 0), 0);
+        let mut options = Options::preset(Ruleset::Qiaoma);
+        options.base_points *= 100;
+        host.settings.options = options;
+        let mut ad = advert_of(host.tick(600));
+        let mut b = Lobby::new(SigningKey::from_bytes(&[2; 32]), settings("b", 0), 0);
+        ad.revision = 10;
+        assert!(
+            b.message(host.me, Wire::Advert(Box::new(ad.clone())), 100)
+                .is_empty()
+        );
+        let acts = b.tick(200);
+        assert!(
+            !acts
+                .iter()
+                .any(|x| matches!(x, Action::Send(_, Wire::Join { .. }))),
+            "joined a table with other options: {acts:?}"
+        );
+        // The same table with the preset's options is joined.
+        ad.options_hash = options_hash(Ruleset::Qiaoma);
+        ad.revision = 11;
+        b.message(host.me, Wire::Advert(Box::new(ad)), 300);
+        let acts = b.tick(400);
+        assert!(
+            acts.iter()
+                .any(|x| matches!(x, Action::Send(_, Wire::Join { .. })))
+        );
+    }
+
+    #[test]
+    fn a_roster_or_advert_changing_the_terms_after_a_join_is_left() {
+        for how in ["roster", "advert"] {
+            let host_key = SigningKey::from_bytes(&[1; 32]);
+            let mut host = Lobby::new(host_key.clone(), settings("h", 2), 0);
+            let ad = advert_of(host.tick(600));
+            let mut b = Lobby::new(SigningKey::from_bytes(&[2; 32]), settings("b", 0), 0);
+            b.message(host.me, Wire::Advert(Box::new(ad.clone())), 100);
+            let join = b
+                .tick(200)
+                .into_iter()
+                .find_map(|x| match x {
+                    Action::Send(_, w @ Wire::Join { .. }) => Some(w),
+                    _ => None,
+                })
+                .expect("join");
+            let acts = host.message(b.me, join, 300);
+            let roster = acts
+                .iter()
+                .find_map(|x| match x {
+                    Action::Send(_, Wire::Start(r)) => Some(r.clone()),
+                    _ => None,
+                })
+                .expect("the host starts");
+            let mut changed = roster.advert.clone();
+            changed.options_hash = [7; 32];
+            let acts = if how == "roster" {
+                let forged = Roster::sign(changed, 0, &host_key);
+                b.message(host.me, Wire::Start(Box::new(forged)), 400)
+            } else {
+                changed.state = TableState::Open;
+                changed.revision += 10;
+                b.message(host.me, Wire::Advert(Box::new(changed)), 400)
+            };
+            assert!(
+                !acts.iter().any(|x| matches!(x, Action::Begin(_))),
+                "{how}: began at other terms"
+            );
+            assert!(
+                acts.iter()
+                    .any(|x| matches!(x, Action::Send(_, Wire::Leave { .. }))),
+                "{how}: did not leave: {acts:?}"
+            );
+            // The genuine roster that follows is not taken either: the table is set aside.
+            let acts = b.message(host.me, Wire::Start(roster), 500);
+            assert!(!acts.iter().any(|x| matches!(x, Action::Begin(_))), "{how}");
+            assert_eq!(b.my_table(), None, "{how}");
+        }
     }
 }

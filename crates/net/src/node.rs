@@ -51,7 +51,7 @@ use tokio::time::Instant;
 use crate::lobby::{self, Action, Lobby, Settings, TableSpec, bot_key};
 use crate::storage::{Storage, StorageError};
 use crate::wire::{
-    self, Advert, MAX_MESSAGE, PROTOCOL, PROTOCOL_VERSION, Roster, SeatInfo, TableId, Wire,
+    self, Advert, MAX_MESSAGE, PROTOCOL, PROTOCOL_VERSION, Roster, SeatInfo, TableId, Terms, Wire,
     WireError,
 };
 
@@ -100,8 +100,12 @@ pub struct NetConfig {
     /// [`Network::stand`]); the lobby never joins or opens one on its own (the desktop app).
     pub manual: bool,
     /// At a table this peer hosts: how long a silent seat is waited for before the others
-    /// vote it out and a bot takes its seat (`None`: the preset's).
+    /// vote it out and a bot takes its seat (`None`: the preset's). Part of the options this
+    /// peer agrees to, so at a table it joins too.
     pub disconnect_seconds: Option<u32>,
+    /// A lying host: proposes these options instead of the ones it advertised (tests only,
+    /// to play a hostile peer through the real shell; `mahjong play` never sets it).
+    pub lying_proposal: Option<Options>,
 }
 
 impl NetConfig {
@@ -124,6 +128,7 @@ impl NetConfig {
             tamper: None,
             manual: false,
             disconnect_seconds: None,
+            lying_proposal: None,
         }
     }
 }
@@ -190,6 +195,11 @@ pub enum NetEvent {
         view: Box<mahjong_rules::SeatView>,
         /// The loop's clock.
         now: u64,
+    },
+    /// A seat this peer runs declined the host's proposal: it is not what was agreed.
+    Declined {
+        /// What differs, in one line.
+        why: String,
     },
     /// The loop stopped on an error (a corrupt store, an unusable roster).
     Fatal(String),
@@ -359,6 +369,9 @@ impl Runner {
 
 struct Playing {
     table: TableId,
+    /// What the roster says the table plays for (the lobby checked they are what this peer
+    /// agreed to): the only proposal a seat of this peer accepts.
+    terms: Terms,
     seats: [SeatInfo; 4],
     host_seat: Seat,
     runners: BTreeMap<Seat, Runner>,
@@ -375,6 +388,7 @@ struct Playing {
 impl Playing {
     fn new(
         table: TableId,
+        terms: Terms,
         seats: [SeatInfo; 4],
         host_seat: Seat,
         runners: BTreeMap<Seat, Runner>,
@@ -383,6 +397,7 @@ impl Playing {
         let route = [0, 1, 2, 3].map(|i: usize| seats[i].peer);
         let mut p = Playing {
             table,
+            terms,
             seats,
             host_seat,
             runners,
@@ -457,7 +472,6 @@ pub struct EventLoop {
     traffic: Traffic,
     seed: u64,
     tamper: Option<Tamper>,
-    disconnect_seconds: Option<u32>,
     generations: u64,
     /// Protocol versions identify reported, by peer.
     versions: HashMap<PeerId, String>,
@@ -465,8 +479,10 @@ pub struct EventLoop {
     unsupported: HashSet<PeerId>,
     /// Peers to disconnect at a time.
     hang_up: Vec<(PeerId, u64)>,
-    /// The options this peer proposes as host ([`Command::Host`]; else its preset's).
+    /// The options this peer proposes as host ([`Command::Host`]; else its settings').
     proposal: Option<Options>,
+    /// [`NetConfig::lying_proposal`] (tests only).
+    lying_proposal: Option<Options>,
     /// The lobby is manual ([`NetConfig::manual`]).
     manual: bool,
 }
@@ -549,7 +565,11 @@ impl EventLoop {
         let (inbound_tx, inbound) = mpsc::channel(INBOUND_QUEUE);
         let me = config.identity.verifying_key();
         let seed = u64::from_le_bytes(me.as_bytes()[..8].try_into().unwrap_or([0; 8]));
-        let mut lobby = Lobby::new(config.identity.clone(), config.settings.clone(), 0);
+        let mut settings = config.settings;
+        if let Some(d) = config.disconnect_seconds {
+            settings.options.disconnect_seconds = d;
+        }
+        let mut lobby = Lobby::new(config.identity.clone(), settings.clone(), 0);
         lobby.set_manual(config.manual);
         Ok(EventLoop {
             lobby,
@@ -559,7 +579,7 @@ impl EventLoop {
             version,
             identity: config.identity,
             me,
-            settings: config.settings,
+            settings,
             own_bot: config.own_bot,
             bot_level: config.bot_level,
             storage,
@@ -580,12 +600,12 @@ impl EventLoop {
             traffic: Traffic::default(),
             seed,
             tamper: config.tamper,
-            disconnect_seconds: config.disconnect_seconds,
             generations: 0,
             versions: HashMap::new(),
             unsupported: HashSet::new(),
             hang_up: Vec::new(),
             proposal: None,
+            lying_proposal: config.lying_proposal,
             manual: config.manual,
         })
     }
@@ -1190,16 +1210,23 @@ impl EventLoop {
         });
         tracing::info!("table {} began", hex(&table));
         let host_seat = roster.host_seat;
-        self.playing = Some(Playing::new(table, seats, host_seat, runners, me));
+        self.playing = Some(Playing::new(
+            table,
+            roster.advert.terms(),
+            seats,
+            host_seat,
+            runners,
+            me,
+        ));
         if me == Some(host_seat) {
             let s = &self.settings;
-            let mut options = self
-                .proposal
+            // The options advertised (the settings' with `--disconnect-seconds` in them, or
+            // the player's set-up).
+            let options = self
+                .lying_proposal
                 .clone()
-                .unwrap_or_else(|| Options::preset(s.preset));
-            if let Some(d) = self.disconnect_seconds {
-                options.disconnect_seconds = d;
-            }
+                .or_else(|| self.proposal.clone())
+                .unwrap_or_else(|| s.options.clone());
             self.queue.push_back((
                 host_seat,
                 Input::Propose {
@@ -1287,7 +1314,14 @@ impl EventLoop {
             roster: Box::new(roster.clone()),
             hands,
         });
-        let mut playing = Playing::new(table, seats, roster.host_seat, runners, me);
+        let mut playing = Playing::new(
+            table,
+            roster.advert.terms(),
+            seats,
+            roster.host_seat,
+            runners,
+            me,
+        );
         playing.pending_bots = pending_bots;
         self.playing = Some(playing);
         Ok(())
@@ -1411,6 +1445,7 @@ impl EventLoop {
                 let (preset, stake, hands) = (spec.preset, spec.stake, spec.hands);
                 match self.lobby.host(*spec, now) {
                     Ok(acts) => {
+                        self.settings.options = options.clone();
                         self.proposal = Some(options);
                         self.settings.preset = preset;
                         self.settings.stake = stake;
@@ -1597,10 +1632,21 @@ impl EventLoop {
                     self.queue.push_back((seat, Input::Act(d.action)));
                 }
             }
-            TableEvent::Proposed(_)
+            TableEvent::Proposed(proposal)
                 if seat != host_seat && p.runners.get(&seat).is_some_and(|r| r.bot.is_some()) =>
             {
-                self.queue.push_back((seat, Input::Accept));
+                // A bot accepts only what this peer agreed to: the terms of the roster,
+                // which the lobby matched against its settings (or the player's choice).
+                match p.terms.check(proposal) {
+                    Ok(()) => self.queue.push_back((seat, Input::Accept)),
+                    Err(why) => {
+                        tracing::warn!("seat {seat} declines the proposal: {why}");
+                        self.queue.push_back((seat, Input::Decline));
+                        if own {
+                            self.emit(NetEvent::Declined { why });
+                        }
+                    }
+                }
             }
             TableEvent::SeatReplaced {
                 seat: b,
@@ -1688,5 +1734,6 @@ pub fn settings(
         hands,
         bots,
         open_after_ms: lobby::DEFAULT_OPEN_AFTER_MS,
+        options: Options::preset(preset),
     }
 }

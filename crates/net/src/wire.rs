@@ -13,7 +13,7 @@
 
 use ed25519_dalek::{Signature, Signer, SigningKey, Verifier, VerifyingKey};
 use futures::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
-use mahjong_rules::{Money, Ruleset, Seat};
+use mahjong_rules::{Money, Options, Ruleset, Seat, SessionLength};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -108,13 +108,79 @@ impl Advert {
         (4 - self.bots as usize).saturating_sub(self.humans())
     }
 
-    /// Whether a peer could sit at this table with these settings.
-    pub fn fits(&self, preset: Ruleset, stake: Money, hands: u32) -> bool {
-        self.state == TableState::Open
-            && self.free() > 0
-            && self.preset == preset
-            && self.stake == stake
-            && self.hands == hands
+    /// What a seat at this table agrees to.
+    pub fn terms(&self) -> Terms {
+        Terms {
+            preset: self.preset,
+            options_hash: self.options_hash,
+            stake: self.stake,
+            hands: self.hands,
+        }
+    }
+
+    /// Whether a peer that agrees to `terms` could sit at this table.
+    pub fn fits(&self, terms: &Terms) -> bool {
+        self.state == TableState::Open && self.free() > 0 && self.terms() == *terms
+    }
+}
+
+/// What a peer agrees to play for: the preset, the hash of every option (points, penalties,
+/// timers), the stake and the length. A table is joined only when its advert's terms are the
+/// peer's, its roster only when they are unchanged, and the host's proposal accepted only when
+/// it is exactly these terms ([`Terms::check`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Terms {
+    /// The preset.
+    pub preset: Ruleset,
+    /// `sha256(Options::canonical_bytes())` of the options.
+    pub options_hash: [u8; 32],
+    /// Coins per point.
+    pub stake: Money,
+    /// Hands to play.
+    pub hands: u32,
+}
+
+impl Terms {
+    /// The terms of `options` at `stake` for `hands` hands.
+    pub fn of(options: &Options, stake: Money, hands: u32) -> Terms {
+        Terms {
+            preset: options.ruleset,
+            options_hash: mahjong_table::codec::options_hash(options),
+            stake,
+            hands,
+        }
+    }
+
+    /// Whether the host's proposal is exactly these terms; otherwise what differs, in one
+    /// line (the seat declines it).
+    pub fn check(&self, p: &mahjong_table::Proposal) -> Result<(), String> {
+        if p.preset != self.preset || p.options.ruleset != self.preset {
+            return Err(format!(
+                "the host proposes the {} preset, not the {} agreed",
+                p.options.ruleset, self.preset
+            ));
+        }
+        if mahjong_table::codec::options_hash(&p.options) != self.options_hash
+            || p.options_hash != self.options_hash
+        {
+            return Err(
+                "the host proposes other options than the ones agreed (points, penalties or timers differ)"
+                    .into(),
+            );
+        }
+        if p.stake != self.stake {
+            return Err(format!(
+                "the host proposes a stake of {}, not the {} agreed",
+                p.stake, self.stake
+            ));
+        }
+        if p.length != SessionLength::Hands(self.hands) {
+            return Err(format!(
+                "the host proposes {:?}, not the {} hands agreed",
+                p.length, self.hands
+            ));
+        }
+        Ok(())
     }
 }
 
