@@ -1148,34 +1148,26 @@ fn a_controller_restarted_resumes_the_bot_it_runs() {
     drop(net);
 }
 
-/// A host that advertises the preset (its options hash, stake and hands match) and then
-/// proposes options far from it (points a hundredfold): the honest `--bot` peer sits at its
-/// table, declines the proposal with one line, and books nothing. The hostile host is the
-/// project's own node in this process with a lying proposal.
-#[test]
-fn a_host_proposing_other_options_than_advertised_is_declined_and_nothing_booked() {
-    let _serial = serial();
-    let net = Net::loopback(2);
-    let Net::Loopback(ports) = &net else {
-        unreachable!()
-    };
-    let dir = scratch("greedy");
-    let rt = tokio::runtime::Runtime::new().expect("runtime");
+/// The project's own node in this process, as a host with a manual lobby that opens a table
+/// with the preset's set-up (1 hand, 2 bots, so one joiner fills it) and the hostile settings
+/// `tweak` gives it; its events on a channel.
+fn hostile_host(
+    rt: &tokio::runtime::Runtime,
+    port: u16,
+    tweak: impl FnOnce(&mut mahjong_net::NetConfig),
+) -> (
+    mahjong_net::Network,
+    std::sync::mpsc::Receiver<mahjong_net::NetEvent>,
+) {
     let preset = mahjong_rules::Ruleset::Qiaoma;
-    let mut greedy = mahjong_rules::Options::preset(preset);
-    greedy.base_points *= 100;
     let mut config = mahjong_net::NetConfig::new(
         ed25519_dalek::SigningKey::from_bytes(&[0x66; 32]),
         mahjong_net::node::settings("greedy", preset, mahjong_rules::Money::coins(1), 1, 0),
     );
     config.mdns = false;
     config.manual = true;
-    config.lying_proposal = Some(greedy);
-    config.listen = vec![
-        format!("/ip4/127.0.0.1/tcp/{}", ports[1])
-            .parse()
-            .expect("addr"),
-    ];
+    config.listen = vec![format!("/ip4/127.0.0.1/tcp/{port}").parse().expect("addr")];
+    tweak(&mut config);
     let (network, mut events) = {
         let _guard = rt.enter();
         mahjong_net::spawn(config, Box::new(mahjong_net::MemoryStorage::new())).expect("spawn")
@@ -1191,7 +1183,7 @@ fn a_host_proposing_other_options_than_advertised_is_declined_and_nothing_booked
     rt.block_on(network.host(spec))
         .expect("loop")
         .expect("hosts");
-    let (tx, host_events) = std::sync::mpsc::channel();
+    let (tx, rx) = std::sync::mpsc::channel();
     rt.spawn(async move {
         while let Some(ev) = events.recv().await {
             if tx.send(ev).is_err() {
@@ -1199,10 +1191,36 @@ fn a_host_proposing_other_options_than_advertised_is_declined_and_nothing_booked
             }
         }
     });
-    let mut args = play_args("p0", &dir, 1, &[]);
+    (network, rx)
+}
+
+/// An honest `mahjong play --bot` peer (1 hand, `--wait SECS`) dialling the hostile host.
+fn honest_peer(net: &Net, dir: &Path, wait: &str) -> Peer {
+    let mut args = play_args("p0", dir, 1, &[]);
     let pos = args.iter().position(|a| a == "60").expect("wait");
-    args[pos] = "20".into();
-    let mut honest = Peer::spawn(net.command(0, &args));
+    args[pos] = wait.into();
+    Peer::spawn(net.command(0, &args))
+}
+
+/// A host that advertises the preset (its options hash, stake and hands match) and then
+/// proposes options far from it (points a hundredfold): the honest `--bot` peer sits at its
+/// table, declines the proposal with one line, and books nothing. The hostile host is the
+/// project's own node in this process with a lying proposal.
+#[test]
+fn a_host_proposing_other_options_than_advertised_is_declined_and_nothing_booked() {
+    let _serial = serial();
+    let net = Net::loopback(2);
+    let Net::Loopback(ports) = &net else {
+        unreachable!()
+    };
+    let dir = scratch("greedy");
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    let (_network, host_events) = hostile_host(&rt, ports[1], |config| {
+        let mut greedy = mahjong_rules::Options::preset(mahjong_rules::Ruleset::Qiaoma);
+        greedy.base_points *= 100;
+        config.lying_proposal = Some(greedy);
+    });
+    let mut honest = honest_peer(&net, &dir, "20");
     let code = honest.wait(Duration::from_secs(60));
     let host_saw: Vec<String> = host_events
         .try_iter()
@@ -1235,5 +1253,47 @@ fn a_host_proposing_other_options_than_advertised_is_declined_and_nothing_booked
     assert!(
         host_saw.iter().any(|e| e.contains("SetupFailed")),
         "the host saw: {host_saw:#?}"
+    );
+}
+
+/// A host whose signed roster gives the joiner's seat a key the joiner does not hold: the
+/// joiner refuses it with one line before storing anything (its store holds no table, so a
+/// restart resumes nothing), disconnects the host, and goes on looking for a table.
+#[test]
+fn a_roster_with_a_key_the_joiner_does_not_hold_leaves_nothing_in_its_store() {
+    let _serial = serial();
+    let net = Net::loopback(2);
+    let Net::Loopback(ports) = &net else {
+        unreachable!()
+    };
+    let dir = scratch("badkey");
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    let (_network, _events) = hostile_host(&rt, ports[1], |config| {
+        config.lying_roster = Some(|advert| {
+            if let Some(s) = advert.seats[1].as_mut() {
+                s.key = ed25519_dalek::SigningKey::from_bytes(&[0x55; 32]).verifying_key();
+            }
+        });
+    });
+    let mut honest = honest_peer(&net, &dir, "6");
+    let code = honest.wait(Duration::from_secs(40));
+    drop(rt);
+    assert!(
+        honest.seen.iter().any(|l| l.contains(
+            "its roster was refused: the roster gives seat 1 a key this peer does not hold"
+        )),
+        "{:#?}",
+        honest.seen
+    );
+    assert!(
+        !honest.seen.iter().any(|l| l.starts_with("table ")),
+        "{:#?}",
+        honest.seen
+    );
+    assert_eq!(code, Some(1), "it gave up after --wait: {:#?}", honest.seen);
+    let store = mahjong_store::Store::open(&dir.join("p0")).expect("store");
+    assert!(
+        store.tables().expect("tables").is_empty(),
+        "a table was stored from a refused roster"
     );
 }

@@ -122,11 +122,12 @@ pub struct Lobby {
     refused: Vec<TableId>,
     state: State,
     open_at: u64,
-    nonce: u64,
     /// Manual mode (the desktop app): the player chooses; `tick` never joins, opens or moves.
     manual: bool,
     /// The name and options hash of the next table this peer opens ([`Lobby::host`]).
     hosting: Option<(String, [u8; 32])>,
+    /// A lying host's change to the rosters it signs (tests only: [`Lobby::set_roster_tamper`]).
+    roster_tamper: Option<fn(&mut Advert)>,
 }
 
 /// A table the player opens by hand ([`Lobby::host`]).
@@ -159,10 +160,30 @@ impl Lobby {
             refused: Vec::new(),
             state: State::Idle,
             open_at,
-            nonce: 0,
             manual: false,
             hosting: None,
+            roster_tamper: None,
         }
+    }
+
+    /// Plays a lying host: `f` changes every roster before this peer signs it (tests only,
+    /// to play a hostile peer through the real shell).
+    pub fn set_roster_tamper(&mut self, f: Option<fn(&mut Advert)>) {
+        self.roster_tamper = f;
+    }
+
+    /// The shell refused the roster of `table` (it failed a check the lobby cannot make,
+    /// such as a key this peer does not hold, or the table is in its store already): back
+    /// to looking for a table, never this one again.
+    pub fn abandon(&mut self, table: TableId, now: u64) -> Vec<Action> {
+        if !matches!(self.state, State::Started) {
+            return Vec::new();
+        }
+        self.refused.push(table);
+        self.tables.retain(|_, a| a.table != table);
+        self.state = State::Idle;
+        self.open_at = self.open_at.max(now);
+        self.tick(now)
     }
 
     /// Manual mode: the player lists, opens ([`Lobby::host`]), takes ([`Lobby::sit`]) and
@@ -307,16 +328,10 @@ impl Lobby {
     }
 
     fn open(&mut self, now: u64) -> Vec<Action> {
-        self.nonce += 1;
-        let mut h = Sha256::new();
-        h.update(b"shanghai-mahjong/table-id/1");
-        h.update(self.me.as_bytes());
-        h.update(now.to_le_bytes());
-        h.update(self.nonce.to_le_bytes());
-        let mut fresh = [0u8; 32];
-        rand_core::RngCore::fill_bytes(&mut rand_core::OsRng, &mut fresh);
-        h.update(fresh);
-        let table: TableId = h.finalize().into();
+        let _ = now;
+        let mut nonce = [0u8; 32];
+        rand_core::RngCore::fill_bytes(&mut rand_core::OsRng, &mut nonce);
+        let table = crate::wire::table_id(&self.me, &nonce);
         let s = &self.settings;
         let mut seats: [Option<SeatInfo>; 4] = Default::default();
         seats[0] = Some(SeatInfo {
@@ -328,6 +343,7 @@ impl Lobby {
         let advert = Advert {
             table,
             host: self.me,
+            nonce,
             name: self
                 .hosting
                 .as_ref()
@@ -385,7 +401,11 @@ impl Lobby {
             });
         }
         advert.state = TableState::Started;
-        let roster = Roster::sign(advert.clone(), 0, &self.identity);
+        let mut signed = advert.clone();
+        if let Some(f) = self.roster_tamper {
+            f(&mut signed);
+        }
+        let roster = Roster::sign(signed, 0, &self.identity);
         let mut actions = vec![Action::Broadcast(Wire::Advert(Box::new(advert.clone())))];
         let mut peers: Vec<VerifyingKey> = humans
             .iter()
@@ -520,8 +540,8 @@ impl Lobby {
     }
 
     fn advert(&mut self, from: VerifyingKey, advert: Advert, now: u64) -> Vec<Action> {
-        if advert.host != from || from == self.me {
-            return Vec::new(); // only a host speaks for its table
+        if advert.host != from || from == self.me || !advert.id_is_bound() {
+            return Vec::new(); // only a host speaks for its table, under an id of its own
         }
         let newer = self
             .tables
@@ -886,8 +906,19 @@ mod tests {
             })
             .expect("advert");
         let liar = SigningKey::from_bytes(&[3; 32]).verifying_key();
-        b.message(liar, w, 700);
+        b.message(liar, w.clone(), 700);
         assert!(b.tables().is_empty());
+        // The host itself, under a table id that is not bound to it (another host's, or an
+        // old one), is ignored too.
+        let Wire::Advert(mut ad) = w else {
+            panic!("advert")
+        };
+        ad.table = [0; 32];
+        b.message(a.me, Wire::Advert(ad.clone()), 800);
+        assert!(b.tables().is_empty());
+        ad.table = crate::wire::table_id(&a.me, &ad.nonce);
+        b.message(a.me, Wire::Advert(ad), 900);
+        assert_eq!(b.tables().len(), 1);
     }
 
     fn spec(name: &str, bots: u8) -> TableSpec {

@@ -106,6 +106,9 @@ pub struct NetConfig {
     /// A lying host: proposes these options instead of the ones it advertised (tests only,
     /// to play a hostile peer through the real shell; `mahjong play` never sets it).
     pub lying_proposal: Option<Options>,
+    /// A lying host: changes every roster before signing it (tests only, like
+    /// [`NetConfig::lying_proposal`]).
+    pub lying_roster: Option<fn(&mut Advert)>,
 }
 
 impl NetConfig {
@@ -129,6 +132,7 @@ impl NetConfig {
             manual: false,
             disconnect_seconds: None,
             lying_proposal: None,
+            lying_roster: None,
         }
     }
 }
@@ -571,6 +575,7 @@ impl EventLoop {
         }
         let mut lobby = Lobby::new(config.identity.clone(), settings.clone(), 0);
         lobby.set_manual(config.manual);
+        lobby.set_roster_tamper(config.lying_roster);
         Ok(EventLoop {
             lobby,
             swarm,
@@ -1162,8 +1167,72 @@ impl EventLoop {
         Bot::new(self.bot_level, self.seed ^ (seat as u64) << 56 ^ self.now())
     }
 
-    fn begin(&mut self, roster: Roster) -> Result<(), String> {
+    /// Every check of a roster this peer is given, before anything of it is stored: the
+    /// host's signature and the table id bound to it, four distinct keys, one human seat of
+    /// this peer, a key this peer holds for every seat it runs, and a table not already in
+    /// its store (a table is begun once and never rewritten).
+    fn check_roster(&mut self, roster: &Roster) -> Result<[SeatInfo; 4], String> {
         let seats = roster.verify()?;
+        let table = roster.advert.table;
+        let keys: HashSet<[u8; 32]> = seats.iter().map(|s| *s.key.as_bytes()).collect();
+        if keys.len() != 4 {
+            return Err("the roster gives two seats the same key".into());
+        }
+        let mine = seats.iter().filter(|s| s.peer == self.me && !s.bot).count();
+        if mine != 1 {
+            return Err(format!(
+                "the roster gives this peer {mine} human seats, not one"
+            ));
+        }
+        for (i, s) in seats.iter().enumerate() {
+            if s.peer != self.me {
+                continue;
+            }
+            let key = if s.bot {
+                bot_key(&self.identity, &table, i as Seat).verifying_key()
+            } else {
+                self.me
+            };
+            if key != s.key {
+                return Err(format!(
+                    "the roster gives seat {i} a key this peer does not hold"
+                ));
+            }
+        }
+        if self
+            .storage
+            .has_table(&table)
+            .map_err(|e| format!("cannot read the store: {e}"))?
+        {
+            return Err(format!(
+                "the roster is for table {}, which this peer's store holds already",
+                &hex(&table)[..8]
+            ));
+        }
+        Ok(seats)
+    }
+
+    /// A roster from another host failed its checks: nothing of it is stored, the host is
+    /// disconnected as misbehaving, and the lobby looks for another table.
+    fn refuse_roster(&mut self, roster: &Roster, why: String) {
+        let now = self.now();
+        let acts = self.lobby.abandon(roster.advert.table, now);
+        match peer_id(&roster.advert.host) {
+            Some(host) => self.misbehaved(host, format!("its roster was refused: {why}")),
+            None => tracing::warn!("a roster was refused: {why}"),
+        }
+        self.lobby_actions(acts);
+    }
+
+    fn begin(&mut self, roster: Roster) -> Result<(), String> {
+        let seats = match self.check_roster(&roster) {
+            Ok(seats) => seats,
+            Err(why) if roster.advert.host != self.me => {
+                self.refuse_roster(&roster, why);
+                return Ok(());
+            }
+            Err(why) => return Err(why),
+        };
         let table = roster.advert.table;
         self.storage
             .begin_table(&roster)

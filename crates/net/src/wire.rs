@@ -70,13 +70,26 @@ pub enum TableState {
     Closed,
 }
 
+/// The id of the table `host` opens with `nonce`: `sha256(tag ‖ host ‖ nonce)`. A table id is
+/// bound to its host: no other peer can advertise or sign a roster for it, and a host that
+/// reuses one finds it in every store that saw it (a table is never rewritten).
+pub fn table_id(host: &VerifyingKey, nonce: &[u8; 32]) -> TableId {
+    let mut h = Sha256::new();
+    h.update(b"shanghai-mahjong/table-id/2");
+    h.update(host.as_bytes());
+    h.update(nonce);
+    h.finalize().into()
+}
+
 /// A table as its host advertises it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Advert {
-    /// The table id.
+    /// The table id: [`table_id`] of the host and the nonce.
     pub table: TableId,
     /// The host's identity key.
     pub host: VerifyingKey,
+    /// The host's random nonce the id derives from.
+    pub nonce: [u8; 32],
     /// The table's name.
     pub name: String,
     /// The preset.
@@ -98,6 +111,11 @@ pub struct Advert {
 }
 
 impl Advert {
+    /// Whether the table id is the one its host and nonce give.
+    pub fn id_is_bound(&self) -> bool {
+        table_id(&self.host, &self.nonce) == self.table
+    }
+
     /// Humans seated.
     pub fn humans(&self) -> usize {
         self.seats.iter().flatten().filter(|s| !s.bot).count()
@@ -225,6 +243,9 @@ impl Roster {
                 &self.signature,
             )
             .map_err(|_| "the roster's signature is not the host's".to_string())?;
+        if !self.advert.id_is_bound() {
+            return Err("the roster's table id is not its host's".into());
+        }
         let seats: Vec<SeatInfo> = self.advert.seats.iter().flatten().cloned().collect();
         let seats: [SeatInfo; 4] = seats
             .try_into()
@@ -370,8 +391,9 @@ mod tests {
             bot,
         };
         Advert {
-            table: [9; 32],
+            table: table_id(&key(1).verifying_key(), &[9; 32]),
             host: key(1).verifying_key(),
+            nonce: [9; 32],
             name: "t".into(),
             preset: Ruleset::Qiaoma,
             options_hash: [0; 32],
@@ -473,5 +495,12 @@ mod tests {
         assert!(moved.verify().is_err());
         let wrong_host = Roster::sign(advert(), 1, &key(1));
         assert!(wrong_host.verify().is_err());
+        // A table id that is not the host's own is refused even under the host's signature.
+        let mut other_id = advert();
+        other_id.table = [9; 32];
+        assert_eq!(
+            Roster::sign(other_id, 0, &key(1)).verify(),
+            Err("the roster's table id is not its host's".to_string())
+        );
     }
 }
