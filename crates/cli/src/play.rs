@@ -319,8 +319,10 @@ fn roster_line(roster: &mahjong_net::Roster) -> String {
         .iter()
         .enumerate()
         .map(|(i, s)| match s {
-            Some(s) if i as u8 == roster.host_seat => format!("{i} {} (host)", s.name),
-            Some(s) => format!("{i} {}", s.name),
+            Some(s) if i as u8 == roster.host_seat => {
+                format!("{i} {} (host)", mahjong_store::clean_name(&s.name))
+            }
+            Some(s) => format!("{i} {}", mahjong_store::clean_name(&s.name)),
             None => format!("{i} free"),
         })
         .collect::<Vec<_>>()

@@ -1297,3 +1297,70 @@ fn a_roster_with_a_key_the_joiner_does_not_hold_leaves_nothing_in_its_store() {
         "a table was stored from a refused roster"
     );
 }
+
+/// Whether a line holds anything a name must not bring to the terminal: controls, escapes,
+/// bidi controls.
+fn has_hidden(s: &str) -> bool {
+    s.chars().any(|c| {
+        c.is_control()
+            || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}' | '\u{061c}')
+    }) || s.contains("\\u202e")
+        || s.contains("\\u2066")
+}
+
+/// A player whose name carries bidi overrides (the identity's name check lets them through;
+/// escapes and other controls it refuses): every name `mahjong play` prints, and `mahjong
+/// ledger` and `mahjong ledger --json` show, is the cleaned name, on both peers.
+#[test]
+fn names_with_bidi_overrides_are_shown_cleaned_by_play_and_ledger() {
+    let _serial = serial();
+    let net = Net::loopback(2);
+    let dir = scratch("names");
+    let raw = "ev\u{202e}il\u{2066}";
+    let mut peers: Vec<Peer> = (0..2)
+        .map(|i| {
+            let mut args = play_args(&format!("p{i}"), &dir, 1, &["--bots", "2"]);
+            if i == 0 {
+                let pos = args.iter().position(|a| a == "--name").expect("name") + 1;
+                args[pos] = raw.into();
+            }
+            Peer::spawn(net.command(i, &args))
+        })
+        .collect();
+    let codes = wait_all(&mut peers, Duration::from_secs(150));
+    for (i, (p, c)) in peers.iter().zip(&codes).enumerate() {
+        assert_eq!(*c, Some(0), "peer {i} failed: {:#?}", p.seen);
+        let table = p
+            .seen
+            .iter()
+            .find(|l| l.starts_with("table "))
+            .expect("table line");
+        assert!(
+            table.contains(" evil") && table.contains("bot of evil"),
+            "{table}"
+        );
+        for l in &p.seen {
+            assert!(!has_hidden(l), "peer {i} printed {l:?}");
+        }
+    }
+    for i in 0..2 {
+        let data = dir.join(format!("p{i}"));
+        let data = data.to_string_lossy();
+        for json in [false, true] {
+            let mut args = vec!["ledger", "--data-dir", &data];
+            if json {
+                args.push("--json");
+            }
+            let out = Command::new(env!("CARGO_BIN_EXE_mahjong"))
+                .args(&args)
+                .output()
+                .expect("mahjong ledger runs");
+            assert!(out.status.success(), "{out:?}");
+            let text = String::from_utf8_lossy(&out.stdout);
+            assert!(text.contains("evil"), "peer {i} json={json}: {text}");
+            for l in text.lines() {
+                assert!(!has_hidden(l), "peer {i} json={json}: {l:?}");
+            }
+        }
+    }
+}

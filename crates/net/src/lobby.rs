@@ -25,6 +25,8 @@ use std::collections::BTreeMap;
 
 use ed25519_dalek::{SigningKey, VerifyingKey};
 use mahjong_rules::{Money, Options, Ruleset, Seat};
+use mahjong_store::clean_name;
+use mahjong_store::names::NO_NAME;
 use sha2::{Digest, Sha256};
 
 use crate::wire::{Advert, Roster, SeatInfo, TableId, TableState, Terms, Wire};
@@ -149,8 +151,9 @@ pub struct TableSpec {
 
 impl Lobby {
     /// A lobby started at time `now` (milliseconds).
-    pub fn new(identity: SigningKey, settings: Settings, now: u64) -> Lobby {
+    pub fn new(identity: SigningKey, mut settings: Settings, now: u64) -> Lobby {
         let me = identity.verifying_key();
+        settings.name = clean_name(&settings.name);
         let open_at = now + settings.open_after_ms;
         Lobby {
             identity,
@@ -206,11 +209,9 @@ impl Lobby {
         if spec.options.ruleset != spec.preset {
             return Err("the options are of another preset".into());
         }
-        let name: String = spec.name.trim().chars().take(40).collect();
-        let name = if name.is_empty() {
-            format!("{}'s table", self.settings.name)
-        } else {
-            name
+        let name = match clean_name(&spec.name) {
+            n if n == NO_NAME => clean_name(&format!("{}'s table", self.settings.name)),
+            n => n,
         };
         self.settings.preset = spec.preset;
         self.settings.stake = spec.stake;
@@ -344,10 +345,10 @@ impl Lobby {
             table,
             host: self.me,
             nonce,
-            name: self
-                .hosting
-                .as_ref()
-                .map_or_else(|| format!("{}'s table", s.name), |h| h.0.clone()),
+            name: self.hosting.as_ref().map_or_else(
+                || clean_name(&format!("{}'s table", s.name)),
+                |h| h.0.clone(),
+            ),
             preset: s.preset,
             options_hash: self
                 .hosting
@@ -395,7 +396,7 @@ impl Lobby {
             };
             advert.seats[seat as usize] = Some(SeatInfo {
                 key,
-                name: format!("bot of {}", runner.name),
+                name: clean_name(&format!("bot of {}", runner.name)),
                 peer: runner.peer,
                 bot: true,
             });
@@ -539,9 +540,14 @@ impl Lobby {
         }
     }
 
-    fn advert(&mut self, from: VerifyingKey, advert: Advert, now: u64) -> Vec<Action> {
+    fn advert(&mut self, from: VerifyingKey, mut advert: Advert, now: u64) -> Vec<Action> {
         if advert.host != from || from == self.me || !advert.id_is_bound() {
             return Vec::new(); // only a host speaks for its table, under an id of its own
+        }
+        // Names are kept (and so shown) cleaned and bounded.
+        advert.name = clean_name(&advert.name);
+        for s in advert.seats.iter_mut().flatten() {
+            s.name = clean_name(&s.name);
         }
         let newer = self
             .tables
@@ -643,7 +649,7 @@ impl Lobby {
         let Some(free) = advert.seats.iter().position(Option::is_none) else {
             return refuse("the table is full");
         };
-        let name: String = name.chars().take(32).collect();
+        let name = clean_name(&name);
         advert.seats[free] = Some(SeatInfo {
             key,
             name,
@@ -1130,5 +1136,40 @@ mod tests {
             assert!(!acts.iter().any(|x| matches!(x, Action::Begin(_))), "{how}");
             assert_eq!(b.my_table(), None, "{how}");
         }
+    }
+
+    #[test]
+    fn names_are_cleaned_on_intake() {
+        let dirty = format!("\u{1b}[31mMal\u{202e}lory\u{85}{}", "x".repeat(500));
+        let mut host = Lobby::new(
+            SigningKey::from_bytes(&[1; 32]),
+            settings("\u{1b}]0;pwned\u{7}Host\u{2066}", 0),
+            0,
+        );
+        let mut ad = advert_of(host.tick(600));
+        assert_eq!(ad.seats[0].as_ref().expect("host seat").name, "Host");
+        assert_eq!(ad.name, "Host's table");
+        let joiner = SigningKey::from_bytes(&[2; 32]).verifying_key();
+        host.message(
+            joiner,
+            Wire::Join {
+                table: ad.table,
+                name: dirty.clone(),
+                key: joiner,
+                bot_keys: [joiner; 4],
+            },
+            700,
+        );
+        let seated = host.tables()[0].seats[1].clone().expect("seated");
+        assert_eq!(seated.name, clean_name(&dirty));
+        assert!(seated.name.starts_with("Mallory") && seated.name.chars().count() == 32);
+        // Another host's advert with dirty names is kept cleaned.
+        let mut b = Lobby::new(SigningKey::from_bytes(&[3; 32]), settings("b", 0), 0);
+        ad.name = dirty.clone();
+        ad.seats[0].as_mut().expect("seat").name = dirty.clone();
+        b.message(host.me, Wire::Advert(Box::new(ad)), 800);
+        let seen = &b.tables()[0];
+        assert!(crate::wire::Advert::is_clean(seen), "{seen:?}");
+        assert_eq!(seen.name, clean_name(&dirty));
     }
 }

@@ -1178,6 +1178,16 @@ impl EventLoop {
         if keys.len() != 4 {
             return Err("the roster gives two seats the same key".into());
         }
+        if let Some(s) = seats
+            .iter()
+            .find(|s| !mahjong_store::is_clean_name(&s.name))
+        {
+            return Err(format!(
+                "the roster names a seat {:?}: control characters, escapes or over {} characters",
+                mahjong_store::clean_name(&s.name),
+                mahjong_store::SHOWN_NAME_CHARS
+            ));
+        }
         let mine = seats.iter().filter(|s| s.peer == self.me && !s.bot).count();
         if mine != 1 {
             return Err(format!(

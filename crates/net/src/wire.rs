@@ -116,6 +116,17 @@ impl Advert {
         table_id(&self.host, &self.nonce) == self.table
     }
 
+    /// Whether the table's and every seat's name is shown as it is
+    /// ([`mahjong_store::is_clean_name`]).
+    pub fn is_clean(&self) -> bool {
+        mahjong_store::is_clean_name(&self.name)
+            && self
+                .seats
+                .iter()
+                .flatten()
+                .all(|s| mahjong_store::is_clean_name(&s.name))
+    }
+
     /// Humans seated.
     pub fn humans(&self) -> usize {
         self.seats.iter().flatten().filter(|s| !s.bot).count()

@@ -371,9 +371,11 @@ impl Store {
     /// Saves a table: its row, and every listed seat (added, or replaced). Seats not listed
     /// and journals are kept. A table already stored is never rewritten: saving it again
     /// with other names or another finished flag is refused ([`StoreError::TableExists`]),
-    /// and a finished table takes no seat.
+    /// and a finished table takes no seat. Names are kept and read cleaned
+    /// ([`crate::clean_name`]).
     pub fn save_table(&self, info: &TableInfo) -> Result<(), StoreError> {
-        let names = serde_json::to_string(&info.names).map_err(|e| StoreError::Decode {
+        let names = info.names.clone().map(|n| crate::names::clean_name(&n));
+        let names = serde_json::to_string(&names).map_err(|e| StoreError::Decode {
             what: "table names".into(),
             why: e.to_string(),
         })?;
@@ -538,7 +540,9 @@ impl Store {
         Ok(Some(TableInfo {
             id: *id,
             seats,
-            names,
+            // Names came from other peers: shown only cleaned (`mahjong ledger`, exports,
+            // the app's history).
+            names: names.map(|n| crate::names::clean_name(&n)),
             created: created as u64,
             finished,
         }))

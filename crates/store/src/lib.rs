@@ -104,6 +104,7 @@ pub mod hex;
 pub mod identity;
 pub mod ledger;
 pub mod logging;
+pub mod names;
 
 use std::path::PathBuf;
 
@@ -116,6 +117,7 @@ pub use hex::{from_hex, from_hex32, to_hex};
 pub use identity::Identity;
 pub use ledger::{LedgerRow, Level, describe, level};
 pub use logging::init_logging;
+pub use names::{SHOWN_NAME_CHARS, clean_name, is_clean_name};
 
 /// A fresh 32-byte secret from the operating system (a seat's root secret, a bot's key).
 pub fn new_root_secret() -> [u8; 32] {
