@@ -38,6 +38,12 @@ pub const DEFAULT_OPEN_AFTER_MS: u64 = 1200;
 /// How long a `Join` waits for the host's answer before the peer looks elsewhere.
 pub const JOIN_TIMEOUT_MS: u64 = 3000;
 
+/// Most hosts whose table a peer keeps (one table each).
+pub const MAX_TABLES: usize = 64;
+
+/// Most tables a peer remembers it set aside.
+pub const MAX_SET_ASIDE: usize = 256;
+
 /// What this peer wants.
 #[derive(Clone, Debug)]
 pub struct Settings {
@@ -130,6 +136,8 @@ pub struct Lobby {
     hosting: Option<(String, [u8; 32])>,
     /// A lying host's change to the rosters it signs (tests only: [`Lobby::set_roster_tamper`]).
     roster_tamper: Option<fn(&mut Advert)>,
+    /// The tables known changed since [`Lobby::take_changed`].
+    changed: bool,
 }
 
 /// A table the player opens by hand ([`Lobby::host`]).
@@ -166,7 +174,49 @@ impl Lobby {
             manual: false,
             hosting: None,
             roster_tamper: None,
+            changed: false,
         }
+    }
+
+    /// Whether the tables known changed since the last call (the shell then shows them once,
+    /// rather than after every lobby message).
+    pub fn take_changed(&mut self) -> bool {
+        std::mem::take(&mut self.changed)
+    }
+
+    /// Keeps `advert` as `from`'s one table (a peer keeps one table per host). At most
+    /// [`MAX_TABLES`] hosts are kept: past that a new host's table is kept only in place of
+    /// one that does not fit this peer's terms (the highest such id), so hosts of tables
+    /// nobody here would join cannot push out the ones it would. Returns whether it is kept.
+    fn keep(&mut self, from: VerifyingKey, advert: Advert) -> bool {
+        if !self.tables.contains_key(from.as_bytes()) && self.tables.len() >= MAX_TABLES {
+            let terms = self.settings.terms();
+            if !advert.fits(&terms) {
+                return false;
+            }
+            let Some(evict) = self
+                .tables
+                .iter()
+                .filter(|(_, a)| !a.fits(&terms))
+                .max_by_key(|(_, a)| a.table)
+                .map(|(k, _)| *k)
+            else {
+                return false;
+            };
+            self.tables.remove(&evict);
+        }
+        self.tables.insert(*from.as_bytes(), advert);
+        self.changed = true;
+        true
+    }
+
+    /// Never asks for a seat at `table` again (at most [`MAX_SET_ASIDE`] remembered, the
+    /// oldest forgotten first).
+    fn set_aside(&mut self, table: TableId) {
+        if self.refused.len() >= MAX_SET_ASIDE {
+            self.refused.remove(0);
+        }
+        self.refused.push(table);
     }
 
     /// Plays a lying host: `f` changes every roster before this peer signs it (tests only,
@@ -182,8 +232,9 @@ impl Lobby {
         if !matches!(self.state, State::Started) {
             return Vec::new();
         }
-        self.refused.push(table);
+        self.set_aside(table);
         self.tables.retain(|_, a| a.table != table);
+        self.changed = true;
         self.state = State::Idle;
         self.open_at = self.open_at.max(now);
         self.tick(now)
@@ -428,7 +479,7 @@ impl Lobby {
             if let State::Joining { table, since, .. } = self.state
                 && now >= since + JOIN_TIMEOUT_MS
             {
-                self.refused.push(table);
+                self.set_aside(table);
                 self.state = State::Idle;
             }
             return Vec::new();
@@ -460,7 +511,7 @@ impl Lobby {
             }
             State::Joining { table, since, .. } => {
                 if now >= since + JOIN_TIMEOUT_MS {
-                    self.refused.push(table);
+                    self.set_aside(table);
                     self.state = State::Idle;
                     self.open_at = self.open_at.max(now);
                     self.tick(now)
@@ -484,7 +535,9 @@ impl Lobby {
 
     /// A peer disconnected: forget its tables, free its seats at a table not yet started.
     pub fn disconnected(&mut self, peer: VerifyingKey, now: u64) -> Vec<Action> {
-        self.tables.retain(|_, a| a.host != peer);
+        if self.tables.remove(peer.as_bytes()).is_some() {
+            self.changed = true;
+        }
         match &mut self.state {
             State::Hosting { advert, bot_keys } => {
                 let before = advert.humans();
@@ -520,7 +573,7 @@ impl Lobby {
             } => self.joined(from, table, name, key, bot_keys),
             Wire::Refuse { table, .. } => match self.state {
                 State::Joining { table: t, host, .. } if t == table && host == from => {
-                    self.refused.push(table);
+                    self.set_aside(table);
                     self.state = State::Idle;
                     self.tick(now)
                 }
@@ -577,17 +630,19 @@ impl Lobby {
             // The host changed what the table plays for after this peer asked to sit: leave
             // it, and do not come back.
             tracing::warn!("the host of the table this peer asked for changed its terms: leaving");
-            self.tables.insert(*from.as_bytes(), advert);
-            self.refused.push(table);
+            self.keep(from, advert);
+            self.set_aside(table);
             self.state = State::Idle;
             let mut actions = vec![Action::Send(host, Wire::Leave { table })];
             actions.extend(self.tick(now));
             return actions;
         }
         if live {
-            self.tables.insert(*from.as_bytes(), advert);
-        } else {
-            self.tables.remove(from.as_bytes());
+            if !self.keep(from, advert) {
+                return Vec::new();
+            }
+        } else if self.tables.remove(from.as_bytes()).is_some() {
+            self.changed = true;
         }
         match self.state {
             State::Joining {
@@ -676,7 +731,7 @@ impl Lobby {
             // not what this peer asked to sit at.
             tracing::warn!("the host's roster changes the table's terms: leaving");
             let table = roster.advert.table;
-            self.refused.push(table);
+            self.set_aside(table);
             self.state = State::Idle;
             let mut actions = vec![Action::Send(from, Wire::Leave { table })];
             actions.extend(self.tick(now));
@@ -1171,5 +1226,40 @@ mod tests {
         let seen = &b.tables()[0];
         assert!(crate::wire::Advert::is_clean(seen), "{seen:?}");
         assert_eq!(seen.name, clean_name(&dirty));
+    }
+
+    #[test]
+    fn tables_kept_are_bounded_and_fitting_ones_are_not_pushed_out() {
+        let mut b = Lobby::new(SigningKey::from_bytes(&[200; 32]), settings("b", 0), 0);
+        let advert = |i: u16, stake: i64| {
+            let mut seed = [7u8; 32];
+            seed[..2].copy_from_slice(&i.to_le_bytes());
+            let key = SigningKey::from_bytes(&seed);
+            let mut s = settings("x", 0);
+            s.stake = Money::coins(stake);
+            let mut host = Lobby::new(key, s, 0);
+            (host.me, advert_of(host.tick(600)))
+        };
+        for i in 0..200 {
+            let (k, ad) = advert(i, 9);
+            b.message(k, Wire::Advert(Box::new(ad)), 100);
+        }
+        assert_eq!(b.tables().len(), MAX_TABLES);
+        assert!(b.take_changed());
+        assert!(!b.take_changed(), "changed once, told once");
+        // A table this peer would join still finds room.
+        let (k, ad) = advert(500, 1);
+        let fitting = ad.table;
+        b.message(k, Wire::Advert(Box::new(ad)), 200);
+        assert_eq!(b.tables().len(), MAX_TABLES);
+        assert!(b.tables().iter().any(|a| a.table == fitting));
+        // Repeated adverts of one host keep one table.
+        let (k, mut ad) = advert(501, 1);
+        for r in 0..50 {
+            ad.revision = 10 + r;
+            b.message(k, Wire::Advert(Box::new(ad.clone())), 300);
+        }
+        assert_eq!(b.tables().iter().filter(|a| a.host == k).count(), 1);
+        assert_eq!(b.tables().len(), MAX_TABLES);
     }
 }

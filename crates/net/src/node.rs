@@ -41,7 +41,9 @@ use libp2p::multiaddr::Protocol;
 use libp2p::swarm::behaviour::toggle::Toggle;
 use libp2p::swarm::dial_opts::{DialOpts, PeerCondition};
 use libp2p::swarm::{NetworkBehaviour, SwarmEvent};
-use libp2p::{Multiaddr, PeerId, StreamProtocol, Swarm, identify, mdns, noise, tcp, yamux};
+use libp2p::{
+    Multiaddr, PeerId, StreamProtocol, Swarm, connection_limits, identify, mdns, noise, tcp, yamux,
+};
 use mahjong_bot::{Bot, Level};
 use mahjong_rules::{Money, Options, Seat, SessionLength};
 use mahjong_table::{Client, Input, Output, Persisted, Record, TableEvent};
@@ -67,6 +69,20 @@ pub const BAN_MS: u64 = 30_000;
 const SEND_QUEUE: usize = 1024;
 /// Messages from all readers queued for the loop (readers wait when it is full).
 const INBOUND_QUEUE: usize = 256;
+/// Connections other peers may have open to this one at once (the peers of the table this
+/// peer sits at are not counted: they can always reconnect). Each holds at most
+/// [`MAX_STREAMS_PER_CONNECTION`] streams, each with yamux's receive window (256 KiB).
+pub const MAX_INCOMING_CONNECTIONS: u32 = 48;
+/// Connections being set up at once (the noise handshake).
+pub const MAX_PENDING_CONNECTIONS: u32 = 32;
+/// Connections to one peer at once (two peers that dial each other at the same moment have
+/// two).
+pub const MAX_CONNECTIONS_PER_PEER: u32 = 2;
+/// All connections at once.
+pub const MAX_CONNECTIONS: u32 = 96;
+/// Streams open on one connection at once (the game uses one each way; identify opens short
+/// ones).
+pub const MAX_STREAMS_PER_CONNECTION: usize = 8;
 
 /// Rewrites the frames the player's own seat broadcasts: each result goes to one seat
 /// (`Some`) or to all three others (`None`). For tests that play a lying peer (an
@@ -320,6 +336,7 @@ impl Network {
 
 #[derive(NetworkBehaviour)]
 struct Behaviour {
+    limits: connection_limits::Behaviour,
     identify: identify::Behaviour,
     mdns: Toggle<mdns::tokio::Behaviour>,
     stream: libp2p_stream::Behaviour,
@@ -489,6 +506,8 @@ pub struct EventLoop {
     lying_proposal: Option<Options>,
     /// The lobby is manual ([`NetConfig::manual`]).
     manual: bool,
+    /// The lobby acted since the tables were last shown ([`NetEvent::Lobby`] at the next tick).
+    lobby_dirty: bool,
 }
 
 /// Starts the network on the current tokio runtime: the handle and the events.
@@ -535,7 +554,11 @@ impl EventLoop {
             .with_tcp(
                 tcp::Config::default().nodelay(true),
                 noise::Config::new,
-                yamux::Config::default,
+                || {
+                    let mut c = yamux::Config::default();
+                    c.set_max_num_streams(MAX_STREAMS_PER_CONNECTION);
+                    c
+                },
             )
             .map_err(transport)?
             .with_behaviour(|key| {
@@ -551,6 +574,13 @@ impl EventLoop {
                     None
                 };
                 Ok(Behaviour {
+                    limits: connection_limits::Behaviour::new(
+                        connection_limits::ConnectionLimits::default()
+                            .with_max_established_incoming(Some(MAX_INCOMING_CONNECTIONS))
+                            .with_max_pending_incoming(Some(MAX_PENDING_CONNECTIONS))
+                            .with_max_established_per_peer(Some(MAX_CONNECTIONS_PER_PEER))
+                            .with_max_established(Some(MAX_CONNECTIONS)),
+                    ),
                     identify: identify::Behaviour::new(
                         identify::Config::new(ident_version, key.public())
                             .with_agent_version(format!("mahjong/{}", env!("CARGO_PKG_VERSION"))),
@@ -612,6 +642,7 @@ impl EventLoop {
             proposal: None,
             lying_proposal: config.lying_proposal,
             manual: config.manual,
+            lobby_dirty: false,
         })
     }
 
@@ -1125,17 +1156,20 @@ impl EventLoop {
                     }
                 }
             }
-            let before = self.lobby.tables();
             let acts = self.lobby.tick(now);
             self.lobby_actions(acts);
-            let after = self.lobby.tables();
-            if before != after {
-                self.emit(NetEvent::Lobby(after));
+            // The tables, shown at most once a tick and only when they changed (a flood of
+            // lobby messages costs no copies of them).
+            if std::mem::take(&mut self.lobby_dirty) | self.lobby.take_changed()
+                && self.playing.is_none()
+            {
+                self.emit(NetEvent::Lobby(self.lobby.tables()));
             }
         }
     }
 
     fn lobby_actions(&mut self, actions: Vec<Action>) {
+        self.lobby_dirty |= !actions.is_empty();
         for a in actions {
             match a {
                 Action::Broadcast(w) => {
@@ -1155,9 +1189,6 @@ impl EventLoop {
                     }
                 }
             }
-        }
-        if self.playing.is_none() {
-            self.emit(NetEvent::Lobby(self.lobby.tables()));
         }
     }
 
@@ -1234,6 +1265,16 @@ impl EventLoop {
         self.lobby_actions(acts);
     }
 
+    /// The peers of the table this peer plays at are not counted against the connection
+    /// limits: strangers filling them cannot keep a seat from reconnecting.
+    fn bypass_limits(&mut self, seats: &[SeatInfo; 4]) {
+        for s in seats {
+            if let Some(p) = peer_id(&s.peer) {
+                self.swarm.behaviour_mut().limits.bypass_peer_id(&p);
+            }
+        }
+    }
+
     fn begin(&mut self, roster: Roster) -> Result<(), String> {
         let seats = match self.check_roster(&roster) {
             Ok(seats) => seats,
@@ -1289,6 +1330,7 @@ impl EventLoop {
         });
         tracing::info!("table {} began", hex(&table));
         let host_seat = roster.host_seat;
+        self.bypass_limits(&seats);
         self.playing = Some(Playing::new(
             table,
             roster.advert.terms(),
@@ -1393,6 +1435,7 @@ impl EventLoop {
             roster: Box::new(roster.clone()),
             hands,
         });
+        self.bypass_limits(&seats);
         let mut playing = Playing::new(
             table,
             roster.advert.terms(),
