@@ -555,21 +555,15 @@ mod hostile {
         .is_ok()
     }
 
-    /// Connects to `addr` as the identity of `seed`, sends `adverts` adverts of a table it
-    /// "hosts" (its id bound to that identity, a name and four seat names of `name_len`
-    /// bytes each, another stake than the target's so it never asks for a seat), one every
-    /// 20 ms with rising revisions, and stays connected for `hold`. Returns how many were
-    /// written (past the stream's window, a write completes only as the target reads).
-    pub async fn flood_adverts(
+    /// Connects to `addr` as the identity of `seed` (retrying for a while when refused at the
+    /// target's connection limit, as a real flood would): the swarm, its stream control and
+    /// the target's peer id. The target's own stream is read and ignored.
+    pub async fn connect_as(
         addr: Multiaddr,
         seed: [u8; 32],
-        adverts: u32,
-        name_len: usize,
-        hold: Duration,
-    ) -> u32 {
+    ) -> Option<(libp2p::Swarm<Raw>, libp2p_stream::Control, libp2p::PeerId)> {
         let mut secret = seed;
         let keypair = libp2p::identity::Keypair::ed25519_from_bytes(&mut secret).expect("key");
-        let key = ed25519_dalek::SigningKey::from_bytes(&seed).verifying_key();
         let mut swarm = libp2p::SwarmBuilder::with_existing_identity(keypair)
             .with_tokio()
             .with_tcp(
@@ -590,7 +584,7 @@ mod hostile {
             .build();
         let protocol = StreamProtocol::new(mahjong_net::PROTOCOL);
         let mut control = swarm.behaviour().stream.new_control();
-        let mut incoming = control.accept(protocol.clone()).expect("accept");
+        let mut incoming = control.accept(protocol).expect("accept");
         tokio::spawn(async move {
             while let Some((_, mut s)) = incoming.next().await {
                 tokio::spawn(async move {
@@ -602,12 +596,10 @@ mod hostile {
                 });
             }
         });
-        // Refused at the target's connection limit: try again for a while, as a real
-        // flood would.
         let give_up = tokio::time::Instant::now() + Duration::from_secs(15);
         let peer = 'dial: loop {
             if tokio::time::Instant::now() > give_up || swarm.dial(addr.clone()).is_err() {
-                return 0;
+                return None;
             }
             loop {
                 match swarm.select_next_some().await {
@@ -618,6 +610,78 @@ mod hostile {
             }
             tokio::time::sleep(Duration::from_millis(1000)).await;
         };
+        Some((swarm, control, peer))
+    }
+
+    /// Drives `swarm` until `end` (its connection lives only while it is polled); whether
+    /// the target closed the connection by then.
+    pub async fn drive(swarm: &mut libp2p::Swarm<Raw>, end: tokio::time::Instant) -> bool {
+        while tokio::time::Instant::now() < end {
+            if let Ok(SwarmEvent::ConnectionClosed { .. }) =
+                tokio::time::timeout_at(end, swarm.select_next_some()).await
+            {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Connects as the identity of `seed` and opens `streams` streams, on each a length
+    /// prefix of the largest message and all of it but 100 bytes, then nothing more. Returns
+    /// (streams whose bytes were all written, whether the target hung up within `hold`).
+    pub async fn stall_streams(
+        addr: Multiaddr,
+        seed: [u8; 32],
+        streams: usize,
+        hold: Duration,
+    ) -> (u32, bool) {
+        let Some((mut swarm, control, peer)) = connect_as(addr, seed).await else {
+            return (0, false);
+        };
+        let written = std::sync::Arc::new(std::sync::atomic::AtomicU32::new(0));
+        let mut tasks = Vec::new();
+        for _ in 0..streams {
+            let mut control = control.clone();
+            let count = written.clone();
+            tasks.push(tokio::spawn(async move {
+                let protocol = StreamProtocol::new(mahjong_net::PROTOCOL);
+                let Ok(mut s) = control.open_stream(peer, protocol).await else {
+                    return;
+                };
+                let max = mahjong_net::wire::MAX_MESSAGE;
+                let mut bytes = (max as u32).to_be_bytes().to_vec();
+                bytes.resize(4 + max - 100, 0x11);
+                if s.write_all(&bytes).await.is_ok() && s.flush().await.is_ok() {
+                    count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                }
+                tokio::time::sleep(Duration::from_secs(60)).await;
+                drop(s);
+            }));
+        }
+        let closed = drive(&mut swarm, tokio::time::Instant::now() + hold).await;
+        for t in tasks {
+            t.abort();
+        }
+        (written.load(std::sync::atomic::Ordering::SeqCst), closed)
+    }
+
+    /// Connects to `addr` as the identity of `seed`, sends `adverts` adverts of a table it
+    /// "hosts" (its id bound to that identity, a name and four seat names of `name_len`
+    /// bytes each, another stake than the target's so it never asks for a seat), one every
+    /// 20 ms with rising revisions, and stays connected for `hold`. Returns how many were
+    /// written (past the stream's window, a write completes only as the target reads).
+    pub async fn flood_adverts(
+        addr: Multiaddr,
+        seed: [u8; 32],
+        adverts: u32,
+        name_len: usize,
+        hold: Duration,
+    ) -> u32 {
+        let key = ed25519_dalek::SigningKey::from_bytes(&seed).verifying_key();
+        let Some((mut swarm, mut control, peer)) = connect_as(addr, seed).await else {
+            return 0;
+        };
+        let protocol = StreamProtocol::new(mahjong_net::PROTOCOL);
         let nonce = [seed[0] ^ 0x5a; 32];
         let long = |c: char| c.to_string().repeat(name_len);
         let seat = mahjong_net::SeatInfo {
@@ -659,9 +723,7 @@ mod hostile {
         });
         let end =
             tokio::time::Instant::now() + hold + Duration::from_millis(20 * u64::from(adverts));
-        while tokio::time::Instant::now() < end {
-            let _ = tokio::time::timeout_at(end, swarm.select_next_some()).await;
-        }
+        drive(&mut swarm, end).await;
         sender.abort();
         written.load(std::sync::atomic::Ordering::SeqCst)
     }
@@ -1556,4 +1618,85 @@ fn a_flood_of_adverts_with_long_names_from_many_identities_keeps_a_waiting_peer_
         "RSS grew to {max_rss} KiB: {:#?}",
         victim.seen
     );
+}
+
+/// Identities that each open many streams, each holding a nearly complete largest message
+/// and never finishing it: the waiting peer reads at most a few streams per peer, holds what
+/// arrived rather than the declared length, disconnects each after the read deadline, and
+/// stays small. Prints the figure.
+#[test]
+fn streams_holding_partly_sent_messages_are_cut_off_and_a_waiting_peer_stays_small() {
+    let _serial = serial();
+    let net = Net::loopback(1);
+    let Net::Loopback(ports) = &net else {
+        unreachable!()
+    };
+    let dir = scratch("stall");
+    let mut args = play_args("p0", &dir, 1, &[]);
+    let pos = args.iter().position(|a| a == "60").expect("wait");
+    args[pos] = "40".into();
+    let mut victim = Peer::spawn(net.command(0, &args));
+    wait_until(&mut victim, Duration::from_secs(20), |l| {
+        l.starts_with("listening on")
+    });
+    let rss_before = rss_kib(victim.child.id());
+    let target: libp2p::Multiaddr = format!("/ip4/127.0.0.1/tcp/{}", ports[0])
+        .parse()
+        .expect("addr");
+    let identities = 40u32;
+    let streams = 32;
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    let handles: Vec<_> = (0..identities)
+        .map(|i| {
+            let mut seed = [0u8; 32];
+            seed[..4].copy_from_slice(&i.to_le_bytes());
+            seed[4] = 0x57;
+            rt.spawn(hostile::stall_streams(
+                target.clone(),
+                seed,
+                streams,
+                Duration::from_secs(20),
+            ))
+        })
+        .collect();
+    let pid = victim.child.id();
+    let watch = std::thread::spawn(move || {
+        let end = Instant::now() + Duration::from_secs(25);
+        let mut max = 0;
+        while Instant::now() < end {
+            max = max.max(rss_kib(pid));
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        max
+    });
+    let results: Vec<(u32, bool)> = rt.block_on(async {
+        let mut v = Vec::new();
+        for h in handles {
+            v.push(h.await.unwrap_or((0, false)));
+        }
+        v
+    });
+    let max_rss = watch.join().expect("watch").max(rss_before);
+    let code = victim.wait(Duration::from_secs(30));
+    drop(rt);
+    let connected = results.iter().filter(|(w, _)| *w > 0).count();
+    let cut = results.iter().filter(|(w, c)| *w > 0 && *c).count();
+    let held: u32 = results.iter().map(|(w, _)| w).sum();
+    println!(
+        "waiting peer RSS: {rss_before} KiB before, at most {max_rss} KiB with {held} streams \
+         written by {connected} identities ({streams} each, the largest message but 100 bytes); \
+         {cut} cut off within 20 s"
+    );
+    assert!(code.is_some(), "the waiting peer hung: {:#?}", victim.seen);
+    assert!(connected >= 10, "only {connected} identities got in");
+    assert_eq!(cut, connected, "a stalled peer was not cut off");
+    assert!(
+        victim
+            .seen
+            .iter()
+            .any(|l| l.contains("a message begun was not finished within 10000 ms")),
+        "{:#?}",
+        victim.seen
+    );
+    assert!(max_rss <= 64 * 1024, "RSS grew to {max_rss} KiB");
 }

@@ -24,7 +24,12 @@
 //! [`PROTOCOL`] and reads the other's inbound stream (a reader task per stream, a bounded
 //! channel to the loop, so a fast sender is slowed down, never buffered without bound). A peer
 //! that sends an oversized or undecodable message, or more than [`MAX_MESSAGES_PER_SECOND`],
-//! or frames for a table it does not sit at, is disconnected and refused for [`BAN_MS`].
+//! or frames for a table it does not sit at, or leaves a message unfinished for
+//! [`wire::READ_DEADLINE`], is disconnected and refused for [`BAN_MS`]. At most
+//! [`MAX_STREAMS_PER_PEER`] inbound streams of a peer are read at once, yamux allows
+//! [`MAX_STREAMS_PER_CONNECTION`], and libp2p's connection limits bound connections
+//! ([`MAX_INCOMING_CONNECTIONS`], [`MAX_PENDING_CONNECTIONS`], [`MAX_CONNECTIONS_PER_PEER`],
+//! [`MAX_CONNECTIONS`]; the peers of the table played are exempt).
 //! A dropped connection to a known address is redialled with back-off (250 ms doubling to
 //! 8 s); the table's own `Request`/resend fills what was missed.
 //!
@@ -32,6 +37,8 @@
 //! [`NetEvent::Incompatible`] (a clear line in the CLI) and is disconnected.
 
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
 use ed25519_dalek::{SigningKey, VerifyingKey};
@@ -80,6 +87,8 @@ pub const MAX_PENDING_CONNECTIONS: u32 = 32;
 pub const MAX_CONNECTIONS_PER_PEER: u32 = 2;
 /// All connections at once.
 pub const MAX_CONNECTIONS: u32 = 96;
+/// Inbound streams of one peer read at once.
+pub const MAX_STREAMS_PER_PEER: u32 = 4;
 /// Streams open on one connection at once (the game uses one each way; identify opens short
 /// ones).
 pub const MAX_STREAMS_PER_CONNECTION: usize = 8;
@@ -451,6 +460,8 @@ impl Playing {
 #[derive(Default)]
 struct PeerState {
     writer: Option<mpsc::Sender<Vec<u8>>>,
+    /// Its inbound streams being read (each reader counts itself out when it ends).
+    readers: Arc<AtomicU32>,
     generation: u64,
     window: u64,
     messages: u32,
@@ -928,10 +939,26 @@ impl EventLoop {
     }
 
     fn on_stream(&mut self, peer: PeerId, mut stream: libp2p::Stream) {
+        let readers = self.peers.entry(peer).or_default().readers.clone();
+        if readers.load(Ordering::SeqCst) >= MAX_STREAMS_PER_PEER {
+            // A peer writes over one stream (two while a connection is replaced): more are
+            // refused, so that streams cannot pile up partly received messages.
+            tracing::debug!("{peer} opened more than {MAX_STREAMS_PER_PEER} streams: one dropped");
+            return;
+        }
+        readers.fetch_add(1, Ordering::SeqCst);
         let report = self.inbound_tx.clone();
         tokio::spawn(async move {
+            // Counts the reader out however it ends.
+            struct Done(Arc<AtomicU32>);
+            impl Drop for Done {
+                fn drop(&mut self) {
+                    self.0.fetch_sub(1, Ordering::SeqCst);
+                }
+            }
+            let _done = Done(readers);
             loop {
-                match wire::read_message(&mut stream).await {
+                match wire::read_message_within(&mut stream, wire::READ_DEADLINE).await {
                     Ok(Some((wire, size))) => {
                         if report
                             .send(Inbound::Message(peer, wire, size))
