@@ -18,6 +18,18 @@
 //!   none), signs the [`Roster`] and sends it to every seated peer: every seat, its name and
 //!   the peer that runs it, so every joiner sees who runs which bot.
 //!
+//! - **What is agreed.** A table is joined only when its advert's [`Terms`] (preset, options
+//!   hash, stake, hands) are the peer's ([`Settings::terms`]); an advert or roster that
+//!   changes them after a join is left. A table id is bound to its host
+//!   ([`crate::wire::table_id`]): other adverts are ignored.
+//! - **Nobody holds the others.** A host that does not seat a joiner within
+//!   [`JOIN_TIMEOUT_MS`], whose table gains no player for [`SEATED_PATIENCE_MS`] while this
+//!   peer sits there, or that changes its terms or sends a roster the shell refuses, is set
+//!   aside for [`AVOID_MS`] with every table id it uses meanwhile; the peer then looks again
+//!   or opens its own table at once.
+//! - **Bounded.** Names are cleaned to 32 characters on intake, one table per host and at
+//!   most [`MAX_TABLES`] hosts are kept, at most [`MAX_SET_ASIDE`] tables and hosts set aside.
+//!
 //! A bot's table key is derived from its controller's identity key and the table id
 //! ([`bot_key`]), so the controller can rebuild it after a restart.
 
@@ -37,6 +49,14 @@ pub const DEFAULT_OPEN_AFTER_MS: u64 = 1200;
 
 /// How long a `Join` waits for the host's answer before the peer looks elsewhere.
 pub const JOIN_TIMEOUT_MS: u64 = 3000;
+
+/// How long a peer seated at a table that does not fill waits for one more player before it
+/// leaves it (a host that shows joiners seated and never starts holds nobody longer).
+pub const SEATED_PATIENCE_MS: u64 = 6000;
+
+/// How long a host that did not seat, start or keep its terms is set aside (with every table
+/// id it uses meanwhile).
+pub const AVOID_MS: u64 = 30_000;
 
 /// Most hosts whose table a peer keeps (one table each).
 pub const MAX_TABLES: usize = 64;
@@ -138,6 +158,10 @@ pub struct Lobby {
     roster_tamper: Option<fn(&mut Advert)>,
     /// The tables known changed since [`Lobby::take_changed`].
     changed: bool,
+    /// Hosts set aside, until when (ms): their tables are neither joined nor moved to.
+    avoid: BTreeMap<[u8; 32], u64>,
+    /// At the table this peer is seated at: when its humans last grew, and how many.
+    progress: (u64, usize),
 }
 
 /// A table the player opens by hand ([`Lobby::host`]).
@@ -175,7 +199,30 @@ impl Lobby {
             hosting: None,
             roster_tamper: None,
             changed: false,
+            avoid: BTreeMap::new(),
+            progress: (0, 0),
         }
+    }
+
+    /// Sets `host` aside for [`AVOID_MS`] from `now`, whatever table ids it uses (at most
+    /// [`MAX_SET_ASIDE`] hosts remembered, the soonest to expire forgotten first).
+    fn avoid_host(&mut self, host: VerifyingKey, now: u64) {
+        self.avoid.retain(|_, until| *until > now);
+        if self.avoid.len() >= MAX_SET_ASIDE
+            && let Some(first) = self
+                .avoid
+                .iter()
+                .min_by_key(|(_, until)| **until)
+                .map(|(k, _)| *k)
+        {
+            self.avoid.remove(&first);
+        }
+        tracing::info!(
+            "host {} set aside for {} s",
+            crate::node::hex(&host.as_bytes()[..4]),
+            AVOID_MS / 1000
+        );
+        self.avoid.insert(*host.as_bytes(), now + AVOID_MS);
     }
 
     /// Whether the tables known changed since the last call (the shell then shows them once,
@@ -228,11 +275,12 @@ impl Lobby {
     /// The shell refused the roster of `table` (it failed a check the lobby cannot make,
     /// such as a key this peer does not hold, or the table is in its store already): back
     /// to looking for a table, never this one again.
-    pub fn abandon(&mut self, table: TableId, now: u64) -> Vec<Action> {
+    pub fn abandon(&mut self, host: VerifyingKey, table: TableId, now: u64) -> Vec<Action> {
         if !matches!(self.state, State::Started) {
             return Vec::new();
         }
         self.set_aside(table);
+        self.avoid_host(host, now);
         self.tables.retain(|_, a| a.table != table);
         self.changed = true;
         self.state = State::Idle;
@@ -352,11 +400,18 @@ impl Lobby {
         [0, 1, 2, 3].map(|s| bot_key(&self.identity, table, s).verifying_key())
     }
 
-    fn fitting(&self) -> Option<Advert> {
+    fn fitting(&self, now: u64) -> Option<Advert> {
         let terms = self.settings.terms();
         self.tables
             .values()
-            .filter(|a| a.fits(&terms) && !self.refused.contains(&a.table))
+            .filter(|a| {
+                a.fits(&terms)
+                    && !self.refused.contains(&a.table)
+                    && self
+                        .avoid
+                        .get(a.host.as_bytes())
+                        .is_none_or(|until| *until <= now)
+            })
             .min_by_key(|a| a.table)
             .cloned()
     }
@@ -486,7 +541,7 @@ impl Lobby {
         }
         match self.state.clone() {
             State::Idle => {
-                if let Some(best) = self.fitting() {
+                if let Some(best) = self.fitting(now) {
                     self.join(&best, now)
                 } else if now >= self.open_at {
                     self.open(now)
@@ -495,7 +550,7 @@ impl Lobby {
                 }
             }
             State::Hosting { advert, .. } => {
-                let Some(best) = self.fitting() else {
+                let Some(best) = self.fitting(now) else {
                     return Vec::new();
                 };
                 if best.table < advert.table && best.free() >= advert.humans() {
@@ -509,9 +564,14 @@ impl Lobby {
                     Vec::new()
                 }
             }
-            State::Joining { table, since, .. } => {
+            State::Joining {
+                table, since, host, ..
+            } => {
                 if now >= since + JOIN_TIMEOUT_MS {
+                    // The host did not seat this peer in time: neither this table nor the
+                    // next ids of that host.
                     self.set_aside(table);
+                    self.avoid_host(host, now);
                     self.state = State::Idle;
                     self.open_at = self.open_at.max(now);
                     self.tick(now)
@@ -519,7 +579,23 @@ impl Lobby {
                     Vec::new()
                 }
             }
-            State::Seated { .. } | State::Started => Vec::new(),
+            State::Seated { table, host, .. } => {
+                if now < self.progress.0 + SEATED_PATIENCE_MS {
+                    return Vec::new();
+                }
+                // Nobody new sat down for a while: the table may be a host's that shows
+                // joiners seated and never starts. Leave it, set its host aside, and look
+                // again (or open a table) at once.
+                tracing::info!("the table did not fill: leaving it");
+                self.set_aside(table);
+                self.avoid_host(host, now);
+                self.state = State::Idle;
+                self.open_at = self.open_at.min(now);
+                let mut actions = vec![Action::Send(host, Wire::Leave { table })];
+                actions.extend(self.tick(now));
+                actions
+            }
+            State::Started => Vec::new(),
         }
     }
 
@@ -613,6 +689,7 @@ impl Lobby {
         let seated = advert.seats.iter().flatten().any(|s| s.peer == self.me);
         let live = advert.state != TableState::Closed;
         let changed_terms = advert.terms();
+        let humans = advert.humans();
         if let State::Joining {
             table: t,
             host,
@@ -632,6 +709,7 @@ impl Lobby {
             tracing::warn!("the host of the table this peer asked for changed its terms: leaving");
             self.keep(from, advert);
             self.set_aside(table);
+            self.avoid_host(host, now);
             self.state = State::Idle;
             let mut actions = vec![Action::Send(host, Wire::Leave { table })];
             actions.extend(self.tick(now));
@@ -653,6 +731,7 @@ impl Lobby {
             } if t == table => {
                 if seated && live {
                     self.state = State::Seated { table, host, terms };
+                    self.progress = (now, humans);
                     Vec::new()
                 } else if !live {
                     self.state = State::Idle;
@@ -664,6 +743,10 @@ impl Lobby {
             State::Seated { table: t, .. } if t == table && (!live || !seated) => {
                 self.state = State::Idle;
                 self.tick(now)
+            }
+            State::Seated { table: t, .. } if t == table && humans > self.progress.1 => {
+                self.progress = (now, humans);
+                Vec::new()
             }
             _ => Vec::new(),
         }
@@ -732,6 +815,7 @@ impl Lobby {
             tracing::warn!("the host's roster changes the table's terms: leaving");
             let table = roster.advert.table;
             self.set_aside(table);
+            self.avoid_host(from, now);
             self.state = State::Idle;
             let mut actions = vec![Action::Send(from, Wire::Leave { table })];
             actions.extend(self.tick(now));
@@ -1261,5 +1345,140 @@ mod tests {
         }
         assert_eq!(b.tables().iter().filter(|a| a.host == k).count(), 1);
         assert_eq!(b.tables().len(), MAX_TABLES);
+    }
+
+    /// A host that seats each joiner in the advert it sends that joiner only (each sees
+    /// itself seated at a table with free seats), never starts, and every 500 ms opens the
+    /// table again under a lower id.
+    struct Griefer {
+        key: SigningKey,
+        /// (nonce, id), highest id first.
+        ids: Vec<([u8; 32], TableId)>,
+        at: usize,
+        revision: u64,
+    }
+
+    impl Griefer {
+        fn new() -> Griefer {
+            let key = SigningKey::from_bytes(&[99; 32]);
+            let mut ids: Vec<([u8; 32], TableId)> = (0..4096u32)
+                .map(|i| {
+                    let mut nonce = [0u8; 32];
+                    nonce[..4].copy_from_slice(&i.to_le_bytes());
+                    (nonce, crate::wire::table_id(&key.verifying_key(), &nonce))
+                })
+                .collect();
+            ids.sort_by_key(|(_, id)| std::cmp::Reverse(*id));
+            ids.drain(..ids.len() - 64); // the 64 lowest: below any honest id, almost surely
+            Griefer {
+                key,
+                ids,
+                at: 0,
+                revision: 0,
+            }
+        }
+
+        fn me(&self) -> VerifyingKey {
+            self.key.verifying_key()
+        }
+
+        fn advert(&mut self, seated: Option<VerifyingKey>) -> Wire {
+            self.revision += 1;
+            let (nonce, table) = self.ids[self.at.min(self.ids.len() - 1)];
+            let me = self.me();
+            let seat = |k: VerifyingKey, name: &str| SeatInfo {
+                key: k,
+                name: name.into(),
+                peer: k,
+                bot: false,
+            };
+            Wire::Advert(Box::new(Advert {
+                table,
+                host: me,
+                nonce,
+                name: "trap".into(),
+                preset: Ruleset::Qiaoma,
+                options_hash: options_hash(Ruleset::Qiaoma),
+                stake: Money::coins(1),
+                hands: 3,
+                bots: 0,
+                seats: [
+                    Some(seat(me, "trap")),
+                    seated.map(|k| seat(k, "you")),
+                    None,
+                    None,
+                ],
+                state: TableState::Open,
+                revision: self.revision,
+            }))
+        }
+    }
+
+    /// Simulated ms until four honest lobbies all began (with a griefer beside them or not).
+    fn four_begin(griefer: bool) -> Option<u64> {
+        let mut net = Net::new(4, 0);
+        let mut g = Griefer::new();
+        let gk = g.me();
+        // (from, to: None = the griefer, wire)
+        let mut queue: Vec<(VerifyingKey, Option<usize>, Wire)> = Vec::new();
+        let mut now = 0;
+        while now < 120_000 {
+            now += 100;
+            let mut out: Vec<(VerifyingKey, Vec<Action>)> = Vec::new();
+            for (from, to, w) in std::mem::take(&mut queue) {
+                match to {
+                    Some(i) => out.push((net.lobbies[i].me, net.lobbies[i].message(from, w, now))),
+                    None => {
+                        if let Wire::Join { key, .. } = w {
+                            let ad = g.advert(Some(key));
+                            queue.push((gk, Some(net.index(&from)), ad));
+                        }
+                    }
+                }
+            }
+            for i in 0..4 {
+                out.push((net.lobbies[i].me, net.lobbies[i].tick(now)));
+            }
+            if griefer && now % 500 == 0 {
+                g.at += 1;
+                let ad = g.advert(None);
+                for i in 0..4 {
+                    queue.push((gk, Some(i), ad.clone()));
+                }
+            }
+            for (from, actions) in out {
+                let i = net.index(&from);
+                for a in actions {
+                    match a {
+                        Action::Broadcast(w) => {
+                            for to in (0..4).filter(|t| *t != i) {
+                                queue.push((from, Some(to), w.clone()));
+                            }
+                            if griefer {
+                                queue.push((from, None, w));
+                            }
+                        }
+                        Action::Send(k, w) if k == gk => queue.push((from, None, w)),
+                        Action::Send(k, w) => queue.push((from, Some(net.index(&k)), w)),
+                        Action::Begin(r) => net.begun[i] = Some(*r),
+                    }
+                }
+            }
+            if net.begun.iter().all(Option::is_some) {
+                return Some(now);
+            }
+        }
+        None
+    }
+
+    #[test]
+    fn a_host_that_seats_and_never_starts_under_ever_lower_ids_does_not_hold_friends() {
+        let clean = four_begin(false).expect("four honest peers start a table");
+        let with = four_begin(true).expect("four honest peers start a table beside a griefer");
+        println!("four honest lobbies began after {clean} ms alone, {with} ms with a griefer");
+        assert!(
+            with <= clean + 10_000,
+            "{with} ms with a griefer, {clean} ms without"
+        );
     }
 }

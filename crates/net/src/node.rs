@@ -1284,7 +1284,9 @@ impl EventLoop {
     /// disconnected as misbehaving, and the lobby looks for another table.
     fn refuse_roster(&mut self, roster: &Roster, why: String) {
         let now = self.now();
-        let acts = self.lobby.abandon(roster.advert.table, now);
+        let acts = self
+            .lobby
+            .abandon(roster.advert.host, roster.advert.table, now);
         match peer_id(&roster.advert.host) {
             Some(host) => self.misbehaved(host, format!("its roster was refused: {why}")),
             None => tracing::warn!("a roster was refused: {why}"),
