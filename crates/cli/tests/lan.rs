@@ -1322,11 +1322,12 @@ fn a_controller_restarted_resumes_the_bot_it_runs() {
 }
 
 /// The project's own node in this process, as a host with a manual lobby that opens a table
-/// with the preset's set-up (1 hand, 2 bots, so one joiner fills it) and the hostile settings
+/// with the preset's set-up (1 hand, `bots` bots: with 2 one joiner fills it) and the hostile settings
 /// `tweak` gives it; its events on a channel.
 fn hostile_host(
     rt: &tokio::runtime::Runtime,
     port: u16,
+    bots: u8,
     tweak: impl FnOnce(&mut mahjong_net::NetConfig),
 ) -> (
     mahjong_net::Network,
@@ -1351,7 +1352,7 @@ fn hostile_host(
         options: mahjong_rules::Options::preset(preset),
         stake: mahjong_rules::Money::coins(1),
         hands: 1,
-        bots: 2,
+        bots,
     };
     rt.block_on(network.host(spec))
         .expect("loop")
@@ -1388,7 +1389,7 @@ fn a_host_proposing_other_options_than_advertised_is_declined_and_nothing_booked
     };
     let dir = scratch("greedy");
     let rt = tokio::runtime::Runtime::new().expect("runtime");
-    let (_network, host_events) = hostile_host(&rt, ports[1], |config| {
+    let (_network, host_events) = hostile_host(&rt, ports[1], 2, |config| {
         let mut greedy = mahjong_rules::Options::preset(mahjong_rules::Ruleset::Qiaoma);
         greedy.base_points *= 100;
         config.lying_proposal = Some(greedy);
@@ -1441,7 +1442,7 @@ fn a_roster_with_a_key_the_joiner_does_not_hold_leaves_nothing_in_its_store() {
     };
     let dir = scratch("badkey");
     let rt = tokio::runtime::Runtime::new().expect("runtime");
-    let (_network, _events) = hostile_host(&rt, ports[1], |config| {
+    let (_network, _events) = hostile_host(&rt, ports[1], 2, |config| {
         config.lying_roster = Some(|advert| {
             if let Some(s) = advert.seats[1].as_mut() {
                 s.key = ed25519_dalek::SigningKey::from_bytes(&[0x55; 32]).verifying_key();
@@ -1699,4 +1700,84 @@ fn streams_holding_partly_sent_messages_are_cut_off_and_a_waiting_peer_stays_sma
         victim.seen
     );
     assert!(max_rss <= 64 * 1024, "RSS grew to {max_rss} KiB");
+}
+
+/// The `table … full after S s` time of a peer's output.
+fn full_after(p: &Peer) -> Option<f64> {
+    p.seen.iter().find_map(|l| {
+        l.split_once(" full after ")
+            .and_then(|(_, r)| r.split_once(" s"))
+            .and_then(|(t, _)| t.parse().ok())
+    })
+}
+
+/// A host that seats whoever comes and never starts (its table wants four humans; two
+/// honest peers can never fill it): the two honest `--bot` peers, which each want two bots,
+/// leave it after a few seconds without a new player, set it aside, and start their own
+/// table, well within `--wait`. The griefer is the project's own node, a manual host that
+/// never fills its table with bots. Prints both start times.
+#[test]
+fn a_host_that_seats_and_never_starts_holds_honest_peers_only_seconds() {
+    let _serial = serial();
+    let alone = {
+        let (peers, codes, _, _) = run_table("nogrief", 2, 1, &["--bots", "2"]);
+        for (i, (p, c)) in peers.iter().zip(&codes).enumerate() {
+            assert_eq!(*c, Some(0), "peer {i} failed: {:#?}", p.seen);
+        }
+        full_after(&peers[0]).expect("full line")
+    };
+    let net = Net::loopback(3);
+    let Net::Loopback(ports) = &net else {
+        unreachable!()
+    };
+    let dir = scratch("grief");
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    let (_network, griefer_events) = hostile_host(&rt, ports[2], 0, |_| {});
+    let mut peers: Vec<Peer> = (0..2)
+        .map(|i| {
+            let mut args = play_args(&format!("p{i}"), &dir, 1, &["--bots", "2"]);
+            let pos = args.iter().position(|a| a == "60").expect("wait");
+            args[pos] = "40".into();
+            Peer::spawn(net.command(i, &args))
+        })
+        .collect();
+    let codes = wait_all(&mut peers, Duration::from_secs(90));
+    let most_seated = griefer_events
+        .try_iter()
+        .filter_map(|e| match e {
+            mahjong_net::NetEvent::Lobby(tables) => tables
+                .iter()
+                .filter(|a| a.name == "bait")
+                .map(|a| a.humans())
+                .max(),
+            _ => None,
+        })
+        .max();
+    drop(rt);
+    assert_eq!(
+        most_seated,
+        Some(3),
+        "both honest peers first sat at the griefer's table"
+    );
+    for (i, (p, c)) in peers.iter().zip(&codes).enumerate() {
+        assert_eq!(*c, Some(0), "peer {i} failed: {:#?}", p.seen);
+        let table = p
+            .seen
+            .iter()
+            .find(|l| l.starts_with("table "))
+            .expect("table line");
+        assert!(
+            !table.contains("greedy"),
+            "sat at the griefer's table: {table}"
+        );
+    }
+    let with = full_after(&peers[0]).expect("full line");
+    println!(
+        "two honest peers started their table after {alone:.1} s alone, {with:.1} s beside a host that never starts"
+    );
+    assert!(
+        with <= alone + 10.0,
+        "{with} s with the griefer, {alone} s without"
+    );
+    assert_same_hands(&peers, 1);
 }
