@@ -64,7 +64,10 @@ pub fn run(args: LedgerArgs) -> Result<()> {
         for row in &rows {
             let mut json = row.to_json();
             if let (Some(t), Some(map)) = (tables.get(&row.table), json.as_object_mut()) {
-                map.insert("names".into(), serde_json::json!(t.names));
+                // Cleaned (no controls, escapes or bidi overrides): serde_json would
+                // leave U+202E and C1 controls raw.
+                let names = t.names.clone().map(|n| mahjong_store::clean_name(&n));
+                map.insert("names".into(), serde_json::json!(names));
             }
             writeln!(out, "{json}")?;
         }
@@ -79,7 +82,7 @@ pub fn run(args: LedgerArgs) -> Result<()> {
 fn name(tables: &BTreeMap<[u8; 32], TableInfo>, table: &[u8; 32], seat: usize) -> String {
     tables
         .get(table)
-        .map(|t| t.names[seat].clone())
+        .map(|t| mahjong_store::clean_name(&t.names[seat]))
         .unwrap_or_else(|| format!("seat {seat}"))
 }
 

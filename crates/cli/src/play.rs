@@ -11,9 +11,14 @@
 //! human peers. A peer restarted with the same data dir resumes its table. One process per
 //! data dir: a second `mahjong play` on a data dir in use exits 1 at once with "the data dir
 //! DIR is in use by another process (pid N)".
-//! `--disconnect-seconds S`, at a table this peer opens: how long a silent seat is waited for
-//! before the other three vote it out and a bot run by the next seat's peer takes it (the
-//! preset's 180 by default).
+//! `--disconnect-seconds S`: how long a silent seat is waited for before the other three vote
+//! it out and a bot run by the next seat's peer takes it (the preset's 180 by default); it is
+//! one of the options the peer agrees to, so every peer of a table gives the same value.
+//!
+//! **What is agreed.** A peer sits only at a table whose advert carries its preset, stake,
+//! hands and the hash of its options (the preset's, with `--disconnect-seconds`), and accepts
+//! the host's proposal only when it is exactly those; any other proposal is declined with one
+//! line (`declined the host's proposal: …`) and nothing is booked.
 //!
 //! No wait without an end: `--wait` bounds waiting for a table, for a resumed table's other
 //! peers to come back (then exit 1: "the resumed table X made no progress within N seconds";
@@ -31,7 +36,7 @@
 //! timers run as in any seat: standard input is read on its own thread, and when a prompt's
 //! time is up the table plays the default action and the prompt is withdrawn (lines typed
 //! ahead wait for the next prompt). A proposal that matches the command line's preset,
-//! stake and hands is accepted; another is declined.
+//! stake, hands and options is accepted; another is declined.
 //!
 //! Extras for tests and odd networks: `--listen MULTIADDR` (default every IPv4 interface, a
 //! free port) and `--no-mdns` (only `--peer`; keeps multicast off a shared host).
@@ -93,8 +98,8 @@ pub struct PlayArgs {
     /// Do not use mDNS (only the --peer addresses).
     #[arg(long)]
     no_mdns: bool,
-    /// At a table this peer opens: seconds a silent seat is waited for before the others
-    /// replace it by a bot (default: the preset's, 180).
+    /// Seconds a silent seat is waited for before the others replace it by a bot (default:
+    /// the preset's, 180); one of the options agreed, so the same at every peer of a table.
     #[arg(long)]
     disconnect_seconds: Option<u32>,
     /// Tests only (hidden): this peer never accepts a proposal, so its seat's own timer
@@ -291,6 +296,7 @@ async fn session(
                 mahjong_net::PROTOCOL_VERSION
             ),
             NetEvent::Misbehaved { peer, why } => eprintln!("peer {peer} disconnected: {why}"),
+            NetEvent::Declined { why } => eprintln!("declined the host's proposal: {why}"),
             NetEvent::Began { roster, seats } => {
                 waiting = None;
                 ours = seats.clone();
@@ -525,8 +531,10 @@ fn roster_line(roster: &mahjong_net::Roster) -> String {
         .iter()
         .enumerate()
         .map(|(i, s)| match s {
-            Some(s) if i as u8 == roster.host_seat => format!("{i} {} (host)", clean(&s.name)),
-            Some(s) => format!("{i} {}", clean(&s.name)),
+            Some(s) if i as u8 == roster.host_seat => {
+                format!("{i} {} (host)", mahjong_store::clean_name(&s.name))
+            }
+            Some(s) => format!("{i} {}", mahjong_store::clean_name(&s.name)),
             None => format!("{i} free"),
         })
         .collect::<Vec<_>>()
@@ -599,6 +607,8 @@ struct Human {
     me: Option<Seat>,
     hint: Bot,
     prompt: Option<Prompt>,
+    /// What the roster says the table plays for (the lobby matched it to the command line).
+    terms: Option<mahjong_net::wire::Terms>,
     preset: Ruleset,
     stake: Money,
     hands: u32,
@@ -613,6 +623,7 @@ impl Human {
             me: None,
             hint: Bot::new(Level::Strong, seed),
             prompt: None,
+            terms: None,
             preset,
             stake,
             hands,
@@ -622,6 +633,7 @@ impl Human {
 
     /// The roster is known: find this player's seat.
     fn seated(&mut self, roster: &mahjong_net::Roster) {
+        self.terms = Some(roster.advert.terms());
         if let Ok(seats) = roster.verify() {
             self.me = seats
                 .iter()
@@ -643,9 +655,14 @@ impl Human {
             TableEvent::Proposed(p) => {
                 // The set-up asked for on the command line is accepted; another one is
                 // declined (leaving the table before it starts).
+                let agreed = self
+                    .terms
+                    .ok_or_else(|| "no roster yet".to_string())
+                    .and_then(|t| t.check(p));
                 let fits = p.preset == self.preset
                     && p.stake == self.stake
-                    && p.length == SessionLength::Hands(self.hands);
+                    && p.length == SessionLength::Hands(self.hands)
+                    && agreed.is_ok();
                 if fits {
                     writeln!(
                         out,
@@ -656,8 +673,13 @@ impl Human {
                 } else {
                     writeln!(
                         out,
-                        "The host proposes {} at stake {}, {:?}: not what you asked for, declined.",
-                        p.preset, p.stake, p.length
+                        "The host proposes {} at stake {}, {:?}: not what you asked for ({}), declined.",
+                        p.preset,
+                        p.stake,
+                        p.length,
+                        agreed
+                            .err()
+                            .unwrap_or_else(|| "preset, stake or hands differ".into())
                     )?;
                     network.leave().await?;
                 }

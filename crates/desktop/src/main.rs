@@ -19,11 +19,20 @@ fn main() -> ExitCode {
     // One process per data dir (the CLI's `mahjong play` takes the same lock), before the
     // window opens, the store is read or a peer is dialled; held until the app exits.
     let data_dir = shanghai_mahjong::app::Flags::from_args(args.clone()).data_dir;
+    // A data dir that cannot be written at all (a file, read-only) cannot be locked either:
+    // the app then opens without saving and says so in its window.
     let _lock = match mahjong_store::DirLock::acquire(&data_dir) {
-        Ok(lock) => lock,
-        Err(e) => {
+        Ok(lock) => Some(lock),
+        Err(e @ mahjong_store::StoreError::InUse { .. }) => {
             eprintln!("shanghai-mahjong: {e}");
             return ExitCode::FAILURE;
+        }
+        Err(e) => {
+            if shanghai_mahjong::settings::check_data_dir(&data_dir).is_ok() {
+                eprintln!("shanghai-mahjong: {e}");
+                return ExitCode::FAILURE;
+            }
+            None
         }
     };
     match shanghai_mahjong::run(args) {

@@ -18,6 +18,18 @@
 //!   none), signs the [`Roster`] and sends it to every seated peer: every seat, its name and
 //!   the peer that runs it, so every joiner sees who runs which bot.
 //!
+//! - **What is agreed.** A table is joined only when its advert's [`Terms`] (preset, options
+//!   hash, stake, hands) are the peer's ([`Settings::terms`]); an advert or roster that
+//!   changes them after a join is left. A table id is bound to its host
+//!   ([`crate::wire::table_id`]): other adverts are ignored.
+//! - **Nobody holds the others.** A host that does not seat a joiner within
+//!   [`JOIN_TIMEOUT_MS`], whose table gains no player for [`SEATED_PATIENCE_MS`] while this
+//!   peer sits there, or that changes its terms or sends a roster the shell refuses, is set
+//!   aside for [`AVOID_MS`] with every table id it uses meanwhile; the peer then looks again
+//!   or opens its own table at once.
+//! - **Bounded.** Names are cleaned to 32 characters on intake, one table per host and at
+//!   most [`MAX_TABLES`] hosts are kept, at most [`MAX_SET_ASIDE`] tables and hosts set aside.
+//!
 //! A bot's table key is derived from its controller's identity key and the table id
 //! ([`bot_key`]), so the controller can rebuild it after a restart.
 
@@ -25,9 +37,11 @@ use std::collections::BTreeMap;
 
 use ed25519_dalek::{SigningKey, VerifyingKey};
 use mahjong_rules::{Money, Options, Ruleset, Seat};
+use mahjong_store::clean_name;
+use mahjong_store::names::NO_NAME;
 use sha2::{Digest, Sha256};
 
-use crate::wire::{Advert, Roster, SeatInfo, TableId, TableState, Wire};
+use crate::wire::{Advert, Roster, SeatInfo, TableId, TableState, Terms, Wire};
 
 /// How long a peer looks for an open table before it opens one (mDNS finds a LAN peer in
 /// well under a second).
@@ -35,6 +49,20 @@ pub const DEFAULT_OPEN_AFTER_MS: u64 = 1200;
 
 /// How long a `Join` waits for the host's answer before the peer looks elsewhere.
 pub const JOIN_TIMEOUT_MS: u64 = 3000;
+
+/// How long a peer seated at a table that does not fill waits for one more player before it
+/// leaves it (a host that shows joiners seated and never starts holds nobody longer).
+pub const SEATED_PATIENCE_MS: u64 = 6000;
+
+/// How long a host that did not seat, start or keep its terms is set aside (with every table
+/// id it uses meanwhile).
+pub const AVOID_MS: u64 = 30_000;
+
+/// Most hosts whose table a peer keeps (one table each).
+pub const MAX_TABLES: usize = 64;
+
+/// Most tables a peer remembers it set aside.
+pub const MAX_SET_ASIDE: usize = 256;
 
 /// What this peer wants.
 #[derive(Clone, Debug)]
@@ -51,6 +79,17 @@ pub struct Settings {
     pub bots: u8,
     /// Wait this long for an open table before opening one.
     pub open_after_ms: u64,
+    /// The options this peer agrees to play with (the preset's, or the preset with the
+    /// player's changes, `--disconnect-seconds` included): a table is joined only when its
+    /// advert's options hash is theirs, and its host's proposal accepted only when it is them.
+    pub options: Options,
+}
+
+impl Settings {
+    /// What this peer agrees to: its options, stake and hands.
+    pub fn terms(&self) -> Terms {
+        Terms::of(&self.options, self.stake, self.hands)
+    }
 }
 
 /// What the lobby asks the event loop to do.
@@ -77,10 +116,12 @@ enum State {
         table: TableId,
         host: VerifyingKey,
         since: u64,
+        terms: Terms,
     },
     Seated {
         table: TableId,
         host: VerifyingKey,
+        terms: Terms,
     },
     Started,
 }
@@ -109,11 +150,18 @@ pub struct Lobby {
     refused: Vec<TableId>,
     state: State,
     open_at: u64,
-    nonce: u64,
     /// Manual mode (the desktop app): the player chooses; `tick` never joins, opens or moves.
     manual: bool,
     /// The name and options hash of the next table this peer opens ([`Lobby::host`]).
     hosting: Option<(String, [u8; 32])>,
+    /// A lying host's change to the rosters it signs (tests only: [`Lobby::set_roster_tamper`]).
+    roster_tamper: Option<fn(&mut Advert)>,
+    /// The tables known changed since [`Lobby::take_changed`].
+    changed: bool,
+    /// Hosts set aside, until when (ms): their tables are neither joined nor moved to.
+    avoid: BTreeMap<[u8; 32], u64>,
+    /// At the table this peer is seated at: when its humans last grew, and how many.
+    progress: (u64, usize),
 }
 
 /// A table the player opens by hand ([`Lobby::host`]).
@@ -135,8 +183,9 @@ pub struct TableSpec {
 
 impl Lobby {
     /// A lobby started at time `now` (milliseconds).
-    pub fn new(identity: SigningKey, settings: Settings, now: u64) -> Lobby {
+    pub fn new(identity: SigningKey, mut settings: Settings, now: u64) -> Lobby {
         let me = identity.verifying_key();
+        settings.name = clean_name(&settings.name);
         let open_at = now + settings.open_after_ms;
         Lobby {
             identity,
@@ -146,10 +195,97 @@ impl Lobby {
             refused: Vec::new(),
             state: State::Idle,
             open_at,
-            nonce: 0,
             manual: false,
             hosting: None,
+            roster_tamper: None,
+            changed: false,
+            avoid: BTreeMap::new(),
+            progress: (0, 0),
         }
+    }
+
+    /// Sets `host` aside for [`AVOID_MS`] from `now`, whatever table ids it uses (at most
+    /// [`MAX_SET_ASIDE`] hosts remembered, the soonest to expire forgotten first).
+    fn avoid_host(&mut self, host: VerifyingKey, now: u64) {
+        self.avoid.retain(|_, until| *until > now);
+        if self.avoid.len() >= MAX_SET_ASIDE
+            && let Some(first) = self
+                .avoid
+                .iter()
+                .min_by_key(|(_, until)| **until)
+                .map(|(k, _)| *k)
+        {
+            self.avoid.remove(&first);
+        }
+        tracing::info!(
+            "host {} set aside for {} s",
+            crate::node::hex(&host.as_bytes()[..4]),
+            AVOID_MS / 1000
+        );
+        self.avoid.insert(*host.as_bytes(), now + AVOID_MS);
+    }
+
+    /// Whether the tables known changed since the last call (the shell then shows them once,
+    /// rather than after every lobby message).
+    pub fn take_changed(&mut self) -> bool {
+        std::mem::take(&mut self.changed)
+    }
+
+    /// Keeps `advert` as `from`'s one table (a peer keeps one table per host). At most
+    /// [`MAX_TABLES`] hosts are kept: past that a new host's table is kept only in place of
+    /// one that does not fit this peer's terms (the highest such id), so hosts of tables
+    /// nobody here would join cannot push out the ones it would. Returns whether it is kept.
+    fn keep(&mut self, from: VerifyingKey, advert: Advert) -> bool {
+        if !self.tables.contains_key(from.as_bytes()) && self.tables.len() >= MAX_TABLES {
+            let terms = self.settings.terms();
+            if !advert.fits(&terms) {
+                return false;
+            }
+            let Some(evict) = self
+                .tables
+                .iter()
+                .filter(|(_, a)| !a.fits(&terms))
+                .max_by_key(|(_, a)| a.table)
+                .map(|(k, _)| *k)
+            else {
+                return false;
+            };
+            self.tables.remove(&evict);
+        }
+        self.tables.insert(*from.as_bytes(), advert);
+        self.changed = true;
+        true
+    }
+
+    /// Never asks for a seat at `table` again (at most [`MAX_SET_ASIDE`] remembered, the
+    /// oldest forgotten first).
+    fn set_aside(&mut self, table: TableId) {
+        if self.refused.len() >= MAX_SET_ASIDE {
+            self.refused.remove(0);
+        }
+        self.refused.push(table);
+    }
+
+    /// Plays a lying host: `f` changes every roster before this peer signs it (tests only,
+    /// to play a hostile peer through the real shell).
+    pub fn set_roster_tamper(&mut self, f: Option<fn(&mut Advert)>) {
+        self.roster_tamper = f;
+    }
+
+    /// The shell refused the roster of `table` (it failed a check the lobby cannot make,
+    /// such as a key this peer does not hold, or the table is in its store already): back
+    /// to looking for a table, never this one again.
+    pub fn abandon(&mut self, host: VerifyingKey, table: TableId, now: u64) -> Vec<Action> {
+        if !matches!(self.state, State::Started) {
+            return Vec::new();
+        }
+        self.set_aside(table);
+        self.avoid_host(host, now);
+        self.tables.retain(|_, a| a.table != table);
+        self.changed = true;
+        self.state = State::Idle;
+        self.open_at = self.open_at.max(now);
+        self.tick(now)
     }
 
     /// Manual mode: the player lists, opens ([`Lobby::host`]), takes ([`Lobby::sit`]) and
@@ -172,16 +308,15 @@ impl Lobby {
         if spec.options.ruleset != spec.preset {
             return Err("the options are of another preset".into());
         }
-        let name: String = spec.name.trim().chars().take(40).collect();
-        let name = if name.is_empty() {
-            format!("{}'s table", self.settings.name)
-        } else {
-            name
+        let name = match clean_name(&spec.name) {
+            n if n == NO_NAME => clean_name(&format!("{}'s table", self.settings.name)),
+            n => n,
         };
         self.settings.preset = spec.preset;
         self.settings.stake = spec.stake;
         self.settings.hands = spec.hands;
         self.settings.bots = spec.bots;
+        self.settings.options = spec.options.clone();
         let hash: [u8; 32] = Sha256::digest(spec.options.canonical_bytes()).into();
         self.hosting = Some((name, hash));
         Ok(self.open(now))
@@ -217,7 +352,7 @@ impl Lobby {
                 advert.revision += 1;
                 vec![Action::Broadcast(Wire::Advert(Box::new(advert)))]
             }
-            State::Joining { table, host, .. } | State::Seated { table, host } => {
+            State::Joining { table, host, .. } | State::Seated { table, host, .. } => {
                 vec![Action::Send(host, Wire::Leave { table })]
             }
             State::Idle => Vec::new(),
@@ -265,11 +400,18 @@ impl Lobby {
         [0, 1, 2, 3].map(|s| bot_key(&self.identity, table, s).verifying_key())
     }
 
-    fn fitting(&self) -> Option<Advert> {
-        let s = &self.settings;
+    fn fitting(&self, now: u64) -> Option<Advert> {
+        let terms = self.settings.terms();
         self.tables
             .values()
-            .filter(|a| a.fits(s.preset, s.stake, s.hands) && !self.refused.contains(&a.table))
+            .filter(|a| {
+                a.fits(&terms)
+                    && !self.refused.contains(&a.table)
+                    && self
+                        .avoid
+                        .get(a.host.as_bytes())
+                        .is_none_or(|until| *until <= now)
+            })
             .min_by_key(|a| a.table)
             .cloned()
     }
@@ -279,6 +421,7 @@ impl Lobby {
             table: advert.table,
             host: advert.host,
             since: now,
+            terms: advert.terms(),
         };
         vec![Action::Send(
             advert.host,
@@ -292,16 +435,10 @@ impl Lobby {
     }
 
     fn open(&mut self, now: u64) -> Vec<Action> {
-        self.nonce += 1;
-        let mut h = Sha256::new();
-        h.update(b"shanghai-mahjong/table-id/1");
-        h.update(self.me.as_bytes());
-        h.update(now.to_le_bytes());
-        h.update(self.nonce.to_le_bytes());
-        let mut fresh = [0u8; 32];
-        rand_core::RngCore::fill_bytes(&mut rand_core::OsRng, &mut fresh);
-        h.update(fresh);
-        let table: TableId = h.finalize().into();
+        let _ = now;
+        let mut nonce = [0u8; 32];
+        rand_core::RngCore::fill_bytes(&mut rand_core::OsRng, &mut nonce);
+        let table = crate::wire::table_id(&self.me, &nonce);
         let s = &self.settings;
         let mut seats: [Option<SeatInfo>; 4] = Default::default();
         seats[0] = Some(SeatInfo {
@@ -313,15 +450,16 @@ impl Lobby {
         let advert = Advert {
             table,
             host: self.me,
-            name: self
-                .hosting
-                .as_ref()
-                .map_or_else(|| format!("{}'s table", s.name), |h| h.0.clone()),
+            nonce,
+            name: self.hosting.as_ref().map_or_else(
+                || clean_name(&format!("{}'s table", s.name)),
+                |h| h.0.clone(),
+            ),
             preset: s.preset,
             options_hash: self
                 .hosting
                 .as_ref()
-                .map_or_else(|| options_hash(s.preset), |h| h.1),
+                .map_or_else(|| s.terms().options_hash, |h| h.1),
             stake: s.stake,
             hands: s.hands,
             bots: s.bots.min(3),
@@ -364,13 +502,17 @@ impl Lobby {
             };
             advert.seats[seat as usize] = Some(SeatInfo {
                 key,
-                name: format!("bot of {}", runner.name),
+                name: clean_name(&format!("bot of {}", runner.name)),
                 peer: runner.peer,
                 bot: true,
             });
         }
         advert.state = TableState::Started;
-        let roster = Roster::sign(advert.clone(), 0, &self.identity);
+        let mut signed = advert.clone();
+        if let Some(f) = self.roster_tamper {
+            f(&mut signed);
+        }
+        let roster = Roster::sign(signed, 0, &self.identity);
         let mut actions = vec![Action::Broadcast(Wire::Advert(Box::new(advert.clone())))];
         let mut peers: Vec<VerifyingKey> = humans
             .iter()
@@ -392,14 +534,14 @@ impl Lobby {
             if let State::Joining { table, since, .. } = self.state
                 && now >= since + JOIN_TIMEOUT_MS
             {
-                self.refused.push(table);
+                self.set_aside(table);
                 self.state = State::Idle;
             }
             return Vec::new();
         }
         match self.state.clone() {
             State::Idle => {
-                if let Some(best) = self.fitting() {
+                if let Some(best) = self.fitting(now) {
                     self.join(&best, now)
                 } else if now >= self.open_at {
                     self.open(now)
@@ -408,7 +550,7 @@ impl Lobby {
                 }
             }
             State::Hosting { advert, .. } => {
-                let Some(best) = self.fitting() else {
+                let Some(best) = self.fitting(now) else {
                     return Vec::new();
                 };
                 if best.table < advert.table && best.free() >= advert.humans() {
@@ -422,9 +564,14 @@ impl Lobby {
                     Vec::new()
                 }
             }
-            State::Joining { table, since, .. } => {
+            State::Joining {
+                table, since, host, ..
+            } => {
                 if now >= since + JOIN_TIMEOUT_MS {
-                    self.refused.push(table);
+                    // The host did not seat this peer in time: neither this table nor the
+                    // next ids of that host.
+                    self.set_aside(table);
+                    self.avoid_host(host, now);
                     self.state = State::Idle;
                     self.open_at = self.open_at.max(now);
                     self.tick(now)
@@ -432,7 +579,23 @@ impl Lobby {
                     Vec::new()
                 }
             }
-            State::Seated { .. } | State::Started => Vec::new(),
+            State::Seated { table, host, .. } => {
+                if now < self.progress.0 + SEATED_PATIENCE_MS {
+                    return Vec::new();
+                }
+                // Nobody new sat down for a while: the table may be a host's that shows
+                // joiners seated and never starts. Leave it, set its host aside, and look
+                // again (or open a table) at once.
+                tracing::info!("the table did not fill: leaving it");
+                self.set_aside(table);
+                self.avoid_host(host, now);
+                self.state = State::Idle;
+                self.open_at = self.open_at.min(now);
+                let mut actions = vec![Action::Send(host, Wire::Leave { table })];
+                actions.extend(self.tick(now));
+                actions
+            }
+            State::Started => Vec::new(),
         }
     }
 
@@ -448,7 +611,9 @@ impl Lobby {
 
     /// A peer disconnected: forget its tables, free its seats at a table not yet started.
     pub fn disconnected(&mut self, peer: VerifyingKey, now: u64) -> Vec<Action> {
-        self.tables.retain(|_, a| a.host != peer);
+        if self.tables.remove(peer.as_bytes()).is_some() {
+            self.changed = true;
+        }
         match &mut self.state {
             State::Hosting { advert, bot_keys } => {
                 let before = advert.humans();
@@ -484,7 +649,7 @@ impl Lobby {
             } => self.joined(from, table, name, key, bot_keys),
             Wire::Refuse { table, .. } => match self.state {
                 State::Joining { table: t, host, .. } if t == table && host == from => {
-                    self.refused.push(table);
+                    self.set_aside(table);
                     self.state = State::Idle;
                     self.tick(now)
                 }
@@ -499,14 +664,19 @@ impl Lobby {
                 }
                 self.disconnected(from, now)
             }
-            Wire::Start(roster) => self.start(from, *roster),
+            Wire::Start(roster) => self.start(from, *roster, now),
             Wire::Hello { .. } | Wire::Frame { .. } => Vec::new(),
         }
     }
 
-    fn advert(&mut self, from: VerifyingKey, advert: Advert, now: u64) -> Vec<Action> {
-        if advert.host != from || from == self.me {
-            return Vec::new(); // only a host speaks for its table
+    fn advert(&mut self, from: VerifyingKey, mut advert: Advert, now: u64) -> Vec<Action> {
+        if advert.host != from || from == self.me || !advert.id_is_bound() {
+            return Vec::new(); // only a host speaks for its table, under an id of its own
+        }
+        // Names are kept (and so shown) cleaned and bounded.
+        advert.name = clean_name(&advert.name);
+        for s in advert.seats.iter_mut().flatten() {
+            s.name = clean_name(&s.name);
         }
         let newer = self
             .tables
@@ -518,15 +688,50 @@ impl Lobby {
         let table = advert.table;
         let seated = advert.seats.iter().flatten().any(|s| s.peer == self.me);
         let live = advert.state != TableState::Closed;
+        let changed_terms = advert.terms();
+        let humans = advert.humans();
+        if let State::Joining {
+            table: t,
+            host,
+            terms,
+            ..
+        }
+        | State::Seated {
+            table: t,
+            host,
+            terms,
+        } = self.state
+            && t == table
+            && terms != changed_terms
+        {
+            // The host changed what the table plays for after this peer asked to sit: leave
+            // it, and do not come back.
+            tracing::warn!("the host of the table this peer asked for changed its terms: leaving");
+            self.keep(from, advert);
+            self.set_aside(table);
+            self.avoid_host(host, now);
+            self.state = State::Idle;
+            let mut actions = vec![Action::Send(host, Wire::Leave { table })];
+            actions.extend(self.tick(now));
+            return actions;
+        }
         if live {
-            self.tables.insert(*from.as_bytes(), advert);
-        } else {
-            self.tables.remove(from.as_bytes());
+            if !self.keep(from, advert) {
+                return Vec::new();
+            }
+        } else if self.tables.remove(from.as_bytes()).is_some() {
+            self.changed = true;
         }
         match self.state {
-            State::Joining { table: t, host, .. } if t == table => {
+            State::Joining {
+                table: t,
+                host,
+                terms,
+                ..
+            } if t == table => {
                 if seated && live {
-                    self.state = State::Seated { table, host };
+                    self.state = State::Seated { table, host, terms };
+                    self.progress = (now, humans);
                     Vec::new()
                 } else if !live {
                     self.state = State::Idle;
@@ -538,6 +743,10 @@ impl Lobby {
             State::Seated { table: t, .. } if t == table && (!live || !seated) => {
                 self.state = State::Idle;
                 self.tick(now)
+            }
+            State::Seated { table: t, .. } if t == table && humans > self.progress.1 => {
+                self.progress = (now, humans);
+                Vec::new()
             }
             _ => Vec::new(),
         }
@@ -578,7 +787,7 @@ impl Lobby {
         let Some(free) = advert.seats.iter().position(Option::is_none) else {
             return refuse("the table is full");
         };
-        let name: String = name.chars().take(32).collect();
+        let name = clean_name(&name);
         advert.seats[free] = Some(SeatInfo {
             key,
             name,
@@ -589,15 +798,28 @@ impl Lobby {
         self.after_change()
     }
 
-    fn start(&mut self, from: VerifyingKey, roster: Roster) -> Vec<Action> {
-        let ours = match self.state {
-            State::Seated { table, host } | State::Joining { table, host, .. } => {
-                table == roster.advert.table && host == from
-            }
-            _ => false,
+    fn start(&mut self, from: VerifyingKey, roster: Roster, now: u64) -> Vec<Action> {
+        let (ours, agreed) = match self.state {
+            State::Seated { table, host, terms }
+            | State::Joining {
+                table, host, terms, ..
+            } => (table == roster.advert.table && host == from, terms),
+            _ => return Vec::new(),
         };
         if !ours || roster.advert.host != from || roster.verify().is_err() {
             return Vec::new();
+        }
+        if roster.advert.terms() != agreed {
+            // A roster is the host's word on the table it advertised: other terms there are
+            // not what this peer asked to sit at.
+            tracing::warn!("the host's roster changes the table's terms: leaving");
+            let table = roster.advert.table;
+            self.set_aside(table);
+            self.avoid_host(from, now);
+            self.state = State::Idle;
+            let mut actions = vec![Action::Send(from, Wire::Leave { table })];
+            actions.extend(self.tick(now));
+            return actions;
         }
         if !roster
             .advert
@@ -634,6 +856,7 @@ mod tests {
             hands: 3,
             bots,
             open_after_ms: 500,
+            options: Options::preset(Ruleset::Qiaoma),
         }
     }
 
@@ -828,8 +1051,19 @@ mod tests {
             })
             .expect("advert");
         let liar = SigningKey::from_bytes(&[3; 32]).verifying_key();
-        b.message(liar, w, 700);
+        b.message(liar, w.clone(), 700);
         assert!(b.tables().is_empty());
+        // The host itself, under a table id that is not bound to it (another host's, or an
+        // old one), is ignored too.
+        let Wire::Advert(mut ad) = w else {
+            panic!("advert")
+        };
+        ad.table = [0; 32];
+        b.message(a.me, Wire::Advert(ad.clone()), 800);
+        assert!(b.tables().is_empty());
+        ad.table = crate::wire::table_id(&a.me, &ad.nonce);
+        b.message(a.me, Wire::Advert(ad), 900);
+        assert_eq!(b.tables().len(), 1);
     }
 
     fn spec(name: &str, bots: u8) -> TableSpec {
@@ -949,6 +1183,302 @@ mod tests {
         assert!(
             solo.lobbies[1].sit(table, 200).is_err(),
             "an unknown table is refused"
+        );
+    }
+
+    /// The first advert `acts` broadcasts.
+    fn advert_of(acts: Vec<Action>) -> Advert {
+        acts.into_iter()
+            .find_map(|x| match x {
+                Action::Broadcast(Wire::Advert(a)) => Some(*a),
+                _ => None,
+            })
+            .expect("advert")
+    }
+
+    #[test]
+    fn a_table_advertising_other_options_is_not_joined() {
+        let mut host = Lobby::new(SigningKey::from_bytes(&[1; 32]), settings("h", 0), 0);
+        let mut options = Options::preset(Ruleset::Qiaoma);
+        options.base_points *= 100;
+        host.settings.options = options;
+        let mut ad = advert_of(host.tick(600));
+        let mut b = Lobby::new(SigningKey::from_bytes(&[2; 32]), settings("b", 0), 0);
+        ad.revision = 10;
+        assert!(
+            b.message(host.me, Wire::Advert(Box::new(ad.clone())), 100)
+                .is_empty()
+        );
+        let acts = b.tick(200);
+        assert!(
+            !acts
+                .iter()
+                .any(|x| matches!(x, Action::Send(_, Wire::Join { .. }))),
+            "joined a table with other options: {acts:?}"
+        );
+        // The same table with the preset's options is joined.
+        ad.options_hash = options_hash(Ruleset::Qiaoma);
+        ad.revision = 11;
+        b.message(host.me, Wire::Advert(Box::new(ad)), 300);
+        let acts = b.tick(400);
+        assert!(
+            acts.iter()
+                .any(|x| matches!(x, Action::Send(_, Wire::Join { .. })))
+        );
+    }
+
+    #[test]
+    fn a_roster_or_advert_changing_the_terms_after_a_join_is_left() {
+        for how in ["roster", "advert"] {
+            let host_key = SigningKey::from_bytes(&[1; 32]);
+            let mut host = Lobby::new(host_key.clone(), settings("h", 2), 0);
+            let ad = advert_of(host.tick(600));
+            let mut b = Lobby::new(SigningKey::from_bytes(&[2; 32]), settings("b", 0), 0);
+            b.message(host.me, Wire::Advert(Box::new(ad.clone())), 100);
+            let join = b
+                .tick(200)
+                .into_iter()
+                .find_map(|x| match x {
+                    Action::Send(_, w @ Wire::Join { .. }) => Some(w),
+                    _ => None,
+                })
+                .expect("join");
+            let acts = host.message(b.me, join, 300);
+            let roster = acts
+                .iter()
+                .find_map(|x| match x {
+                    Action::Send(_, Wire::Start(r)) => Some(r.clone()),
+                    _ => None,
+                })
+                .expect("the host starts");
+            let mut changed = roster.advert.clone();
+            changed.options_hash = [7; 32];
+            let acts = if how == "roster" {
+                let forged = Roster::sign(changed, 0, &host_key);
+                b.message(host.me, Wire::Start(Box::new(forged)), 400)
+            } else {
+                changed.state = TableState::Open;
+                changed.revision += 10;
+                b.message(host.me, Wire::Advert(Box::new(changed)), 400)
+            };
+            assert!(
+                !acts.iter().any(|x| matches!(x, Action::Begin(_))),
+                "{how}: began at other terms"
+            );
+            assert!(
+                acts.iter()
+                    .any(|x| matches!(x, Action::Send(_, Wire::Leave { .. }))),
+                "{how}: did not leave: {acts:?}"
+            );
+            // The genuine roster that follows is not taken either: the table is set aside.
+            let acts = b.message(host.me, Wire::Start(roster), 500);
+            assert!(!acts.iter().any(|x| matches!(x, Action::Begin(_))), "{how}");
+            assert_eq!(b.my_table(), None, "{how}");
+        }
+    }
+
+    #[test]
+    fn names_are_cleaned_on_intake() {
+        let dirty = format!("\u{1b}[31mMal\u{202e}lory\u{85}{}", "x".repeat(500));
+        let mut host = Lobby::new(
+            SigningKey::from_bytes(&[1; 32]),
+            settings("\u{1b}]0;pwned\u{7}Host\u{2066}", 0),
+            0,
+        );
+        let mut ad = advert_of(host.tick(600));
+        assert_eq!(ad.seats[0].as_ref().expect("host seat").name, "Host");
+        assert_eq!(ad.name, "Host's table");
+        let joiner = SigningKey::from_bytes(&[2; 32]).verifying_key();
+        host.message(
+            joiner,
+            Wire::Join {
+                table: ad.table,
+                name: dirty.clone(),
+                key: joiner,
+                bot_keys: [joiner; 4],
+            },
+            700,
+        );
+        let seated = host.tables()[0].seats[1].clone().expect("seated");
+        assert_eq!(seated.name, clean_name(&dirty));
+        assert!(seated.name.starts_with("Mallory") && seated.name.chars().count() == 32);
+        // Another host's advert with dirty names is kept cleaned.
+        let mut b = Lobby::new(SigningKey::from_bytes(&[3; 32]), settings("b", 0), 0);
+        ad.name = dirty.clone();
+        ad.seats[0].as_mut().expect("seat").name = dirty.clone();
+        b.message(host.me, Wire::Advert(Box::new(ad)), 800);
+        let seen = &b.tables()[0];
+        assert!(crate::wire::Advert::is_clean(seen), "{seen:?}");
+        assert_eq!(seen.name, clean_name(&dirty));
+    }
+
+    #[test]
+    fn tables_kept_are_bounded_and_fitting_ones_are_not_pushed_out() {
+        let mut b = Lobby::new(SigningKey::from_bytes(&[200; 32]), settings("b", 0), 0);
+        let advert = |i: u16, stake: i64| {
+            let mut seed = [7u8; 32];
+            seed[..2].copy_from_slice(&i.to_le_bytes());
+            let key = SigningKey::from_bytes(&seed);
+            let mut s = settings("x", 0);
+            s.stake = Money::coins(stake);
+            let mut host = Lobby::new(key, s, 0);
+            (host.me, advert_of(host.tick(600)))
+        };
+        for i in 0..200 {
+            let (k, ad) = advert(i, 9);
+            b.message(k, Wire::Advert(Box::new(ad)), 100);
+        }
+        assert_eq!(b.tables().len(), MAX_TABLES);
+        assert!(b.take_changed());
+        assert!(!b.take_changed(), "changed once, told once");
+        // A table this peer would join still finds room.
+        let (k, ad) = advert(500, 1);
+        let fitting = ad.table;
+        b.message(k, Wire::Advert(Box::new(ad)), 200);
+        assert_eq!(b.tables().len(), MAX_TABLES);
+        assert!(b.tables().iter().any(|a| a.table == fitting));
+        // Repeated adverts of one host keep one table.
+        let (k, mut ad) = advert(501, 1);
+        for r in 0..50 {
+            ad.revision = 10 + r;
+            b.message(k, Wire::Advert(Box::new(ad.clone())), 300);
+        }
+        assert_eq!(b.tables().iter().filter(|a| a.host == k).count(), 1);
+        assert_eq!(b.tables().len(), MAX_TABLES);
+    }
+
+    /// A host that seats each joiner in the advert it sends that joiner only (each sees
+    /// itself seated at a table with free seats), never starts, and every 500 ms opens the
+    /// table again under a lower id.
+    struct Griefer {
+        key: SigningKey,
+        /// (nonce, id), highest id first.
+        ids: Vec<([u8; 32], TableId)>,
+        at: usize,
+        revision: u64,
+    }
+
+    impl Griefer {
+        fn new() -> Griefer {
+            let key = SigningKey::from_bytes(&[99; 32]);
+            let mut ids: Vec<([u8; 32], TableId)> = (0..4096u32)
+                .map(|i| {
+                    let mut nonce = [0u8; 32];
+                    nonce[..4].copy_from_slice(&i.to_le_bytes());
+                    (nonce, crate::wire::table_id(&key.verifying_key(), &nonce))
+                })
+                .collect();
+            ids.sort_by_key(|(_, id)| std::cmp::Reverse(*id));
+            ids.drain(..ids.len() - 64); // the 64 lowest: below any honest id, almost surely
+            Griefer {
+                key,
+                ids,
+                at: 0,
+                revision: 0,
+            }
+        }
+
+        fn me(&self) -> VerifyingKey {
+            self.key.verifying_key()
+        }
+
+        fn advert(&mut self, seated: Option<VerifyingKey>) -> Wire {
+            self.revision += 1;
+            let (nonce, table) = self.ids[self.at.min(self.ids.len() - 1)];
+            let me = self.me();
+            let seat = |k: VerifyingKey, name: &str| SeatInfo {
+                key: k,
+                name: name.into(),
+                peer: k,
+                bot: false,
+            };
+            Wire::Advert(Box::new(Advert {
+                table,
+                host: me,
+                nonce,
+                name: "trap".into(),
+                preset: Ruleset::Qiaoma,
+                options_hash: options_hash(Ruleset::Qiaoma),
+                stake: Money::coins(1),
+                hands: 3,
+                bots: 0,
+                seats: [
+                    Some(seat(me, "trap")),
+                    seated.map(|k| seat(k, "you")),
+                    None,
+                    None,
+                ],
+                state: TableState::Open,
+                revision: self.revision,
+            }))
+        }
+    }
+
+    /// Simulated ms until four honest lobbies all began (with a griefer beside them or not).
+    fn four_begin(griefer: bool) -> Option<u64> {
+        let mut net = Net::new(4, 0);
+        let mut g = Griefer::new();
+        let gk = g.me();
+        // (from, to: None = the griefer, wire)
+        let mut queue: Vec<(VerifyingKey, Option<usize>, Wire)> = Vec::new();
+        let mut now = 0;
+        while now < 120_000 {
+            now += 100;
+            let mut out: Vec<(VerifyingKey, Vec<Action>)> = Vec::new();
+            for (from, to, w) in std::mem::take(&mut queue) {
+                match to {
+                    Some(i) => out.push((net.lobbies[i].me, net.lobbies[i].message(from, w, now))),
+                    None => {
+                        if let Wire::Join { key, .. } = w {
+                            let ad = g.advert(Some(key));
+                            queue.push((gk, Some(net.index(&from)), ad));
+                        }
+                    }
+                }
+            }
+            for i in 0..4 {
+                out.push((net.lobbies[i].me, net.lobbies[i].tick(now)));
+            }
+            if griefer && now % 500 == 0 {
+                g.at += 1;
+                let ad = g.advert(None);
+                for i in 0..4 {
+                    queue.push((gk, Some(i), ad.clone()));
+                }
+            }
+            for (from, actions) in out {
+                let i = net.index(&from);
+                for a in actions {
+                    match a {
+                        Action::Broadcast(w) => {
+                            for to in (0..4).filter(|t| *t != i) {
+                                queue.push((from, Some(to), w.clone()));
+                            }
+                            if griefer {
+                                queue.push((from, None, w));
+                            }
+                        }
+                        Action::Send(k, w) if k == gk => queue.push((from, None, w)),
+                        Action::Send(k, w) => queue.push((from, Some(net.index(&k)), w)),
+                        Action::Begin(r) => net.begun[i] = Some(*r),
+                    }
+                }
+            }
+            if net.begun.iter().all(Option::is_some) {
+                return Some(now);
+            }
+        }
+        None
+    }
+
+    #[test]
+    fn a_host_that_seats_and_never_starts_under_ever_lower_ids_does_not_hold_friends() {
+        let clean = four_begin(false).expect("four honest peers start a table");
+        let with = four_begin(true).expect("four honest peers start a table beside a griefer");
+        println!("four honest lobbies began after {clean} ms alone, {with} ms with a griefer");
+        assert!(
+            with <= clean + 10_000,
+            "{with} ms with a griefer, {clean} ms without"
         );
     }
 }

@@ -24,7 +24,12 @@
 //! [`PROTOCOL`] and reads the other's inbound stream (a reader task per stream, a bounded
 //! channel to the loop, so a fast sender is slowed down, never buffered without bound). A peer
 //! that sends an oversized or undecodable message, or more than [`MAX_MESSAGES_PER_SECOND`],
-//! or frames for a table it does not sit at, is disconnected and refused for [`BAN_MS`].
+//! or frames for a table it does not sit at, or leaves a message unfinished for
+//! [`wire::READ_DEADLINE`], is disconnected and refused for [`BAN_MS`]. At most
+//! [`MAX_STREAMS_PER_PEER`] inbound streams of a peer are read at once, yamux allows
+//! [`MAX_STREAMS_PER_CONNECTION`], and libp2p's connection limits bound connections
+//! ([`MAX_INCOMING_CONNECTIONS`], [`MAX_PENDING_CONNECTIONS`], [`MAX_CONNECTIONS_PER_PEER`],
+//! [`MAX_CONNECTIONS`]; the peers of the table played are exempt).
 //! A dropped connection to a known address is redialled with back-off (250 ms doubling to
 //! 8 s); the table's own `Request`/resend fills what was missed.
 //!
@@ -32,6 +37,8 @@
 //! [`NetEvent::Incompatible`] (a clear line in the CLI) and is disconnected.
 
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
 use ed25519_dalek::{SigningKey, VerifyingKey};
@@ -41,7 +48,9 @@ use libp2p::multiaddr::Protocol;
 use libp2p::swarm::behaviour::toggle::Toggle;
 use libp2p::swarm::dial_opts::{DialOpts, PeerCondition};
 use libp2p::swarm::{NetworkBehaviour, SwarmEvent};
-use libp2p::{Multiaddr, PeerId, StreamProtocol, Swarm, identify, mdns, noise, tcp, yamux};
+use libp2p::{
+    Multiaddr, PeerId, StreamProtocol, Swarm, connection_limits, identify, mdns, noise, tcp, yamux,
+};
 use mahjong_bot::{Bot, Level};
 use mahjong_rules::{Money, Options, Seat, SessionLength};
 use mahjong_table::{Client, Input, Output, Persisted, Record, TableEvent};
@@ -51,7 +60,7 @@ use tokio::time::Instant;
 use crate::lobby::{self, Action, Lobby, Settings, TableSpec, bot_key};
 use crate::storage::{Storage, StorageError};
 use crate::wire::{
-    self, Advert, MAX_MESSAGE, PROTOCOL, PROTOCOL_VERSION, Roster, SeatInfo, TableId, Wire,
+    self, Advert, MAX_MESSAGE, PROTOCOL, PROTOCOL_VERSION, Roster, SeatInfo, TableId, Terms, Wire,
     WireError,
 };
 
@@ -84,6 +93,22 @@ pub const LINGER_AFTER_FAILED_SETUP_MS: u64 = 1500;
 const SEND_QUEUE: usize = 1024;
 /// Messages from all readers queued for the loop (readers wait when it is full).
 const INBOUND_QUEUE: usize = 256;
+/// Connections other peers may have open to this one at once (the peers of the table this
+/// peer sits at are not counted: they can always reconnect). Each holds at most
+/// [`MAX_STREAMS_PER_CONNECTION`] streams, each with yamux's receive window (256 KiB).
+pub const MAX_INCOMING_CONNECTIONS: u32 = 48;
+/// Connections being set up at once (the noise handshake).
+pub const MAX_PENDING_CONNECTIONS: u32 = 32;
+/// Connections to one peer at once (two peers that dial each other at the same moment have
+/// two).
+pub const MAX_CONNECTIONS_PER_PEER: u32 = 2;
+/// All connections at once.
+pub const MAX_CONNECTIONS: u32 = 96;
+/// Inbound streams of one peer read at once.
+pub const MAX_STREAMS_PER_PEER: u32 = 4;
+/// Streams open on one connection at once (the game uses one each way; identify opens short
+/// ones).
+pub const MAX_STREAMS_PER_CONNECTION: usize = 8;
 
 /// Rewrites the frames the player's own seat broadcasts: each result goes to one seat
 /// (`Some`) or to all three others (`None`). For tests that play a lying peer (an
@@ -117,11 +142,18 @@ pub struct NetConfig {
     /// [`Network::stand`]); the lobby never joins or opens one on its own (the desktop app).
     pub manual: bool,
     /// At a table this peer hosts: how long a silent seat is waited for before the others
-    /// vote it out and a bot takes its seat (`None`: the preset's).
+    /// vote it out and a bot takes its seat (`None`: the preset's). Part of the options this
+    /// peer agrees to, so at a table it joins too.
     pub disconnect_seconds: Option<u32>,
     /// Tests only: the own seat's bot never accepts a proposal, so the seat's own timer
     /// declines it after `start_seconds` (a player who misses the Accept).
     pub never_accept: bool,
+    /// A lying host: proposes these options instead of the ones it advertised (tests only,
+    /// to play a hostile peer through the real shell; `mahjong play` never sets it).
+    pub lying_proposal: Option<Options>,
+    /// A lying host: changes every roster before signing it (tests only, like
+    /// [`NetConfig::lying_proposal`]).
+    pub lying_roster: Option<fn(&mut Advert)>,
 }
 
 impl NetConfig {
@@ -145,6 +177,8 @@ impl NetConfig {
             manual: false,
             disconnect_seconds: None,
             never_accept: false,
+            lying_proposal: None,
+            lying_roster: None,
         }
     }
 }
@@ -211,6 +245,11 @@ pub enum NetEvent {
         view: Box<mahjong_rules::SeatView>,
         /// The loop's clock.
         now: u64,
+    },
+    /// A seat this peer runs declined the host's proposal: it is not what was agreed.
+    Declined {
+        /// What differs, in one line.
+        why: String,
     },
     /// The loop stopped on an error (a corrupt store, an unusable roster).
     Fatal(String),
@@ -337,6 +376,7 @@ impl Network {
 
 #[derive(NetworkBehaviour)]
 struct Behaviour {
+    limits: connection_limits::Behaviour,
     identify: identify::Behaviour,
     mdns: Toggle<mdns::tokio::Behaviour>,
     stream: libp2p_stream::Behaviour,
@@ -390,6 +430,9 @@ impl Runner {
 
 struct Playing {
     table: TableId,
+    /// What the roster says the table plays for (the lobby checked they are what this peer
+    /// agreed to): the only proposal a seat of this peer accepts.
+    terms: Terms,
     seats: [SeatInfo; 4],
     host_seat: Seat,
     runners: BTreeMap<Seat, Runner>,
@@ -412,6 +455,7 @@ struct Playing {
 impl Playing {
     fn new(
         table: TableId,
+        terms: Terms,
         seats: [SeatInfo; 4],
         host_seat: Seat,
         runners: BTreeMap<Seat, Runner>,
@@ -420,6 +464,7 @@ impl Playing {
         let route = [0, 1, 2, 3].map(|i: usize| seats[i].peer);
         let mut p = Playing {
             table,
+            terms,
             seats,
             host_seat,
             runners,
@@ -454,6 +499,8 @@ impl Playing {
 #[derive(Default)]
 struct PeerState {
     writer: Option<mpsc::Sender<Vec<u8>>>,
+    /// Its inbound streams being read (each reader counts itself out when it ends).
+    readers: Arc<AtomicU32>,
     generation: u64,
     window: u64,
     messages: u32,
@@ -496,7 +543,6 @@ pub struct EventLoop {
     traffic: Traffic,
     seed: u64,
     tamper: Option<Tamper>,
-    disconnect_seconds: Option<u32>,
     generations: u64,
     /// Protocol versions identify reported, by peer.
     versions: HashMap<PeerId, String>,
@@ -504,12 +550,16 @@ pub struct EventLoop {
     unsupported: HashSet<PeerId>,
     /// Peers to disconnect at a time.
     hang_up: Vec<(PeerId, u64)>,
-    /// The options this peer proposes as host ([`Command::Host`]; else its preset's).
+    /// The options this peer proposes as host ([`Command::Host`]; else its settings').
     proposal: Option<Options>,
+    /// [`NetConfig::lying_proposal`] (tests only).
+    lying_proposal: Option<Options>,
     /// The lobby is manual ([`NetConfig::manual`]).
     manual: bool,
     /// [`NetConfig::never_accept`].
     never_accept: bool,
+    /// The lobby acted since the tables were last shown ([`NetEvent::Lobby`] at the next tick).
+    lobby_dirty: bool,
 }
 
 /// Starts the network on the current tokio runtime: the handle and the events.
@@ -556,7 +606,11 @@ impl EventLoop {
             .with_tcp(
                 tcp::Config::default().nodelay(true),
                 noise::Config::new,
-                yamux::Config::default,
+                || {
+                    let mut c = yamux::Config::default();
+                    c.set_max_num_streams(MAX_STREAMS_PER_CONNECTION);
+                    c
+                },
             )
             .map_err(transport)?
             .with_behaviour(|key| {
@@ -572,6 +626,13 @@ impl EventLoop {
                     None
                 };
                 Ok(Behaviour {
+                    limits: connection_limits::Behaviour::new(
+                        connection_limits::ConnectionLimits::default()
+                            .with_max_established_incoming(Some(MAX_INCOMING_CONNECTIONS))
+                            .with_max_pending_incoming(Some(MAX_PENDING_CONNECTIONS))
+                            .with_max_established_per_peer(Some(MAX_CONNECTIONS_PER_PEER))
+                            .with_max_established(Some(MAX_CONNECTIONS)),
+                    ),
                     identify: identify::Behaviour::new(
                         identify::Config::new(ident_version, key.public())
                             .with_agent_version(format!("mahjong/{}", env!("CARGO_PKG_VERSION"))),
@@ -590,8 +651,13 @@ impl EventLoop {
         let (inbound_tx, inbound) = mpsc::channel(INBOUND_QUEUE);
         let me = config.identity.verifying_key();
         let seed = u64::from_le_bytes(me.as_bytes()[..8].try_into().unwrap_or([0; 8]));
-        let mut lobby = Lobby::new(config.identity.clone(), config.settings.clone(), 0);
+        let mut settings = config.settings;
+        if let Some(d) = config.disconnect_seconds {
+            settings.options.disconnect_seconds = d;
+        }
+        let mut lobby = Lobby::new(config.identity.clone(), settings.clone(), 0);
         lobby.set_manual(config.manual);
+        lobby.set_roster_tamper(config.lying_roster);
         Ok(EventLoop {
             lobby,
             swarm,
@@ -600,7 +666,7 @@ impl EventLoop {
             version,
             identity: config.identity,
             me,
-            settings: config.settings,
+            settings,
             own_bot: config.own_bot,
             bot_level: config.bot_level,
             storage,
@@ -621,14 +687,15 @@ impl EventLoop {
             traffic: Traffic::default(),
             seed,
             tamper: config.tamper,
-            disconnect_seconds: config.disconnect_seconds,
             generations: 0,
             versions: HashMap::new(),
             unsupported: HashSet::new(),
             hang_up: Vec::new(),
             proposal: None,
+            lying_proposal: config.lying_proposal,
             manual: config.manual,
             never_accept: config.never_accept,
+            lobby_dirty: false,
         })
     }
 
@@ -1052,10 +1119,26 @@ impl EventLoop {
     }
 
     fn on_stream(&mut self, peer: PeerId, mut stream: libp2p::Stream) {
+        let readers = self.peers.entry(peer).or_default().readers.clone();
+        if readers.load(Ordering::SeqCst) >= MAX_STREAMS_PER_PEER {
+            // A peer writes over one stream (two while a connection is replaced): more are
+            // refused, so that streams cannot pile up partly received messages.
+            tracing::debug!("{peer} opened more than {MAX_STREAMS_PER_PEER} streams: one dropped");
+            return;
+        }
+        readers.fetch_add(1, Ordering::SeqCst);
         let report = self.inbound_tx.clone();
         tokio::spawn(async move {
+            // Counts the reader out however it ends.
+            struct Done(Arc<AtomicU32>);
+            impl Drop for Done {
+                fn drop(&mut self) {
+                    self.0.fetch_sub(1, Ordering::SeqCst);
+                }
+            }
+            let _done = Done(readers);
             loop {
-                match wire::read_message(&mut stream).await {
+                match wire::read_message_within(&mut stream, wire::READ_DEADLINE).await {
                     Ok(Some((wire, size))) => {
                         if report
                             .send(Inbound::Message(peer, wire, size))
@@ -1331,12 +1414,14 @@ impl EventLoop {
                     }
                 }
             }
-            let before = self.lobby.tables();
             let acts = self.lobby.tick(now);
             self.lobby_actions(acts);
-            let after = self.lobby.tables();
-            if before != after {
-                self.emit(NetEvent::Lobby(after));
+            // The tables, shown at most once a tick and only when they changed (a flood of
+            // lobby messages costs no copies of them).
+            if std::mem::take(&mut self.lobby_dirty) | self.lobby.take_changed()
+                && self.playing.is_none()
+            {
+                self.emit(NetEvent::Lobby(self.lobby.tables()));
             }
         }
     }
@@ -1351,6 +1436,7 @@ impl EventLoop {
     }
 
     fn lobby_actions(&mut self, actions: Vec<Action>) {
+        self.lobby_dirty |= !actions.is_empty();
         for a in actions {
             match a {
                 Action::Broadcast(w) => {
@@ -1371,9 +1457,6 @@ impl EventLoop {
                 }
             }
         }
-        if self.playing.is_none() {
-            self.emit(NetEvent::Lobby(self.lobby.tables()));
-        }
     }
 
     // ---- the table ----
@@ -1382,8 +1465,94 @@ impl EventLoop {
         Bot::new(self.bot_level, self.seed ^ (seat as u64) << 56 ^ self.now())
     }
 
-    fn begin(&mut self, roster: Roster) -> Result<(), String> {
+    /// Every check of a roster this peer is given, before anything of it is stored: the
+    /// host's signature and the table id bound to it, four distinct keys, one human seat of
+    /// this peer, a key this peer holds for every seat it runs, and a table not already in
+    /// its store (a table is begun once and never rewritten).
+    fn check_roster(&mut self, roster: &Roster) -> Result<[SeatInfo; 4], String> {
         let seats = roster.verify()?;
+        let table = roster.advert.table;
+        let keys: HashSet<[u8; 32]> = seats.iter().map(|s| *s.key.as_bytes()).collect();
+        if keys.len() != 4 {
+            return Err("the roster gives two seats the same key".into());
+        }
+        if let Some(s) = seats
+            .iter()
+            .find(|s| !mahjong_store::is_clean_name(&s.name))
+        {
+            return Err(format!(
+                "the roster names a seat {:?}: control characters, escapes or over {} characters",
+                mahjong_store::clean_name(&s.name),
+                mahjong_store::SHOWN_NAME_CHARS
+            ));
+        }
+        let mine = seats.iter().filter(|s| s.peer == self.me && !s.bot).count();
+        if mine != 1 {
+            return Err(format!(
+                "the roster gives this peer {mine} human seats, not one"
+            ));
+        }
+        for (i, s) in seats.iter().enumerate() {
+            if s.peer != self.me {
+                continue;
+            }
+            let key = if s.bot {
+                bot_key(&self.identity, &table, i as Seat).verifying_key()
+            } else {
+                self.me
+            };
+            if key != s.key {
+                return Err(format!(
+                    "the roster gives seat {i} a key this peer does not hold"
+                ));
+            }
+        }
+        if self
+            .storage
+            .has_table(&table)
+            .map_err(|e| format!("cannot read the store: {e}"))?
+        {
+            return Err(format!(
+                "the roster is for table {}, which this peer's store holds already",
+                &hex(&table)[..8]
+            ));
+        }
+        Ok(seats)
+    }
+
+    /// A roster from another host failed its checks: nothing of it is stored, the host is
+    /// disconnected as misbehaving, and the lobby looks for another table.
+    fn refuse_roster(&mut self, roster: &Roster, why: String) {
+        let now = self.now();
+        let acts = self
+            .lobby
+            .abandon(roster.advert.host, roster.advert.table, now);
+        match peer_id(&roster.advert.host) {
+            Some(host) => self.misbehaved(host, format!("its roster was refused: {why}")),
+            None => tracing::warn!("a roster was refused: {why}"),
+        }
+        self.lobby_actions(acts);
+    }
+
+    /// The peers of the table this peer plays at are not counted against the connection
+    /// limits: strangers filling them cannot keep a seat from reconnecting.
+    fn bypass_limits(&mut self, seats: &[SeatInfo; 4]) {
+        for s in seats {
+            if let Some(p) = peer_id(&s.peer) {
+                self.swarm.behaviour_mut().limits.bypass_peer_id(&p);
+            }
+        }
+    }
+
+    fn begin(&mut self, roster: Roster) -> Result<(), String> {
+        let seats = match self.check_roster(&roster) {
+            Ok(seats) => seats,
+            Err(why) if roster.advert.host != self.me => {
+                self.refuse_roster(&roster, why);
+                return Ok(());
+            }
+            Err(why) => return Err(why),
+        };
         let table = roster.advert.table;
         self.storage
             .begin_table(&roster)
@@ -1430,16 +1599,24 @@ impl EventLoop {
         });
         tracing::info!("table {} began", hex(&table));
         let host_seat = roster.host_seat;
-        self.playing = Some(Playing::new(table, seats, host_seat, runners, me));
+        self.bypass_limits(&seats);
+        self.playing = Some(Playing::new(
+            table,
+            roster.advert.terms(),
+            seats,
+            host_seat,
+            runners,
+            me,
+        ));
         if me == Some(host_seat) {
             let s = &self.settings;
-            let mut options = self
-                .proposal
+            // The options advertised (the settings' with `--disconnect-seconds` in them, or
+            // the player's set-up).
+            let options = self
+                .lying_proposal
                 .clone()
-                .unwrap_or_else(|| Options::preset(s.preset));
-            if let Some(d) = self.disconnect_seconds {
-                options.disconnect_seconds = d;
-            }
+                .or_else(|| self.proposal.clone())
+                .unwrap_or_else(|| s.options.clone());
             self.queue.push_back((
                 host_seat,
                 Input::Propose {
@@ -1536,7 +1713,15 @@ impl EventLoop {
             roster: Box::new(roster.clone()),
             hands,
         });
-        let mut playing = Playing::new(table, seats, roster.host_seat, runners, me);
+        self.bypass_limits(&seats);
+        let mut playing = Playing::new(
+            table,
+            roster.advert.terms(),
+            seats,
+            roster.host_seat,
+            runners,
+            me,
+        );
         playing.pending_bots = pending_bots;
         self.playing = Some(playing);
         Ok(true)
@@ -1660,6 +1845,7 @@ impl EventLoop {
                 let (preset, stake, hands) = (spec.preset, spec.stake, spec.hands);
                 match self.lobby.host(*spec, now) {
                     Ok(acts) => {
+                        self.settings.options = options.clone();
                         self.proposal = Some(options);
                         self.settings.preset = preset;
                         self.settings.stake = stake;
@@ -1854,12 +2040,23 @@ impl EventLoop {
                     self.queue.push_back((seat, Input::Act(d.action)));
                 }
             }
-            TableEvent::Proposed(_)
+            TableEvent::Proposed(proposal)
                 if seat != host_seat
                     && p.runners.get(&seat).is_some_and(|r| r.bot.is_some())
                     && !(own && self.never_accept) =>
             {
-                self.queue.push_back((seat, Input::Accept));
+                // A bot accepts only what this peer agreed to: the terms of the roster,
+                // which the lobby matched against its settings (or the player's choice).
+                match p.terms.check(proposal) {
+                    Ok(()) => self.queue.push_back((seat, Input::Accept)),
+                    Err(why) => {
+                        tracing::warn!("seat {seat} declines the proposal: {why}");
+                        self.queue.push_back((seat, Input::Decline));
+                        if own {
+                            self.emit(NetEvent::Declined { why });
+                        }
+                    }
+                }
             }
             TableEvent::SetupFailed { .. } if p.failed_at.is_none() => {
                 // The table is over for everyone who took part: never resumed, and this
@@ -1957,5 +2154,6 @@ pub fn settings(
         hands,
         bots,
         open_after_ms: lobby::DEFAULT_OPEN_AFTER_MS,
+        options: Options::preset(preset),
     }
 }

@@ -35,7 +35,10 @@ pub struct Resume {
 
 /// A player's durable store, as the event loop uses it.
 pub trait Storage: Send + 'static {
-    /// A table begins: keep its roster (before any record of it).
+    /// Whether the store holds this table already (begun here before, finished or not).
+    fn has_table(&mut self, table: &TableId) -> Result<bool, StorageError>;
+    /// A table begins: keep its roster (before any record of it). Called only once the
+    /// roster's checks passed; a table already in the store is refused, never rewritten.
     fn begin_table(&mut self, roster: &Roster) -> Result<(), StorageError>;
     /// A seat this peer runs starts at the table (its config and root secret; a bot seat's
     /// signing key).
@@ -96,7 +99,16 @@ impl MemoryStorage {
 }
 
 impl Storage for MemoryStorage {
+    fn has_table(&mut self, table: &TableId) -> Result<bool, StorageError> {
+        self.with(|m| m.roster.as_ref().is_some_and(|r| r.advert.table == *table))
+    }
+
     fn begin_table(&mut self, roster: &Roster) -> Result<(), StorageError> {
+        if self.has_table(&roster.advert.table)? {
+            return Err(StorageError(
+                "the table is already in the store: a stored table is never rewritten".into(),
+            ));
+        }
         self.with(|m| {
             *m = Memory {
                 roster: Some(roster.clone()),
@@ -181,8 +193,18 @@ impl StoreStorage {
 }
 
 impl Storage for StoreStorage {
+    fn has_table(&mut self, table: &TableId) -> Result<bool, StorageError> {
+        Ok(self.store.table(table).map_err(err)?.is_some())
+    }
+
     fn begin_table(&mut self, roster: &Roster) -> Result<(), StorageError> {
         let table = roster.advert.table;
+        if self.has_table(&table)? {
+            return Err(StorageError(format!(
+                "table {} is already in the store: a stored table is never rewritten",
+                mahjong_store::to_hex(&table)
+            )));
+        }
         let names = roster
             .advert
             .seats

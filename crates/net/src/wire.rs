@@ -5,7 +5,9 @@
 //! envelopes). A message is at most [`MAX_MESSAGE`] bytes: a table frame
 //! ([`mahjong_table::MAX_FRAME`]) plus a small header. A length above that, or bytes that do
 //! not decode, end the stream and the peer is disconnected ([`WireError`]); nothing is ever
-//! allocated past the limit.
+//! allocated past the limit, and a message's buffer grows as its bytes arrive (not to its
+//! declared length up front). Once a message's first byte came, the rest must come within
+//! [`READ_DEADLINE`] ([`read_message_within`]; [`WireError::Slow`]).
 //!
 //! The protocol name carries the version ([`PROTOCOL`]); identify announces it as the protocol
 //! version ([`PROTOCOL_VERSION`]), so a peer of another version is told so in one line rather
@@ -13,9 +15,10 @@
 
 use ed25519_dalek::{Signature, Signer, SigningKey, Verifier, VerifyingKey};
 use futures::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
-use mahjong_rules::{Money, Ruleset, Seat};
+use mahjong_rules::{Money, Options, Ruleset, Seat, SessionLength};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
+use std::time::Duration;
 
 /// The version of the lobby and table wire protocol.
 pub const WIRE_VERSION: u32 = 1;
@@ -41,6 +44,9 @@ pub enum WireError {
     /// Bytes that are not a [`Wire`] message.
     #[error("message does not decode: {0}")]
     Garbage(String),
+    /// A message begun and not finished within the deadline.
+    #[error("a message begun was not finished within {} ms", .0.as_millis())]
+    Slow(Duration),
     /// The connection failed or closed.
     #[error("stream: {0}")]
     Io(#[from] std::io::Error),
@@ -70,13 +76,26 @@ pub enum TableState {
     Closed,
 }
 
+/// The id of the table `host` opens with `nonce`: `sha256(tag ‖ host ‖ nonce)`. A table id is
+/// bound to its host: no other peer can advertise or sign a roster for it, and a host that
+/// reuses one finds it in every store that saw it (a table is never rewritten).
+pub fn table_id(host: &VerifyingKey, nonce: &[u8; 32]) -> TableId {
+    let mut h = Sha256::new();
+    h.update(b"shanghai-mahjong/table-id/2");
+    h.update(host.as_bytes());
+    h.update(nonce);
+    h.finalize().into()
+}
+
 /// A table as its host advertises it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Advert {
-    /// The table id.
+    /// The table id: [`table_id`] of the host and the nonce.
     pub table: TableId,
     /// The host's identity key.
     pub host: VerifyingKey,
+    /// The host's random nonce the id derives from.
+    pub nonce: [u8; 32],
     /// The table's name.
     pub name: String,
     /// The preset.
@@ -98,6 +117,22 @@ pub struct Advert {
 }
 
 impl Advert {
+    /// Whether the table id is the one its host and nonce give.
+    pub fn id_is_bound(&self) -> bool {
+        table_id(&self.host, &self.nonce) == self.table
+    }
+
+    /// Whether the table's and every seat's name is shown as it is
+    /// ([`mahjong_store::is_clean_name`]).
+    pub fn is_clean(&self) -> bool {
+        mahjong_store::is_clean_name(&self.name)
+            && self
+                .seats
+                .iter()
+                .flatten()
+                .all(|s| mahjong_store::is_clean_name(&s.name))
+    }
+
     /// Humans seated.
     pub fn humans(&self) -> usize {
         self.seats.iter().flatten().filter(|s| !s.bot).count()
@@ -108,13 +143,79 @@ impl Advert {
         (4 - self.bots as usize).saturating_sub(self.humans())
     }
 
-    /// Whether a peer could sit at this table with these settings.
-    pub fn fits(&self, preset: Ruleset, stake: Money, hands: u32) -> bool {
-        self.state == TableState::Open
-            && self.free() > 0
-            && self.preset == preset
-            && self.stake == stake
-            && self.hands == hands
+    /// What a seat at this table agrees to.
+    pub fn terms(&self) -> Terms {
+        Terms {
+            preset: self.preset,
+            options_hash: self.options_hash,
+            stake: self.stake,
+            hands: self.hands,
+        }
+    }
+
+    /// Whether a peer that agrees to `terms` could sit at this table.
+    pub fn fits(&self, terms: &Terms) -> bool {
+        self.state == TableState::Open && self.free() > 0 && self.terms() == *terms
+    }
+}
+
+/// What a peer agrees to play for: the preset, the hash of every option (points, penalties,
+/// timers), the stake and the length. A table is joined only when its advert's terms are the
+/// peer's, its roster only when they are unchanged, and the host's proposal accepted only when
+/// it is exactly these terms ([`Terms::check`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Terms {
+    /// The preset.
+    pub preset: Ruleset,
+    /// `sha256(Options::canonical_bytes())` of the options.
+    pub options_hash: [u8; 32],
+    /// Coins per point.
+    pub stake: Money,
+    /// Hands to play.
+    pub hands: u32,
+}
+
+impl Terms {
+    /// The terms of `options` at `stake` for `hands` hands.
+    pub fn of(options: &Options, stake: Money, hands: u32) -> Terms {
+        Terms {
+            preset: options.ruleset,
+            options_hash: mahjong_table::codec::options_hash(options),
+            stake,
+            hands,
+        }
+    }
+
+    /// Whether the host's proposal is exactly these terms; otherwise what differs, in one
+    /// line (the seat declines it).
+    pub fn check(&self, p: &mahjong_table::Proposal) -> Result<(), String> {
+        if p.preset != self.preset || p.options.ruleset != self.preset {
+            return Err(format!(
+                "the host proposes the {} preset, not the {} agreed",
+                p.options.ruleset, self.preset
+            ));
+        }
+        if mahjong_table::codec::options_hash(&p.options) != self.options_hash
+            || p.options_hash != self.options_hash
+        {
+            return Err(
+                "the host proposes other options than the ones agreed (points, penalties or timers differ)"
+                    .into(),
+            );
+        }
+        if p.stake != self.stake {
+            return Err(format!(
+                "the host proposes a stake of {}, not the {} agreed",
+                p.stake, self.stake
+            ));
+        }
+        if p.length != SessionLength::Hands(self.hands) {
+            return Err(format!(
+                "the host proposes {:?}, not the {} hands agreed",
+                p.length, self.hands
+            ));
+        }
+        Ok(())
     }
 }
 
@@ -159,6 +260,9 @@ impl Roster {
                 &self.signature,
             )
             .map_err(|_| "the roster's signature is not the host's".to_string())?;
+        if !self.advert.id_is_bound() {
+            return Err("the roster's table id is not its host's".into());
+        }
         let seats: Vec<SeatInfo> = self.advert.seats.iter().flatten().cloned().collect();
         let seats: [SeatInfo; 4] = seats
             .try_into()
@@ -268,23 +372,76 @@ pub async fn write_message<W: AsyncWrite + Unpin>(w: &mut W, bytes: &[u8]) -> st
     w.flush().await
 }
 
+/// How long the rest of a message may take once its first byte came ([`read_message_within`]).
+pub const READ_DEADLINE: Duration = Duration::from_secs(10);
+
+/// Bytes read at a time: a message's buffer grows as its bytes arrive, never to its declared
+/// length up front (a stream that declares 64 KiB and sends 10 bytes holds about 10).
+const READ_CHUNK: usize = 4096;
+
 /// Reads one length-prefixed message and its size; `Ok(None)` at a clean end of stream.
+/// No deadline: see [`read_message_within`].
 pub async fn read_message<R: AsyncRead + Unpin>(
     r: &mut R,
 ) -> Result<Option<(Wire, usize)>, WireError> {
-    let mut len = [0u8; 4];
-    match r.read_exact(&mut len).await {
-        Ok(()) => {}
-        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(None),
-        Err(e) => return Err(e.into()),
+    let mut first = [0u8; 1];
+    if !read_first(r, &mut first).await? {
+        return Ok(None);
     }
+    read_rest(r, first[0]).await.map(Some)
+}
+
+/// As [`read_message`], but once a message's first byte came the rest must come within
+/// `limit` ([`WireError::Slow`]): a peer may stay quiet between messages as long as it
+/// likes, never hold a part of one.
+pub async fn read_message_within<R: AsyncRead + Unpin>(
+    r: &mut R,
+    limit: Duration,
+) -> Result<Option<(Wire, usize)>, WireError> {
+    let mut first = [0u8; 1];
+    if !read_first(r, &mut first).await? {
+        return Ok(None);
+    }
+    match tokio::time::timeout(limit, read_rest(r, first[0])).await {
+        Ok(m) => m.map(Some),
+        Err(_) => Err(WireError::Slow(limit)),
+    }
+}
+
+/// The first byte of a message; `false` at a clean end of stream.
+async fn read_first<R: AsyncRead + Unpin>(
+    r: &mut R,
+    first: &mut [u8; 1],
+) -> Result<bool, WireError> {
+    loop {
+        match r.read(first).await {
+            Ok(0) => return Ok(false),
+            Ok(_) => return Ok(true),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+}
+
+/// The rest of a message whose first length byte is `first`.
+async fn read_rest<R: AsyncRead + Unpin>(r: &mut R, first: u8) -> Result<(Wire, usize), WireError> {
+    let mut len = [first, 0, 0, 0];
+    r.read_exact(&mut len[1..]).await?;
     let len = u32::from_be_bytes(len) as usize;
     if len > MAX_MESSAGE {
         return Err(WireError::TooLarge(len));
     }
-    let mut buf = vec![0u8; len];
-    r.read_exact(&mut buf).await?;
-    Wire::decode(&buf).map(|w| Some((w, len)))
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; READ_CHUNK];
+    while buf.len() < len {
+        let want = (len - buf.len()).min(READ_CHUNK);
+        let n = r.read(&mut chunk[..want]).await?;
+        if n == 0 {
+            return Err(WireError::Io(std::io::ErrorKind::UnexpectedEof.into()));
+        }
+        buf.extend_from_slice(&chunk[..n]);
+    }
+    Wire::decode(&buf).map(|w| (w, len))
 }
 
 #[cfg(test)]
@@ -304,8 +461,9 @@ mod tests {
             bot,
         };
         Advert {
-            table: [9; 32],
+            table: table_id(&key(1).verifying_key(), &[9; 32]),
             host: key(1).verifying_key(),
+            nonce: [9; 32],
             name: "t".into(),
             preset: Ruleset::Qiaoma,
             options_hash: [0; 32],
@@ -393,6 +551,67 @@ mod tests {
         ));
     }
 
+    /// Gives its bytes, then never anything more (a peer that holds a message half sent).
+    struct Stalls(Vec<u8>);
+
+    impl AsyncRead for Stalls {
+        fn poll_read(
+            mut self: std::pin::Pin<&mut Self>,
+            _cx: &mut std::task::Context<'_>,
+            buf: &mut [u8],
+        ) -> std::task::Poll<std::io::Result<usize>> {
+            if self.0.is_empty() {
+                return std::task::Poll::Pending;
+            }
+            let n = buf.len().min(self.0.len());
+            buf[..n].copy_from_slice(&self.0[..n]);
+            self.0.drain(..n);
+            std::task::Poll::Ready(Ok(n))
+        }
+    }
+
+    #[tokio::test]
+    async fn a_message_begun_and_not_finished_in_time_is_refused() {
+        let limit = Duration::from_millis(200);
+        // Half a maximum-size message: refused after the deadline.
+        let mut bytes = (MAX_MESSAGE as u32).to_be_bytes().to_vec();
+        bytes.extend_from_slice(&[0; 1000]);
+        let started = std::time::Instant::now();
+        match read_message_within(&mut Stalls(bytes), limit).await {
+            Err(e @ WireError::Slow(_)) => {
+                assert_eq!(
+                    e.to_string(),
+                    "a message begun was not finished within 200 ms"
+                )
+            }
+            other => panic!("expected Slow, got {other:?}"),
+        }
+        assert!(started.elapsed() >= limit);
+        // Two bytes of the length prefix only: the same.
+        assert!(matches!(
+            read_message_within(&mut Stalls(vec![0, 0]), limit).await,
+            Err(WireError::Slow(_))
+        ));
+        // A quiet stream between messages is not slow: a whole message, then silence, reads
+        // the message; the next read waits (here: past the limit) without an error.
+        let m = Wire::Hello {
+            version: WIRE_VERSION,
+            name: "ann".into(),
+        };
+        let mut framed = Vec::new();
+        write_message(&mut framed, &m.encode())
+            .await
+            .expect("write");
+        let mut r = Stalls(framed);
+        let (got, _) = read_message_within(&mut r, limit)
+            .await
+            .expect("read")
+            .expect("some");
+        assert_eq!(got, m);
+        let quiet = tokio::time::timeout(limit * 2, read_message_within(&mut r, limit)).await;
+        assert!(quiet.is_err(), "a quiet stream is left alone: {quiet:?}");
+    }
+
     #[test]
     fn a_roster_is_checked_against_the_host_key() {
         let roster = Roster::sign(advert(), 0, &key(1));
@@ -407,5 +626,12 @@ mod tests {
         assert!(moved.verify().is_err());
         let wrong_host = Roster::sign(advert(), 1, &key(1));
         assert!(wrong_host.verify().is_err());
+        // A table id that is not the host's own is refused even under the host's signature.
+        let mut other_id = advert();
+        other_id.table = [9; 32];
+        assert_eq!(
+            Roster::sign(other_id, 0, &key(1)).verify(),
+            Err("the roster's table id is not its host's".to_string())
+        );
     }
 }

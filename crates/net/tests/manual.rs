@@ -146,6 +146,9 @@ fn peer_on(
 struct Old(MemoryStorage, bool);
 
 impl Storage for Old {
+    fn has_table(&mut self, table: &mahjong_net::TableId) -> Result<bool, StorageError> {
+        self.0.has_table(table)
+    }
     fn begin_table(&mut self, roster: &mahjong_net::Roster) -> Result<(), StorageError> {
         self.0.begin_table(roster)
     }

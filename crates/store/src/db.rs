@@ -367,9 +367,13 @@ impl Store {
     // ---- tables ----
 
     /// Saves a table: its row, and every listed seat (added, or replaced). Seats not listed
-    /// and journals are kept.
+    /// and journals are kept. A table already stored is never rewritten: saving it again
+    /// with other names or another finished flag is refused ([`StoreError::TableExists`]),
+    /// and a finished table takes no seat. Names are kept and read cleaned
+    /// ([`crate::clean_name`]).
     pub fn save_table(&self, info: &TableInfo) -> Result<(), StoreError> {
-        let names = serde_json::to_string(&info.names).map_err(|e| StoreError::Decode {
+        let names = info.names.clone().map(|n| crate::names::clean_name(&n));
+        let names = serde_json::to_string(&names).map_err(|e| StoreError::Decode {
             what: "table names".into(),
             why: e.to_string(),
         })?;
@@ -377,12 +381,35 @@ impl Store {
             .conn
             .unchecked_transaction()
             .map_err(StoreError::sql("begin"))?;
-        tx.execute(
-            "INSERT INTO tables (id, names, created_ms, finished) VALUES (?1, ?2, ?3, ?4)
-             ON CONFLICT (id) DO UPDATE SET names = ?2, created_ms = ?3, finished = ?4",
-            params![&info.id[..], names, info.created as i64, info.finished],
-        )
-        .map_err(StoreError::sql("save a table"))?;
+        let existing = tx
+            .query_row(
+                "SELECT names, finished FROM tables WHERE id = ?1",
+                params![&info.id[..]],
+                |r| Ok((r.get::<_, String>(0)?, r.get::<_, bool>(1)?)),
+            )
+            .optional()
+            .map_err(StoreError::sql("read a table"))?;
+        let exists = |what: &str| StoreError::TableExists {
+            table: to_hex(&info.id),
+            what: what.into(),
+        };
+        match existing {
+            None => {
+                tx.execute(
+                    "INSERT INTO tables (id, names, created_ms, finished) VALUES (?1, ?2, ?3, ?4)",
+                    params![&info.id[..], names, info.created as i64, info.finished],
+                )
+                .map_err(StoreError::sql("save a table"))?;
+            }
+            Some((stored, _)) if stored != names => return Err(exists("other names")),
+            Some((_, true)) => return Err(exists("the table finished")),
+            Some((_, false)) if info.finished => {
+                return Err(exists(
+                    "the table unfinished (finish it with mark_finished)",
+                ));
+            }
+            Some(_) => {}
+        }
         for seat in &info.seats {
             insert_seat(&tx, &info.id, seat)?;
         }
@@ -390,26 +417,56 @@ impl Store {
     }
 
     /// Adds (or replaces) one local seat of a saved table, e.g. a bot this player took over.
+    /// A finished table takes no seat.
     pub fn add_seat(&self, table: &[u8; 32], seat: &LocalSeat) -> Result<(), StoreError> {
-        if self.table(table)?.is_none() {
-            return Err(StoreError::UnknownTable(to_hex(table)));
+        match self.finished(table)? {
+            None => return Err(StoreError::UnknownTable(to_hex(table))),
+            Some(true) => {
+                return Err(StoreError::TableExists {
+                    table: to_hex(table),
+                    what: "the table finished".into(),
+                });
+            }
+            Some(false) => {}
         }
         insert_seat(&self.conn, table, seat)
     }
 
-    /// Keeps the network shell's signed roster of a saved table (opaque bytes to the store;
-    /// replaces any earlier one).
+    /// Whether a saved table is finished (`None`: no such table).
+    fn finished(&self, table: &[u8; 32]) -> Result<Option<bool>, StoreError> {
+        self.conn
+            .query_row(
+                "SELECT finished FROM tables WHERE id = ?1",
+                params![&table[..]],
+                |r| r.get::<_, bool>(0),
+            )
+            .optional()
+            .map_err(StoreError::sql("read a table"))
+    }
+
+    /// Keeps the network shell's signed roster of a saved table (opaque bytes to the store).
+    /// Written once: the same bytes again are a no-op, another roster is refused
+    /// ([`StoreError::TableExists`]).
     pub fn save_roster(&self, table: &[u8; 32], roster: &[u8]) -> Result<(), StoreError> {
-        let n = self
-            .conn
+        if self.finished(table)?.is_none() {
+            return Err(StoreError::UnknownTable(to_hex(table)));
+        }
+        match self.roster(table)? {
+            Some(old) if old == roster => return Ok(()),
+            Some(_) => {
+                return Err(StoreError::TableExists {
+                    table: to_hex(table),
+                    what: "another roster".into(),
+                });
+            }
+            None => {}
+        }
+        self.conn
             .execute(
                 "UPDATE tables SET roster = ?2 WHERE id = ?1",
                 params![&table[..], roster],
             )
             .map_err(StoreError::sql("save a roster"))?;
-        if n == 0 {
-            return Err(StoreError::UnknownTable(to_hex(table)));
-        }
         Ok(())
     }
 
@@ -481,7 +538,9 @@ impl Store {
         Ok(Some(TableInfo {
             id: *id,
             seats,
-            names,
+            // Names came from other peers: shown only cleaned (`mahjong ledger`, exports,
+            // the app's history).
+            names: names.map(|n| crate::names::clean_name(&n)),
             created: created as u64,
             finished,
         }))

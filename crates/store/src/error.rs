@@ -80,6 +80,15 @@ pub enum StoreError {
     /// No such table in the store.
     #[error("no table {0} in the store")]
     UnknownTable(String),
+    /// A table already in the store would be rewritten (its names, roster or finished flag):
+    /// refused, a table's record is never overwritten.
+    #[error("table {table} is already in the store with {what}: a stored table is never rewritten")]
+    TableExists {
+        /// The table id (hex).
+        table: String,
+        /// What would change (other names, another roster, finished).
+        what: String,
+    },
     /// The table has no such local seat in the store.
     #[error("table {table} has no local seat {seat} in the store")]
     UnknownSeat {

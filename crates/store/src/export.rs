@@ -47,6 +47,7 @@ use crate::db::Store;
 use crate::error::StoreError;
 use crate::hex::{from_hex, from_hex32, to_hex};
 use crate::ledger::describe;
+use crate::names::clean_name;
 
 /// `format` of a log file.
 pub const LOG_FORMAT: &str = "shanghai-mahjong-log";
@@ -150,7 +151,7 @@ impl LogFile {
             roster: proposal
                 .map(|p| p.roster.iter().map(|k| to_hex(k.as_bytes())).collect())
                 .unwrap_or_default(),
-            names: names.to_vec(),
+            names: clean_names(names),
             steps: frames(log),
             results,
         }
@@ -179,7 +180,7 @@ impl EvidenceFile {
             format: EVIDENCE_FORMAT.into(),
             version: FILE_VERSION,
             table: to_hex(table),
-            names: names.to_vec(),
+            names: clean_names(names),
             steps: frames(&evidence.log),
             charge,
         }
@@ -334,9 +335,14 @@ impl VerifyError {
     }
 }
 
+/// Display names as written to or read from a file: cleaned ([`clean_name`]), at most four.
+fn clean_names(names: &[String]) -> Vec<String> {
+    names.iter().take(4).map(|n| clean_name(n)).collect()
+}
+
 fn seat_name(names: &[String], seat: Seat) -> String {
     match names.get(seat as usize) {
-        Some(n) => format!("seat {seat} ({n})"),
+        Some(n) => format!("seat {seat} ({})", clean_name(n)),
         None => format!("seat {seat}"),
     }
 }
@@ -374,7 +380,7 @@ impl fmt::Display for VerifyError {
                 offence,
             } => {
                 let who = match name {
-                    Some(n) => format!("seat {seat} ({n})"),
+                    Some(n) => format!("seat {seat} ({})", clean_name(n)),
                     None => format!("seat {seat}"),
                 };
                 write!(
@@ -548,7 +554,7 @@ pub fn verify_log_file(file: &LogFile) -> Result<LogCheck, VerifyError> {
     let log = decode_steps(&file.steps)?;
     let report = verify_log(&log).map_err(|fault| VerifyError::Log {
         fault,
-        names: file.names.clone(),
+        names: clean_names(&file.names),
     })?;
     if report.table != table {
         return Err(VerifyError::Header(format!(
@@ -615,7 +621,7 @@ pub fn verify_log_file(file: &LogFile) -> Result<LogCheck, VerifyError> {
         }
     }
     Ok(LogCheck {
-        names: file.names.clone(),
+        names: clean_names(&file.names),
         hand: file.hand,
         results_checked: file.results.len(),
         report,

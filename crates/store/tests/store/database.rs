@@ -171,3 +171,68 @@ fn a_player_running_a_bot_seat_keeps_both_seats_and_restores_each_with_its_key()
     assert!(store.unfinished_tables().expect("tables").is_empty());
     assert_eq!(store.tables().expect("tables").len(), 1);
 }
+
+/// A table in the store is never rewritten: another save with other names, another roster or
+/// another finished flag is refused with a clear error and the stored table is unchanged;
+/// a finished table takes no seat and is not resumed.
+#[test]
+fn a_stored_table_is_never_rewritten() {
+    use mahjong_store::{LocalSeat, TableInfo, new_root_secret};
+    use mahjong_table::Config;
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = Store::open(dir.path()).expect("open");
+    let key = |b: u8| ed25519_dalek::SigningKey::from_bytes(&[b; 32]).verifying_key();
+    let table = [5; 32];
+    let seat = LocalSeat {
+        config: Config {
+            table,
+            seat: 1,
+            roster: [key(1), key(2), key(3), key(4)],
+            host: 0,
+        },
+        root: new_root_secret(),
+        bot_key: None,
+    };
+    let info = TableInfo {
+        id: table,
+        seats: vec![seat.clone()],
+        names: ["Ann", "Bo", "Cy", "Di"].map(String::from),
+        created: 1,
+        finished: false,
+    };
+    store.save_table(&info).expect("save");
+    store.save_roster(&table, b"roster one").expect("roster");
+    // The same table saved again (a restart) is fine; the same roster again too.
+    store.save_table(&info).expect("same again");
+    store
+        .save_roster(&table, b"roster one")
+        .expect("same roster");
+    let renamed = TableInfo {
+        names: ["Mallory", "Bo", "Cy", "Di"].map(String::from),
+        ..info.clone()
+    };
+    let err = store.save_table(&renamed).expect_err("other names refused");
+    assert!(matches!(err, StoreError::TableExists { .. }), "{err}");
+    assert!(err.to_string().contains("other names"), "{err}");
+    let err = store
+        .save_roster(&table, b"roster two")
+        .expect_err("another roster refused");
+    assert!(err.to_string().contains("another roster"), "{err}");
+    assert_eq!(
+        store.roster(&table).expect("read").as_deref(),
+        Some(&b"roster one"[..])
+    );
+    store.mark_finished(&table).expect("finish");
+    // Neither unfinished again nor given a new seat once finished.
+    let err = store.save_table(&info).expect_err("unfinish refused");
+    assert!(err.to_string().contains("finished"), "{err}");
+    let err = store.add_seat(&table, &seat).expect_err("no seat");
+    assert!(matches!(err, StoreError::TableExists { .. }), "{err}");
+    drop(store);
+    let store = Store::open(dir.path()).expect("reopen");
+    let stored = store.table(&table).expect("read").expect("kept");
+    assert_eq!(stored.names, info.names);
+    assert!(stored.finished);
+    assert!(store.unfinished_tables().expect("tables").is_empty());
+}

@@ -37,14 +37,20 @@ impl Client {
     /// How long a seat may stay silent at step `exp` before the others vote against it: the
     /// disconnect limit, but at the opening of committed claim answers only the claim timer
     /// and the grace (an unopened commitment is the seat's own doing: opening is automatic),
-    /// and at the set-up (the proposal, the answers to it) only `start_seconds` and the
-    /// grace: a seat that does not answer in time has declined (its own timer declines for
-    /// it), nothing is booked yet, and waiting the disconnect limit would only hold the three
-    /// others at a table that cannot start.
+    /// and before the first hand is dealt (the proposal, the answers to it, the first deal)
+    /// only `start_seconds` and the grace: a seat that does not answer in time has declined
+    /// (its own timer declines for it), nothing is booked yet, and waiting the disconnect limit
+    /// would only hold the three others at a table that cannot start; a seat taken by a peer
+    /// that then stays silent holds the table seconds, not minutes.
     pub(super) fn limit_ms(&self, exp: &Expect) -> u64 {
         match exp.kind {
             StepKind::Open => self.own_timer_ms(true) + SILENT_GRACE_MS,
-            StepKind::Propose | StepKind::Accept => self.start_ms() + SILENT_GRACE_MS,
+            StepKind::Propose | StepKind::Accept => {
+                (self.start_ms() + SILENT_GRACE_MS).min(self.disconnect_ms())
+            }
+            StepKind::Deal if exp.hand <= 1 && self.replica.results.is_empty() => {
+                (self.start_ms() + SILENT_GRACE_MS).min(self.disconnect_ms())
+            }
             _ => self.disconnect_ms(),
         }
     }

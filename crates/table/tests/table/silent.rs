@@ -284,3 +284,48 @@ fn a_seat_silent_at_the_set_up_fails_it_after_the_start_timer_not_the_disconnect
         assert!(sim.client(o).results().is_empty());
     }
 }
+
+/// A seat that accepts the set-up and then never speaks (a squatter): the others vote it out
+/// after `start_seconds` and the grace, not after the disconnect limit, a bot takes its seat
+/// and the session is played.
+#[test]
+fn a_seat_silent_from_the_first_deal_is_replaced_within_seconds() {
+    let opts = options(Ruleset::Qiaoma);
+    let limit = (u64::from(opts.start_seconds) * 1000) + mahjong_table::SILENT_GRACE_MS;
+    assert!(limit < u64::from(opts.disconnect_seconds) * 1000);
+    let mut sim = Sim::new(33, Net::LOSSY, opts, SessionLength::Hands(2));
+    sim.run_until(3_600_000, |s| {
+        s.count(2, |e| matches!(e, TableEvent::SetupAgreed(_))) >= 1
+    });
+    let cut_at = sim.now;
+    sim.cut = Some((2, cut_at, u64::MAX));
+    sim.run_until(4 * 3_600_000, |s| {
+        s.count(0, |e| matches!(e, TableEvent::SeatReplaced { seat: 2, .. })) >= 1
+    });
+    let replaced_at = sim.now;
+    assert!(
+        sim.count(0, |e| matches!(e, TableEvent::SeatReplaced { seat: 2, .. })) == 1,
+        "seat 2 was never replaced"
+    );
+    assert!(
+        replaced_at <= cut_at + limit + 10_000,
+        "replaced {} ms after it fell silent (limit {limit} ms)",
+        replaced_at - cut_at
+    );
+    sim.run(4 * 3_600_000);
+    sim.assert_agree(&[0, 1, 2, 3]);
+    let results = sim.client(0).results();
+    assert!(results[0].aborted);
+    assert!(matches!(
+        results[0].outcome,
+        Outcome::Abandoned { leaver: 2, .. }
+    ));
+    // Before the dice there is no hand to count: the penalty alone is booked, then the two
+    // hands are played with the bot.
+    assert_eq!(results.len(), 3, "the session was played with the bot");
+    assert!(results[1..].iter().all(|r| !r.aborted));
+    println!(
+        "a seat silent from the first deal was replaced {} ms after it fell silent",
+        replaced_at - cut_at
+    );
+}
