@@ -132,6 +132,8 @@ pub struct App {
     pub sound: crate::sound::Sound,
     /// The countdown second last sounded.
     last_beep: Option<u64>,
+    /// `--practice PRESET --autoplay --hands N`: hands still to play before the app exits.
+    pub autoplay: Option<u32>,
     /// The window size.
     pub size: Size,
     generation: u64,
@@ -165,6 +167,7 @@ impl App {
             settings_unreadable,
             sound: crate::sound::Sound::silent(),
             last_beep: None,
+            autoplay: None,
             size: Size::new(1280.0, 800.0),
             generation: 0,
             practice: flags.practice,
@@ -215,6 +218,30 @@ impl App {
 
     fn lang(&self) -> Lang {
         self.settings.lang
+    }
+
+    /// `--practice PRESET --autoplay --hands N`: the practice table at start plays `hands`
+    /// hands with the strong computer player in the player's seat, each hand printed on
+    /// standard error, and the app exits once the last one is booked in the ledger.
+    pub fn practice_autoplay(&mut self, hands: u32) {
+        if !matches!(self.screen, Screen::Table(_)) {
+            if self.settings.name.is_empty() {
+                self.settings.name = "Autoplay".into();
+            }
+            if let Some(r) = self.practice.take() {
+                self.home.set_ruleset(r);
+            }
+            self.screen = self.table();
+        }
+        if let Screen::Table(t) = &mut self.screen
+            && !t.is_lan()
+        {
+            t.key.config.length = mahjong_rules::SessionLength::Hands(hands.max(1));
+            // Nobody watches the bots think: they play at once.
+            t.key.config.think_ms = (0, 0);
+            t.autoplay = true;
+            self.autoplay = Some(hands.max(1));
+        }
     }
 
     /// Opens the sound device (the real window; tests stay silent but still see the cues).
@@ -621,6 +648,35 @@ impl App {
                     _ => return Task::none(),
                 };
                 return self.history_update(Message::Replay(m));
+            }
+            Message::Table(table::Message::Feed(worker::Feed::Update(
+                crate::engine::Update::HandEnded(end),
+            ))) if self.autoplay.is_some() => {
+                let signatures = if end.signed_by_all { 4 } else { 0 };
+                eprintln!("{}", crate::lan::hand_line(&end.result, signatures));
+                if !end.signed_by_all || !end.audited {
+                    eprintln!("shanghai-mahjong: the hand was not signed by all four");
+                    std::process::exit(1);
+                }
+                let over = end.result.session.is_finished();
+                let left = self.autoplay.map_or(0, |n| n.saturating_sub(1));
+                self.autoplay = Some(left);
+                if let Screen::Table(t) = &mut self.screen {
+                    let _ = t.update(table::Message::Feed(worker::Feed::Update(
+                        crate::engine::Update::HandEnded(end),
+                    )));
+                    if over || left == 0 {
+                        eprintln!("session over: {left} hands left to play, booked in the ledger");
+                        return iced::exit();
+                    }
+                    let _ = t.update(table::Message::Next);
+                }
+            }
+            Message::Table(table::Message::Feed(worker::Feed::Update(
+                crate::engine::Update::Failed(why),
+            ))) if self.autoplay.is_some() => {
+                eprintln!("shanghai-mahjong: the practice table stopped: {why}");
+                std::process::exit(1);
             }
             Message::Table(m) => {
                 self.cues(&m, false);

@@ -70,7 +70,9 @@ usage: shanghai-mahjong [--data-dir DIR] [--lang zh|en] [--practice [qiaoma|clas
   --peer MULTIADDR    dial this player (repeatable), for networks without multicast
   --listen MULTIADDR  listen here (repeatable; default every IPv4 interface, a free port)
   --no-mdns           do not look for players by mDNS (only --peer and the address field)
-  --autoplay          sit at the first open LAN table or open one, let the strong bot play,
+  --autoplay          with --practice: the strong bot plays your seat for --hands hands, each
+                      printed on stderr, then the app exits; otherwise
+                      sit at the first open LAN table or open one, let the strong bot play,
                       print each hand on stderr and quit when the session is over
   --hands N           hands of an --autoplay session (default 1)
   --bots K            seats for bots at a table an --autoplay player opens (default 0)

@@ -435,7 +435,8 @@ fn on_event(
 }
 
 /// `hand 1/1: seat 2 wins … , payments [-20,60,-20,-20], 4 signatures`.
-fn hand_line(result: &mahjong_table::HandResult, signatures: usize) -> String {
+/// One line for a finished hand (`--autoplay`'s output).
+pub fn hand_line(result: &mahjong_table::HandResult, signatures: usize) -> String {
     let what = match &result.outcome {
         Outcome::Win { .. } => mahjong_store::describe(result),
         Outcome::Drawn => "drawn, the wall is empty".to_string(),
@@ -483,7 +484,8 @@ impl LanOptions {
             peers: args.peers.clone(),
             listen: args.listen.clone(),
             mdns: !args.no_mdns,
-            autoplay: args.autoplay.then(|| AutoPlay {
+            // At a practice table `--autoplay` plays the practice table instead.
+            autoplay: (args.autoplay && args.practice.is_none()).then(|| AutoPlay {
                 hands: args.hands.unwrap_or(1),
                 bots: args.bots.unwrap_or(0),
             }),

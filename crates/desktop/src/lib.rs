@@ -79,6 +79,8 @@ pub fn iced_settings() -> iced::Settings {
 pub fn run(args: cli::Args) -> iced::Result {
     let _ = lan::LAUNCHED.set(std::time::Instant::now());
     let lan = lan::LanOptions::from_args(&args);
+    let practice_autoplay =
+        (args.practice.is_some() && args.autoplay).then(|| args.hands.unwrap_or(1));
     let flags = app::Flags::from_args(args);
     // The log (`mahjong.log` in the data dir): the table's prompts and the player's moves,
     // the LAN. A data dir that cannot be written leaves the app without a log, not closed.
@@ -90,6 +92,9 @@ pub fn run(args: cli::Args) -> iced::Result {
         move || {
             let (mut app, task) = app::App::new(flags.clone());
             app.enable_sound();
+            if let Some(n) = practice_autoplay {
+                app.practice_autoplay(n);
+            }
             let more = app.connect(lan.clone());
             (app, iced::Task::batch([task, more]))
         },

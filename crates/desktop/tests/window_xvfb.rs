@@ -467,3 +467,52 @@ fn unsafe_kill(kid: &mut Kid) {
         .status();
     let _ = kid.0.wait();
 }
+
+/// `--practice qiaoma --autoplay --hands 2`: the strong computer player plays the player's seat,
+/// each hand is printed on stderr, and the app exits 0 once the second four-signed settlement
+/// is booked in the ledger of its data dir (the smoke test a packaged build runs).
+#[test]
+fn practice_autoplay_plays_the_hands_books_them_and_exits_0() {
+    if !have("Xvfb") {
+        eprintln!("skipped: needs Xvfb (apt-get install xvfb)");
+        return;
+    }
+    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let Some((_x, display)) = xvfb(1280, 800) else {
+        eprintln!("skipped: Xvfb did not start");
+        return;
+    };
+    let dir: PathBuf = std::env::temp_dir().join(format!("shanghai-auto-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let start = Instant::now();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_shanghai-mahjong"))
+        .arg("--data-dir")
+        .arg(&dir)
+        .args(["--practice", "qiaoma", "--autoplay", "--hands", "2"])
+        .env("DISPLAY", &display)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the app starts");
+    // Bounded: a session that does not end is a failure, not a hung test.
+    while child.try_wait().ok().flatten().is_none() {
+        if start.elapsed() > Duration::from_secs(240) {
+            let _ = child.kill();
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let out = child.wait_with_output().expect("it ends");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "exit {:?}: {err}", out.status);
+    let hands: Vec<&str> = err.lines().filter(|l| l.starts_with("hand ")).collect();
+    assert_eq!(hands.len(), 2, "{err}");
+    assert!(hands.iter().all(|l| l.ends_with("4 signatures")), "{err}");
+    let history = shanghai_mahjong::records::load(&dir).expect("the ledger");
+    assert_eq!(history.hand_count(), 2, "both hands booked");
+    eprintln!(
+        "two practice hands played and booked in {:.1} s",
+        start.elapsed().as_secs_f32()
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -195,6 +195,8 @@ pub struct State {
     pub confirm_leave: bool,
     /// A table killed earlier is being played back (no sounds for what already happened).
     pub replaying: bool,
+    /// `--practice PRESET --autoplay`: the strong computer player plays the player's seat.
+    pub autoplay: bool,
 }
 
 impl State {
@@ -238,6 +240,7 @@ impl State {
             replaced: [false; 4],
             confirm_leave: false,
             replaying: false,
+            autoplay: false,
         }
     }
 
@@ -606,6 +609,18 @@ impl State {
                     self.auto_play();
                     if !self.sent {
                         self.log_prompt();
+                    }
+                    if self.autoplay && !self.sent {
+                        // The strong computer player's choice (its hint for this prompt).
+                        let a = self
+                            .hint
+                            .as_ref()
+                            .map(|(a, _)| a.clone())
+                            .filter(|a| self.legal().contains(a))
+                            .or_else(|| self.legal().first().cloned());
+                        if let Some(a) = a {
+                            self.act(a);
+                        }
                     }
                 }
             }
