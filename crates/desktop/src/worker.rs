@@ -157,19 +157,7 @@ fn run(key: TableKey, out: async_mpsc::UnboundedSender<Feed>) {
         }
         last = real;
         let ups = engine.advance_to(clock);
-        if !ups.is_empty()
-            && let Some(j) = &mut journal
-            && let Err(e) = j.tick(engine.now())
-        {
-            tracing::warn!("the practice table's journal: {e}");
-            journal = None;
-        }
-        if finished(&ups)
-            && let Some(r) = &key.record
-        {
-            crate::resume::clear(&r.dir);
-            journal = None;
-        }
+        note(&mut journal, &key, engine.now(), &ups);
         if !send_all(ups) {
             return;
         }
@@ -189,19 +177,7 @@ fn run(key: TableKey, out: async_mpsc::UnboundedSender<Feed>) {
             if !engine.is_paused() {
                 clock += real.duration_since(last).as_millis() as u64;
                 let ups = engine.advance_to(clock);
-                if !ups.is_empty()
-                    && let Some(j) = &mut journal
-                    && let Err(e) = j.tick(engine.now())
-                {
-                    tracing::warn!("the practice table's journal: {e}");
-                    journal = None;
-                }
-                if finished(&ups)
-                    && let Some(r) = &key.record
-                {
-                    crate::resume::clear(&r.dir);
-                    journal = None;
-                }
+                note(&mut journal, &key, engine.now(), &ups);
                 if !send_all(ups) {
                     return;
                 }
@@ -214,7 +190,7 @@ fn run(key: TableKey, out: async_mpsc::UnboundedSender<Feed>) {
                 journal = None;
             }
             let ups = engine.command(c);
-            if finished(&ups)
+            if session_over(&ups)
                 && let Some(r) = &key.record
             {
                 crate::resume::clear(&r.dir);
@@ -228,6 +204,31 @@ fn run(key: TableKey, out: async_mpsc::UnboundedSender<Feed>) {
             return;
         }
     }
+}
+
+/// Keeps the journal in step with what the clock did: a tick where something happened, and
+/// no journal once the session is over (a finished table is not resumed).
+fn note(journal: &mut Option<crate::resume::Journal>, key: &TableKey, now: u64, ups: &[Update]) {
+    if !ups.is_empty()
+        && let Some(j) = journal
+        && let Err(e) = j.tick(now)
+    {
+        tracing::warn!("the practice table's journal: {e}");
+        *journal = None;
+    }
+    if session_over(ups)
+        && let Some(r) = &key.record
+    {
+        crate::resume::clear(&r.dir);
+        *journal = None;
+    }
+}
+
+/// Whether these updates end the session.
+fn session_over(updates: &[Update]) -> bool {
+    updates
+        .iter()
+        .any(|u| matches!(u, Update::HandEnded(end) if end.result.session.is_finished()))
 }
 
 /// A tick every `period_ms` while subscribed (the countdowns).

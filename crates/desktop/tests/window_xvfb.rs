@@ -50,12 +50,22 @@ static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
 fn xvfb(w: u32, h: u32) -> Option<(Kid, String)> {
     for n in 0..50 {
         let d = 170 + (std::process::id() % 200) + n;
-        if Path::new(&format!("/tmp/.X11-unix/X{d}")).exists() {
+        // A server killed earlier leaves its socket and lock behind: skip those numbers too.
+        if Path::new(&format!("/tmp/.X11-unix/X{d}")).exists()
+            || Path::new(&format!("/tmp/.X{d}-lock")).exists()
+        {
             continue;
         }
         let kid = Kid(Command::new("Xvfb")
             .arg(format!(":{d}"))
-            .args(["-screen", "0", &format!("{w}x{h}x24"), "-nolisten", "tcp"])
+            .args([
+                "-screen",
+                "0",
+                &format!("{w}x{h}x24"),
+                "-nolisten",
+                "tcp",
+                "-noreset",
+            ])
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -78,6 +88,28 @@ fn xdotool(display: &str, args: &[&str]) -> String {
         .output()
         .expect("xdotool runs");
     String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The app's main window: visible and of a real size (winit also makes 1 × 1 helper windows
+/// under the same process id, which a click must not go to).
+fn app_window(display: &str, pid: &str) -> Option<String> {
+    xdotool(display, &["search", "--onlyvisible", "--pid", pid])
+        .lines()
+        .find(|w| window_size_of(display, w).is_some_and(|(w, h)| w > 200.0 && h > 200.0))
+        .map(str::to_string)
+}
+
+fn window_size_of(display: &str, window: &str) -> Option<(f32, f32)> {
+    xdotool(display, &["getwindowgeometry", window])
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("Geometry: "))
+        .and_then(|g| g.split_once('x'))
+        .and_then(|(w, h)| Some((w.trim().parse().ok()?, h.trim().parse().ok()?)))
+}
+
+/// The window's size as it is now (it may have shrunk to fit the screen).
+fn window_size(display: &str, window: &str) -> (f32, f32) {
+    window_size_of(display, window).unwrap_or((1280.0, 800.0))
 }
 
 /// One "your prompt" line of the log.
@@ -215,11 +247,7 @@ fn the_left_copy_of_a_pair_is_discarded_by_two_mouse_clicks_in_a_real_window() {
     while start.elapsed() < Duration::from_secs(240) {
         std::thread::sleep(Duration::from_millis(100));
         if window.is_empty() {
-            window = xdotool(&display, &["search", "--pid", &pid])
-                .lines()
-                .last()
-                .unwrap_or("")
-                .to_string();
+            window = app_window(&display, &pid).unwrap_or_default();
             continue;
         }
         let log = std::fs::read_to_string(&log_path).unwrap_or_default();
@@ -271,13 +299,7 @@ fn the_left_copy_of_a_pair_is_discarded_by_two_mouse_clicks_in_a_real_window() {
                     None => (n - 1, p.shown[n - 1]),
                 };
                 // The window's size as it is now (it may have shrunk to fit the screen).
-                let geometry = xdotool(&display, &["getwindowgeometry", &window]);
-                let size = geometry
-                    .lines()
-                    .find_map(|l| l.trim().strip_prefix("Geometry: "))
-                    .and_then(|g| g.split_once('x'))
-                    .and_then(|(w, h)| Some((w.trim().parse().ok()?, h.trim().parse().ok()?)))
-                    .unwrap_or((1280.0, 800.0));
+                let size = window_size(&display, &window);
                 let (x, y) = tile_centre(&layout_dir, size, &p.shown, p.drawn, i);
                 let (x, y) = (format!("{}", x as i32), format!("{}", y as i32));
                 xdotool(&display, &["mousemove", "--window", &window, &x, &y]);
@@ -304,38 +326,38 @@ fn the_left_copy_of_a_pair_is_discarded_by_two_mouse_clicks_in_a_real_window() {
 
 /// Starts the app on `display` with `args`, its log in `dir`.
 fn launch(display: &str, dir: &Path, args: &[&str]) -> Kid {
+    let err = std::fs::File::create(dir.join(format!("app{}.err", args.join(""))))
+        .map(Stdio::from)
+        .unwrap_or_else(|_| Stdio::null());
     Kid(Command::new(env!("CARGO_BIN_EXE_shanghai-mahjong"))
         .arg("--data-dir")
         .arg(dir)
         .args(args)
         .env("DISPLAY", display)
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(err)
         .spawn()
         .expect("the app starts"))
 }
 
-fn window_of(display: &str, pid: u32) -> String {
+fn window_of(display: &str, kid: &mut Kid) -> String {
+    let pid = kid.0.id();
     let start = Instant::now();
-    while start.elapsed() < Duration::from_secs(30) {
-        let w = xdotool(display, &["search", "--pid", &pid.to_string()]);
-        if let Some(w) = w.lines().last() {
-            return w.to_string();
+    while start.elapsed() < Duration::from_secs(60) {
+        if let Ok(Some(status)) = kid.0.try_wait() {
+            panic!("the app exited before its window opened: {status}");
+        }
+        if let Some(w) = app_window(display, &pid.to_string()) {
+            return w;
         }
         std::thread::sleep(Duration::from_millis(100));
     }
-    panic!("no window");
+    panic!("no window for the app (pid {pid}) within 60 s");
 }
 
 /// Discards the last tile of the hand shown at a turn prompt by two clicks.
 fn discard_last(display: &str, window: &str, layout: &Path, p: &Prompt) {
-    let geometry = xdotool(display, &["getwindowgeometry", window]);
-    let size = geometry
-        .lines()
-        .find_map(|l| l.trim().strip_prefix("Geometry: "))
-        .and_then(|g| g.split_once('x'))
-        .and_then(|(w, h)| Some((w.trim().parse().ok()?, h.trim().parse().ok()?)))
-        .unwrap_or((1280.0, 800.0));
+    let size = window_size(display, window);
     let (x, y) = tile_centre(layout, size, &p.shown, p.drawn, p.shown.len() - 1);
     let (x, y) = (format!("{}", x as i32), format!("{}", y as i32));
     xdotool(display, &["mousemove", "--window", window, &x, &y]);
@@ -369,7 +391,7 @@ fn a_practice_table_killed_mid_hand_comes_back_at_the_same_step() {
     let layout = dir.join("layout");
     let log_path = dir.join("mahjong.log");
     let mut app = launch(&display, &dir, &["--practice", "qiaoma", "--lang", "en"]);
-    let window = window_of(&display, app.0.id());
+    let window = window_of(&display, &mut app);
     let start = Instant::now();
     let mut handled = 0;
     let mut turns = 0;
@@ -407,8 +429,8 @@ fn a_practice_table_killed_mid_hand_comes_back_at_the_same_step() {
         .unwrap_or_default()
         .lines()
         .count();
-    let again = launch(&display, &dir, &["--lang", "en"]);
-    let window = window_of(&display, again.0.id());
+    let mut again = launch(&display, &dir, &["--lang", "en"]);
+    let window = window_of(&display, &mut again);
     let start = Instant::now();
     let after = loop {
         assert!(
