@@ -35,6 +35,16 @@ fn main() -> ExitCode {
             None
         }
     };
+    // Without a display the window library panics; say it in one line instead.
+    if cfg!(all(unix, not(target_os = "macos")))
+        && std::env::var_os("DISPLAY").is_none()
+        && std::env::var_os("WAYLAND_DISPLAY").is_none()
+    {
+        eprintln!(
+            "shanghai-mahjong: no display to open the window on (neither DISPLAY nor WAYLAND_DISPLAY is set)"
+        );
+        return ExitCode::FAILURE;
+    }
     match shanghai_mahjong::run(args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

@@ -42,3 +42,24 @@ fn the_app_on_a_data_dir_in_use_exits_at_once_naming_the_holder() {
     drop(held);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn the_app_without_a_display_says_so_in_one_line() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("app-nodisplay-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = Command::new(env!("CARGO_BIN_EXE_shanghai-mahjong"))
+        .arg("--data-dir")
+        .arg(&dir)
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .stdin(Stdio::null())
+        .output()
+        .expect("the app runs");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "shanghai-mahjong: no display to open the window on (neither DISPLAY nor WAYLAND_DISPLAY is set)\n"
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let _ = std::fs::remove_dir_all(&dir);
+}
