@@ -1652,7 +1652,7 @@ fn a_player_replaced_by_a_bot_comes_back_learns_its_penalty_and_stops() {
 /// Ctrl-C at a table: the peer says it leaves (a signed leave) before it stops, so the others
 /// replace its seat by a bot at once rather than after the disconnect limit (180 s here).
 #[test]
-#[ignore = "flaky: in 1 of 4 whole-suite runs the others saw the interrupted seat silent but \
+#[ignore = "flaky: in 1 of 2 whole-suite runs the others saw the interrupted seat silent but \
             not replaced within 30 s; passes alone (see the closing note of this change)"]
 fn a_peer_interrupted_says_it_leaves_and_is_replaced_at_once() {
     let _serial = serial();
