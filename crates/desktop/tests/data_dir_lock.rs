@@ -5,6 +5,18 @@
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+/// The app on `dir` with no display at all, its output.
+fn without_a_display(dir: &std::path::Path) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_shanghai-mahjong"))
+        .arg("--data-dir")
+        .arg(dir)
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .stdin(Stdio::null())
+        .output()
+        .expect("the app runs")
+}
+
 #[test]
 fn the_app_on_a_data_dir_in_use_exits_at_once_naming_the_holder() {
     let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
@@ -12,15 +24,8 @@ fn the_app_on_a_data_dir_in_use_exits_at_once_naming_the_holder() {
     let _ = std::fs::remove_dir_all(&dir);
     let held = mahjong_store::DirLock::acquire(&dir).expect("the test takes the lock");
     let started = Instant::now();
-    let out = Command::new(env!("CARGO_BIN_EXE_shanghai-mahjong"))
-        .arg("--data-dir")
-        .arg(&dir)
-        // No display: were the lock not checked first, the app would fail otherwise.
-        .env_remove("DISPLAY")
-        .env_remove("WAYLAND_DISPLAY")
-        .stdin(Stdio::null())
-        .output()
-        .expect("the app runs");
+    // No display: were the lock not checked first, the app would fail otherwise.
+    let out = without_a_display(&dir);
     let took = started.elapsed();
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
@@ -48,14 +53,7 @@ fn the_app_without_a_display_says_so_in_one_line() {
     let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
         .join(format!("app-nodisplay-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let out = Command::new(env!("CARGO_BIN_EXE_shanghai-mahjong"))
-        .arg("--data-dir")
-        .arg(&dir)
-        .env_remove("DISPLAY")
-        .env_remove("WAYLAND_DISPLAY")
-        .stdin(Stdio::null())
-        .output()
-        .expect("the app runs");
+    let out = without_a_display(&dir);
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
         "shanghai-mahjong: no display to open the window on (neither DISPLAY nor WAYLAND_DISPLAY is set)\n"

@@ -207,35 +207,56 @@ fn tile_centre(dir: &Path, size: (f32, f32), shown: &[Tile], drawn: bool, i: usi
     (b.center_x(), b.y + b.height * 0.7)
 }
 
+/// What a real-window test holds: the serial lock, its own X server, and a data dir with a
+/// named player in `lang` (`None` when a needed tool is missing: the test is skipped).
+struct Screen {
+    _one: std::sync::MutexGuard<'static, ()>,
+    _x: Kid,
+    display: String,
+    dir: PathBuf,
+}
+
+fn screen(tag: &str, lang: Option<Lang>, tools: &[&str]) -> Option<Screen> {
+    if let Some(t) = tools.iter().find(|t| !have(t)) {
+        eprintln!("skipped: needs {t} (apt-get install xvfb xdotool)");
+        return None;
+    }
+    let one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let Some((x, display)) = xvfb(1280, 800) else {
+        eprintln!("skipped: Xvfb did not start");
+        return None;
+    };
+    let dir = std::env::temp_dir().join(format!("shanghai-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    if let Some(lang) = lang {
+        Settings {
+            name: "Mei".into(),
+            lang,
+            ..Settings::default()
+        }
+        .save(&dir)
+        .expect("settings");
+    }
+    Some(Screen {
+        _one: one,
+        _x: x,
+        display,
+        dir,
+    })
+}
+
 #[test]
 fn the_left_copy_of_a_pair_is_discarded_by_two_mouse_clicks_in_a_real_window() {
-    if !have("Xvfb") || !have("xdotool") {
-        eprintln!("skipped: needs Xvfb and xdotool (apt-get install xvfb xdotool)");
-        return;
-    }
-    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let Some((_x, display)) = xvfb(1280, 800) else {
-        eprintln!("skipped: Xvfb did not start");
+    let Some(Screen {
+        display,
+        dir,
+        _one,
+        _x,
+    }) = screen("window", Some(Lang::Zh), &["Xvfb", "xdotool"])
+    else {
         return;
     };
-    let dir: PathBuf = std::env::temp_dir().join(format!("shanghai-window-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    Settings {
-        name: "Mei".into(),
-        lang: Lang::Zh,
-        ..Settings::default()
-    }
-    .save(&dir)
-    .expect("settings");
-    let app = Kid(Command::new(env!("CARGO_BIN_EXE_shanghai-mahjong"))
-        .arg("--data-dir")
-        .arg(&dir)
-        .args(["--practice", "qiaoma", "--lang", "zh"])
-        .env("DISPLAY", &display)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("the app starts"));
+    let app = launch(&display, &dir, &["--practice", "qiaoma", "--lang", "zh"]);
     let pid = app.0.id().to_string();
     let log_path = dir.join("mahjong.log");
     let layout_dir = dir.join("layout");
@@ -298,14 +319,7 @@ fn the_left_copy_of_a_pair_is_discarded_by_two_mouse_clicks_in_a_real_window() {
                     // No pair yet: discard the last tile by two clicks too.
                     None => (n - 1, p.shown[n - 1]),
                 };
-                // The window's size as it is now (it may have shrunk to fit the screen).
-                let size = window_size(&display, &window);
-                let (x, y) = tile_centre(&layout_dir, size, &p.shown, p.drawn, i);
-                let (x, y) = (format!("{}", x as i32), format!("{}", y as i32));
-                xdotool(&display, &["mousemove", "--window", &window, &x, &y]);
-                xdotool(&display, &["click", "1"]);
-                std::thread::sleep(Duration::from_millis(100));
-                xdotool(&display, &["click", "1"]);
+                click_tile_twice(&display, &window, &layout_dir, p, i);
                 if pair.is_some() {
                     pairs_seen += 1;
                     clicked = Some((tile, played(&log).len()));
@@ -357,8 +371,13 @@ fn window_of(display: &str, kid: &mut Kid) -> String {
 
 /// Discards the last tile of the hand shown at a turn prompt by two clicks.
 fn discard_last(display: &str, window: &str, layout: &Path, p: &Prompt) {
+    click_tile_twice(display, window, layout, p, p.shown.len() - 1);
+}
+
+/// Clicks tile `i` of the hand shown at prompt `p` twice, 0.1 s apart, as a person would.
+fn click_tile_twice(display: &str, window: &str, layout: &Path, p: &Prompt, i: usize) {
     let size = window_size(display, window);
-    let (x, y) = tile_centre(layout, size, &p.shown, p.drawn, p.shown.len() - 1);
+    let (x, y) = tile_centre(layout, size, &p.shown, p.drawn, i);
     let (x, y) = (format!("{}", x as i32), format!("{}", y as i32));
     xdotool(display, &["mousemove", "--window", window, &x, &y]);
     xdotool(display, &["click", "1"]);
@@ -370,24 +389,15 @@ fn discard_last(display: &str, window: &str, layout: &Path, p: &Prompt) {
 /// starts again: the same hand, the same tiles, the same prompt; and it plays on.
 #[test]
 fn a_practice_table_killed_mid_hand_comes_back_at_the_same_step() {
-    if !have("Xvfb") || !have("xdotool") {
-        eprintln!("skipped: needs Xvfb and xdotool (apt-get install xvfb xdotool)");
-        return;
-    }
-    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let Some((_x, display)) = xvfb(1280, 800) else {
-        eprintln!("skipped: Xvfb did not start");
+    let Some(Screen {
+        display,
+        dir,
+        _one,
+        _x,
+    }) = screen("kill", Some(Lang::En), &["Xvfb", "xdotool"])
+    else {
         return;
     };
-    let dir: PathBuf = std::env::temp_dir().join(format!("shanghai-kill-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    Settings {
-        name: "Mei".into(),
-        lang: Lang::En,
-        ..Settings::default()
-    }
-    .save(&dir)
-    .expect("settings");
     let layout = dir.join("layout");
     let log_path = dir.join("mahjong.log");
     let mut app = launch(&display, &dir, &["--practice", "qiaoma", "--lang", "en"]);
@@ -495,17 +505,15 @@ fn unsafe_kill(kid: &mut Kid) {
 /// is booked in the ledger of its data dir (the smoke test a packaged build runs).
 #[test]
 fn practice_autoplay_plays_the_hands_books_them_and_exits_0() {
-    if !have("Xvfb") {
-        eprintln!("skipped: needs Xvfb (apt-get install xvfb)");
-        return;
-    }
-    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let Some((_x, display)) = xvfb(1280, 800) else {
-        eprintln!("skipped: Xvfb did not start");
+    let Some(Screen {
+        display,
+        dir,
+        _one,
+        _x,
+    }) = screen("auto", None, &["Xvfb"])
+    else {
         return;
     };
-    let dir: PathBuf = std::env::temp_dir().join(format!("shanghai-auto-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
     let start = Instant::now();
     let mut child = Command::new(env!("CARGO_BIN_EXE_shanghai-mahjong"))
         .arg("--data-dir")
