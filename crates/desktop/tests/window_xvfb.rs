@@ -310,10 +310,11 @@ fn the_left_copy_of_a_pair_is_discarded_by_two_mouse_clicks_in_a_real_window() {
                 xdotool(&display, &["key", "--window", &window, "space"]);
             }
             "turn" => {
+                // The left copy of a pair: a tile held again further right, in the sorted
+                // hand or as the drawn tile apart.
                 let n = p.shown.len();
-                let concealed = if p.drawn { n - 1 } else { n };
-                let pair = (0..concealed.saturating_sub(1))
-                    .find(|&i| p.shown[i] == p.shown[i + 1] && !p.shown[i].is_flower());
+                let pair = (0..n.saturating_sub(1))
+                    .find(|&i| !p.shown[i].is_flower() && p.shown[i + 1..].contains(&p.shown[i]));
                 let (i, tile) = match pair {
                     Some(i) => (i, p.shown[i]),
                     // No pair yet: discard the last tile by two clicks too.
