@@ -249,67 +249,31 @@ impl App {
         self.sound = crate::sound::Sound::start();
     }
 
-    /// The sounds a table message gives: before the screen sees it (`before`) and after.
-    fn cues(&mut self, m: &table::Message, after: bool) {
-        use crate::engine::Update;
+    /// Plays what a table message sounds like ([`heard`]), once the screen has taken it: no
+    /// sound while a killed table is played back, a prompt only when the player must answer
+    /// it, each of the last five seconds once.
+    fn play_cue(&mut self, heard: Heard) {
         use crate::sound::Cue;
-        use mahjong_table::TableEvent;
         let Screen::Table(t) = &self.screen else {
             return;
         };
         if t.replaying {
             return;
         }
-        let volume = self.settings.volume();
-        let cue = match (m, after) {
-            (
-                table::Message::Feed(worker::Feed::Update(Update::Table(TableEvent::Moved {
-                    mv,
-                    events,
-                }))),
-                false,
-            ) => {
-                let called = events.iter().any(|e| {
-                    matches!(
-                        e,
-                        mahjong_rules::Event::Claimed { .. } | mahjong_rules::Event::Konged { .. }
-                    )
-                }) || matches!(
-                    mv.action,
-                    mahjong_rules::Action::Discard { ready: true, .. }
-                );
-                if called {
-                    Some(Cue::Call)
-                } else if events
-                    .iter()
-                    .any(|e| matches!(e, mahjong_rules::Event::Discarded { .. }))
-                {
-                    Some(Cue::Discard)
-                } else {
-                    None
-                }
-            }
-            // A prompt the player must answer (not one the table plays by itself).
-            (
-                table::Message::Feed(worker::Feed::Update(Update::Table(TableEvent::YourTurn {
-                    ..
-                }))),
-                true,
-            ) => (!t.legal().is_empty()).then_some(Cue::YourTurn),
-            (table::Message::Feed(worker::Feed::Update(Update::HandEnded(end))), false) => {
-                matches!(end.result.outcome, mahjong_rules::Outcome::Win { .. }).then_some(Cue::Win)
-            }
-            (table::Message::Tick(_), true) => match t.seconds_left() {
+        let cue = match heard {
+            Heard::Nothing => None,
+            Heard::Now(c) => Some(c),
+            Heard::IfPrompt => (!t.legal().is_empty()).then_some(Cue::YourTurn),
+            Heard::IfLastSeconds => match t.seconds_left() {
                 Some(s) if (1..=5).contains(&s) && self.last_beep != Some(s) => {
                     self.last_beep = Some(s);
                     Some(Cue::LastSeconds)
                 }
                 _ => None,
             },
-            _ => None,
         };
         if let Some(c) = cue {
-            self.sound.play(c, volume);
+            self.sound.play(c, self.settings.volume());
         }
     }
 
@@ -679,15 +643,7 @@ impl App {
                 std::process::exit(1);
             }
             Message::Table(m) => {
-                self.cues(&m, false);
-                let probe = matches!(
-                    m,
-                    table::Message::Tick(_)
-                        | table::Message::Feed(worker::Feed::Update(crate::engine::Update::Table(
-                            mahjong_table::TableEvent::YourTurn { .. }
-                        )))
-                )
-                .then(|| m.clone());
+                let sound = heard(&m);
                 if let Screen::Table(t) = &mut self.screen
                     && t.update(m) == Exit::Leave
                 {
@@ -707,9 +663,7 @@ impl App {
                         Screen::Home(self.home.clone())
                     };
                 }
-                if let Some(m) = probe {
-                    self.cues(&m, true);
-                }
+                self.play_cue(sound);
             }
             Message::ToggleSound => {
                 let now = self.settings.volume();
@@ -948,6 +902,56 @@ impl App {
                 r.view(lang, self.settings.faces, size).map(Message::Replay)
             }
         }
+    }
+}
+
+/// What a table message sounds like, decided from the message alone; some cues also depend
+/// on the screen after it ([`App::play_cue`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Heard {
+    Nothing,
+    Now(crate::sound::Cue),
+    /// The player's turn, if the prompt is one the player must answer.
+    IfPrompt,
+    /// A beep, if the countdown is in its last five seconds.
+    IfLastSeconds,
+}
+
+fn heard(m: &table::Message) -> Heard {
+    use crate::engine::Update;
+    use crate::sound::Cue;
+    use mahjong_rules::Event;
+    use mahjong_table::TableEvent;
+    match m {
+        table::Message::Feed(worker::Feed::Update(Update::Table(TableEvent::Moved {
+            mv,
+            events,
+        }))) => {
+            let called = events
+                .iter()
+                .any(|e| matches!(e, Event::Claimed { .. } | Event::Konged { .. }))
+                || matches!(
+                    mv.action,
+                    mahjong_rules::Action::Discard { ready: true, .. }
+                );
+            if called {
+                Heard::Now(Cue::Call)
+            } else if events.iter().any(|e| matches!(e, Event::Discarded { .. })) {
+                Heard::Now(Cue::Discard)
+            } else {
+                Heard::Nothing
+            }
+        }
+        table::Message::Feed(worker::Feed::Update(Update::Table(TableEvent::YourTurn {
+            ..
+        }))) => Heard::IfPrompt,
+        table::Message::Feed(worker::Feed::Update(Update::HandEnded(end)))
+            if matches!(end.result.outcome, mahjong_rules::Outcome::Win { .. }) =>
+        {
+            Heard::Now(Cue::Win)
+        }
+        table::Message::Tick(_) => Heard::IfLastSeconds,
+        _ => Heard::Nothing,
     }
 }
 
