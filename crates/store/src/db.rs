@@ -220,9 +220,23 @@ impl Store {
         let conn = Connection::open(path).map_err(classify("open"))?;
         conn.busy_timeout(std::time::Duration::from_secs(10))
             .map_err(StoreError::sql("set the busy timeout"))?;
-        let mode: String = conn
-            .query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))
-            .map_err(classify("set WAL mode"))?;
+        // Switching a new file to WAL takes an exclusive lock, and SQLite answers BUSY at
+        // once (without the busy handler) when another connection is opening the same file
+        // at that moment; so the switch is retried for as long as the busy timeout.
+        let started = std::time::Instant::now();
+        let mode: String = loop {
+            match conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0)) {
+                Err(e)
+                    if matches!(
+                        e.sqlite_error_code(),
+                        Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked)
+                    ) && started.elapsed() < std::time::Duration::from_secs(10) =>
+                {
+                    std::thread::sleep(std::time::Duration::from_millis(5));
+                }
+                other => break other.map_err(classify("set WAL mode"))?,
+            }
+        };
         if !mode.eq_ignore_ascii_case("wal") {
             return Err(corrupt(format!("cannot use WAL (journal mode {mode})")));
         }
