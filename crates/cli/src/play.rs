@@ -374,6 +374,16 @@ async fn session(
             NetEvent::Table(TableEvent::Halted { reason }) => {
                 break Err(anyhow!("the table halted: {reason}"));
             }
+            NetEvent::Following { seat, hands } => {
+                // Its seat was given to a bot while it was away: it watches the rest of the
+                // session and books every hand as the others do (exit 0 at the end).
+                eprintln!(
+                    "seat {seat} was given to a bot while this peer was away ({hands} final hands, \
+                     the one it left included): following the session to its end"
+                );
+                // The others must still be playing: bounded by --wait like a resume.
+                waiting = Some(Waiting::new(WaitFor::Resume, args.wait));
+            }
             NetEvent::Table(TableEvent::Left) => {
                 break Err(anyhow!("this seat left the table: a bot plays it now"));
             }

@@ -53,7 +53,7 @@ use libp2p::{
 };
 use mahjong_bot::{Bot, Level};
 use mahjong_rules::{Money, Options, Seat, SessionLength};
-use mahjong_table::{Client, Input, Output, Persisted, Record, TableEvent};
+use mahjong_table::{Client, Follower, Input, Output, Persisted, Record, TableEvent};
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 
@@ -77,6 +77,8 @@ pub const BAN_MS: u64 = 30_000;
 /// own watch only warns past the seat's turn timer plus its grace, some 25 s. A peer that
 /// connects again within this is not reported.
 pub const PEER_SILENT_MS: u64 = 3000;
+/// How long after a following player's last request it still gets a copy of every frame.
+const FOLLOWER_QUIET_MS: u64 = 10_000;
 /// How long a peer that must stop keeps its connections after its signed leave, so that the
 /// leave reaches the others before the process ends.
 pub const LEAVE_FLUSH_MS: u64 = 500;
@@ -246,6 +248,16 @@ pub enum NetEvent {
         /// The loop's clock.
         now: u64,
     },
+    /// The player's seat was given to a bot while this peer was away (the others booked the
+    /// hand it left as the leaver's): it now follows the table to the end of the session as
+    /// a watcher, booking every hand as the others do (`TableEvent::HandOver`, then
+    /// `TableEvent::SessionOver` come as for a seat). See `mahjong_table::Follower`.
+    Following {
+        /// The seat it played.
+        seat: Seat,
+        /// Hands final when it came back.
+        hands: u32,
+    },
     /// A seat this peer runs declined the host's proposal: it is not what was agreed.
     Declined {
         /// What differs, in one line.
@@ -412,6 +424,9 @@ enum Inbound {
 
 struct Runner {
     client: Client,
+    /// The player's seat after a bot took it while this peer was away: what follows the
+    /// table from then on (the client is over).
+    follower: Option<Follower>,
     bot: Option<Bot>,
     deadline: Option<u64>,
 }
@@ -422,6 +437,7 @@ impl Runner {
     fn new(client: Client, bot: Option<Bot>) -> Runner {
         Runner {
             client,
+            follower: None,
             bot,
             deadline: None,
         }
@@ -450,6 +466,9 @@ struct Playing {
     /// Peers of this table whose connection is down: since when (ms), and whether their
     /// seats were reported silent.
     unreachable: HashMap<[u8; 32], (u64, bool)>,
+    /// Players of this table whose seat a bot took and who came back to follow it: when
+    /// each last asked for the log (ms). They get a copy of every frame while they ask.
+    followers: HashMap<[u8; 32], u64>,
 }
 
 impl Playing {
@@ -474,6 +493,7 @@ impl Playing {
             route,
             pending_bots: Vec::new(),
             unreachable: HashMap::new(),
+            followers: HashMap::new(),
         };
         // A resumed table: the seats already replaced run on their controllers' peers.
         let controllers = p
@@ -558,6 +578,8 @@ pub struct EventLoop {
     manual: bool,
     /// [`NetConfig::never_accept`].
     never_accept: bool,
+    /// This peer said it leaves (it stops): a seat that ends is not followed.
+    leaving: bool,
     /// The lobby acted since the tables were last shown ([`NetEvent::Lobby`] at the next tick).
     lobby_dirty: bool,
 }
@@ -695,6 +717,7 @@ impl EventLoop {
             lying_proposal: config.lying_proposal,
             manual: config.manual,
             never_accept: config.never_accept,
+            leaving: false,
             lobby_dirty: false,
         })
     }
@@ -797,6 +820,7 @@ impl EventLoop {
     /// others' peers. Its journal records are kept if the store still takes them. Whether
     /// anything was sent.
     fn say_leave(&mut self) -> bool {
+        self.leaving = true;
         let now = self.now();
         let Some(p) = self.playing.as_mut() else {
             return false;
@@ -1248,10 +1272,16 @@ impl EventLoop {
         bytes: Vec<u8>,
     ) {
         let mut ours = false;
-        if let Some(p) = self.playing.as_ref()
+        let now = self.start.elapsed().as_millis() as u64;
+        if let Some(p) = self.playing.as_mut()
             && p.table == table
             && p.seats.iter().any(|s| s.peer == key)
         {
+            // A peer of the roster that runs no seat now: a player whose seat a bot took,
+            // back to follow the table (its frames are requests for the log).
+            if !p.route.contains(&key) && key != self.me {
+                p.followers.insert(*key.as_bytes(), now);
+            }
             // A frame of this table from one of its peers is never a stray, even for a seat
             // this peer does not run (yet): a bot about to start here, a seat just replaced.
             ours = true;
@@ -1667,7 +1697,20 @@ impl EventLoop {
             let bot = (info.bot || self.own_bot).then(|| self.bot(seat));
             runners.insert(seat, Runner::new(client, bot));
         }
-        if !runners.is_empty() && runners.values().all(|r| r.client.is_over()) {
+        // The player's seat, over because a bot took it while this peer was away (it came
+        // back, learnt it, and stopped before the session ended): it follows again.
+        let mut following = None;
+        if let Some(r) = me.and_then(|m| runners.get_mut(&m))
+            && let Some(f) = r.client.follow()
+        {
+            following = Some((f.seat(), f.results().len() as u32));
+            r.follower = Some(f);
+        }
+        if !runners.is_empty()
+            && runners
+                .values()
+                .all(|r| r.client.is_over() && r.follower.is_none())
+        {
             tracing::info!("table {} is over: not resumed", hex(&table));
             self.storage
                 .finish_table(&table)
@@ -1713,6 +1756,9 @@ impl EventLoop {
             roster: Box::new(roster.clone()),
             hands,
         });
+        if let Some((seat, hands)) = following {
+            self.emit(NetEvent::Following { seat, hands });
+        }
         self.bypass_limits(&seats);
         let mut playing = Playing::new(
             table,
@@ -1914,7 +1960,10 @@ impl EventLoop {
             let Some(r) = p.runners.get_mut(&seat) else {
                 continue;
             };
-            let out = r.client.handle(now, input);
+            let out = match r.follower.as_mut() {
+                Some(f) => f.handle(now, input),
+                None => r.client.handle(now, input),
+            };
             self.dispatch(seat, out)?;
         }
         Ok(())
@@ -1944,6 +1993,20 @@ impl EventLoop {
         // Route: seats on this peer in process, the others one message per peer.
         let mut outgoing: Vec<(PeerId, Wire)> = Vec::new();
         let me = self.me;
+        let now = self.start.elapsed().as_millis() as u64;
+        // Players following the table their seat left (they asked lately) get a copy of
+        // every frame for that seat, the seat's own (its bot's) included.
+        let watching: Vec<(Seat, VerifyingKey)> = (0..4u8)
+            .filter_map(|t| {
+                let original = p.seats[t as usize].peer;
+                let asked = p.followers.get(original.as_bytes())?;
+                (original != p.route[t as usize]
+                    && original != me
+                    && now < asked + FOLLOWER_QUIET_MS)
+                    .then_some((t, original))
+            })
+            .collect();
+
         // `reply`: an answer to one seat's request. A seat replaced by a bot may ask from its
         // own peer again (its player came back): the answer goes there too, so that it
         // learns what was booked and that its seat was taken, instead of waiting on a table
@@ -1966,6 +2029,13 @@ impl EventLoop {
                 let original = p.seats[t as usize].peer;
                 if reply && original != p.route[t as usize] && original != me {
                     *per_peer.entry(*original.as_bytes()).or_default() |= 1 << t;
+                }
+            }
+            if !reply {
+                for (t, original) in &watching {
+                    if targets & (1 << t) != 0 || *t == seat {
+                        *per_peer.entry(*original.as_bytes()).or_default() |= 1 << t;
+                    }
                 }
             }
             for (peer, mask) in per_peer {
@@ -2014,7 +2084,11 @@ impl EventLoop {
         if had_events
             && let Some(p) = self.playing.as_ref()
             && p.me == Some(seat)
-            && let Some(view) = p.runners.get(&seat).and_then(|r| r.client.view())
+            && let Some(view) = p
+                .runners
+                .get(&seat)
+                .filter(|r| r.follower.is_none())
+                .and_then(|r| r.client.view())
         {
             self.emit(NetEvent::View {
                 view: Box::new(view),
@@ -2083,8 +2157,41 @@ impl EventLoop {
             }
             TableEvent::HandOver { .. } if own => {
                 if let Some(r) = p.runners.get(&seat) {
-                    self.storage.book(&r.client).map_err(|e| e.to_string())?;
+                    let booked = match &r.follower {
+                        Some(f) => self.storage.book(&table, f.results(), f.log()),
+                        None => self
+                            .storage
+                            .book(&table, r.client.results(), r.client.log()),
+                    };
+                    booked.map_err(|e| e.to_string())?;
                 }
+            }
+            TableEvent::Left
+                if own
+                    && !self.leaving
+                    && p.runners
+                        .get(&seat)
+                        .and_then(|r| r.client.follow())
+                        .is_some() =>
+            {
+                // Back after a bot took the seat (this peer did not choose to leave): it
+                // follows the table to the end of the session (see `Follower`).
+                let Some(r) = p.runners.get_mut(&seat) else {
+                    return Ok(());
+                };
+                let Some(f) = r.client.follow() else {
+                    return Ok(());
+                };
+                let hands = f.results().len() as u32;
+                tracing::info!(
+                    "seat {seat} is played by a bot now: following table {} to its end",
+                    hex(&table)
+                );
+                r.follower = Some(f);
+                r.deadline = None;
+                self.queue.push_back((seat, Input::Tick));
+                self.emit(NetEvent::Following { seat, hands });
+                return Ok(());
             }
             TableEvent::SessionOver { .. } | TableEvent::Left if own => {
                 p.over = true;

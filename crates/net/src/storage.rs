@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex};
 use ed25519_dalek::SigningKey;
 use mahjong_rules::Seat;
 use mahjong_store::{LocalSeat, Store, TableInfo};
-use mahjong_table::{Client, Evidence, HandResult, Persisted, Record};
+use mahjong_table::{Evidence, HandResult, Persisted, Record, StepRecord};
 
 use crate::wire::{Roster, TableId};
 
@@ -56,8 +56,14 @@ pub trait Storage: Send + 'static {
         seat: Seat,
         records: &[Record],
     ) -> Result<(), StorageError>;
-    /// Books every final hand of the client not yet in the ledger (idempotent).
-    fn book(&mut self, client: &Client) -> Result<(), StorageError>;
+    /// Books every final hand of `results` not yet in the ledger, with its signatures from
+    /// `log` (idempotent): a seat's client's, or the follower's of a seat a bot took.
+    fn book(
+        &mut self,
+        table: &TableId,
+        results: &[HandResult],
+        log: &[StepRecord],
+    ) -> Result<(), StorageError>;
     /// Keeps a proof of misbehaviour a local seat produced.
     fn save_evidence(&mut self, table: &TableId, evidence: &Evidence) -> Result<(), StorageError>;
     /// The table is over (it is not resumed again).
@@ -145,9 +151,14 @@ impl Storage for MemoryStorage {
         })?
     }
 
-    fn book(&mut self, client: &Client) -> Result<(), StorageError> {
+    fn book(
+        &mut self,
+        _table: &TableId,
+        results: &[HandResult],
+        _log: &[StepRecord],
+    ) -> Result<(), StorageError> {
         self.with(|m| {
-            for r in client.results() {
+            for r in results {
                 if !m.ledger.iter().any(|x| x.hand == r.hand) {
                     m.ledger.push(r.clone());
                 }
@@ -250,8 +261,16 @@ impl Storage for StoreStorage {
         self.store.append(table, seat, records).map_err(err)
     }
 
-    fn book(&mut self, client: &Client) -> Result<(), StorageError> {
-        self.store.book_from_client(client).map(|_| ()).map_err(err)
+    fn book(
+        &mut self,
+        table: &TableId,
+        results: &[HandResult],
+        log: &[StepRecord],
+    ) -> Result<(), StorageError> {
+        self.store
+            .book_from_log(table, results, log)
+            .map(|_| ())
+            .map_err(err)
     }
 
     fn save_evidence(&mut self, table: &TableId, evidence: &Evidence) -> Result<(), StorageError> {

@@ -168,8 +168,13 @@ impl Storage for Old {
     ) -> Result<(), StorageError> {
         self.0.append(table, seat, records)
     }
-    fn book(&mut self, client: &mahjong_table::Client) -> Result<(), StorageError> {
-        self.0.book(client)
+    fn book(
+        &mut self,
+        table: &mahjong_net::TableId,
+        results: &[mahjong_table::HandResult],
+        log: &[mahjong_table::StepRecord],
+    ) -> Result<(), StorageError> {
+        self.0.book(table, results, log)
     }
     fn save_evidence(
         &mut self,

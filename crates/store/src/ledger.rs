@@ -324,26 +324,36 @@ impl Store {
         let Some(proposal) = client.proposal() else {
             return Ok(0);
         };
-        let table = proposal.table;
+        self.book_from_log(&proposal.table, client.results(), client.log())
+    }
+
+    /// [`Store::book_from_client`] for any holder of a table's log: the final hands of
+    /// `results` not yet booked, each with its signatures from `log` (a
+    /// [`mahjong_table::Follower`]'s, for a player following the table its seat left).
+    pub fn book_from_log(
+        &self,
+        table: &[u8; 32],
+        results: &[HandResult],
+        log: &[StepRecord],
+    ) -> Result<usize, StoreError> {
+        let table = *table;
         let booked = self.booked_hands(&table)?;
-        let fresh: Vec<&HandResult> = client
-            .results()
+        let fresh: Vec<&HandResult> = results
             .iter()
             .filter(|r| !booked.contains(&r.hand))
             .collect();
         if fresh.is_empty() {
             return Ok(0);
         }
-        let ids = mahjong_table::verify::hand_ids(client.log());
+        let ids = mahjong_table::verify::hand_ids(log);
         let mut added = 0;
         for result in fresh {
-            let (signatures, _) = final_signatures(client.log(), result.hand).ok_or_else(|| {
-                StoreError::NotFinal {
+            let (signatures, _) =
+                final_signatures(log, result.hand).ok_or_else(|| StoreError::NotFinal {
                     table: to_hex(&table),
                     hand: result.hand,
                     why: "its signatures are not in the log".into(),
-                }
-            })?;
+                })?;
             let id = ids.get(&result.hand).copied();
             if self.book(&table, result, &signatures, id)? {
                 added += 1;

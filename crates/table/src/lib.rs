@@ -270,7 +270,8 @@ pub mod replica;
 pub mod verify;
 
 pub use client::{
-    BotError, Client, MAX_AHEAD, MAX_BUFFER_BYTES, MAX_REPLY_BYTES, RETRANSMIT_MS, SILENT_GRACE_MS,
+    BotError, Client, Follower, MAX_AHEAD, MAX_BUFFER_BYTES, MAX_REPLY_BYTES, RETRANSMIT_MS,
+    SILENT_GRACE_MS,
 };
 pub use codec::{Body, Envelope, Hash, MAX_FRAME, Next, Play, Proposal, RosterVote, VERSION, Void};
 pub use error::{ActError, EvidenceError, Fault, FrameError, Offence, StepError, TableError};

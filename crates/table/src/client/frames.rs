@@ -22,12 +22,13 @@ impl Client {
         }
         // Signatures first: whatever a frame says, it counts only if its seat signed it.
         let seat = env.seat as usize & 3;
+        let mut returning = false;
         if let Err(e) = env.verify(&self.replica.roster[seat]) {
             // A seat replaced by a bot whose player came back asks, with its own key, what
             // it missed (how its hand was aborted, that its seat was taken): it is answered
             // with the signed log, which it may see, and nothing else it sends counts.
             let original = self.replica.initial_roster[seat];
-            let returning = matches!(env.body, Body::Request { .. })
+            returning = matches!(env.body, Body::Request { .. })
                 && original != self.replica.roster[seat]
                 && env.verify(&original).is_ok();
             if !returning {
@@ -51,7 +52,7 @@ impl Client {
                 from_seq
             };
             let have = if from == from_seq { have } else { 0 };
-            self.reply(env.seat, from, have, out);
+            self.reply(env.seat, from, have, returning, out);
             return Ok(());
         }
         let hand = self.replica.hand_no;
@@ -385,7 +386,17 @@ impl Client {
         out.reply.push((seat, bytes));
     }
 
-    pub(super) fn reply(&mut self, seat: Seat, from_seq: u32, have: u8, out: &mut Output) {
+    /// Answers a request of `seat` with the log from `from_seq` and what is pending. A seat
+    /// that `returning` (its player came back after a bot took it: see `follow.rs`) is sent
+    /// its own seat's entries too, which the bot signed.
+    pub(super) fn reply(
+        &mut self,
+        seat: Seat,
+        from_seq: u32,
+        have: u8,
+        returning: bool,
+        out: &mut Output,
+    ) {
         let i = seat as usize & 3;
         // At most one answer per seat per half retransmission period, whatever it asks: a
         // seat cannot make this one send its log over and over.
@@ -408,7 +419,7 @@ impl Client {
             .flat_map(|(_, slot)| slot.entries.iter().chain(slot.votes.iter()).flatten());
         for e in logged.chain(pending) {
             let held = e.seq == from_seq && !e.is_vote() && have & (1 << e.seat) != 0;
-            if e.seat == seat || held {
+            if (e.seat == seat && !returning) || held {
                 continue;
             }
             let f = e.encode();

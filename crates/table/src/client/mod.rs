@@ -10,6 +10,7 @@
 //! requests are in `client/frames.rs`, timers in `client/timers.rs`; the interface types and the journal in
 //! [`crate::io`].
 
+mod follow;
 mod frames;
 mod timers;
 
@@ -28,6 +29,7 @@ use crate::io::{Config, Input, Output, Persisted, Record, Rejected, Stats};
 use crate::replica::{
     Checkpoint, Ending, Expect, HandResult, Me, Replica, Stage, StepKind, StepRecord,
 };
+pub use follow::Follower;
 
 /// How often a seat re-sends its own entries of an unfinished step and asks for the rest.
 pub const RETRANSMIT_MS: u64 = 1500;

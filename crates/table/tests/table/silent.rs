@@ -329,3 +329,60 @@ fn a_seat_silent_from_the_first_deal_is_replaced_within_seconds() {
         replaced_at - cut_at
     );
 }
+
+/// A seat whose player went away for good is replaced by a bot; the player comes back (its
+/// store as it was) while the session goes on: it learns its seat was taken, follows the
+/// rest of the session as a watcher, and ends with every hand exactly as the others have it.
+#[test]
+fn a_replaced_player_who_comes_back_follows_the_session_to_its_end() {
+    let mut sim = Sim::new(
+        23,
+        Net::LOSSY,
+        options(Ruleset::Qiaoma),
+        SessionLength::Hands(4),
+    );
+    run_to_move(&mut sim, 12);
+    sim.cut = Some((2, sim.now, u64::MAX));
+    let gone = sim.stores[2].clone();
+    // The others abort the hand after the disconnect limit and a bot takes seat 2; the
+    // player comes back during the hand after.
+    sim.run_until(4 * 3_600_000, |s| {
+        s.count(0, |e| matches!(e, TableEvent::HandStarted { .. })) >= 2
+            && s.count(0, |e| matches!(e, TableEvent::SeatReplaced { seat: 2, .. })) == 1
+            && moves(s, 0) >= 40
+    });
+    assert_eq!(
+        sim.client(0).results().len(),
+        1,
+        "back during the second hand"
+    );
+    sim.bring_back(2, gone);
+    sim.run(8 * 3_600_000);
+    for s in 0..4 {
+        assert!(sim.client(s).is_over(), "seat {s} is not over");
+    }
+    let theirs = sim.client(0).results();
+    assert_eq!(theirs.len(), 4);
+    let r = sim.returner.as_ref().expect("the returner");
+    assert!(
+        r.events.iter().any(|e| matches!(e, TableEvent::Left)),
+        "it learnt that it left"
+    );
+    let f = r.follower.as_ref().expect("it follows");
+    assert!(f.is_over());
+    assert_eq!(f.results(), theirs);
+    assert_eq!(f.log().len(), sim.client(0).log().len());
+    assert_eq!(
+        r.events
+            .iter()
+            .filter(|e| matches!(e, TableEvent::HandOver { .. }))
+            .count(),
+        4,
+        "the leaver hand and the three after it"
+    );
+    assert!(
+        r.events
+            .iter()
+            .any(|e| matches!(e, TableEvent::SessionOver { .. }))
+    );
+}

@@ -13,7 +13,9 @@ use ed25519_dalek::SigningKey;
 use mahjong_bot::{Bot, Level};
 use mahjong_deal::CardTable;
 use mahjong_rules::{Action, Money, Options, Ruleset, Seat, SessionLength};
-use mahjong_table::{Client, Config, Envelope, Input, Output, Persisted, Rejected, TableEvent};
+use mahjong_table::{
+    Client, Config, Envelope, Follower, Input, Output, Persisted, Rejected, TableEvent,
+};
 use rand_chacha::ChaCha8Rng;
 use rand_core::{RngCore, SeedableRng};
 
@@ -74,8 +76,25 @@ enum Ev {
     Restart,
 }
 
+/// A seat's player who comes back after a bot took the seat: its restored client, then (once
+/// it learns it left) the follower it becomes. The simulated network gives it a copy of
+/// every frame sent to its seat (as the real network routes them to the seat's original peer
+/// too); it is slot [`RETURNER`] of the event queue.
+pub struct Returner {
+    pub seat: usize,
+    pub client: Option<Client>,
+    pub follower: Option<Follower>,
+    pub events: Vec<TableEvent>,
+    next_tick: Option<u64>,
+}
+
+/// The queue slot of the [`Returner`].
+pub const RETURNER: usize = 4;
+
 /// The whole simulated table.
 pub struct Sim {
+    /// A player back after its seat was replaced, if any.
+    pub returner: Option<Returner>,
     pub clients: Vec<Option<Client>>,
     pub stores: Vec<Persisted>,
     pub keys: Vec<SigningKey>,
@@ -150,6 +169,7 @@ impl Sim {
             stores.push(Persisted::new(config, root));
         }
         let mut sim = Sim {
+            returner: None,
             clients,
             stores,
             keys,
@@ -198,7 +218,13 @@ impl Sim {
     }
 
     fn deliver(&mut self, from: usize, to: usize, frame: Vec<u8>) {
-        if from == to || self.is_cut(from) || self.is_cut(to) {
+        if from == to || self.is_cut(from) {
+            return;
+        }
+        if to < RETURNER && self.returner.as_ref().is_some_and(|r| r.seat == to) {
+            self.deliver(from, RETURNER, frame.clone());
+        }
+        if self.is_cut(to) {
             return;
         }
         if self.rng.next_u32() % 1000 < self.net.drop {
@@ -219,6 +245,10 @@ impl Sim {
     /// Gives `input` to `seat` now and dispatches its output.
     pub fn input_now(&mut self, seat: usize, input: Input) {
         let now = self.now;
+        if seat == RETURNER {
+            self.returner_input(input);
+            return;
+        }
         let Some(client) = self.clients[seat].as_mut() else {
             return;
         };
@@ -340,6 +370,70 @@ impl Sim {
         }
     }
 
+    /// Brings back `seat`'s player from `store` (its store as it was when it went away) while
+    /// a bot plays its seat.
+    pub fn bring_back(&mut self, seat: usize, store: Persisted) {
+        let client =
+            Client::restore_with_cards(store, self.keys[seat].clone(), cards()).expect("restore");
+        self.returner = Some(Returner {
+            seat,
+            client: Some(client),
+            follower: None,
+            events: Vec::new(),
+            next_tick: None,
+        });
+        self.input_now(RETURNER, Input::Tick);
+    }
+
+    fn returner_input(&mut self, input: Input) {
+        let now = self.now;
+        let Some(r) = self.returner.as_mut() else {
+            return;
+        };
+        let out = match (r.follower.as_mut(), r.client.as_mut()) {
+            (Some(f), _) => f.handle(now, input),
+            (None, Some(c)) => {
+                let out = c.handle(now, input);
+                if out.events.iter().any(|e| matches!(e, TableEvent::Left)) {
+                    r.follower = c.follow();
+                    if let Some(f) = r.follower.as_mut() {
+                        r.client = None;
+                        let mut first = f.handle(now, Input::Tick);
+                        let mut out = out;
+                        out.events.append(&mut first.events);
+                        out.reply.append(&mut first.reply);
+                        out.deadline = first.deadline;
+                        out
+                    } else {
+                        out
+                    }
+                } else {
+                    out
+                }
+            }
+            (None, None) => return,
+        };
+        let seat = r.seat;
+        r.events.extend(out.events);
+        let tick = out
+            .deadline
+            .filter(|&d| r.next_tick.is_none_or(|t| d < t || t <= now));
+        if let Some(d) = tick {
+            r.next_tick = Some(d);
+        }
+        for frame in out.send {
+            for t in (0..4).filter(|&t| t != seat) {
+                self.deliver(RETURNER, t, frame.clone());
+            }
+        }
+        for (to, frame) in out.reply {
+            self.deliver(RETURNER, to as usize, frame);
+        }
+        if let Some(d) = tick {
+            self.push(d.max(now), RETURNER, Ev::Tick);
+        }
+    }
+
     /// Crashes `seat` now (its store survives) and restarts it after `down` ms.
     pub fn crash(&mut self, seat: usize, down: u64) {
         self.clients[seat] = None;
@@ -349,6 +443,12 @@ impl Sim {
     fn live_done(&self) -> bool {
         if self.clients.iter().any(Option::is_none) {
             return false; // a crashed seat is yet to restart
+        }
+        if let Some(r) = &self.returner {
+            let following = r.follower.as_ref().is_some_and(|f| !f.is_over());
+            if following || r.client.as_ref().is_some_and(|c| !c.is_over()) {
+                return false;
+            }
         }
         self.clients.iter().flatten().all(|c| {
             c.is_over() || (self.stop_after_hands > 0 && c.results().len() >= self.stop_after_hands)
@@ -377,13 +477,23 @@ impl Sim {
                     if self.is_cut(to) {
                         continue;
                     }
-                    if let (Some(keep), Ok(env)) = (self.inbound[to].as_mut(), Envelope::decode(&f))
-                        && !keep(&env)
+                    if let (Some(keep), Ok(env)) = (
+                        self.inbound.get_mut(to).and_then(Option::as_mut),
+                        Envelope::decode(&f),
+                    ) && !keep(&env)
                     {
                         continue;
                     }
                     self.delivered += 1;
                     self.input_now(to, Input::Frame(f));
+                }
+                Ev::Tick if to == RETURNER => {
+                    if let Some(r) = self.returner.as_mut()
+                        && r.next_tick == Some(at)
+                    {
+                        r.next_tick = None;
+                        self.input_now(RETURNER, Input::Tick);
+                    }
                 }
                 Ev::Tick => {
                     if self.next_tick[to] == Some(at) {
