@@ -215,9 +215,7 @@ async fn session(
     lobby_lines.reset();
     let wanted = (config_preset, config_stake, args.hands);
     let outcome = loop {
-        let asking = human
-            .as_ref()
-            .and_then(|h| h.prompt.as_ref().map(|p| p.until));
+        let asking = human.as_ref().and_then(Human::next_alarm);
         let far = tokio::time::Instant::now() + Duration::from_secs(3600);
         let ev = tokio::select! {
             ev = events.recv() => ev,
@@ -235,7 +233,7 @@ async fn session(
             }
             _ = tokio::time::sleep_until(asking.unwrap_or(far)), if asking.is_some() => {
                 if let Some(h) = human.as_mut() {
-                    h.time_up();
+                    h.alarm();
                 }
                 continue;
             }
@@ -607,7 +605,12 @@ struct Prompt {
     view: Box<SeatView>,
     order: Vec<usize>,
     until: tokio::time::Instant,
+    /// Whether the last seconds were announced.
+    warned: bool,
 }
+
+/// Seconds before the table plays for the player at which the prompt says so.
+const LAST_SECONDS: u64 = 5;
 
 /// The player at this terminal: the `solo` screen and prompt over a networked table. The
 /// table's timers run on as in any seat: at zero the client plays the default action (a
@@ -623,6 +626,8 @@ struct Human {
     stake: Money,
     hands: u32,
     lang: Lang,
+    /// The players' names from the roster, with the winds of the current hand.
+    names: solo::Names,
 }
 
 impl Human {
@@ -638,6 +643,7 @@ impl Human {
             stake,
             hands,
             lang,
+            names: solo::Names::new([0, 1, 2, 3].map(|s| format!("seat {s}"))),
         }
     }
 
@@ -650,11 +656,22 @@ impl Human {
                 .position(|s| s.peer == self.me_key && !s.bot)
                 .map(|i| i as Seat);
         }
+        self.names = solo::Names::new([0usize, 1, 2, 3].map(|s| {
+            let name = roster.advert.seats[s]
+                .as_ref()
+                .map(|i| clean(&mahjong_store::clean_name(&i.name)))
+                .unwrap_or_default();
+            match (Some(s as Seat) == self.me, name.is_empty()) {
+                (true, _) => "you".to_string(),
+                (false, true) => format!("seat {s}"),
+                (false, false) => name,
+            }
+        }));
         if let Some(me) = self.me {
             println!(
-                "You are {}. Type the number of an action, a tile to discard (5m), !5m to \
-                 discard and declare ready (敲), h for a hint, q to leave the table.",
-                solo::SEAT_NAMES[me as usize]
+                "You sit in seat {me}; each hand's dealer is East. Type the number of an action,\n\
+                 a tile to discard (5m), !5m to discard and declare ready (敲), h for a hint,\n\
+                 q to leave the table."
             );
         }
     }
@@ -703,10 +720,11 @@ impl Human {
             } => {
                 self.prompt = None;
                 let counter = huangfan + dice.huangfan_bonus();
-                writeln!(
-                    out,
-                    "\n{}",
-                    solo::hand_header(*hand, *dealer, *dice, counter)
+                self.names.dealer = *dealer;
+                writeln!(out)?;
+                solo::say(
+                    &mut out,
+                    &solo::hand_header(*hand, &self.names, *dice, counter),
                 )?;
             }
             TableEvent::Moved { mv, events } => {
@@ -714,7 +732,7 @@ impl Human {
                     if mv.seat == me && self.prompt.take().is_some() {
                         writeln!(out, "  (time is up: the table played for you)")?;
                     }
-                    solo::announce(events, me, &|_| None, &mut out)?;
+                    solo::announce(events, me, &self.names, &|_| None, &mut out)?;
                 }
             }
             TableEvent::YourTurn { view, .. } => {
@@ -732,13 +750,14 @@ impl Human {
                 } else {
                     view.options.discard_seconds
                 };
-                let order = solo::show_choices(view, &mut out)?;
+                let order = solo::show_choices(view, &self.names, &mut out)?;
                 write!(out, "({secs} s) > ")?;
                 out.flush()?;
                 self.prompt = Some(Prompt {
                     view: view.clone(),
                     order,
                     until: tokio::time::Instant::now() + Duration::from_secs(u64::from(secs)),
+                    warned: u64::from(secs) <= LAST_SECONDS,
                 });
             }
             TableEvent::HandOver { result, .. } => {
@@ -749,7 +768,7 @@ impl Human {
                         &result.payments,
                         setup,
                         setup.huangfan_in_force(),
-                        self.lang,
+                        (self.lang, &self.names),
                         &mut out,
                     )?;
                 }
@@ -783,11 +802,29 @@ impl Human {
         Ok(())
     }
 
-    /// The table's timer ran out while the prompt waited: the client plays for the player.
-    fn time_up(&mut self) {
-        if self.prompt.take().is_some() {
-            println!("\n  (time is up: the table plays for you)");
+    /// When the prompt next speaks by itself: the last seconds, then the end of the time.
+    fn next_alarm(&self) -> Option<tokio::time::Instant> {
+        let p = self.prompt.as_ref()?;
+        Some(if p.warned {
+            p.until
+        } else {
+            p.until - Duration::from_secs(LAST_SECONDS)
+        })
+    }
+
+    /// The prompt's timer counts down: "5 s left", then the table plays for the player.
+    fn alarm(&mut self) {
+        let Some(p) = self.prompt.as_mut() else {
+            return;
+        };
+        if !p.warned {
+            p.warned = true;
+            print!("\n  ({LAST_SECONDS} s left) > ");
+            let _ = std::io::stdout().flush();
+            return;
         }
+        self.prompt = None;
+        println!("\n  (time is up: the table plays for you)");
     }
 }
 

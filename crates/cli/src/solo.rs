@@ -74,8 +74,47 @@ fn options_of(preset: Ruleset, overrides: &[String]) -> Result<Options> {
 }
 
 /// The seats' names on the terminal.
-pub(crate) const SEAT_NAMES: [&str; 4] =
-    ["East seat 0", "South seat 1", "West seat 2", "North seat 3"];
+/// Writes `line` wrapped at [`WIDTH`] columns (continuations indented).
+pub(crate) fn say(out: &mut impl Write, line: &str) -> Result<()> {
+    for l in wrap_words(line, WIDTH, 4) {
+        writeln!(out, "{l}")?;
+    }
+    Ok(())
+}
+
+/// How the terminal names a player: the wind its seat has in the current hand (the dealer
+/// is East, as in the app) and its name — `East Ann`, `South you` — never a bare seat number.
+#[derive(Clone, Debug)]
+pub(crate) struct Names {
+    names: [String; 4],
+    /// The dealer of the current hand (East).
+    pub(crate) dealer: Seat,
+}
+
+const WINDS: [&str; 4] = ["East", "South", "West", "North"];
+const WINDS_ZH: [&str; 4] = ["东", "南", "西", "北"];
+
+impl Names {
+    /// Players named `names` (by seat), the dealer not yet known (seat 0 until told).
+    pub(crate) fn new(names: [String; 4]) -> Names {
+        Names { names, dealer: 0 }
+    }
+
+    /// `East Ann`.
+    pub(crate) fn of(&self, seat: Seat) -> String {
+        self.of_in(seat, Lang::En)
+    }
+
+    /// `East Ann`, or `东 Ann` in 中文 (for the settlement's sentences).
+    pub(crate) fn of_in(&self, seat: Seat, lang: Lang) -> String {
+        let k = ((seat & 3) + 4 - (self.dealer & 3)) as usize % 4;
+        let wind = match lang {
+            Lang::En => WINDS[k],
+            Lang::Zh => WINDS_ZH[k],
+        };
+        format!("{wind} {}", self.names[seat as usize & 3])
+    }
+}
 
 /// Runs the game on standard input and output.
 pub fn run(args: SoloArgs) -> Result<()> {
@@ -125,10 +164,16 @@ fn play(args: SoloArgs, input: &mut impl BufRead, out: &mut impl Write) -> Resul
         SessionLength::Hands(args.hands)
     };
     let mut session = Session::new(options.clone(), Money::coins(1), length);
+    let mut names = Names::new([0u8, 1, 2, 3].map(|s| {
+        if s == me {
+            "you".to_string()
+        } else {
+            format!("{} bot", levels[((s + 4 - me) % 4 - 1) as usize])
+        }
+    }));
     writeln!(
         out,
-        "Shanghai mahjong ({preset}) — you are {}. Seed {seed}.",
-        SEAT_NAMES[me as usize]
+        "Shanghai mahjong ({preset}) — you sit against three computer players; each hand's\ndealer is East. Seed {seed}."
     )?;
     writeln!(
         out,
@@ -147,10 +192,11 @@ fn play(args: SoloArgs, input: &mut impl BufRead, out: &mut impl Write) -> Resul
         let dice = Dice::new(1 + (d % 6) as u8, 1 + ((d >> 8) % 6) as u8)?;
         let setup = session.setup(((d >> 16) % 4) as u8, dice);
         let mut st = HandState::new(setup.clone(), &Wall::shuffled(wall_seed))?;
-        writeln!(
+        names.dealer = setup.dealer;
+        writeln!(out)?;
+        say(
             out,
-            "\n{}",
-            hand_header(session.hands_played + 1, setup.dealer, dice, st.huangfan())
+            &hand_header(session.hands_played + 1, &names, dice, st.huangfan()),
         )?;
         if let Some(w) = st.wildcard() {
             writeln!(out, "Wildcard (百搭): {w}")?;
@@ -159,10 +205,13 @@ fn play(args: SoloArgs, input: &mut impl BufRead, out: &mut impl Write) -> Resul
             let seat = st.to_act_mask().trailing_zeros() as Seat;
             let view = st.view(seat);
             let action = if seat == me {
-                match ask(&view, &mut hint, input, out)? {
+                match ask(&view, &names, &mut hint, input, out)? {
                     Some(a) => a,
                     None => {
-                        writeln!(out, "Stopped. Balances: {}", balances(&session))?;
+                        say(
+                            out,
+                            &format!("Stopped. Balances: {}", balances(&session, &names)),
+                        )?;
                         return Ok(());
                     }
                 }
@@ -173,15 +222,22 @@ fn play(args: SoloArgs, input: &mut impl BufRead, out: &mut impl Write) -> Resul
                 bot.decide(&view).action
             };
             let events = st.apply(&Move::new(seat, action))?;
-            announce(&events, me, &|p| st.face(p), out)?;
+            announce(&events, me, &names, &|p| st.face(p), out)?;
         }
         let outcome = st
             .outcome()
             .cloned()
             .ok_or_else(|| anyhow::anyhow!("hand not over"))?;
         let record = session.record(&setup, st.huangfan(), &outcome);
-        report(&outcome, &record.payments, &setup, st.huangfan(), lang, out)?;
-        writeln!(out, "Balances: {}", balances(&session))?;
+        report(
+            &outcome,
+            &record.payments,
+            &setup,
+            st.huangfan(),
+            (lang, &names),
+            out,
+        )?;
+        say(out, &format!("Balances: {}", balances(&session, &names)))?;
         if record.finished {
             writeln!(out, "Session over.")?;
             return Ok(());
@@ -197,10 +253,10 @@ fn play(args: SoloArgs, input: &mut impl BufRead, out: &mut impl Write) -> Resul
 }
 
 /// `=== Hand 2 · dealer South seat 1 · dice 3+5 · 荒番 1 ===`.
-pub(crate) fn hand_header(hand: u32, dealer: Seat, dice: Dice, huangfan: u32) -> String {
+pub(crate) fn hand_header(hand: u32, names: &Names, dice: Dice, huangfan: u32) -> String {
     format!(
         "=== Hand {hand} · dealer {} · dice {}+{}{} ===",
-        SEAT_NAMES[dealer as usize & 3],
+        names.of(names.dealer),
         dice.values().0,
         dice.values().1,
         if huangfan > 0 {
@@ -211,11 +267,11 @@ pub(crate) fn hand_header(hand: u32, dealer: Seat, dice: Dice, huangfan: u32) ->
     )
 }
 
-fn balances(s: &Session) -> String {
+fn balances(s: &Session, names: &Names) -> String {
     s.balances
         .iter()
         .enumerate()
-        .map(|(i, m)| format!("seat {i}: {m}"))
+        .map(|(i, m)| format!("{}: {m}", names.of(i as Seat)))
         .collect::<Vec<_>>()
         .join(", ")
 }
@@ -223,6 +279,7 @@ fn balances(s: &Session) -> String {
 /// Shows the table and asks for an action; `None` when the player stops (q or end of input).
 fn ask(
     view: &SeatView,
+    names: &Names,
     hint: &mut Bot,
     input: &mut impl BufRead,
     out: &mut impl Write,
@@ -230,7 +287,7 @@ fn ask(
     if let Some(a) = auto_answer(view) {
         return Ok(Some(a));
     }
-    let order = show_choices(view, out)?;
+    let order = show_choices(view, names, out)?;
     loop {
         write!(out, "> ")?;
         out.flush()?;
@@ -274,9 +331,13 @@ pub(crate) fn auto_answer(view: &SeatView) -> Option<Action> {
 
 /// Draws the table and lists the legal actions, numbered from 1; returns the order of the
 /// list (indices into `view.legal`) for [`answer`].
-pub(crate) fn show_choices(view: &SeatView, out: &mut impl Write) -> Result<Vec<usize>> {
+pub(crate) fn show_choices(
+    view: &SeatView,
+    names: &Names,
+    out: &mut impl Write,
+) -> Result<Vec<usize>> {
     let legal = &view.legal;
-    render(view, out)?;
+    render(view, names, out)?;
     if is_swap(view) {
         writeln!(
             out,
@@ -475,7 +536,7 @@ fn tiles_word(n: usize) -> &'static str {
     if n == 1 { "tile" } else { "tiles" }
 }
 
-fn render(v: &SeatView, out: &mut impl Write) -> Result<()> {
+fn render(v: &SeatView, names: &Names, out: &mut impl Write) -> Result<()> {
     writeln!(out)?;
     let discards_of = |s: &PublicSeat| -> Vec<Tile> {
         s.discards
@@ -490,7 +551,7 @@ fn render(v: &SeatView, out: &mut impl Write) -> Result<()> {
         }
         let mut line = format!(
             "  {}: {} {}{}; melds {}",
-            SEAT_NAMES[i],
+            names.of(i as Seat),
             s.hand_size,
             tiles_word(s.hand_size as usize),
             if s.ready { ", 敲 (ready)" } else { "" },
@@ -520,15 +581,14 @@ fn render(v: &SeatView, out: &mut impl Write) -> Result<()> {
             .unwrap_or_default()
     )?;
     match &v.phase {
-        PublicPhase::Claims { from, card, .. } => writeln!(
-            out,
-            "  {} discarded {}",
-            SEAT_NAMES[*from as usize], card.tile
-        )?,
+        PublicPhase::Claims { from, card, .. } => {
+            writeln!(out, "  {} discarded {}", names.of(*from), card.tile)?
+        }
         PublicPhase::RobKong { from, card, .. } => writeln!(
             out,
             "  {} adds {} to a pung (you may rob it)",
-            SEAT_NAMES[*from as usize], card.tile
+            names.of(*from),
+            card.tile
         )?,
         _ => {}
     }
@@ -615,6 +675,7 @@ fn describe(a: &Action) -> String {
 pub(crate) fn announce(
     events: &[Event],
     me: Seat,
+    names: &Names,
     face: &dyn Fn(u8) -> Option<Tile>,
     out: &mut impl Write,
 ) -> Result<()> {
@@ -622,14 +683,14 @@ pub(crate) fn announce(
         if seat == me {
             "You".to_string()
         } else {
-            SEAT_NAMES[seat as usize].to_string()
+            names.of(seat)
         }
     };
     let whom = |seat: Seat| {
         if seat == me {
             "you".to_string()
         } else {
-            SEAT_NAMES[seat as usize].to_string()
+            names.of(seat)
         }
     };
     for e in events {
@@ -690,7 +751,7 @@ pub(crate) fn announce(
             }
             _ => continue,
         };
-        writeln!(out, "  {line}")?;
+        say(out, &format!("  {line}"))?;
     }
     Ok(())
 }
@@ -701,7 +762,7 @@ pub(crate) fn report(
     payments: &[Money; 4],
     setup: &Setup,
     huangfan: u32,
-    lang: Lang,
+    (lang, names): (Lang, &Names),
     out: &mut impl Write,
 ) -> Result<()> {
     let explained = match outcome {
@@ -719,31 +780,35 @@ pub(crate) fn report(
     match explained {
         Some(e) => {
             writeln!(out, "Hand over.")?;
-            for line in explain_text::render_width(&e, lang, WIDTH) {
+            let mut style = explain_text::Style::plain(lang);
+            style.seat = Box::new(|s| names.of_in(s, lang));
+            for line in explain_text::render_styled(&e, &style, WIDTH) {
                 writeln!(out, "{line}")?;
             }
             if e.payments != *payments {
-                writeln!(
+                say(
                     out,
-                    "Payments after the chip limit: {}",
-                    payment_list(payments)
+                    &format!(
+                        "Payments after the chip limit: {}",
+                        payment_list(payments, names)
+                    ),
                 )?;
             }
             Ok(())
         }
         None => {
             writeln!(out, "Hand over: drawn (流局), the wall is empty.")?;
-            writeln!(out, "Payments: {}", payment_list(payments))?;
+            say(out, &format!("Payments: {}", payment_list(payments, names)))?;
             Ok(())
         }
     }
 }
 
-fn payment_list(payments: &[Money; 4]) -> String {
+fn payment_list(payments: &[Money; 4], names: &Names) -> String {
     payments
         .iter()
         .enumerate()
-        .map(|(i, m)| format!("seat {i} {}", explain_text::signed(*m)))
+        .map(|(i, m)| format!("{} {}", names.of(i as Seat), explain_text::signed(*m)))
         .collect::<Vec<_>>()
         .join(", ")
 }
@@ -790,6 +855,43 @@ mod tests {
         assert!(text.contains("Session over"));
     }
 
+    /// Players are named by wind (the dealer is East, as in the app) and name, never by a
+    /// bare seat number, and no line is wider than 80 columns, over whole sessions of the
+    /// three presets in both languages.
+    #[test]
+    fn the_terminal_names_players_by_wind_and_keeps_to_80_columns() {
+        for (k, preset) in ["qiaoma", "classic", "baida"].into_iter().enumerate() {
+            for lang in ["en", "zh"] {
+                let script = "1\n".repeat(2000);
+                let mut input = std::io::Cursor::new(script.into_bytes());
+                let mut out = Vec::new();
+                let mut a = args(3, 11 + k as u64);
+                a.preset = preset.into();
+                a.lang = lang.into();
+                play(a, &mut input, &mut out).unwrap();
+                let text = String::from_utf8(out).unwrap();
+                for line in text.lines() {
+                    assert!(
+                        explain_text::columns(line) <= 80,
+                        "{preset} {lang}: {} columns: {line}",
+                        explain_text::columns(line)
+                    );
+                    assert!(
+                        !line.contains("seat 0") && !line.contains("座位"),
+                        "{preset} {lang}: a bare seat number: {line}"
+                    );
+                }
+                assert!(text.contains("dealer East "), "{text}");
+                assert!(
+                    text.lines().any(|l| l
+                        .strip_prefix("Balances: ")
+                        .is_some_and(|rest| WINDS.iter().any(|w| rest.starts_with(w)))),
+                    "{text}"
+                );
+            }
+        }
+    }
+
     use mahjong_rules::Card;
 
     fn state(preset: Ruleset, seed: u8) -> HandState {
@@ -824,7 +926,8 @@ mod tests {
                     let mut none = std::io::Cursor::new(Vec::new());
                     let mut out = Vec::new();
                     let mut hint = Bot::new(Level::Strong, 1);
-                    let a = ask(&view, &mut hint, &mut none, &mut out).unwrap();
+                    let names = Names::new([0, 1, 2, 3].map(|s| format!("p{s}")));
+                    let a = ask(&view, &names, &mut hint, &mut none, &mut out).unwrap();
                     let Some(Action::Discard { card, ready: false }) = a else {
                         panic!("{a:?}")
                     };

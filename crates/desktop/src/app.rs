@@ -461,6 +461,13 @@ impl App {
                     t.hand = hands + 1;
                 }
             }
+            lan::Feed::Net(mahjong_net::NetEvent::Following { .. }) => {
+                // The seat is the bot's now: the table goes on before the player's eyes,
+                // who is told so (the own hand no longer changes).
+                if let Screen::Table(t) = &mut self.screen {
+                    t.replaced[t.me as usize & 3] = true;
+                }
+            }
             lan::Feed::Net(ev) => {
                 if self.lobby.on_net(ev, lang)
                     && let Some(s) = self.lobby.seated.clone()
@@ -789,7 +796,16 @@ impl App {
                     .on_press(Message::OpenRules),
             );
         }
-        if let Some(n) = self.notice.clone().or_else(|| self.data_notice()) {
+        let following = match &self.screen {
+            Screen::Table(t) if t.is_lan() && t.replaced[t.me as usize & 3] => {
+                Some(lang.t(T::FollowingSeat).to_string())
+            }
+            _ => None,
+        };
+        if let Some(n) = following
+            .or_else(|| self.notice.clone())
+            .or_else(|| self.data_notice())
+        {
             r = r.push(container(label(n, 12.0, WARN)).max_width(self.size.width * 0.5));
         }
         r = r.push(iced::widget::Space::new().width(Length::Fill));

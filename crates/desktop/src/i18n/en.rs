@@ -303,6 +303,9 @@ pub fn text(key: T) -> &'static str {
         T::SetupFailedSeat => "The set-up failed: {0} declined or did not answer",
         T::Reconnecting => "reconnecting…",
         T::ReplacedByBot => "a bot plays for them now",
+        T::FollowingSeat => {
+            "A bot has played your seat since you were away: you are watching the rest of the session, and every hand goes into your ledger."
+        }
         T::LanProblem => "Network: {0}",
         T::Length => "Length",
         T::SeatBot => "bot",

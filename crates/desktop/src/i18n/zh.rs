@@ -263,6 +263,9 @@ pub fn text(key: T) -> &'static str {
         T::SetupFailedSeat => "设置未通过：{0} 拒绝或未回应",
         T::Reconnecting => "重新连接中…",
         T::ReplacedByBot => "已由机器人代打",
+        T::FollowingSeat => {
+            "你离开期间，你的座位已由电脑接手：你正在观看本场余下的牌局，每一手都会记入你的账本。"
+        }
         T::LanProblem => "网络：{0}",
         T::Length => "长度",
         T::SeatBot => "机器人",

@@ -143,6 +143,9 @@ pub struct Client {
     last_request: [u64; 4],
     last_reply: [(u32, u64); 4],
     next_pref: Next,
+    /// This seat left after it had signed the settlement of this hand (with "go on"): the
+    /// hand ends as agreed, and the seat votes against itself at the next hand's first step.
+    leave_after: Option<u32>,
     halted_hand: Option<u32>,
     deferred_votes: Vec<(u32, u32, Seat)>,
     restored: bool,
@@ -231,6 +234,7 @@ impl Client {
             last_request: [0; 4],
             last_reply: [(u32::MAX, 0); 4],
             next_pref: Next::Continue,
+            leave_after: None,
             halted_hand: None,
             deferred_votes: Vec::new(),
             restored: false,
@@ -672,6 +676,12 @@ impl Client {
             }
             StepKind::Roster => self.next_pref = Next::Stop,
             StepKind::Settle if !self.has_entry(&exp) => self.next_pref = Next::Leave,
+            StepKind::Settle => {
+                // Its settlement is signed already: a vote against itself now would
+                // contradict it. The hand is settled as agreed; the seat leaves at the next
+                // hand's first step (see `advance`), so the others replace it at once.
+                self.leave_after = Some(exp.hand);
+            }
             _ => {
                 // Leave now: vote against this seat and send nothing more in this hand.
                 self.next_pref = Next::Leave;
@@ -922,6 +932,15 @@ impl Client {
                     ..StepClock::default()
                 };
                 self.next_retransmit = self.now + RETRANSMIT_MS;
+            }
+            if let Some(h) = self.leave_after
+                && exp.hand > h
+                && exp.kind.abortable()
+            {
+                self.leave_after = None;
+                self.next_pref = Next::Leave;
+                self.vote(exp.seq, self.me(), out);
+                self.halted_hand = Some(exp.hand);
             }
             if self.halted_hand == Some(exp.hand) {
                 return;

@@ -300,3 +300,40 @@ fn thread_cpu_ms() -> Option<u64> {
     // Clock ticks of 10 ms (USER_HZ = 100 on Linux).
     Some((utime + stime) * 10)
 }
+
+/// A seat that leaves just after it signed a hand's settlement (the player quits between
+/// hands; the process stops a few seconds later): the others replace it at once, not after
+/// the disconnect limit. Its signed settlement stands (the hand is booked as agreed); its
+/// leave takes effect at the next hand.
+#[test]
+fn a_seat_leaving_after_it_signed_the_settlement_is_replaced_at_once() {
+    use mahjong_table::Stage;
+    let mut sim = Sim::new(
+        64,
+        Net::LOSSY,
+        options(Ruleset::Qiaoma),
+        SessionLength::Hands(3),
+    );
+    sim.run_until(3_600_000, |s| *s.client(1).stage() == Stage::Settle);
+    assert_eq!(*sim.client(1).stage(), Stage::Settle);
+    let left_at = sim.now;
+    sim.input_now(1, Input::Leave);
+    // The process stops 3 s later (the CLI's wait for the others' abort).
+    sim.cut = Some((1, left_at + 3_000, u64::MAX));
+    sim.run_until(3_600_000, |s| {
+        s.count(0, |e| matches!(e, TableEvent::SeatReplaced { seat: 1, .. })) == 1
+    });
+    assert!(
+        sim.now < left_at + 30_000,
+        "replaced {} ms after it left",
+        sim.now - left_at
+    );
+    let results = sim.client(0).results();
+    assert!(!results[0].aborted, "the signed settlement stands");
+    assert!(matches!(
+        results[1].outcome,
+        Outcome::Abandoned { leaver: 1, .. }
+    ));
+    sim.run(3 * 3_600_000);
+    sim.assert_agree(&[0, 2, 3]);
+}
