@@ -1027,11 +1027,23 @@ impl Client {
             .collect();
         let signed = self.signed_settle();
         let next = self.replica.next_seq();
+        let hand_no = self.replica.hand_no;
         for votes in candidates {
             if signed && votes[0].seq != next {
-                // This seat signed the settlement: the hand ends with it (three votes for
-                // an earlier step include a seat that settled too, and the conflict names it).
-                continue;
+                // This seat signed the settlement. If a voter signed it too, the hand ends
+                // with the settlement (that voter's vote and settlement are proof against
+                // it). If none did, the settlement can never complete: the voters hold the
+                // abort (two of them may have booked it already, a third having kept its
+                // vote back until now), and this seat takes it too rather than wait at the
+                // settlement for good.
+                let settled = self.slots.get(&(hand_no, next)).is_some_and(|slot| {
+                    votes
+                        .iter()
+                        .any(|v| slot.entries[v.seat as usize & 3].is_some())
+                });
+                if settled {
+                    continue;
+                }
             }
             let Ok(checked) = self.replica.check_abort(&votes) else {
                 continue;

@@ -527,3 +527,55 @@ fn a_late_claim_answer_sees_only_commitments() {
         }
     }
 }
+
+/// The withheld vote: seat 2 is cut off past the disconnect limit and seats 0 and 3 vote
+/// against it, but seat 1 keeps its vote back, so no abort forms and seat 2 comes back and
+/// plays on. At the settlement, seat 1 sends its old vote instead of its settlement: seats 0
+/// and 3 (whose own votes wait on a plain settlement to void them) book the abort, and seat
+/// 2, which had signed the settlement, must book it too rather than wait there for good.
+/// Every honest seat books the same result (or holds evidence naming seat 1).
+#[test]
+fn a_vote_withheld_until_the_settlement_leaves_no_honest_seat_behind() {
+    let mut sim = Sim::new(
+        93,
+        Net::LOSSY,
+        options(Ruleset::Qiaoma),
+        SessionLength::Hands(2),
+    );
+    sim.run_until(3_600_000, |s| moves(s, 0) >= 10);
+    let cut_at = sim.now;
+    sim.cut = Some((2, cut_at, cut_at + 200_000));
+    let mut vote: Option<Envelope> = None;
+    let mut sent = false;
+    let hook: Hook = Box::new(move |ctx, env| {
+        let settling = ctx.client.settling().is_some() && env.hand == 1;
+        if (env.is_vote() || env.is_settle()) && env.hand == 1 {
+            vote.get_or_insert_with(|| env.clone());
+            if !settling {
+                return vec![]; // withheld
+            }
+        }
+        if settling {
+            // At the settlement: its old vote goes out, and nothing else of this hand.
+            if !sent && let Some(v) = vote.as_ref().filter(|v| v.is_vote()) {
+                sent = true;
+                return vec![(None, v.encode())];
+            }
+            return vec![];
+        }
+        vec![(None, env.encode())]
+    });
+    sim.hooks[1] = Some(hook);
+    // It never applies the others' votes itself.
+    sim.inbound[1] = Some(Box::new(|env| !env.is_vote()));
+    let honest = [0usize, 2, 3];
+    let settled = |s: &Sim| honest.iter().all(|&h| !s.client(h).results().is_empty());
+    sim.run_until(cut_at + 3 * 3_600_000, settled);
+    if !settled(&sim) {
+        dump(&sim);
+    }
+    assert!(settled(&sim), "an honest seat booked nothing");
+    same_results(&sim, &honest);
+    let first = &sim.client(0).results()[0];
+    assert!(first.aborted, "{first:?}");
+}
