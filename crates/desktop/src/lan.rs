@@ -221,6 +221,8 @@ struct Seen {
     view: Option<Box<SeatView>>,
     final_view: Option<Box<SeatView>>,
     faults: bool,
+    /// Every seat's concealed tiles at the end of the hand, from the deal's audit.
+    revealed: Option<(u32, Box<[Vec<mahjong_rules::Card>; 4]>)>,
     table: Option<TableId>,
     first_table: bool,
     opened: bool,
@@ -373,10 +375,15 @@ fn on_event(
                     eprintln!("{}", hand_line(result, signatures.len()));
                 }
                 let view = seen.final_view.take().or_else(|| seen.view.clone());
-                // Only the player's own concealed tiles are known here.
-                let mut hands: [Vec<mahjong_rules::Card>; 4] = Default::default();
+                // Every seat's concealed tiles, as the deal's audit revealed them; for a hand
+                // without an audit (an aborted one), only the player's own.
+                let mut hands: [Vec<mahjong_rules::Card>; 4] = match seen.revealed.take() {
+                    Some((hand, all)) if hand == result.hand => *all,
+                    _ => Default::default(),
+                };
                 if let Some(v) = &view
                     && let Some(h) = hands.get_mut(v.seat as usize)
+                    && h.is_empty()
                 {
                     *h = v.hand.clone();
                 }
@@ -405,6 +412,7 @@ fn on_event(
             }
             other => table(Update::Table(other)),
         },
+        NetEvent::Revealed { hand, hands } => seen.revealed = Some((hand, hands)),
         NetEvent::Lobby(tables) => {
             if autoplay.is_some() && !seen.opened && tables.iter().any(|a| a.host == me) {
                 seen.opened = true;

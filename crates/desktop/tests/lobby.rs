@@ -439,6 +439,9 @@ fn the_app_joins_a_friends_table_by_address_sees_the_differences_counts_down_acc
     let t = h.app.table_state().expect("table");
     let end = t.end.clone().expect("hand end");
     assert!(end.signed_by_all, "four signatures");
+    // "All hands face up": every seat's concealed tiles, the bots' and the friend's too
+    // (the deal's audit reveals them), not only the player's own.
+    assert!(end.hands.iter().all(|h| !h.is_empty()), "{:?}", end.hands);
     assert_eq!(end.result.payments.iter().map(|m| m.0).sum::<i64>(), 0);
     assert!(h.find(&Lang::En.f(shanghai_mahjong::i18n::T::HandResult, &[&1])));
     assert!(h.find(Lang::En.t(shanghai_mahjong::i18n::T::Verified)));
@@ -459,6 +462,57 @@ fn the_app_joins_a_friends_table_by_address_sees_the_differences_counts_down_acc
     });
     assert_eq!(theirs.payments, end.result.payments);
     let _ = rt.block_on(friend.shutdown());
+    Ok(())
+}
+
+/// A player who does not accept the set-up in time: the set-up fails for everyone, and the app
+/// says so to the player as "you" (not its own name, nor a seat number), in both languages,
+/// on a line of its own (Back does not move), and is back in the lobby.
+#[test]
+fn a_set_up_not_accepted_in_time_tells_the_player_you_and_returns_to_the_lobby() -> Result<(), Error>
+{
+    for (k, lang) in [Lang::En, Lang::Zh].into_iter().enumerate() {
+        let rt = runtime();
+        let (friend, mut events) = headless(&rt, 50 + k as u8, "Ann");
+        let addr = next_event(&rt, &mut events, "a listening address", |e| match e {
+            NetEvent::Listening(a) => Some(a.to_string()),
+            _ => None,
+        });
+        let mut options = Options::preset(Ruleset::Qiaoma);
+        options.start_seconds = 5;
+        rt.block_on(friend.host(TableSpec {
+            options,
+            name: "Ann's table".into(),
+            preset: Ruleset::Qiaoma,
+            stake: Money::coins(1),
+            hands: 1,
+            bots: 2,
+        }))
+        .expect("loop")
+        .expect("hosted");
+        let mut h = Harness::new(&format!("late{k}"), lang, Vec::new());
+        h.until("the LAN thread", |a| a.lobby.link.is_some());
+        h.type_into(ADDRESS_FIELD, &addr)?;
+        h.click(lang.t(T::Connect))?;
+        h.until("the friend's table", |a| !a.lobby.tables.is_empty());
+        h.click(lang.t(T::SitDown))?;
+        h.until("the proposal", |a| {
+            a.lobby
+                .seated
+                .as_ref()
+                .is_some_and(|s| s.proposal.is_some())
+        });
+        // The player never clicks Accept.
+        h.until("the failed set-up", |a| a.lobby.notice.is_some());
+        assert_eq!(
+            h.app.lobby.notice.as_deref(),
+            Some(lang.t(T::SetupFailedYou)),
+            "{lang:?}"
+        );
+        assert!(h.find(lang.t(T::SetupFailedYou)));
+        assert!(h.app.lobby.seated.is_none(), "back in the lobby");
+        let _ = rt.block_on(friend.shutdown());
+    }
     Ok(())
 }
 

@@ -258,6 +258,14 @@ pub enum NetEvent {
         /// Hands final when it came back.
         hands: u32,
     },
+    /// Every seat's concealed tiles at the end of a final hand whose deal was audited (sent
+    /// just before that hand's `TableEvent::HandOver`): what "all hands face up" shows.
+    Revealed {
+        /// The hand.
+        hand: u32,
+        /// Each seat's concealed tiles.
+        hands: Box<[Vec<mahjong_rules::Card>; 4]>,
+    },
     /// A seat this peer runs declined the host's proposal: it is not what was agreed.
     Declined {
         /// What differs, in one line.
@@ -1946,12 +1954,13 @@ impl EventLoop {
 
     /// Feeds queued inputs to the clients until none is left.
     fn pump(&mut self) -> Result<(), String> {
+        // At most this many inputs a turn: the network breathes, and the rest (still queued,
+        // none dropped) runs on the next turn.
         let mut budget = 10_000;
-        while let Some((seat, input)) = self.queue.pop_front() {
+        while budget > 0
+            && let Some((seat, input)) = self.queue.pop_front()
+        {
             budget -= 1;
-            if budget == 0 {
-                break; // let the network breathe; the rest runs on the next turn
-            }
             let now = self.now();
             let Some(p) = self.playing.as_mut() else {
                 self.queue.clear();
@@ -2155,8 +2164,18 @@ impl EventLoop {
                     .save_evidence(&table, e)
                     .map_err(|e| e.to_string())?;
             }
-            TableEvent::HandOver { .. } if own => {
+            TableEvent::HandOver { result, .. } if own => {
                 if let Some(r) = p.runners.get(&seat) {
+                    let hands = match &r.follower {
+                        Some(_) => None,
+                        None => r.client.revealed(result.hand).cloned(),
+                    };
+                    if let Some(hands) = hands {
+                        let _ = self.events.try_send(NetEvent::Revealed {
+                            hand: result.hand,
+                            hands: Box::new(hands),
+                        });
+                    }
                     let booked = match &r.follower {
                         Some(f) => self.storage.book(&table, f.results(), f.log()),
                         None => self

@@ -94,14 +94,22 @@ async fn a_table_opened_by_hand_is_seen_taken_and_played_with_its_own_options() 
         _ => None,
     })
     .await;
-    let signatures = until(&mut guest_ev, "the settlement", |e| match e {
+    // Every seat's concealed tiles (the audit's) come just before the settlement.
+    let revealed = until(&mut guest_ev, "the revealed hands", |e| match e {
+        NetEvent::Revealed { hand, hands } => Some((*hand, hands.clone())),
+        _ => None,
+    })
+    .await;
+    assert!(revealed.1.iter().all(|h| !h.is_empty()), "{revealed:?}");
+    let (signatures, hand) = until(&mut guest_ev, "the settlement", |e| match e {
         NetEvent::Table(TableEvent::HandOver { signatures, result }) if !result.aborted => {
-            Some(signatures.len())
+            Some((signatures.len(), result.hand))
         }
         _ => None,
     })
     .await;
     assert_eq!(signatures, 4);
+    assert_eq!(hand, revealed.0);
     until(&mut guest_ev, "the session's end", |e| match e {
         NetEvent::Table(TableEvent::SessionOver { .. }) => Some(()),
         _ => None,

@@ -206,6 +206,9 @@ pub(crate) struct HandPlay {
     pub moves: Vec<Move>,
     /// The outcome, once audited.
     pub audited: Option<Outcome>,
+    /// Every seat's concealed tiles at the end, once audited (the replay with every face
+    /// known): what "all hands face up" shows after a hand.
+    pub revealed: Option<[Vec<mahjong_rules::Card>; 4]>,
     /// In a claim window, once the answers are committed: each answering seat's commitment
     /// (the next step opens them).
     pub committed: Option<[Option<crate::codec::Hash>; 4]>,
@@ -258,6 +261,7 @@ impl HandPlay {
             draws: Vec::new(),
             moves: Vec::new(),
             audited: None,
+            revealed: None,
             committed: None,
         }
     }
@@ -792,6 +796,7 @@ impl HandPlay {
         match (full.outcome(), partial) {
             (Some(f), Some(p)) if f == p => {
                 self.audited = Some(f.clone());
+                self.revealed = Some([0u8, 1, 2, 3].map(|s| full.view(s).hand));
                 Ok(())
             }
             _ => Err(StepError::Internal(

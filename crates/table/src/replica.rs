@@ -226,6 +226,8 @@ pub(crate) struct Replica {
     pub results: Vec<HandResult>,
     /// The result being signed in the `Settle` step.
     pub pending_result: Option<HandResult>,
+    /// The last final hand's concealed tiles of every seat, if its deal was audited.
+    pub revealed: Option<(u32, [Vec<mahjong_rules::Card>; 4])>,
 }
 
 impl Replica {
@@ -256,6 +258,7 @@ impl Replica {
             hand: None,
             results: Vec::new(),
             pending_result: None,
+            revealed: None,
         }
     }
 
@@ -598,7 +601,11 @@ impl Replica {
     /// step, or is over.
     fn after_hand(&mut self, leavers: u8, stop: bool, events: &mut Vec<TableEvent>) -> bool {
         self.pending_result = None;
-        self.hand = None;
+        self.revealed = self
+            .hand
+            .take()
+            .and_then(|h| h.revealed)
+            .map(|hands| (self.hand_no, hands));
         self.hand_no += 1;
         let finished = self.session.as_ref().is_none_or(Session::is_finished);
         let me = self.me.map(|m| m.seat);

@@ -306,6 +306,12 @@ pub fn text(key: T) -> &'static str {
         T::FollowingSeat => {
             "A bot has played your seat since you were away: you are watching the rest of the session, and every hand goes into your ledger."
         }
+        T::SetupFailedYou => "The set-up failed: you did not accept it in time. Back in the lobby.",
+        T::SetupFailedSomeone => {
+            "The set-up failed: a seat declined or did not answer. Back in the lobby."
+        }
+        T::NetStopped => "The network has stopped: restart the app to play on the LAN.",
+        T::NetNotUp => "The network is not up yet: try again in a moment.",
         T::LanProblem => "Network: {0}",
         T::Length => "Length",
         T::SeatBot => "bot",

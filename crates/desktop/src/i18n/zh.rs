@@ -266,6 +266,10 @@ pub fn text(key: T) -> &'static str {
         T::FollowingSeat => {
             "你离开期间，你的座位已由电脑接手：你正在观看本场余下的牌局，每一手都会记入你的账本。"
         }
+        T::SetupFailedYou => "开局失败：你没有及时接受设置。已回到大厅。",
+        T::SetupFailedSomeone => "开局失败：有一位玩家拒绝或没有回应。已回到大厅。",
+        T::NetStopped => "网络已停止：请重新启动程序再在局域网上玩。",
+        T::NetNotUp => "网络尚未就绪：请稍后再试。",
         T::LanProblem => "网络：{0}",
         T::Length => "长度",
         T::SeatBot => "机器人",

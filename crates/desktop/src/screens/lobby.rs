@@ -200,14 +200,14 @@ impl State {
         )
     }
 
-    fn request(&mut self, r: Request) {
+    fn request(&mut self, lang: Lang, r: Request) {
         match &self.link {
             Some(l) => {
                 if !l.send(r) {
-                    self.notice = Some("the network thread has stopped".into());
+                    self.notice = Some(lang.t(T::NetStopped).to_string());
                 }
             }
-            None => self.notice = Some("the network is not up yet".into()),
+            None => self.notice = Some(lang.t(T::NetNotUp).to_string()),
         }
     }
 
@@ -220,7 +220,7 @@ impl State {
             Message::Create => match self.form.spec() {
                 Ok(spec) => {
                     self.notice = None;
-                    self.request(Request::Host(Box::new(spec)));
+                    self.request(lang, Request::Host(Box::new(spec)));
                 }
                 // The button is disabled then; the editor already says why.
                 Err(e) => self.notice = Some(lang.f(T::RulesSay, &[&e])),
@@ -229,19 +229,19 @@ impl State {
                 self.notice = None;
                 self.asking = Some(t);
                 self.asked_at = Some(Instant::now());
-                self.request(Request::Sit(t));
+                self.request(lang, Request::Sit(t));
             }
             Message::Stand => {
                 self.asking = None;
-                self.request(Request::Stand);
+                self.request(lang, Request::Stand);
             }
-            Message::FillBots => self.request(Request::FillBots),
+            Message::FillBots => self.request(lang, Request::FillBots),
             Message::Address(s) => self.address = s,
             Message::Dial => {
                 let a = self.address.trim().to_string();
                 if !a.is_empty() {
                     self.notice = None;
-                    self.request(Request::Dial(a));
+                    self.request(lang, Request::Dial(a));
                 }
             }
             Message::Accept => {
@@ -250,20 +250,20 @@ impl State {
                     && !s.accepted
                 {
                     s.accepted = true;
-                    self.request(Request::Accept);
+                    self.request(lang, Request::Accept);
                 }
             }
             Message::Leave => {
                 if self.seated.take().is_some() {
-                    self.request(Request::Leave);
+                    self.request(lang, Request::Leave);
                 }
             }
             Message::Back => {
                 if self.seated.take().is_some() {
-                    self.request(Request::Leave);
+                    self.request(lang, Request::Leave);
                 } else if self.my_table().is_some() || self.asking.is_some() {
                     self.asking = None;
-                    self.request(Request::Stand);
+                    self.request(lang, Request::Stand);
                 }
                 return Exit::Home;
             }
@@ -325,12 +325,18 @@ impl State {
             }
             NetEvent::Table(TableEvent::SetupAgreed(_)) => return self.seated.is_some(),
             NetEvent::Table(TableEvent::SetupFailed { seat }) => {
-                let who = self
+                let info = self
                     .seated
                     .as_ref()
-                    .and_then(|s| s.roster.advert.seats.get(seat as usize).cloned().flatten())
-                    .map_or_else(|| seat.to_string(), |s| s.name);
-                self.notice = Some(lang.f(T::SetupFailedSeat, &[&who]));
+                    .and_then(|s| s.roster.advert.seats.get(seat as usize).cloned().flatten());
+                // The player is told "you" (not its own name); another seat by its name.
+                self.notice = Some(match info {
+                    Some(s) if !s.bot && Some(s.peer) == self.me() => {
+                        lang.t(T::SetupFailedYou).to_string()
+                    }
+                    Some(s) => lang.f(T::SetupFailedSeat, &[&s.name]),
+                    None => lang.t(T::SetupFailedSomeone).to_string(),
+                });
                 self.seated = None;
             }
             NetEvent::Incompatible { peer, theirs } => {
@@ -359,7 +365,7 @@ impl State {
                 .height(Length::Fill)
                 .into(),
         };
-        let mut top = row![
+        let top = row![
             bold(lang.t(T::LobbyTitle), 22.0, ACCENT),
             label(
                 lang.f(
@@ -378,10 +384,11 @@ impl State {
         ]
         .spacing(14)
         .align_y(Alignment::Center);
-        if let Some(n) = &self.notice {
-            top = top.push(label(n.as_str(), 14.0, WARN));
-        }
-        container(column![top, body].spacing(12))
+        // The notice has its own line, always there: nothing above or beside it moves when
+        // it comes or goes (Back stays under the pointer).
+        let notice = container(label(self.notice.as_deref().unwrap_or(""), 14.0, WARN))
+            .height(Length::Fixed(20.0));
+        container(column![top, notice, body].spacing(12))
             .padding(16)
             .width(Length::Fill)
             .height(Length::Fill)

@@ -444,6 +444,16 @@ impl Client {
         Ok((key, root, cp))
     }
 
+    /// Every seat's concealed tiles at the end of final hand `hand`, when it is the last
+    /// final hand and its deal was audited (a won or drawn hand; not an aborted one).
+    pub fn revealed(&self, hand: u32) -> Option<&[Vec<mahjong_rules::Card>; 4]> {
+        self.replica
+            .revealed
+            .as_ref()
+            .filter(|(h, _)| *h == hand)
+            .map(|(_, hands)| hands)
+    }
+
     /// The seats replaced by a bot, each with the seat whose peer runs the bot.
     pub fn controllers(&self) -> [Option<Seat>; 4] {
         self.replica.controllers

@@ -18,6 +18,14 @@ pub fn play_session(seed: u64, ruleset: Ruleset, hands: u32, net: Net) -> Sim {
         assert_eq!(sim.client(s).results().len(), hands as usize);
     }
     sim.assert_agree(&[0, 1, 2, 3]);
+    // After the last hand every seat knows every seat's concealed tiles (the audit's full
+    // replay), the same everywhere: what "all hands face up" shows.
+    let last = sim.client(0).results().last().expect("a hand").hand;
+    let revealed = sim.client(0).revealed(last).cloned().expect("revealed");
+    assert!(revealed.iter().all(|h| !h.is_empty()), "{revealed:?}");
+    for s in 1..4 {
+        assert_eq!(sim.client(s).revealed(last), Some(&revealed));
+    }
     // Every hand is final with four settlement signatures.
     let settles = sim
         .client(0)
