@@ -600,8 +600,22 @@ pub fn verify_log_file(file: &LogFile) -> Result<LogCheck, VerifyError> {
         let signed = &replayed.result;
         if claimed != signed {
             let why = if claimed.payments != signed.payments {
+                // Each player whose payment differs, by name: what the file says, what the
+                // four signed.
+                let differ: Vec<String> = (0..4u8)
+                    .filter(|&s| claimed.payments[s as usize] != signed.payments[s as usize])
+                    .map(|s| {
+                        format!(
+                            "{} {} in the file, {} signed",
+                            seat_name(&file.names, s),
+                            claimed.payments[s as usize],
+                            signed.payments[s as usize]
+                        )
+                    })
+                    .collect();
                 format!(
-                    "payments {} in the file, {} signed",
+                    "payments differ: {} (the file {}, signed {})",
+                    differ.join("; "),
                     money_list(&claimed.payments),
                     money_list(&signed.payments)
                 )

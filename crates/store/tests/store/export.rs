@@ -198,6 +198,15 @@ fn a_changed_payment_is_named() {
     let err = check(&file).expect_err("fault");
     assert!(matches!(&err, VerifyError::Result { hand: 2, .. }), "{err}");
     assert!(err.to_string().contains("payments"), "{err}");
+    // The players whose payments differ are named, with both amounts; the others are not.
+    let said = err.to_string();
+    let name = |s: usize| format!("seat {s} ({})", file.names[s]);
+    for s in [0, 3] {
+        assert!(said.contains(&name(s)), "{said}");
+    }
+    for s in [1, 2] {
+        assert!(!said.contains(&name(s)), "{said}");
+    }
 }
 
 #[test]
