@@ -121,6 +121,9 @@ pub struct App {
     pub screen: Screen,
     /// The rules, open over the current phase.
     pub rules: Option<rules::State>,
+    /// A LAN table resumed after a restart whose other players have not spoken yet: the
+    /// table says what it waits for.
+    pub resuming: bool,
     /// A problem to show (e.g. settings that could not be read or saved).
     pub notice: Option<String>,
     /// Why the data dir cannot keep games, if it cannot: the app runs without saving and
@@ -163,6 +166,7 @@ impl App {
             screen: Screen::Home(home::State::default()),
             rules: None,
             notice: None,
+            resuming: false,
             dir_problem,
             settings_unreadable,
             sound: crate::sound::Sound::silent(),
@@ -456,6 +460,7 @@ impl App {
             }
             lan::Feed::Net(mahjong_net::NetEvent::Resumed { roster, hands }) => {
                 self.lan_table(&roster);
+                self.resuming = true;
                 // The hand under way is the one after those already final.
                 if let Screen::Table(t) = &mut self.screen {
                     t.hand = hands + 1;
@@ -479,6 +484,9 @@ impl App {
                 if let Screen::Table(t) = &mut self.screen
                     && t.is_lan()
                 {
+                    if self.resuming && others_spoke(&u, t.me) {
+                        self.resuming = false;
+                    }
                     let _ = t.update(table::Message::Feed(worker::Feed::Update(u)));
                 }
             }
@@ -800,6 +808,18 @@ impl App {
             Screen::Table(t) if t.is_lan() && t.replaced[t.me as usize & 3] => {
                 Some(lang.t(T::FollowingSeat).to_string())
             }
+            Screen::Table(t) if t.is_lan() && self.resuming => {
+                let names = t.names(lang.t(T::You));
+                let others: Vec<String> = (0..4u8)
+                    .filter(|&s| s != t.me)
+                    .map(|s| names.of(lang, s))
+                    .collect();
+                let sep = match lang {
+                    Lang::En => ", ",
+                    Lang::Zh => "、",
+                };
+                Some(lang.f(T::ResumingWait, &[&others.join(sep)]))
+            }
             _ => None,
         };
         if let Some(n) = following
@@ -1034,4 +1054,18 @@ pub fn table_key(key: &IcedKey) -> Option<Key> {
         },
         _ => return None,
     })
+}
+
+/// Whether a table update shows another seat speaking (a resumed table is going on again).
+fn others_spoke(u: &crate::engine::Update, me: mahjong_rules::Seat) -> bool {
+    use mahjong_table::TableEvent as E;
+    match u {
+        crate::engine::Update::Table(ev) => match ev {
+            E::HandStarted { .. } | E::HandOver { .. } | E::SeatReturned { .. } => true,
+            E::Moved { mv, .. } => mv.seat != me,
+            _ => false,
+        },
+        crate::engine::Update::HandEnded(_) => true,
+        _ => false,
+    }
 }

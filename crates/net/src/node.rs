@@ -1767,6 +1767,18 @@ impl EventLoop {
         if let Some((seat, hands)) = following {
             self.emit(NetEvent::Following { seat, hands });
         }
+        // The hand as this seat last saw it, at once (the player is not shown a blank table
+        // while the others answer).
+        if let Some(view) = me
+            .and_then(|m| runners.get(&m))
+            .filter(|r| r.follower.is_none())
+            .and_then(|r| r.client.view())
+        {
+            self.emit(NetEvent::View {
+                view: Box::new(view),
+                now: self.now(),
+            });
+        }
         self.bypass_limits(&seats);
         let mut playing = Playing::new(
             table,

@@ -306,6 +306,7 @@ pub fn text(key: T) -> &'static str {
         T::FollowingSeat => {
             "A bot has played your seat since you were away: you are watching the rest of the session, and every hand goes into your ledger."
         }
+        T::ResumingWait => "Resuming the table where you left it: waiting for {0} to answer.",
         T::SetupFailedYou => "The set-up failed: you did not accept it in time. Back in the lobby.",
         T::SetupFailedSomeone => {
             "The set-up failed: a seat declined or did not answer. Back in the lobby."

@@ -266,6 +266,7 @@ pub fn text(key: T) -> &'static str {
         T::FollowingSeat => {
             "你离开期间，你的座位已由电脑接手：你正在观看本场余下的牌局，每一手都会记入你的账本。"
         }
+        T::ResumingWait => "正在从你离开的地方恢复牌桌：等待{0}回应。",
         T::SetupFailedYou => "开局失败：你没有及时接受设置。已回到大厅。",
         T::SetupFailedSomeone => "开局失败：有一位玩家拒绝或没有回应。已回到大厅。",
         T::NetStopped => "网络已停止：请重新启动程序再在局域网上玩。",
