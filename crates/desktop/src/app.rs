@@ -506,8 +506,11 @@ impl App {
         let lang = self.lang();
         let app = lang.t(T::AppTitle);
         match &self.screen {
+            // The result shown names its own hand (at a LAN table the next hand may already
+            // be under way behind it).
             Screen::Table(t) if t.end.is_some() => {
-                format!("{app} · {}", lang.f(T::HandResult, &[&t.hand]))
+                let hand = t.end.as_ref().map_or(t.hand, |e| e.result.hand);
+                format!("{app} · {}", lang.f(T::HandResult, &[&hand]))
             }
             Screen::Table(t) if t.hand > 0 => format!("{app} · {}", lang.f(T::HandNo, &[&t.hand])),
             _ => app.to_string(),

@@ -12,7 +12,8 @@
 //! the same four-signed ledger in all four stores.
 //!
 //! Needs root (namespaces), iproute2 and Xvfb; skips with a message where they are missing.
-//! Run with `cargo test -p shanghai-mahjong --test lan_xvfb -- --ignored --nocapture`.
+//! Runs with every `cargo test`; the figures: `cargo test -p shanghai-mahjong --test lan_xvfb --
+//! --nocapture`.
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
@@ -251,7 +252,6 @@ fn table_of_four(name: &str, hands: u32, kill: Option<(usize, Duration)>) -> Opt
 }
 
 #[test]
-#[ignore = "four GUI processes under Xvfb in network namespaces (root); about 15 s"]
 fn four_apps_in_four_namespaces_find_each_other_and_play_a_four_signed_hand() {
     let Some(run) = table_of_four("one", 1, None) else {
         return;
@@ -274,7 +274,6 @@ fn four_apps_in_four_namespaces_find_each_other_and_play_a_four_signed_hand() {
 }
 
 #[test]
-#[ignore = "four GUI processes under Xvfb in network namespaces (root); about 40 s"]
 fn an_app_killed_mid_hand_resumes_its_table_when_started_again() {
     let Some(run) = table_of_four("kill", 2, Some((3, Duration::from_secs(3)))) else {
         return;
