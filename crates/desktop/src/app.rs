@@ -20,7 +20,8 @@ use crate::lan::{self, LanKey, LanOptions, Link, Request};
 use crate::screens::table::{self, Exit, Key};
 use crate::screens::table_view::{self, Ctx};
 use crate::screens::{
-    ACCENT, MUTED, WARN, felt, history, home, label, lobby, replay, rules, scorer, settle, welcome,
+    ACCENT, MUTED, WARN, felt, history, home, label, lobby, replay, review, rules, scorer, settle,
+    welcome,
 };
 use crate::settings::{Settings, default_data_dir};
 use crate::tiles::Faces;
@@ -106,6 +107,8 @@ pub enum Message {
     History(history::Message),
     /// The replay screen.
     Replay(replay::Message),
+    /// The review screen.
+    Review(review::Message),
     /// The lobby.
     Lobby(lobby::Message),
     /// From the LAN thread.
@@ -121,6 +124,8 @@ pub struct App {
     pub screen: Screen,
     /// The rules, open over the current phase.
     pub rules: Option<rules::State>,
+    /// The review of a hand (复盘), open over the settlement or the replay.
+    pub review: Option<review::State>,
     /// A problem to show (e.g. settings that could not be read or saved).
     pub notice: Option<String>,
     /// Why the data dir cannot keep games, if it cannot: the app runs without saving and
@@ -162,6 +167,7 @@ impl App {
             data_dir: flags.data_dir,
             screen: Screen::Home(home::State::default()),
             rules: None,
+            review: None,
             notice: None,
             dir_problem,
             settings_unreadable,
@@ -601,6 +607,24 @@ impl App {
             }
             // The table's shortcuts wait while the rules are read over it.
             Message::Table(table::Message::Key(_)) if self.rules.is_some() => {}
+            // Over the review, Escape goes back; other shortcuts wait.
+            Message::Table(table::Message::Key(k)) if self.review.is_some() => {
+                if k == Key::Escape {
+                    self.review = None;
+                }
+            }
+            Message::Review(m) => {
+                if let Some(r) = &mut self.review
+                    && r.update(m)
+                {
+                    self.review = None;
+                }
+            }
+            Message::Replay(replay::Message::Review) => {
+                if let Screen::Replay(r) = &self.screen {
+                    return self.open_review(r.table, r.hand);
+                }
+            }
             Message::OpenHistory | Message::History(_) | Message::Replay(_) => {
                 return self.history_update(message);
             }
@@ -644,8 +668,16 @@ impl App {
             }
             Message::Table(m) => {
                 let sound = heard(&m);
+                let exit = match &mut self.screen {
+                    Screen::Table(t) => t.update(m),
+                    _ => Exit::Stay,
+                };
+                if let Exit::Review(table, hand) = exit {
+                    self.play_cue(sound);
+                    return self.open_review(table, hand);
+                }
                 if let Screen::Table(t) = &mut self.screen
-                    && t.update(m) == Exit::Leave
+                    && exit == Exit::Leave
                 {
                     self.screen = if t.is_lan() {
                         // Leaving a LAN table: the others vote the seat out or a bot takes it.
@@ -677,6 +709,13 @@ impl App {
             }
         }
         Task::none()
+    }
+
+    /// Opens the review of hand `hand` of `table` over the current screen.
+    fn open_review(&mut self, table: [u8; 32], hand: u32) -> Task<Message> {
+        let (state, task) = review::State::open(self.data_dir.clone(), table, hand);
+        self.review = Some(state);
+        task.map(Message::Review)
     }
 
     /// The history and replay screens' messages.
@@ -866,9 +905,13 @@ impl App {
     /// The window's content.
     pub fn view(&self) -> Element<'_, Message> {
         let lang = self.lang();
-        let body: Element<'_, Message> = match (&self.screen, &self.rules) {
-            (_, Some(r)) => r.view(lang).map(Message::Rules),
-            (screen, None) => self.screen_view(screen),
+        let body: Element<'_, Message> = match (&self.screen, &self.rules, &self.review) {
+            (_, Some(r), _) => r.view(lang).map(Message::Rules),
+            (_, None, Some(r)) => {
+                let size = Size::new(self.size.width, self.size.height - 40.0);
+                r.view(lang, self.settings.faces, size).map(Message::Review)
+            }
+            (screen, None, None) => self.screen_view(screen),
         };
         container(column![self.top_bar(), body].height(Length::Fill))
             .width(Length::Fill)

@@ -33,6 +33,7 @@ pub mod lan;
 pub mod records;
 pub mod rerun;
 pub mod resume;
+pub mod review;
 pub mod screens;
 pub mod settings;
 pub mod sound;

@@ -303,6 +303,13 @@ pub fn view<'a>(st: &'a State, end: &'a HandEnd, ctx: Ctx<'a>) -> Element<'a, Me
             if verified { ACCENT } else { WARN }
         ),
         iced::widget::Space::new().width(Length::Fill),
+        // The review needs the hand's record: a hand not kept in the store has none.
+        action(
+            lang.t(T::ReviewButton),
+            16.0,
+            end.kept.is_some().then_some(Message::Review),
+        )
+        .style(button::secondary),
         next,
         action(lang.t(T::Stop), 16.0, Some(Message::Stop)).style(button::secondary),
     ]

@@ -75,6 +75,8 @@ pub enum Message {
     AskLeave,
     /// Stay after all.
     CancelLeave,
+    /// Review the finished hand (复盘).
+    Review,
 }
 
 /// What the app should do after a table message.
@@ -84,6 +86,8 @@ pub enum Exit {
     Stay,
     /// Back to the home screen.
     Leave,
+    /// Open the review of this hand, kept in the store under this table.
+    Review([u8; 32], u32),
 }
 
 /// The last thing that happened, for the status line and the call-out at the seat.
@@ -147,7 +151,7 @@ pub struct State {
     /// The hand number.
     pub hand: u32,
     /// The strong bot's advice for the current prompt.
-    pub hint: Option<(Action, String)>,
+    pub hint: Option<(Action, mahjong_bot::Reason)>,
     /// The hint is shown.
     pub show_hint: bool,
     /// The picked tile (position in [`State::shown_hand`]).
@@ -404,6 +408,13 @@ impl State {
             }
             Message::AskLeave => self.confirm_leave = true,
             Message::CancelLeave => self.confirm_leave = false,
+            Message::Review => {
+                if let Some(end) = &self.end
+                    && let Some(table) = end.kept
+                {
+                    return Exit::Review(table, end.result.hand);
+                }
+            }
         }
         Exit::Stay
     }

@@ -684,7 +684,7 @@ fn notes(st: &State, v: &SeatView, ctx: Ctx<'_>) -> Vec<(String, iced::Color)> {
                 T::HintText,
                 &[
                     &action_name_at(lang, ctx.faces, a, claimed_tile(v)),
-                    &crate::i18n::hints::reason(lang, ctx.faces, v.seat, reason),
+                    &crate::i18n::reasons::reason(lang, ctx.faces, &|s| names.of(lang, s), reason),
                 ],
             ),
             ACCENT,
