@@ -99,6 +99,8 @@ pub enum Message {
     Resized(Size),
     /// Step the sound's volume (off, low, medium, high).
     ToggleSound,
+    /// Reduce the table's motions, or let them run again.
+    ToggleMotion,
     /// The monitor the window opened on (to shrink a window that does not fit).
     Monitor(window::Id, Option<Size>),
     /// Open the history.
@@ -342,6 +344,7 @@ impl App {
             config.length = c.length;
         }
         let mut state = table::State::new(config, self.generation);
+        state.reduce_motion = self.settings.reduce_motion;
         // Hands are kept in the history only where the data dir can keep them.
         state.key.record = self.dir_problem.is_none().then(|| worker::RecordTo {
             dir: self.data_dir.clone(),
@@ -355,6 +358,7 @@ impl App {
         self.generation += 1;
         self.home.set_ruleset(saved.config.ruleset);
         let mut state = table::State::new(saved.config, self.generation);
+        state.reduce_motion = self.settings.reduce_motion;
         state.key.record = Some(worker::RecordTo {
             dir: self.data_dir.clone(),
             name: self.settings.name.clone(),
@@ -442,6 +446,7 @@ impl App {
         };
         self.generation += 1;
         let mut t = table::State::lan(config, self.generation, me, names);
+        t.reduce_motion = self.settings.reduce_motion;
         // Under --autoplay the strong bot plays the seat in the network loop: the screen only
         // shows the table.
         if self.lan_options.autoplay.is_none() {
@@ -697,6 +702,16 @@ impl App {
                 }
                 self.play_cue(sound);
             }
+            Message::ToggleMotion => {
+                self.settings.reduce_motion = !self.settings.reduce_motion;
+                if let Screen::Table(t) = &mut self.screen {
+                    t.reduce_motion = self.settings.reduce_motion;
+                    if t.reduce_motion {
+                        t.motion = None;
+                    }
+                }
+                self.save();
+            }
             Message::ToggleSound => {
                 let now = self.settings.volume();
                 let at = crate::sound::VOLUMES
@@ -798,6 +813,10 @@ impl App {
             if t.counting() {
                 subs.push(worker::every(500).map(tick));
             }
+            // The window's frames only while something moves: an idle table costs nothing.
+            if t.motion.is_some() {
+                subs.push(window::frames().map(frame));
+            }
         }
         if matches!(self.screen, Screen::Lobby) && self.lobby.counting() {
             subs.push(worker::every(500).map(lobby_tick));
@@ -878,11 +897,21 @@ impl App {
         } else {
             lang.f(T::SoundLevel, &[&volume])
         };
+        let motion = lang.t(if self.settings.reduce_motion {
+            T::MotionOff
+        } else {
+            T::MotionOn
+        });
         r = r
             .push(
                 button(text(sound).size(14))
                     .style(button::secondary)
                     .on_press(Message::ToggleSound),
+            )
+            .push(
+                button(text(motion).size(14))
+                    .style(button::secondary)
+                    .on_press(Message::ToggleMotion),
             )
             .push(
                 button(text(lang.t(faces)).size(14))
@@ -1017,6 +1046,10 @@ fn feed(f: worker::Feed) -> Message {
 
 fn lobby_tick(now: std::time::Instant) -> Message {
     Message::Lobby(lobby::Message::Tick(now))
+}
+
+fn frame(now: std::time::Instant) -> Message {
+    Message::Table(table::Message::Frame(now))
 }
 
 fn tick(now: std::time::Instant) -> Message {

@@ -30,6 +30,7 @@ pub mod cli;
 pub mod engine;
 pub mod i18n;
 pub mod lan;
+pub mod motion;
 pub mod records;
 pub mod rerun;
 pub mod resume;

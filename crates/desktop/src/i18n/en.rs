@@ -563,6 +563,8 @@ pub fn text(key: T) -> &'static str {
         T::ChFlower => "set {0} aside",
         T::ChLeave => "leave the table",
         T::ReviewTimedOut => "(played by the timer)",
+        T::MotionOn => "Motion on",
+        T::MotionOff => "Motion reduced",
         // (end of the keys)
         T::Lezi => "lezi",
     }

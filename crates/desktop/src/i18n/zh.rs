@@ -499,6 +499,8 @@ pub fn text(key: T) -> &'static str {
         T::ChFlower => "补花 {0}",
         T::ChLeave => "离开牌桌",
         T::ReviewTimedOut => "（超时，自动打出）",
+        T::MotionOn => "动画：开",
+        T::MotionOff => "动画：关",
         // (end of the keys)
         T::Lezi => "勒子",
     }
