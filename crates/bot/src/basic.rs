@@ -5,9 +5,9 @@
 //! ready (敲) at the first chance in `qiaoma`, keeps its wildcards in `baida`, and always
 //! takes a win. It counts no live tiles, weighs no values and plays no defence.
 
-use crate::Decision;
-use crate::seen::{Seen, suit_name};
+use crate::seen::Seen;
 use crate::shape::{Analyzer, NO_WIN, Target};
+use crate::{ClaimKind, Decision, Plan, Progress, Reason};
 use mahjong_rules::hand::{MeldShape, MeldType};
 use mahjong_rules::wall::uniform_below;
 use mahjong_rules::{Action, Counts, Ruleset};
@@ -61,17 +61,6 @@ pub(crate) fn company(counts: &Counts, i: usize) -> u32 {
     n
 }
 
-fn name(t: Target) -> String {
-    match t {
-        Target::Hun(s) | Target::Qing(s) | Target::FlushPungs(s) => {
-            format!("a flush in {}", suit_name(s))
-        }
-        Target::Pungs => "all pungs".to_string(),
-        Target::Honors => "all honors".to_string(),
-        Target::Standard => "a standard hand".to_string(),
-    }
-}
-
 /// Chooses among the legal actions of a turn.
 pub fn turn(an: &mut Analyzer, rng: &mut impl RngCore, seen: &Seen) -> Decision {
     let legal = &seen.view.legal;
@@ -81,7 +70,7 @@ pub fn turn(an: &mut Analyzer, rng: &mut impl RngCore, seen: &Seen) -> Decision 
     {
         return Decision {
             action: k.clone(),
-            reason: "a kong: more flowers and a replacement draw".to_string(),
+            reason: Reason::AnyKong,
         };
     }
     let declare = seen.ruleset() == Ruleset::Qiaoma;
@@ -113,23 +102,20 @@ pub fn turn(an: &mut Analyzer, rng: &mut impl RngCore, seen: &Seen) -> Decision 
         }
     }
     if best.is_empty() {
-        return crate::strong::fallback(legal, "nothing better to do");
+        return crate::strong::fallback(legal);
     }
     let pick = best[uniform_below(rng, best.len() as u32) as usize];
     let reason = match pick.0 {
-        Action::Discard { card, ready: true } => {
-            format!("declare ready (敲) discarding {}", card.tile)
-        }
-        Action::Discard { card, .. } if pick.1 >= NO_WIN => {
-            format!("this hand cannot win any more; discard {}", card.tile)
-        }
-        Action::Discard { card, .. } => format!(
-            "aiming at {}; {} away; discard {}",
-            name(pick.3),
-            pick.1.max(0),
-            card.tile
-        ),
-        _ => String::new(),
+        Action::Discard { card, ready } => Reason::Discard {
+            tile: card.tile,
+            ready: *ready,
+            plan: Plan {
+                target: (pick.1 < NO_WIN).then_some(pick.3),
+                progress: Progress::of(pick.1, Vec::new()),
+            },
+            defence: None,
+        },
+        _ => Reason::Fallback,
     };
     Decision {
         action: pick.0.clone(),
@@ -140,8 +126,8 @@ pub fn turn(an: &mut Analyzer, rng: &mut impl RngCore, seen: &Seen) -> Decision 
 /// Chooses among the answers to a discard.
 pub fn claim(an: &mut Analyzer, seen: &Seen) -> Decision {
     let legal = &seen.view.legal;
-    let Some((_, tile)) = seen.claim_window() else {
-        return crate::strong::fallback(legal, "nothing to claim");
+    let Some((from, tile)) = seen.claim_window() else {
+        return crate::strong::fallback(legal);
     };
     let (now, _) = nearest(an, seen, &seen.counts, &seen.melds);
     for a in legal {
@@ -164,12 +150,24 @@ pub fn claim(an: &mut Analyzer, seen: &Seen) -> Decision {
         if after < now || (shape.kind == MeldType::ClaimedKong && after <= now) {
             return Decision {
                 action: a.clone(),
-                reason: format!("claim {tile}: it brings the hand closer ({after} away)"),
+                reason: Reason::Claim {
+                    kind: match shape.kind {
+                        MeldType::Chow => ClaimKind::Chow,
+                        MeldType::Pung => ClaimKind::Pung,
+                        _ => ClaimKind::Kong,
+                    },
+                    tile,
+                    from,
+                    plan: Plan {
+                        target: None,
+                        progress: Progress::of(after, Vec::new()),
+                    },
+                },
             };
         }
     }
     Decision {
         action: Action::Pass,
-        reason: format!("pass on {tile}: it does not help"),
+        reason: Reason::Pass { tile, plan: None },
     }
 }

@@ -17,6 +17,7 @@
 //! self-draw, so discards that seat could pung (or chow, if it sits next) cost extra.
 
 use crate::seen::Seen;
+use crate::{Guessed, Threat};
 use mahjong_rules::hand::MeldType;
 use mahjong_rules::view::PublicSeat;
 use mahjong_rules::{BindingRule, Ruleset, Seat, Tile};
@@ -32,7 +33,7 @@ pub struct Threats {
     /// Points per paying seat the most dangerous seat's win is worth, for robbing risks.
     pub worst_value: f64,
     /// The seat that worries the bot most, and why (for explanations).
-    pub main: Option<(Seat, String)>,
+    pub main: Option<Threat>,
     /// Each seat that may win on the bot's discards: what each discard may pay it.
     pub seats: Vec<SeatThreat>,
     /// Sum over seats of their chance to be one tile from a win.
@@ -43,8 +44,8 @@ pub struct Threats {
 pub struct SeatThreat {
     /// The seat.
     pub seat: Seat,
-    /// Why it worries ("seat 2 declared ready, likely a flush in dots (筒)").
-    pub why: String,
+    /// Why it worries (it declared ready, it likely builds a flush in dots…).
+    pub threat: Threat,
     /// The suit of the flush it likely builds.
     pub flush: Option<u8>,
     /// Expected points each discard (by kind) may pay it.
@@ -362,29 +363,27 @@ pub fn threats(seen: &Seen) -> Threats {
                 pay[i] = pt * p[i] * value * units;
                 t.pay[i] += pay[i];
             }
-            let what = if seat.ready {
-                "declared ready"
-            } else {
-                "looks close to a win"
-            };
             let flush = (0..3)
                 .max_by(|&a, &b| g.flush[a].total_cmp(&g.flush[b]))
                 .filter(|&s| g.flush[s] > 0.5);
-            let hand = match flush {
-                Some(s) => format!(", likely a flush in {}", crate::seen::suit_name(s as u8)),
-                None if g.pungs > 0.5 => ", likely all pungs".to_string(),
-                None => String::new(),
+            let why = Threat {
+                seat: o,
+                declared: seat.ready,
+                hand: match flush {
+                    Some(s) => Some(Guessed::Flush(s as u8)),
+                    None if g.pungs > 0.5 => Some(Guessed::Pungs),
+                    None => None,
+                },
             };
-            let why = format!("seat {o} {what}{hand}");
             let threat = pt * value;
             if threat > worst {
                 worst = threat;
                 t.worst_value = value;
-                t.main = Some((o, why.clone()));
+                t.main = Some(why);
             }
             t.seats.push(SeatThreat {
                 seat: o,
-                why,
+                threat: why,
                 flush: flush.map(|s| s as u8),
                 pay,
             });

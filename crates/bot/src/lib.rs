@@ -1,8 +1,8 @@
 //! Computer players for Shanghai mahjong (上海麻将), at three levels, for all three presets.
 //!
 //! A [`Bot`] chooses one of the legal actions the rules crate lists for its seat
-//! ([`SeatView::legal`]) and says why ([`Decision::reason`], a short hint the desktop app can
-//! show a human player). Its only input is a [`SeatView`], what one seat may see (own tiles,
+//! ([`SeatView::legal`]) and says why ([`Decision::reason`], a typed [`Reason`] the desktop app
+//! says in the player's language and the terminal in English through `Display`). Its only input is a [`SeatView`], what one seat may see (own tiles,
 //! the table, the wall's size), so **a bot cannot read hidden information**: there is no API
 //! that hands it a [`mahjong_rules::HandState`]. Two hands that differ only in tiles its seat
 //! cannot see give it the same view, and so the same decision.
@@ -43,11 +43,16 @@
 
 pub mod basic;
 pub mod defence;
+pub mod outlook;
+pub mod reason;
 pub mod seen;
 pub mod shape;
 pub mod strong;
 pub mod swap;
 pub mod value;
+
+pub use outlook::{Outlook, outlook};
+pub use reason::{ClaimKind, Defence, Guessed, Only, Plan, Progress, Reason, Threat, Wait};
 
 use mahjong_rules::Action;
 use mahjong_rules::view::{PublicPhase, SeatView};
@@ -121,9 +126,9 @@ impl FromStr for Level {
 pub struct Decision {
     /// One of the view's legal actions (or `Pass` when the seat had nothing to do).
     pub action: Action,
-    /// A short explanation for a human ("going for 清一色 in dots (筒); 2 tiles from ready;
-    /// discard 3m").
-    pub reason: String,
+    /// Why, as facts an app can say in its language (`Display`: the English, e.g. "going for
+    /// 清一色 (qingyise) in dots (筒); 2 tiles from ready; discard 3m").
+    pub reason: Reason,
 }
 
 /// A computer player.
@@ -156,26 +161,26 @@ impl Bot {
         if legal.is_empty() {
             return Decision {
                 action: Action::Pass,
-                reason: "nothing to decide: this seat need not act now".to_string(),
+                reason: Reason::NothingToDecide,
             };
         }
         if self.level == Level::Random {
             let i = uniform_below(&mut self.rng, legal.len() as u32) as usize;
             return Decision {
                 action: legal[i].clone(),
-                reason: "a random legal action".to_string(),
+                reason: Reason::Random,
             };
         }
         if let Some(w) = legal.iter().find(|a| matches!(a, Action::Win { .. })) {
             return Decision {
                 action: w.clone(),
-                reason: "win: passing would bar this tile (漏胡)".to_string(),
+                reason: Reason::Win,
             };
         }
         if legal.len() == 1 {
             return Decision {
                 action: legal[0].clone(),
-                reason: only_reason(&legal[0], view).to_string(),
+                reason: Reason::Only(only_reason(&legal[0], view)),
             };
         }
         let seen = seen::Seen::new(view);
@@ -192,17 +197,13 @@ impl Bot {
     }
 }
 
-fn only_reason(a: &Action, view: &SeatView) -> &'static str {
+fn only_reason(a: &Action, view: &SeatView) -> Only {
     match a {
-        Action::Flower { .. } => "set the flower aside and draw a replacement",
-        Action::Pass if matches!(view.phase, PublicPhase::Flowers { .. }) => {
-            "no flower left to set aside"
-        }
-        Action::Pass => "nothing to claim",
-        Action::Discard { .. } if view.seats[view.seat as usize].ready => {
-            "declared ready: discard the drawn tile"
-        }
-        Action::Discard { .. } => "the only discard",
-        _ => "the only legal action",
+        Action::Flower { .. } => Only::Flower,
+        Action::Pass if matches!(view.phase, PublicPhase::Flowers { .. }) => Only::NoFlower,
+        Action::Pass => Only::NothingToClaim,
+        Action::Discard { .. } if view.seats[view.seat as usize].ready => Only::ReadyDrawn,
+        Action::Discard { .. } => Only::Discard,
+        _ => Only::Action,
     }
 }

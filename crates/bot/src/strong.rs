@@ -17,13 +17,13 @@
 //! and freezes the hand); in `baida` it never discards a wildcard and counts on self-draws
 //! only. It always takes a win: passing one bars that tile (漏胡).
 
-use crate::Decision;
 use crate::defence::{self, Threats};
-use crate::seen::{Seen, suit_name};
+use crate::seen::Seen;
 use crate::shape::{Analyzer, NO_WIN, Target};
 use crate::value::{self, k};
+use crate::{ClaimKind, Decision, Defence, Plan, Progress, Reason, Wait};
 use mahjong_rules::hand::{self, MeldShape, MeldType};
-use mahjong_rules::{Action, Counts, Ruleset, Tile, format_tiles};
+use mahjong_rules::{Action, Counts, Ruleset, Tile};
 
 /// The worth of a hand and the plan behind it.
 #[derive(Clone, Copy, Debug)]
@@ -40,31 +40,12 @@ pub struct Worth {
     pub live: u32,
 }
 
-/// A target's name for explanations.
-pub fn target_name(t: Target) -> String {
-    match t {
-        Target::Qing(s) => format!("清一色 (qingyise) in {}", suit_name(s)),
-        Target::Hun(s) => format!("混一色 (hunyise) in {}", suit_name(s)),
-        Target::Pungs => "碰碰胡 (pengpenghu, all pungs)".to_string(),
-        Target::FlushPungs(s) => format!("混碰/清碰 (hunpeng/qingpeng) in {}", suit_name(s)),
-        Target::Honors => "风一色 (fengyise, all honors)".to_string(),
-        Target::Standard => "a standard hand".to_string(),
-    }
-}
-
 fn compatible(t: Target, melds: &[MeldShape]) -> bool {
     let mask = t.mask();
     melds.iter().all(|m| {
         (t.allows_chows() || m.kind != MeldType::Chow)
             && m.tiles().iter().all(|x| mask >> x.index() & 1 == 1)
     })
-}
-
-fn bits(mask: u64) -> Vec<Tile> {
-    (0..34)
-        .filter(|&i| mask >> i & 1 == 1)
-        .filter_map(Tile::from_index)
-        .collect()
 }
 
 /// Values hands for one decision.
@@ -298,30 +279,34 @@ pub struct Choice {
 /// difference: the seat that `avoided` may pay most. The choice is called safe only when that
 /// seat's risk on `chosen` is small and `chosen` is not in the suit of its likely flush;
 /// otherwise the reason says only that `avoided` is more dangerous.
-pub fn defence_reason(threats: &Threats, chosen: Tile, avoided: Tile) -> String {
+pub fn defence_reason(threats: &Threats, chosen: Tile, avoided: Tile) -> Defence {
     let (c, a) = (chosen.index(), avoided.index());
     if threats.feed[a] > threats.pay[a] {
-        return format!(
-            " — keeping {avoided}: a seat could make a third claim on it and bind us (承包)"
-        );
+        return Defence::Binding { avoided };
     }
     let Some(st) = threats
         .seats
         .iter()
         .max_by(|x, y| x.pay[a].total_cmp(&y.pay[a]))
     else {
-        return format!(" — {avoided} is more dangerous");
+        return Defence::Dangerous {
+            avoided,
+            threat: None,
+        };
     };
     let in_flush = st
         .flush
         .is_some_and(|s| chosen.is_suited() && chosen.index() / 9 == s as usize);
     if !in_flush && st.pay[c] <= 0.25 * st.pay[a] {
-        format!(
-            " — playing safe: {avoided} may win for {}; {chosen} is safer",
-            st.why
-        )
+        Defence::Safe {
+            avoided,
+            threat: st.threat,
+        }
     } else {
-        format!(" — {avoided} is more dangerous: {}", st.why)
+        Defence::Dangerous {
+            avoided,
+            threat: Some(st.threat),
+        }
     }
 }
 
@@ -337,7 +322,11 @@ fn discard_options(legal: &[Action]) -> Vec<(Tile, bool, Action)> {
 
 /// Discard options for a hand after a claim: one per kind, and in rules with a ready
 /// declaration the declaring variant where the rest would wait on something.
-fn claim_discards(seen: &Seen, counts: &Counts, melds: &[MeldShape]) -> Vec<(Tile, bool, Action)> {
+pub(crate) fn claim_discards(
+    seen: &Seen,
+    counts: &Counts,
+    melds: &[MeldShape],
+) -> Vec<(Tile, bool, Action)> {
     let mut out = Vec::new();
     let declare = seen.options.ready_declaration() && seen.ruleset() == Ruleset::Qiaoma;
     for i in 0..34 {
@@ -360,17 +349,21 @@ fn claim_discards(seen: &Seen, counts: &Counts, melds: &[MeldShape]) -> Vec<(Til
     out
 }
 
-fn dist_text(w: &Worth) -> String {
-    match w.dist {
-        d if d >= NO_WIN => "this hand cannot win any more".to_string(),
-        d if d <= 0 && w.waits != 0 => format!(
-            "ready on {} ({} live)",
-            format_tiles(&bits(w.waits)),
-            w.live
-        ),
-        d if d <= 0 => "ready".to_string(),
-        1 => "1 tile from ready".to_string(),
-        d => format!("{d} tiles from ready"),
+/// The plan a worth stands for: its target and how far it is, the waits with their live
+/// copies when ready.
+pub fn plan_of(seen: &Seen, w: &Worth) -> Plan {
+    let waits = (0..34)
+        .filter(|&i| w.waits >> i & 1 == 1)
+        .filter_map(|i| {
+            Some(Wait {
+                tile: Tile::from_index(i)?,
+                live: seen.live[i],
+            })
+        })
+        .collect();
+    Plan {
+        target: (w.dist < NO_WIN).then_some(w.target),
+        progress: Progress::of(w.dist, waits),
     }
 }
 
@@ -381,7 +374,7 @@ pub fn turn(an: &mut Analyzer, seen: &Seen) -> Decision {
     let mut ev = Evaluator { seen, an };
     let options = discard_options(legal);
     let Some(choice) = ev.best_discard(&seen.counts, &seen.melds, &threats, &options) else {
-        return fallback(legal, "no discard to weigh");
+        return fallback(legal);
     };
     let (mut best_score, mut best_action, worth) = (choice.score, choice.action, choice.worth);
     let (chosen, riskier) = (choice.tile, choice.riskier);
@@ -400,11 +393,11 @@ pub fn turn(an: &mut Analyzer, seen: &Seen) -> Decision {
                 let w = ev.worth(&c, &melds, false);
                 (
                     w.ev * 1.04 + 0.01,
-                    format!(
-                        "concealed kong of {}: flowers and a replacement draw; {}",
-                        cards[0].tile,
-                        dist_text(&w)
-                    ),
+                    Reason::Kong {
+                        tile: cards[0].tile,
+                        added: false,
+                        plan: plan_of(seen, &w),
+                    },
                 )
             }
             Action::AddedKong { card } => {
@@ -422,11 +415,11 @@ pub fn turn(an: &mut Analyzer, seen: &Seen) -> Decision {
                 let rob = threats.danger[i] * 3.0 * threats.worst_value;
                 (
                     w.ev * 1.04 + 0.01 - rob,
-                    format!(
-                        "add {} to my pung: a flower and a replacement draw; {}",
-                        card.tile,
-                        dist_text(&w)
-                    ),
+                    Reason::Kong {
+                        tile: card.tile,
+                        added: true,
+                        plan: plan_of(seen, &w),
+                    },
                 )
             }
             _ => continue,
@@ -437,28 +430,14 @@ pub fn turn(an: &mut Analyzer, seen: &Seen) -> Decision {
             reason = Some(why);
         }
     }
-    let reason = reason.unwrap_or_else(|| {
-        let Action::Discard { card, ready } = &best_action else {
-            return String::new();
-        };
-        let mut r = format!(
-            "going for {}; {}; discard {}",
-            target_name(worth.target),
-            dist_text(&worth),
-            card.tile
-        );
-        if *ready {
-            r = format!(
-                "declare ready (敲) discarding {}: waits on {} ({} live)",
-                card.tile,
-                format_tiles(&bits(worth.waits)),
-                worth.live
-            );
-        }
-        if let Some(avoided) = riskier {
-            r.push_str(&defence_reason(&threats, chosen, avoided));
-        }
-        r
+    let reason = reason.unwrap_or_else(|| match &best_action {
+        Action::Discard { card, ready } => Reason::Discard {
+            tile: card.tile,
+            ready: *ready,
+            plan: plan_of(seen, &worth),
+            defence: riskier.map(|avoided| defence_reason(&threats, chosen, avoided)),
+        },
+        _ => Reason::Fallback,
     });
     Decision {
         action: best_action,
@@ -470,7 +449,7 @@ pub fn turn(an: &mut Analyzer, seen: &Seen) -> Decision {
 pub fn claim(an: &mut Analyzer, seen: &Seen) -> Decision {
     let legal = &seen.view.legal;
     let Some((from, tile)) = seen.claim_window() else {
-        return fallback(legal, "nothing to claim");
+        return fallback(legal);
     };
     let threats = defence::threats(seen);
     let mut ev = Evaluator { seen, an };
@@ -478,20 +457,19 @@ pub fn claim(an: &mut Analyzer, seen: &Seen) -> Decision {
     let mut best = (
         pass.ev * 1.02 + 1e-6,
         Action::Pass,
-        format!(
-            "pass on {tile}: going for {}; {}",
-            target_name(pass.target),
-            dist_text(&pass)
-        ),
+        Reason::Pass {
+            tile,
+            plan: Some(plan_of(seen, &pass)),
+        },
     );
     for a in legal {
         let Some((c, melds, shape)) = seen.after_claim(a, tile) else {
             continue;
         };
-        let name = match shape.kind {
-            MeldType::Chow => "chow",
-            MeldType::Pung => "pung",
-            _ => "kong",
+        let kind = match shape.kind {
+            MeldType::Chow => ClaimKind::Chow,
+            MeldType::Pung => ClaimKind::Pung,
+            _ => ClaimKind::Kong,
         };
         let (score, w) = if shape.kind == MeldType::ClaimedKong {
             let w = ev.worth(&c, &melds, false);
@@ -507,11 +485,12 @@ pub fn claim(an: &mut Analyzer, seen: &Seen) -> Decision {
             best = (
                 score,
                 a.clone(),
-                format!(
-                    "{name} {tile} from seat {from}: going for {}; {}",
-                    target_name(w.target),
-                    dist_text(&w)
-                ),
+                Reason::Claim {
+                    kind,
+                    tile,
+                    from,
+                    plan: plan_of(seen, &w),
+                },
             );
         }
     }
@@ -522,9 +501,9 @@ pub fn claim(an: &mut Analyzer, seen: &Seen) -> Decision {
 }
 
 /// The first legal action, when nothing is worth weighing.
-pub fn fallback(legal: &[Action], why: &str) -> Decision {
+pub fn fallback(legal: &[Action]) -> Decision {
     Decision {
         action: legal.first().cloned().unwrap_or(Action::Pass),
-        reason: why.to_string(),
+        reason: Reason::Fallback,
     }
 }

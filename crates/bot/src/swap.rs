@@ -12,8 +12,8 @@
 use crate::seen::Seen;
 use crate::shape::{Analyzer, NO_WIN};
 use crate::strong::Evaluator;
-use crate::{Decision, Level};
-use mahjong_rules::{Action, Counts, Tile, format_tiles};
+use crate::{Decision, Level, Progress, Reason};
+use mahjong_rules::{Action, Counts, Tile};
 
 /// The distance from ready from which a hand is swapped.
 pub const FAR: i32 = 3;
@@ -38,20 +38,21 @@ pub fn decide(an: &mut Analyzer, seen: &Seen, level: Level) -> Decision {
     let dist = dist.unwrap_or(NO_WIN);
     let keep = Decision {
         action: Action::Pass,
-        reason: format!("换牌: keep the hand ({dist} tiles from ready is close enough)"),
+        reason: Reason::SwapKeep {
+            progress: Progress::of(dist, Vec::new()),
+        },
     };
     if dist < FAR || chosen.len() < 5 {
         return keep;
     }
     chosen.sort();
-    let text = format_tiles(&chosen);
+    let text = mahjong_rules::format_tiles(&chosen);
     match seen.view.swap_action(&text) {
         Ok(action) if seen.view.legal.contains(&action) => Decision {
             action,
-            reason: if dist >= NO_WIN {
-                format!("换牌: this hand cannot win as it is; put back {text}")
-            } else {
-                format!("换牌: {dist} tiles from ready; put back the five weakest, {text}")
+            reason: Reason::SwapPutBack {
+                progress: Progress::of(dist, Vec::new()),
+                tiles: chosen,
             },
         },
         _ => keep,

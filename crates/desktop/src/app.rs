@@ -20,7 +20,8 @@ use crate::lan::{self, LanKey, LanOptions, Link, Request};
 use crate::screens::table::{self, Exit, Key};
 use crate::screens::table_view::{self, Ctx};
 use crate::screens::{
-    ACCENT, MUTED, WARN, felt, history, home, label, lobby, replay, rules, scorer, settle, welcome,
+    ACCENT, MUTED, WARN, felt, history, home, label, lobby, replay, review, rules, scorer, settle,
+    welcome,
 };
 use crate::settings::{Settings, default_data_dir};
 use crate::tiles::Faces;
@@ -98,6 +99,8 @@ pub enum Message {
     Resized(Size),
     /// Step the sound's volume (off, low, medium, high).
     ToggleSound,
+    /// Reduce the table's motions, or let them run again.
+    ToggleMotion,
     /// The monitor the window opened on (to shrink a window that does not fit).
     Monitor(window::Id, Option<Size>),
     /// Open the history.
@@ -106,6 +109,8 @@ pub enum Message {
     History(history::Message),
     /// The replay screen.
     Replay(replay::Message),
+    /// The review screen.
+    Review(review::Message),
     /// The lobby.
     Lobby(lobby::Message),
     /// From the LAN thread.
@@ -124,6 +129,8 @@ pub struct App {
     /// A LAN table resumed after a restart whose other players have not spoken yet: the
     /// table says what it waits for.
     pub resuming: bool,
+    /// The review of a hand (复盘), open over the settlement or the replay.
+    pub review: Option<review::State>,
     /// A problem to show (e.g. settings that could not be read or saved).
     pub notice: Option<String>,
     /// Why the data dir cannot keep games, if it cannot: the app runs without saving and
@@ -165,6 +172,7 @@ impl App {
             data_dir: flags.data_dir,
             screen: Screen::Home(home::State::default()),
             rules: None,
+            review: None,
             notice: None,
             resuming: false,
             dir_problem,
@@ -340,6 +348,7 @@ impl App {
             config.length = c.length;
         }
         let mut state = table::State::new(config, self.generation);
+        state.reduce_motion = self.settings.reduce_motion;
         // Hands are kept in the history only where the data dir can keep them.
         state.key.record = self.dir_problem.is_none().then(|| worker::RecordTo {
             dir: self.data_dir.clone(),
@@ -353,6 +362,7 @@ impl App {
         self.generation += 1;
         self.home.set_ruleset(saved.config.ruleset);
         let mut state = table::State::new(saved.config, self.generation);
+        state.reduce_motion = self.settings.reduce_motion;
         state.key.record = Some(worker::RecordTo {
             dir: self.data_dir.clone(),
             name: self.settings.name.clone(),
@@ -440,6 +450,7 @@ impl App {
         };
         self.generation += 1;
         let mut t = table::State::lan(config, self.generation, me, names);
+        t.reduce_motion = self.settings.reduce_motion;
         // Under --autoplay the strong bot plays the seat in the network loop: the screen only
         // shows the table.
         if self.lan_options.autoplay.is_none() {
@@ -619,6 +630,24 @@ impl App {
             }
             // The table's shortcuts wait while the rules are read over it.
             Message::Table(table::Message::Key(_)) if self.rules.is_some() => {}
+            // Over the review, Escape goes back; other shortcuts wait.
+            Message::Table(table::Message::Key(k)) if self.review.is_some() => {
+                if k == Key::Escape {
+                    self.review = None;
+                }
+            }
+            Message::Review(m) => {
+                if let Some(r) = &mut self.review
+                    && r.update(m)
+                {
+                    self.review = None;
+                }
+            }
+            Message::Replay(replay::Message::Review) => {
+                if let Screen::Replay(r) = &self.screen {
+                    return self.open_review(r.table, r.hand);
+                }
+            }
             Message::OpenHistory | Message::History(_) | Message::Replay(_) => {
                 return self.history_update(message);
             }
@@ -662,8 +691,16 @@ impl App {
             }
             Message::Table(m) => {
                 let sound = heard(&m);
+                let exit = match &mut self.screen {
+                    Screen::Table(t) => t.update(m),
+                    _ => Exit::Stay,
+                };
+                if let Exit::Review(table, hand) = exit {
+                    self.play_cue(sound);
+                    return self.open_review(table, hand);
+                }
                 if let Screen::Table(t) = &mut self.screen
-                    && t.update(m) == Exit::Leave
+                    && exit == Exit::Leave
                 {
                     self.screen = if t.is_lan() {
                         // Leaving a LAN table: the others vote the seat out or a bot takes it.
@@ -683,6 +720,16 @@ impl App {
                 }
                 self.play_cue(sound);
             }
+            Message::ToggleMotion => {
+                self.settings.reduce_motion = !self.settings.reduce_motion;
+                if let Screen::Table(t) = &mut self.screen {
+                    t.reduce_motion = self.settings.reduce_motion;
+                    if t.reduce_motion {
+                        t.motion = None;
+                    }
+                }
+                self.save();
+            }
             Message::ToggleSound => {
                 let now = self.settings.volume();
                 let at = crate::sound::VOLUMES
@@ -695,6 +742,13 @@ impl App {
             }
         }
         Task::none()
+    }
+
+    /// Opens the review of hand `hand` of `table` over the current screen.
+    fn open_review(&mut self, table: [u8; 32], hand: u32) -> Task<Message> {
+        let (state, task) = review::State::open(self.data_dir.clone(), table, hand);
+        self.review = Some(state);
+        task.map(Message::Review)
     }
 
     /// The history and replay screens' messages.
@@ -776,6 +830,10 @@ impl App {
             }
             if t.counting() {
                 subs.push(worker::every(500).map(tick));
+            }
+            // The window's frames only while something moves: an idle table costs nothing.
+            if t.motion.is_some() {
+                subs.push(window::frames().map(frame));
             }
         }
         if matches!(self.screen, Screen::Lobby) && self.lobby.counting() {
@@ -878,11 +936,21 @@ impl App {
         } else {
             lang.f(T::SoundLevel, &[&volume])
         };
+        let motion = lang.t(if self.settings.reduce_motion {
+            T::MotionOff
+        } else {
+            T::MotionOn
+        });
         r = r
             .push(
                 button(text(sound).size(14))
                     .style(button::secondary)
                     .on_press(Message::ToggleSound),
+            )
+            .push(
+                button(text(motion).size(14))
+                    .style(button::secondary)
+                    .on_press(Message::ToggleMotion),
             )
             .push(
                 button(text(lang.t(faces)).size(14))
@@ -905,9 +973,13 @@ impl App {
     /// The window's content.
     pub fn view(&self) -> Element<'_, Message> {
         let lang = self.lang();
-        let body: Element<'_, Message> = match (&self.screen, &self.rules) {
-            (_, Some(r)) => r.view(lang).map(Message::Rules),
-            (screen, None) => self.screen_view(screen),
+        let body: Element<'_, Message> = match (&self.screen, &self.rules, &self.review) {
+            (_, Some(r), _) => r.view(lang).map(Message::Rules),
+            (_, None, Some(r)) => {
+                let size = Size::new(self.size.width, self.size.height - 40.0);
+                r.view(lang, self.settings.faces, size).map(Message::Review)
+            }
+            (screen, None, None) => self.screen_view(screen),
         };
         container(column![self.top_bar(), body].height(Length::Fill))
             .width(Length::Fill)
@@ -1013,6 +1085,10 @@ fn feed(f: worker::Feed) -> Message {
 
 fn lobby_tick(now: std::time::Instant) -> Message {
     Message::Lobby(lobby::Message::Tick(now))
+}
+
+fn frame(now: std::time::Instant) -> Message {
+    Message::Table(table::Message::Frame(now))
 }
 
 fn tick(now: std::time::Instant) -> Message {

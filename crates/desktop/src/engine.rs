@@ -111,6 +111,9 @@ pub struct HandEnd {
     /// Why the payments are what they are (the rules crate's explanation of the settlement,
     /// or of a leaver's penalty); `None` for a drawn hand.
     pub explanation: Option<Box<Explanation>>,
+    /// The table under which the hand is kept in the player's store (the history, and the
+    /// review of the hand); `None` when it is not kept.
+    pub kept: Option<[u8; 32]>,
 }
 
 /// The rules crate's explanation of a hand's outcome.
@@ -147,7 +150,7 @@ pub enum Update {
         /// What it would play.
         action: Action,
         /// Why.
-        reason: String,
+        reason: mahjong_bot::Reason,
     },
     /// A hand is over and signed; the engine is paused until [`Command::Next`].
     HandEnded(Box<HandEnd>),
@@ -623,14 +626,17 @@ impl Engine {
                     signed_by_all: !result.aborted && signatures.len() == 4,
                     audited: !self.faults && !result.aborted,
                     explanation: explain(result),
+                    kept: None,
                 };
+                let mut end = end;
                 self.faults = false;
-                if let Some(r) = self.recorder.as_mut()
-                    && let Err(e) = r.hand_over(&self.clients[HUMAN as usize])
-                {
-                    updates.push(Update::Failed(format!(
-                        "this hand could not be kept in the history: {e}"
-                    )));
+                if let Some(r) = self.recorder.as_mut() {
+                    match r.hand_over(&self.clients[HUMAN as usize]) {
+                        Ok(_) => end.kept = Some(r.table()),
+                        Err(e) => updates.push(Update::Failed(format!(
+                            "this hand could not be kept in the history: {e}"
+                        ))),
+                    }
                 }
                 updates.push(Update::HandEnded(Box::new(end)));
                 self.paused = true;

@@ -394,6 +394,7 @@ fn on_event(
                     signed_by_all: !result.aborted && signatures.len() == 4,
                     audited: !seen.faults && !result.aborted,
                     explanation: engine::explain(result),
+                    kept: None,
                 };
                 seen.faults = false;
                 table(Update::Table(ev.clone()));

@@ -496,6 +496,11 @@ impl Recorder {
         })
     }
 
+    /// The table's id in the store.
+    pub fn table(&self) -> [u8; 32] {
+        self.table
+    }
+
     /// After a hand is over: appends the player's log steps not yet written (one
     /// transaction) and books every final hand not yet booked. Returns the hands booked.
     pub fn hand_over(&mut self, player: &Client) -> Result<usize, StoreError> {

@@ -38,6 +38,9 @@ pub struct Step {
     pub hands: [Vec<Card>; 4],
     /// Every seat's melds, concealed kongs face up (proven by the audit).
     pub melds: [Vec<MeldShape>; 4],
+    /// The player's own view just before each of the player's moves of this step, in their
+    /// order: what the player was asked (the review of the hand weighs each against it).
+    pub prompts: Vec<SeatView>,
 }
 
 /// A finished hand, rebuilt.
@@ -212,23 +215,28 @@ pub fn rebuild(
         .map_err(|v| no_audit(format!("the deal audit fails ({v})")))?;
     let wall = Wall::from_cards(&summary.final_wall).map_err(|e| no_audit(e.to_string()))?;
     let mut state = HandState::new(setup, &wall).map_err(|e| no_audit(e.to_string()))?;
-    let snapshot = |state: &HandState, moves: Vec<Move>, events: Vec<Event>| Step {
+    let snapshot = |state: &HandState, moves: Vec<Move>, events: Vec<Event>, prompts| Step {
         moves,
         events,
+        prompts,
         view: state.view(owner),
         hands: std::array::from_fn(|s| state.hand_cards(s as Seat)),
         melds: std::array::from_fn(|s| state.meld_shapes(s as Seat)),
     };
-    let mut steps = vec![snapshot(&state, Vec::new(), Vec::new())];
+    let mut steps = vec![snapshot(&state, Vec::new(), Vec::new(), Vec::new())];
     for group in groups {
         if state.is_over() {
             break;
         }
         let mut applied = Vec::new();
         let mut events = Vec::new();
+        let mut prompts = Vec::new();
         for mv in group {
             if state.is_over() {
                 break;
+            }
+            if mv.seat == owner {
+                prompts.push(state.view(owner));
             }
             let evs = state
                 .apply(&mv)
@@ -236,7 +244,7 @@ pub fn rebuild(
             events.extend(evs);
             applied.push(mv);
         }
-        steps.push(snapshot(&state, applied, events));
+        steps.push(snapshot(&state, applied, events, prompts));
     }
     match (state.outcome(), &result.outcome) {
         (Some(mine), booked) if mine == booked => Ok(steps),

@@ -1,5 +1,6 @@
-//! The player's UI settings, kept in `<data dir>/settings.json`: display name, language and
-//! tile faces.
+//! The player's UI settings, kept in `<data dir>/settings.json`: display name, language, tile
+//! faces, the window's size, the sound's volume and whether the table's motions are reduced.
+//! Every field has a default, so a file written before a field existed still loads.
 //!
 //! The data directory is `directories::ProjectDirs::from("", "", "shanghai-mahjong")`'s data
 //! dir (on Linux `~/.local/share/shanghai-mahjong`) unless `--data-dir` names another. The
@@ -37,6 +38,8 @@ pub struct Settings {
     pub window: Option<(u32, u32)>,
     /// The sound's volume in percent, 0 for off (`None`: the default, 70).
     pub volume: Option<u8>,
+    /// Nothing moves on the table (no sliding discards, no turning hand).
+    pub reduce_motion: bool,
 }
 
 impl Settings {
@@ -190,10 +193,27 @@ mod tests {
             faces: Faces::Notation,
             window: Some((1024, 600)),
             volume: Some(35),
+            reduce_motion: true,
         };
         s.save(&d).expect("save");
         assert_eq!(Settings::load(&d).expect("load"), s);
         assert!(!d.join("identity.key").exists() && !d.join("mahjong.sqlite3").exists());
+        let _ = fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn a_file_written_before_reduce_motion_existed_still_loads() {
+        let d = dir("older");
+        fs::create_dir_all(&d).expect("dir");
+        fs::write(
+            d.join(FILE),
+            r#"{"name":"Mei","lang":"en","faces":"chinese","window":[1280,800],"volume":40}"#,
+        )
+        .expect("write");
+        let s = Settings::load(&d).expect("an older file loads");
+        assert_eq!(s.name, "Mei");
+        assert_eq!(s.volume, Some(40));
+        assert!(!s.reduce_motion, "motion is on by default");
         let _ = fs::remove_dir_all(&d);
     }
 

@@ -50,6 +50,10 @@ pub struct TileView {
     pub wild: bool,
     /// Highlight.
     pub mark: Mark,
+    /// Drawn this many pixels off its place (an animation; clipped to its place).
+    pub offset: (i16, i16),
+    /// Drawn this percent of its width, centred (a tile turning over); 100 is flat.
+    pub width_pct: u8,
 }
 
 impl TileView {
@@ -60,6 +64,8 @@ impl TileView {
             faces,
             wild,
             mark: Mark::None,
+            offset: (0, 0),
+            width_pct: 100,
         }
     }
 
@@ -70,12 +76,26 @@ impl TileView {
             faces: Faces::Chinese,
             wild: false,
             mark: Mark::None,
+            offset: (0, 0),
+            width_pct: 100,
         }
     }
 
     /// With a highlight.
     pub fn mark(mut self, mark: Mark) -> TileView {
         self.mark = mark;
+        self
+    }
+
+    /// Drawn `offset` pixels off its place ([`crate::motion`]).
+    pub fn moved(mut self, offset: (i16, i16)) -> TileView {
+        self.offset = offset;
+        self
+    }
+
+    /// Drawn `pct` percent of its width, centred ([`crate::motion::turn`]).
+    pub fn narrowed(mut self, pct: u8) -> TileView {
+        self.width_pct = pct.clamp(1, 100);
         self
     }
 
@@ -124,11 +144,21 @@ impl<M> canvas::Program<M> for TileView {
             state.cache.clear();
             state.key.set(key);
         }
-        vec![
-            state
-                .cache
-                .draw(renderer, bounds.size(), |frame| draw_tile(frame, self)),
-        ]
+        vec![state.cache.draw(renderer, bounds.size(), |frame| {
+            // Clipped to its place: a moving tile slides in from the edge.
+            let place = Rectangle::with_size(frame.size());
+            frame.with_clip(place, |frame| {
+                let (dx, dy) = self.offset;
+                frame.translate(iced::Vector::new(dx as f32, dy as f32));
+                if self.width_pct < 100 {
+                    let cx = frame.width() / 2.0;
+                    frame.translate(iced::Vector::new(cx, 0.0));
+                    frame.scale_nonuniform(iced::Vector::new(self.width_pct as f32 / 100.0, 1.0));
+                    frame.translate(iced::Vector::new(-cx, 0.0));
+                }
+                draw_tile(frame, self);
+            })
+        })]
     }
 
     fn mouse_interaction(

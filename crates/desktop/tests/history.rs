@@ -415,6 +415,18 @@ fn a_hand_replays_step_by_step_forward_and_back_to_the_settlement() -> Result<()
     assert_eq!(ui.replay_step(), n - 1, "no step past the end");
     ui.click(zh.t(T::StepBack))?;
     assert_eq!(ui.replay_step(), n - 2);
+    // The review of the hand opens over the replay (the app's task, run here) and goes back
+    // to it.
+    ui.click(zh.t(T::ReviewButton))?;
+    assert!(ui.app.review.is_some(), "the review opens");
+    let loaded = shanghai_mahjong::screens::review::load(dir.clone(), table, 1);
+    ui.send(Message::Review(loaded));
+    assert!(ui.find(&zh.f(T::ReviewTitle, &[&1])));
+    // The player's moves were the strong bot's hints: every decision agrees.
+    assert!(ui.find(zh.t(T::ReviewSame)), "the hints were followed");
+    ui.click(zh.t(T::ReviewBack))?;
+    assert!(ui.app.review.is_none());
+    assert_eq!(ui.replay_step(), n - 2, "back at the replay where it was");
     // Back to the history it came from.
     ui.click(zh.t(T::BackToHistory))?;
     assert!(matches!(ui.app.screen, Screen::History(_)));

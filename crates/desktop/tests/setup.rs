@@ -250,9 +250,16 @@ fn the_strong_bots_hint_is_said_in_chinese() -> Result<(), Error> {
     h.sit_down();
     let t = h.app.table_state().expect("at the table");
     let (_, reason) = t.hint.clone().expect("a hint for the first prompt");
-    let zh = shanghai_mahjong::i18n::hints::zh(Faces::Notation, 0, &reason)
-        .unwrap_or_else(|| panic!("not understood: {reason}"));
-    assert_ne!(zh, reason);
+    let said = |lang: Lang| {
+        shanghai_mahjong::i18n::reasons::reason(
+            lang,
+            Faces::Notation,
+            &|s| shanghai_mahjong::screens::seat_name(lang, "hint", s),
+            &reason,
+        )
+    };
+    let (zh, en) = (said(Lang::Zh), said(Lang::En));
+    assert_ne!(zh, en);
     let _ = h.app.update(Message::Table(TableMsg::ToggleHint));
     let shown = |h: &Harness, lang: Lang, r: &str| {
         h.app
@@ -278,10 +285,7 @@ fn the_strong_bots_hint_is_said_in_chinese() -> Result<(), Error> {
     };
     assert!(shown(&h, Lang::Zh, &zh), "the hint in Chinese: {zh}");
     h.click("English")?;
-    assert!(
-        shown(&h, Lang::En, &reason),
-        "the hint in English: {reason}"
-    );
+    assert!(shown(&h, Lang::En, &en), "the hint in English: {en}");
     Ok(())
 }
 

@@ -1,14 +1,12 @@
 //! Hints are true: a reason comes from the decision it explains.
 
 use crate::common::setup;
-use mahjong_bot::{Bot, Level};
+use mahjong_bot::{Bot, Defence, Guessed, Level, Progress, Reason};
 use mahjong_rules::{Action, HandState, Move, Ruleset, Wall};
-
-const SUITS: [&str; 3] = ["characters (万)", "dots (筒)", "bamboo (条)"];
 
 /// Strong bots play whole `qiaoma` hands; every discard whose reason says "playing safe"
 /// against a likely flush must not be a tile of that flush's suit, and no reason may count
-/// "99 tiles from ready".
+/// 99 tiles from ready (the analysis' "cannot win" distance).
 #[test]
 fn playing_safe_never_discards_into_the_suit_it_warns_about() {
     let mut safe = 0;
@@ -27,17 +25,22 @@ fn playing_safe_never_discards_into_the_suit_it_warns_about() {
         while !st.is_over() {
             let seat = st.to_act()[0];
             let d = bots[seat as usize].decide(&st.view(seat));
-            assert!(!d.reason.contains("99"), "{}", d.reason);
-            if let (Action::Discard { card, .. }, Some(at)) =
-                (&d.action, d.reason.find("playing safe"))
+            assert!(!d.reason.to_string().contains("99"), "{}", d.reason);
+            if let (
+                Action::Discard { card, .. },
+                Reason::Discard {
+                    defence: Some(Defence::Safe { threat, .. }),
+                    ..
+                },
+            ) = (&d.action, &d.reason)
             {
                 safe += 1;
                 let t = card.tile;
-                for (s, name) in SUITS.iter().enumerate() {
-                    let warned = d.reason[at..].contains(&format!("flush in {name}"));
-                    if warned && t.is_suited() && t.index() / 9 == s {
-                        wrong.push(d.reason.clone());
-                    }
+                if let Some(Guessed::Flush(s)) = threat.hand
+                    && t.is_suited()
+                    && t.index() / 9 == s as usize
+                {
+                    wrong.push(d.reason.to_string());
                 }
             }
             st.apply(&Move::new(seat, d.action)).unwrap();
@@ -81,7 +84,10 @@ fn a_hand_that_cannot_win_is_called_so() {
                 let d = hint.decide(&view);
                 if matches!(d.action, Action::Discard { .. }) {
                     assert!(
-                        d.reason.contains("this hand cannot win any more"),
+                        matches!(
+                            &d.reason,
+                            Reason::Discard { plan, .. } if plan.progress == Progress::CannotWin
+                        ),
                         "{} {:?}",
                         d.reason,
                         view.legal

@@ -39,7 +39,7 @@ fn check_hand(ruleset: Ruleset, seed: u64, levels: [Level; 4]) -> Result<(), Tes
                     d.action,
                     view.legal
                 );
-                prop_assert!(!d.reason.is_empty());
+                prop_assert!(!d.reason.to_string().is_empty());
                 prop_assert!(st.step(&Move::new(seat, d.action.clone())).is_ok());
             }
             let d = players[seat as usize].decide(&view);
@@ -116,5 +116,5 @@ fn nothing_to_do() {
     let waiting = (0..4).find(|s| !st.to_act().contains(s)).unwrap();
     let d = Bot::new(Level::Strong, 0).decide(&st.view(waiting));
     assert_eq!(d.action, Action::Pass);
-    assert!(d.reason.contains("nothing"));
+    assert_eq!(d.reason, mahjong_bot::Reason::NothingToDecide);
 }

@@ -44,7 +44,15 @@ fn declares_ready_on_a_live_flush_wait() {
             }
             a => panic!("expected a ready discard, got {a:?}"),
         }
-        assert!(d.reason.contains("ready"), "{}", d.reason);
+        assert!(
+            matches!(
+                &d.reason,
+                mahjong_bot::Reason::Discard { ready: true, plan, .. }
+                    if matches!(plan.progress, mahjong_bot::Progress::Ready(_))
+            ),
+            "{}",
+            d.reason
+        );
     }
     // The basic level declares too.
     let d = Bot::new(Level::Basic, 0).decide(&st.view(0));
@@ -113,7 +121,17 @@ fn does_not_feed_a_ready_flush() {
             "a dot is dangerous: {}",
             d.reason
         );
-        assert!(d.reason.contains("safe"), "{}", d.reason);
+        assert!(
+            matches!(
+                &d.reason,
+                mahjong_bot::Reason::Discard {
+                    defence: Some(mahjong_bot::Defence::Safe { .. }),
+                    ..
+                }
+            ),
+            "{}",
+            d.reason
+        );
     }
 }
 

@@ -3,12 +3,12 @@
 //! View code never holds a literal: it asks for a [`T`] key in the current [`Lang`]
 //! ([`Lang::t`]) and fills numbered slots (`{0}`, `{1}`) with [`Lang::f`]. A test checks
 //! that both catalogues fill the same slots for every key. Tile faces, hand types and
-//! patterns are named by their ids of the rules crate ([`Lang::pattern`]); the strong bot's
-//! hint reasons are said in 中文 by [`hints`].
+//! patterns are named by their ids of the rules crate ([`Lang::pattern`]); the computer
+//! players' reasons (a typed value of the bot crate) are worded by [`reasons`].
 
 mod en;
-pub mod hints;
 mod proofs;
+pub mod reasons;
 mod zh;
 
 pub use proofs::offence;
@@ -129,6 +129,8 @@ keys! {
     DataDirUnusable, DirIsFile, DirReadOnly, DirFull, DirOther, SettingsUnreadable, SettingsUnsaved,
     LeaveButton, LeaveAskPractice, LeaveAskLan, LeaveYes, LeaveNo,
     NotWinningSeat, UnwinNotDeclared, UnwinNotAType, UnwinNotStandard, UnwinNotStandardWild, UnwinNoType, ScoreInvalid,
+    // Bot reasons and the review (复盘) go below this line.
+    RsNothing, RsRandom, RsWin, RsFlower, RsNoFlower, RsNothingToClaim, RsReadyDrawn, RsOnlyDiscard, RsOnlyAction, RsFallback, RsAnyKong, RsCannotWin, RsReady, RsReadyOn, RsAwayOne, RsAway, RsPlan, RsDiscard, RsDeclare, RsConcealedKong, RsAddedKong, RsClaimChow, RsClaimPung, RsClaimKong, RsPass, RsPassUseless, RsSwapKeep, RsSwapPutBack, RsBinding, RsSafe, RsDangerous, RsDangerousBare, ThDeclared, ThClose, ThFlush, ThPungs, TgInSuit, TgFlushPungs, TgStandard, SuitChars, SuitDots, SuitBamboo, ReviewButton, ReviewTitle, ReviewLoading, ReviewNotKept, ReviewNoAudit, ReviewDisagree, ReviewSummary, ReviewSame, ReviewYours, ReviewBots, ReviewTurnAt, ReviewClaimAt, ReviewRobAt, ReviewSwapAt, ReviewAfter, ReviewWins, ReviewWaitCount, ReviewDanger, ReviewWhy, ReviewBack, ChDiscard, ChReady, ChChow, ChPung, ChKong, ChConcealedKong, ChAddedKong, ChWin, ChPass, ChSwap, ChKeep, ChFlower, ChLeave, ReviewTimedOut, MotionOn, MotionOff,
     // (end of the keys)
 }
 
@@ -192,6 +194,33 @@ pub fn fill(template: &str, args: &[&dyn fmt::Display]) -> String {
     out
 }
 
+/// Characters of the other script, outside what may stay: in English, Chinese only in
+/// parentheses after the English (`half flush (混一色)`); in 中文, Latin letters only in
+/// the formulas' letters (P, V, S, M, min) and a file name's extension.
+pub fn foreign(lang: Lang, text: &str) -> Option<char> {
+    let is_cjk = |c: char| ('\u{4e00}'..='\u{9fff}').contains(&c);
+    match lang {
+        Lang::En => {
+            let mut depth = 0;
+            text.chars().find(|&c| {
+                match c {
+                    '(' | '（' => depth += 1,
+                    ')' | '）' => depth -= 1,
+                    _ => {}
+                }
+                depth == 0 && is_cjk(c)
+            })
+        }
+        Lang::Zh => {
+            let mut t = text.to_string();
+            for ok in ["min", ".json", "P", "V", "S", "M"] {
+                t = t.replace(ok, "");
+            }
+            t.chars().find(|c| c.is_ascii_alphabetic())
+        }
+    }
+}
+
 /// The pattern ids of the rules crate, for the catalogue tests.
 pub const PATTERNS: &[&str] = &[
     "pinghu",
@@ -232,33 +261,6 @@ mod tests {
             let (z, e) = (Lang::Zh.t(k), Lang::En.t(k));
             assert!(!z.is_empty() && !e.is_empty(), "{k:?} is empty");
             assert_eq!(slots(z), slots(e), "{k:?}: {z} / {e}");
-        }
-    }
-
-    /// Characters of the other script, outside what may stay: in English, Chinese only in
-    /// parentheses after the English (`half flush (混一色)`); in 中文, Latin letters only in
-    /// the formulas' letters (P, V, S, M, min) and a file name's extension.
-    fn foreign(lang: Lang, text: &str) -> Option<char> {
-        let is_cjk = |c: char| ('\u{4e00}'..='\u{9fff}').contains(&c);
-        match lang {
-            Lang::En => {
-                let mut depth = 0;
-                text.chars().find(|&c| {
-                    match c {
-                        '(' | '（' => depth += 1,
-                        ')' | '）' => depth -= 1,
-                        _ => {}
-                    }
-                    depth == 0 && is_cjk(c)
-                })
-            }
-            Lang::Zh => {
-                let mut t = text.to_string();
-                for ok in ["min", ".json", "P", "V", "S", "M"] {
-                    t = t.replace(ok, "");
-                }
-                t.chars().find(|c| c.is_ascii_alphabetic())
-            }
         }
     }
 

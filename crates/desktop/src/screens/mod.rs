@@ -1,14 +1,15 @@
 //! The screens: [`welcome`] (the name on first run), [`home`] (practice set-up, with the
 //! [`options`] editor), [`table`] (play), [`settle`] (the hand end), [`rules`] (the rule
 //! book), [`scorer`] (a hand played with real tiles), [`history`] (the ledger), [`replay`]
-//! (a finished hand step by step) and [`lobby`] (the tables on the LAN), with the pieces they
-//! share.
+//! (a finished hand step by step), [`review`] (复盘: the player's decisions beside the strong
+//! computer player's) and [`lobby`] (the tables on the LAN), with the pieces they share.
 
 pub mod history;
 pub mod home;
 pub mod lobby;
 pub mod options;
 pub mod replay;
+pub mod review;
 pub mod rules;
 pub mod scorer;
 pub mod settle;

@@ -61,6 +61,8 @@ pub enum Message {
     Close,
     /// Something the table drawing sent (clicks on tiles: nothing to do).
     Ignored,
+    /// Open the review (复盘) of this hand (the app opens it over the replay).
+    Review,
 }
 
 /// Rebuilds a hand (blocking: call it from a task).
@@ -115,7 +117,7 @@ impl State {
             Message::End => self.step = last,
             Message::ToggleHands => self.open = !self.open,
             Message::Close => return true,
-            Message::Ignored => {}
+            Message::Ignored | Message::Review => {}
         }
         self.sync();
         false
@@ -219,6 +221,7 @@ impl State {
                 (!at_end).then_some(Message::ToggleHands)
             )
             .style(button::secondary),
+            action(lang.t(T::ReviewButton), 14.0, Some(Message::Review)).style(button::secondary),
             close,
         ]
         .spacing(8)

@@ -23,12 +23,15 @@ use crate::engine::HandEnd;
 use crate::i18n::{Lang, T};
 use crate::tiles::{Faces, Mark, TileView, tile_text};
 
+/// A row of tiles; `turn`: they are turning face up, this share of the way from turned
+/// ([`crate::motion::turn`]).
 fn tile_row<'a>(
     tiles: &[Tile],
     faces: Faces,
     wildcard: Option<Tile>,
     w: f32,
     glow: Option<Tile>,
+    turn: Option<f32>,
 ) -> Element<'a, Message> {
     let mut glowed = false;
     tiles
@@ -40,11 +43,14 @@ fn tile_row<'a>(
             } else {
                 Mark::None
             };
-            r.push(
-                TileView::face(t, faces, wildcard == Some(t))
+            let tile = match turn.map(crate::motion::turn) {
+                Some((false, pct)) => TileView::back().narrowed(pct),
+                Some((true, pct)) => TileView::face(t, faces, wildcard == Some(t))
                     .mark(mark)
-                    .view(w),
-            )
+                    .narrowed(pct),
+                None => TileView::face(t, faces, wildcard == Some(t)).mark(mark),
+            };
+            r.push(tile.view(w))
         })
         .into()
 }
@@ -201,15 +207,24 @@ fn fallback_lines<'a>(
     col.into()
 }
 
+/// How the winning hand's tiles are drawn: faces, width, and how far from turned over they
+/// still are while the hand turns face up ([`crate::motion`]).
+#[derive(Clone, Copy)]
+struct Look {
+    faces: Faces,
+    w: f32,
+    turn: Option<f32>,
+}
+
 fn explain<'a>(
     lang: Lang,
     me: Names<'_>,
     s: &Settlement,
     ws: &WinnerScore,
     explanation: Option<&Explanation>,
-    faces: Faces,
-    w: f32,
+    look: Look,
 ) -> Element<'a, Message> {
+    let Look { faces, w, turn } = look;
     let name = |seat: Seat| me.of(lang, seat);
     let mut col = column![bold(lang.f(T::Wins, &[&name(ws.seat)]), 20.0, ACCENT)].spacing(4);
     let mut how = lang.t(kind_name(s.kind)).to_string();
@@ -220,21 +235,28 @@ fn explain<'a>(
     if let Some(h) = s.winners.iter().find(|h| h.seat == ws.seat) {
         let mut sets_row = row![].spacing(8).align_y(Alignment::End);
         for m in &h.melds {
-            sets_row = sets_row.push(tile_row(&m.tiles(), faces, s.wildcard, w, None));
+            sets_row = sets_row.push(tile_row(&m.tiles(), faces, s.wildcard, w, None, None));
         }
         match sets(h, s.wildcard) {
             Some(groups) => {
                 for g in groups {
-                    sets_row = sets_row.push(tile_row(&g, faces, s.wildcard, w, h.winning_tile));
+                    sets_row =
+                        sets_row.push(tile_row(&g, faces, s.wildcard, w, h.winning_tile, turn));
                 }
             }
             None => {
-                sets_row =
-                    sets_row.push(tile_row(&h.concealed, faces, s.wildcard, w, h.winning_tile));
+                sets_row = sets_row.push(tile_row(
+                    &h.concealed,
+                    faces,
+                    s.wildcard,
+                    w,
+                    h.winning_tile,
+                    turn,
+                ));
             }
         }
         if !h.flowers.is_empty() {
-            sets_row = sets_row.push(tile_row(&h.flowers, faces, None, w * 0.8, None));
+            sets_row = sets_row.push(tile_row(&h.flowers, faces, None, w * 0.8, None, None));
         }
         col = col.push(label(lang.t(T::Sets), 13.0, MUTED)).push(sets_row);
     }
@@ -303,6 +325,13 @@ pub fn view<'a>(st: &'a State, end: &'a HandEnd, ctx: Ctx<'a>) -> Element<'a, Me
             if verified { ACCENT } else { WARN }
         ),
         iced::widget::Space::new().width(Length::Fill),
+        // The review needs the hand's record: a hand not kept in the store has none.
+        action(
+            lang.t(T::ReviewButton),
+            16.0,
+            end.kept.is_some().then_some(Message::Review),
+        )
+        .style(button::secondary),
         next,
         action(lang.t(T::Stop), 16.0, Some(Message::Stop)).style(button::secondary),
     ]
@@ -319,8 +348,11 @@ pub fn view<'a>(st: &'a State, end: &'a HandEnd, ctx: Ctx<'a>) -> Element<'a, Me
                         settlement,
                         ws,
                         end.explanation.as_deref(),
-                        ctx.faces,
-                        w,
+                        Look {
+                            faces: ctx.faces,
+                            w,
+                            turn: st.frame().reveal,
+                        },
                     ))
                     .padding(10)
                     .width(Length::Fill)
@@ -390,6 +422,7 @@ pub fn view<'a>(st: &'a State, end: &'a HandEnd, ctx: Ctx<'a>) -> Element<'a, Me
                 ctx.faces,
                 end.view.as_ref().and_then(|v| v.wildcard),
                 w * 0.8,
+                None,
                 None
             ),
         ]
@@ -407,6 +440,7 @@ pub fn view<'a>(st: &'a State, end: &'a HandEnd, ctx: Ctx<'a>) -> Element<'a, Me
                         ctx.faces,
                         v.wildcard,
                         w * 0.7,
+                        None,
                         None,
                     ));
                 }

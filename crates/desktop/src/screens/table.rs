@@ -14,6 +14,7 @@ use mahjong_rules::{
 use mahjong_table::TableEvent;
 
 use crate::engine::{Command, HUMAN, HandEnd, PracticeConfig, Proof, Update};
+use crate::motion::{Kind, Motion};
 use crate::worker::{Commands, Feed, TableKey};
 
 /// A key the table understands (mapped from the keyboard by the app).
@@ -55,6 +56,8 @@ pub enum Message {
     Feed(Feed),
     /// The countdown ticker.
     Tick(Instant),
+    /// A frame of the window while a motion runs ([`crate::motion`]).
+    Frame(Instant),
     /// A tile of the hand was clicked (position in the shown order).
     Tile(usize),
     /// Play this action (a button).
@@ -75,6 +78,8 @@ pub enum Message {
     AskLeave,
     /// Stay after all.
     CancelLeave,
+    /// Review the finished hand (复盘).
+    Review,
 }
 
 /// What the app should do after a table message.
@@ -84,6 +89,8 @@ pub enum Exit {
     Stay,
     /// Back to the home screen.
     Leave,
+    /// Open the review of this hand, kept in the store under this table.
+    Review([u8; 32], u32),
 }
 
 /// The last thing that happened, for the status line and the call-out at the seat.
@@ -147,7 +154,7 @@ pub struct State {
     /// The hand number.
     pub hand: u32,
     /// The strong bot's advice for the current prompt.
-    pub hint: Option<(Action, String)>,
+    pub hint: Option<(Action, mahjong_bot::Reason)>,
     /// The hint is shown.
     pub show_hint: bool,
     /// The picked tile (position in [`State::shown_hand`]).
@@ -197,6 +204,10 @@ pub struct State {
     pub replaying: bool,
     /// `--practice PRESET --autoplay`: the strong computer player plays the player's seat.
     pub autoplay: bool,
+    /// The motion running (a discard sliding in, a meld, the winning hand turning over).
+    pub motion: Option<Motion>,
+    /// Nothing moves (the player's setting).
+    pub reduce_motion: bool,
 }
 
 impl State {
@@ -241,6 +252,8 @@ impl State {
             confirm_leave: false,
             replaying: false,
             autoplay: false,
+            motion: None,
+            reduce_motion: false,
         }
     }
 
@@ -390,7 +403,12 @@ impl State {
                 }
             }
             Message::Feed(Feed::Update(u)) => self.on_update(u),
-            Message::Tick(now) => self.now = now,
+            Message::Tick(now) | Message::Frame(now) => {
+                self.now = now;
+                if self.motion.is_some_and(|m| m.done(now)) {
+                    self.motion = None;
+                }
+            }
             Message::Tile(i) => self.click(i),
             Message::Act(a) => self.act(a),
             Message::Ready => self.ready(),
@@ -404,6 +422,13 @@ impl State {
             }
             Message::AskLeave => self.confirm_leave = true,
             Message::CancelLeave => self.confirm_leave = false,
+            Message::Review => {
+                if let Some(end) = &self.end
+                    && let Some(table) = end.kept
+                {
+                    return Exit::Review(table, end.result.hand);
+                }
+            }
         }
         Exit::Stay
     }
@@ -564,6 +589,9 @@ impl State {
             Update::Table(event) => self.on_event(event),
             Update::Hint { action, reason } => self.hint = Some((action, reason)),
             Update::HandEnded(end) => {
+                if matches!(end.result.outcome, mahjong_rules::Outcome::Win { .. }) {
+                    self.start_motion(Kind::Reveal);
+                }
                 self.balances = end.result.session.balances;
                 self.over = self.over || end.result.session.is_finished();
                 self.deadline = None;
@@ -663,6 +691,15 @@ impl State {
                         self.my_claim = None;
                     }
                 }
+                let meld = events.iter().find_map(|e| match e {
+                    Event::Claimed { seat, .. } | Event::Konged { seat, .. } => Some(*seat),
+                    _ => None,
+                });
+                match (meld, &mv.action) {
+                    (Some(seat), _) => self.start_motion(Kind::Claim(seat)),
+                    (None, Action::Discard { .. }) => self.start_motion(Kind::Discard(mv.seat)),
+                    _ => {}
+                }
                 let shown = matches!(
                     mv.action,
                     Action::Discard { .. }
@@ -700,6 +737,23 @@ impl State {
             }
             _ => {}
         }
+    }
+
+    /// Starts a motion now, unless the player reduced motion or a killed table is played
+    /// back (what already happened does not move again).
+    fn start_motion(&mut self, kind: Kind) {
+        if self.reduce_motion || self.replaying {
+            self.motion = None;
+            return;
+        }
+        let now = Instant::now();
+        self.now = now;
+        self.motion = Some(Motion::new(kind, now));
+    }
+
+    /// The frame of the running motion to draw (the still picture when none runs).
+    pub fn frame(&self) -> crate::motion::Frame {
+        self.motion.map(|m| m.frame(self.now)).unwrap_or_default()
     }
 
     /// Logs the player's prompt: the hand in the order shown (notation), whether the last

@@ -14,6 +14,7 @@ use super::{
 };
 use crate::engine::HUMAN;
 use crate::i18n::{Lang, T};
+use crate::motion::{self, Frame};
 use crate::tiles::{Faces, Mark, TileView, fit, run_text, tile_text};
 
 /// What the view needs besides the state.
@@ -60,12 +61,17 @@ fn tiles_row<'a>(
     tiles: impl IntoIterator<Item = Option<Tile>>,
     faces: Faces,
     w: f32,
+    offset: (i16, i16),
 ) -> iced::widget::Row<'a, Message> {
     tiles.into_iter().fold(row![].spacing(1), |r, t| {
-        r.push(match t {
-            Some(t) => TileView::face(t, faces, wild(v, t)).view(w),
-            None => TileView::back().view(w),
-        })
+        r.push(
+            match t {
+                Some(t) => TileView::face(t, faces, wild(v, t)),
+                None => TileView::back(),
+            }
+            .moved(offset)
+            .view(w),
+        )
     })
 }
 
@@ -79,11 +85,27 @@ fn meld_tiles(m: &PublicMeld) -> Vec<Option<Tile>> {
     }
 }
 
-fn melds_row<'a>(v: &SeatView, seat: Seat, faces: Faces, w: f32) -> iced::widget::Row<'a, Message> {
+/// A seat's melds and flowers; during a claim's motion its newest meld slides in from the
+/// table's centre.
+fn melds_row<'a>(
+    v: &SeatView,
+    seat: Seat,
+    faces: Faces,
+    w: f32,
+    fr: Frame,
+) -> iced::widget::Row<'a, Message> {
     let s = &v.seats[seat as usize];
     let mut r = row![].spacing(6).align_y(Alignment::End);
-    for m in &s.melds {
-        r = r.push(tiles_row(v, meld_tiles(m), faces, w));
+    let newest = s.melds.len().checked_sub(1);
+    for (i, m) in s.melds.iter().enumerate() {
+        let offset = match fr.meld {
+            Some((who, left)) if who == seat && Some(i) == newest => {
+                let (dx, dy) = motion::from_seat(seat, v.seat);
+                motion::offset((-dx, -dy), left, w)
+            }
+            _ => (0, 0),
+        };
+        r = r.push(tiles_row(v, meld_tiles(m), faces, w, offset));
     }
     if !s.flowers.is_empty() {
         r = r.push(tiles_row(
@@ -91,6 +113,7 @@ fn melds_row<'a>(v: &SeatView, seat: Seat, faces: Faces, w: f32) -> iced::widget
             s.flowers.iter().map(|f| Some(*f)),
             faces,
             w * 0.8,
+            (0, 0),
         ));
     }
     r
@@ -102,8 +125,19 @@ fn river<'a>(
     faces: Faces,
     w: f32,
     per_row: usize,
+    fr: Frame,
 ) -> Element<'a, Message> {
     let s = &v.seats[seat as usize];
+    // During a discard's motion the seat's newest discard slides in from its hand.
+    let sliding = match fr.discard {
+        Some((who, left)) if who == seat => s.discards.last().map(|d| {
+            (
+                d.card,
+                motion::offset(motion::from_seat(seat, v.seat), left, w),
+            )
+        }),
+        _ => None,
+    };
     let last_discard = match &v.phase {
         PublicPhase::Claims { from, card, .. } if *from == seat => Some(*card),
         _ => None,
@@ -118,9 +152,13 @@ fn river<'a>(
             } else {
                 Mark::None
             };
+            let offset = sliding
+                .filter(|(c, _)| *c == d.card)
+                .map_or((0, 0), |(_, o)| o);
             r.push(
                 TileView::face(d.card.tile, faces, wild(v, d.card.tile))
                     .mark(mark)
+                    .moved(offset)
                     .view(w),
             )
         }));
@@ -205,8 +243,10 @@ fn other_seat<'a>(
     let body = column![
         seat_header(st, v, seat, ctx),
         // Melds and flowers wrap onto more lines rather than run past the panel's edge.
-        melds_row(v, seat, ctx.faces, w).wrap().vertical_spacing(4),
-        river(v, seat, ctx.faces, w, per_row),
+        melds_row(v, seat, ctx.faces, w, st.frame())
+            .wrap()
+            .vertical_spacing(4),
+        river(v, seat, ctx.faces, w, per_row, st.frame()),
     ]
     .spacing(6);
     // On a small screen a long river scrolls instead of being cut off.
@@ -377,7 +417,7 @@ fn kong_button<'a>(
     a: &Action,
     w: f32,
 ) -> iced::widget::Button<'a, Message> {
-    let faces = tiles_row(v, [Some(tile)], ctx.faces, w * 0.7);
+    let faces = tiles_row(v, [Some(tile)], ctx.faces, w * 0.7, (0, 0));
     button(
         row![text(lang.t(T::Kong)).size(16).font(crate::FONT_BOLD), faces]
             .spacing(6)
@@ -402,7 +442,7 @@ fn buttons<'a>(st: &State, v: &SeatView, ctx: Ctx<'_>, w: f32) -> Element<'a, Me
                 let mut tiles: Vec<Tile> = cards.iter().map(|c| c.tile).collect();
                 tiles.extend(claimed);
                 tiles.sort_by_key(|t| t.index());
-                let faces = tiles_row(v, tiles.into_iter().map(Some), ctx.faces, w * 0.7);
+                let faces = tiles_row(v, tiles.into_iter().map(Some), ctx.faces, w * 0.7, (0, 0));
                 r = r.push(with_id(
                     action_id(i),
                     button(
@@ -535,8 +575,8 @@ fn hand<'a>(st: &State, v: &SeatView, ctx: Ctx<'_>, w: f32) -> Element<'a, Messa
 }
 
 /// Cards shown by a meld of the player's own (for the concealed kongs the player sees).
-fn own_melds<'a>(v: &SeatView, faces: Faces, w: f32) -> Element<'a, Message> {
-    melds_row(v, v.seat, faces, w).into()
+fn own_melds<'a>(v: &SeatView, faces: Faces, w: f32, fr: Frame) -> Element<'a, Message> {
+    melds_row(v, v.seat, faces, w, fr).into()
 }
 
 /// The whole table.
@@ -567,7 +607,7 @@ pub fn view<'a>(st: &'a State, ctx: Ctx<'a>) -> Element<'a, Message> {
                 container(
                     column![
                         label(lang.t(T::Discards), 12.0, MUTED),
-                        river(v, me, ctx.faces, small, per_row + 2)
+                        river(v, me, ctx.faces, small, per_row + 2, st.frame())
                     ]
                     .spacing(4)
                 )
@@ -608,7 +648,7 @@ pub fn view<'a>(st: &'a State, ctx: Ctx<'a>) -> Element<'a, Message> {
             seat_header(st, v, me, ctx),
             Space::new().width(Length::Fill),
             wildcard_badge(v, ctx, small),
-            own_melds(v, ctx.faces, small)
+            own_melds(v, ctx.faces, small, st.frame())
         ]
         .spacing(10)
         .align_y(Alignment::Center),
@@ -684,7 +724,7 @@ fn notes(st: &State, v: &SeatView, ctx: Ctx<'_>) -> Vec<(String, iced::Color)> {
                 T::HintText,
                 &[
                     &action_name_at(lang, ctx.faces, a, claimed_tile(v)),
-                    &crate::i18n::hints::reason(lang, ctx.faces, v.seat, reason),
+                    &crate::i18n::reasons::reason(lang, ctx.faces, &|s| names.of(lang, s), reason),
                 ],
             ),
             ACCENT,

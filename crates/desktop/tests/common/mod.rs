@@ -102,7 +102,25 @@ impl Harness {
     /// As [`Harness::sit_down`], with `hook` applied to the engine before it runs.
     pub fn sit_down_with(&mut self, hook: impl FnOnce(&mut Engine)) {
         let key = self.app.table_key().expect("at a table").clone();
-        let (mut engine, first) = Engine::new(&key.config).expect("engine");
+        let (engine, first) = Engine::new(&key.config).expect("engine");
+        self.seat(engine, first, hook);
+    }
+
+    /// As [`Harness::sit_down`], the table's hands kept in the player's store as the app's
+    /// worker keeps them (the history, the review).
+    pub fn sit_down_kept(&mut self) {
+        let key = self.app.table_key().expect("at a table").clone();
+        assert!(key.record.is_some(), "the app keeps this table's hands");
+        let (engine, first) = shanghai_mahjong::records::start(&key).expect("engine");
+        self.seat(engine, first, |_| {});
+    }
+
+    /// The data directory.
+    pub fn dir(&self) -> &std::path::Path {
+        &self.dir
+    }
+
+    fn seat(&mut self, mut engine: Engine, first: Vec<Update>, hook: impl FnOnce(&mut Engine)) {
         hook(&mut engine);
         let (tx, rx) = mpsc::channel();
         let _ = self.app.update(Message::Table(TableMsg::Feed(Feed::Ready(

@@ -1,0 +1,113 @@
+//! What an action leaves a hand with, as the `strong` level weighs it ([`outlook`]): the hand
+//! aimed at, the distance to ready (向听), the winning tiles with their live copies, and for a
+//! discard the chance it wins for another seat. A review of a played hand (复盘) sets the
+//! player's choice beside the bot's with these facts.
+//!
+//! The figures are those the bot decides on ([`crate::strong::Evaluator::worth`],
+//! [`crate::defence::threats`]), from the same [`SeatView`]: no hidden tile is used.
+
+use mahjong_rules::hand::{MeldShape, MeldType};
+use mahjong_rules::view::{PublicPhase, SeatView};
+use mahjong_rules::{Action, Tile};
+
+use crate::Plan;
+use crate::defence;
+use crate::seen::Seen;
+use crate::shape::Analyzer;
+use crate::strong::{Evaluator, claim_discards, plan_of};
+
+/// What an action leaves the hand with.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Outlook {
+    /// The hand aimed at and how far it is after the action (after a chow or pung, after the
+    /// best discard that follows it).
+    pub plan: Plan,
+    /// For a discard: the chance (0–1) that the tile wins for another seat.
+    pub danger: Option<f64>,
+}
+
+/// The outlook of `action` in `view` (one of its legal actions), or `None` for actions that
+/// leave no hand to weigh (a win, a flower, leaving, 换牌).
+pub fn outlook(view: &SeatView, action: &Action) -> Option<Outlook> {
+    let seen = Seen::new(view);
+    let mut an = Analyzer::new();
+    let threats = defence::threats(&seen);
+    let declared = seen.ready();
+    let mut ev = Evaluator {
+        seen: &seen,
+        an: &mut an,
+    };
+    let plan = |w| Some(plan_of(&seen, &w));
+    match action {
+        Action::Discard { card, ready } => {
+            let i = card.tile.index();
+            if i >= 34 || seen.counts[i] == 0 {
+                return None;
+            }
+            let mut c = seen.counts;
+            c[i] -= 1;
+            let w = ev.worth(&c, &seen.melds, *ready || declared);
+            Some(Outlook {
+                plan: plan(w)?,
+                danger: Some(threats.danger[i].clamp(0.0, 1.0)),
+            })
+        }
+        Action::Pass => {
+            let w = ev.worth(&seen.counts, &seen.melds, declared);
+            Some(Outlook {
+                plan: plan(w)?,
+                danger: None,
+            })
+        }
+        Action::Chow { .. } | Action::Pung { .. } | Action::Kong { .. } => {
+            let tile = match &view.phase {
+                PublicPhase::Claims { card, .. } => card.tile,
+                _ => return None,
+            };
+            let (c, melds, shape) = seen.after_claim(action, tile)?;
+            let w = if shape.kind == MeldType::ClaimedKong {
+                ev.worth(&c, &melds, false)
+            } else {
+                let opts = claim_discards(&seen, &c, &melds);
+                ev.best_discard(&c, &melds, &threats, &opts)?.worth
+            };
+            Some(Outlook {
+                plan: plan(w)?,
+                danger: None,
+            })
+        }
+        Action::ConcealedKong { cards } => {
+            let t: Tile = cards[0].tile;
+            let mut c = seen.counts;
+            c[t.index()] = c[t.index()].saturating_sub(4);
+            let mut melds = seen.melds.clone();
+            melds.push(MeldShape {
+                kind: MeldType::ConcealedKong,
+                tile: t,
+            });
+            let w = ev.worth(&c, &melds, declared);
+            Some(Outlook {
+                plan: plan(w)?,
+                danger: None,
+            })
+        }
+        Action::AddedKong { card } => {
+            let i = card.tile.index();
+            let mut c = seen.counts;
+            c[i] = c[i].saturating_sub(1);
+            let mut melds = seen.melds.clone();
+            if let Some(m) = melds
+                .iter_mut()
+                .find(|m| m.kind == MeldType::Pung && m.tile == card.tile)
+            {
+                m.kind = MeldType::AddedKong;
+            }
+            let w = ev.worth(&c, &melds, declared);
+            Some(Outlook {
+                plan: plan(w)?,
+                danger: Some(threats.danger[i].clamp(0.0, 1.0)),
+            })
+        }
+        Action::Win { .. } | Action::Flower { .. } | Action::Leave | Action::Swap { .. } => None,
+    }
+}
