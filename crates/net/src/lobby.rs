@@ -219,7 +219,7 @@ impl Lobby {
         }
         tracing::info!(
             "host {} set aside for {} s",
-            crate::node::hex(&host.as_bytes()[..4]),
+            mahjong_store::to_hex(&host.as_bytes()[..4]),
             AVOID_MS / 1000
         );
         self.avoid.insert(*host.as_bytes(), now + AVOID_MS);

@@ -29,8 +29,8 @@
 //! ```
 
 use crate::hand::{HandType, MeldShape, MeldType};
+use crate::money::{Money, Seat, WinKind};
 use crate::options::{BindingRule, Ruleset};
-use crate::scoring::{Money, Seat, WinKind};
 use crate::tile::Tile;
 use serde::{Deserialize, Serialize};
 

@@ -25,6 +25,7 @@
 pub mod explain;
 pub mod explain_text;
 pub mod hand;
+pub mod money;
 pub mod options;
 pub mod scoring;
 pub mod settlement;

@@ -7,7 +7,7 @@ use mahjong_rules::{Card, Dice, Event, Money, Move, Seat, SeatView};
 
 use crate::codec::{Envelope, Proposal};
 use crate::evidence::Evidence;
-use crate::replica::HandResult;
+use crate::record::HandResult;
 
 /// Something the caller may show or act on.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -16,16 +16,13 @@
 //! What it cannot prove: silence (a seat that never sent proves nothing; the three others
 //! co-sign an abort instead), and a bad signature (anyone can send garbage).
 
-use std::sync::Arc;
-
 use ed25519_dalek::VerifyingKey;
-use mahjong_deal::CardTable;
 use mahjong_rules::Seat;
 use serde::{Deserialize, Serialize};
 
 use crate::codec::{Body, Envelope};
-use crate::error::{EvidenceError, Offence, StepError};
-use crate::replica::{Replica, StepRecord};
+use crate::error::Offence;
+use crate::record::StepRecord;
 
 /// What the record shows.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -64,80 +61,6 @@ pub struct Culprit {
     pub key: VerifyingKey,
     /// What it did.
     pub offence: Offence,
-}
-
-impl Evidence {
-    /// Replays the record and names the seat it proves at fault.
-    pub fn verify(&self) -> Result<Culprit, EvidenceError> {
-        self.verify_with_cards(Arc::new(CardTable::new()))
-    }
-
-    /// [`Evidence::verify`] reusing a card table.
-    pub fn verify_with_cards(&self, cards: Arc<CardTable>) -> Result<Culprit, EvidenceError> {
-        let first = self
-            .log
-            .first()
-            .and_then(|r| r.entries.first())
-            .ok_or(EvidenceError::NoSetup)?;
-        let Body::Propose(p) = &first.body else {
-            return Err(EvidenceError::NoSetup);
-        };
-        let mut replica = Replica::new(p.table, p.host, p.roster, None, cards);
-        let culprit = |replica: &Replica, seat: Seat, offence: Offence| Culprit {
-            seat,
-            key: replica.roster[seat as usize & 3],
-            offence,
-        };
-        for (seq, rec) in self.log.iter().enumerate() {
-            let context = |why: String| EvidenceError::Context {
-                seq: seq as u32,
-                why,
-            };
-            if rec.is_abort() {
-                replica
-                    .apply_abort(rec.entries.clone())
-                    .map_err(|e| context(e.to_string()))?;
-                continue;
-            }
-            replica.check_step(&rec.entries).map_err(context)?;
-            match replica.process(rec.entries.clone()) {
-                Ok(_) => {}
-                Err(StepError::Fault(f)) => return Ok(culprit(&replica, f.seat, f.offence)),
-                Err(StepError::Internal(why)) => return Err(context(why)),
-            }
-        }
-        match &self.charge {
-            Charge::Equivocation { first, second } => {
-                if first.table != replica.table || first.hand != replica.hand_no {
-                    return Err(EvidenceError::NotEquivocation(
-                        "not of the hand the log leads to",
-                    ));
-                }
-                conflict(first, second, &replica.roster).map_err(EvidenceError::NotEquivocation)?;
-                let key = replica.roster[first.seat as usize & 3];
-                first.verify(&key).map_err(EvidenceError::Signature)?;
-                second.verify(&key).map_err(EvidenceError::Signature)?;
-                Ok(Culprit {
-                    seat: first.seat,
-                    key,
-                    offence: Offence::Equivocation,
-                })
-            }
-            Charge::Step { entries } => {
-                replica
-                    .check_step(entries)
-                    .map_err(EvidenceError::NotNextStep)?;
-                match replica.process(entries.clone()) {
-                    Ok(_) => Err(EvidenceError::NoFault),
-                    Err(StepError::Fault(f)) => Ok(culprit(&replica, f.seat, f.offence)),
-                    Err(StepError::Internal(why)) => Err(EvidenceError::Context {
-                        seq: replica.next_seq(),
-                        why,
-                    }),
-                }
-            }
-        }
-    }
 }
 
 /// Whether two envelopes signed by one seat cannot both come from an honest seat (their

@@ -266,6 +266,7 @@ pub mod event;
 pub mod evidence;
 pub mod hand;
 pub mod io;
+pub mod record;
 pub mod replica;
 pub mod verify;
 
