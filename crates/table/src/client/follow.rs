@@ -243,24 +243,11 @@ impl Follower {
     /// back to the step it names).
     fn try_abort(&mut self, out: &mut Output) -> bool {
         let hand = self.replica.hand_no;
-        let candidates: Vec<Vec<Envelope>> = self
-            .slots
-            .range((hand, 0)..(hand, u32::MAX))
-            .filter_map(|(_, slot)| {
-                (0..4u8).find_map(|culprit| {
-                    let votes: Vec<Envelope> = slot[1]
-                        .iter()
-                        .flatten()
-                        .filter(|v| {
-                            matches!(v.body, Body::Abort { culprit: c, .. } if c == culprit)
-                                && v.seat != culprit
-                        })
-                        .cloned()
-                        .collect();
-                    (votes.len() == 3).then_some(votes)
-                })
-            })
-            .collect();
+        let candidates = super::abort_candidates(
+            self.slots
+                .range((hand, 0)..(hand, u32::MAX))
+                .map(|(_, slot)| &slot[1]),
+        );
         for votes in candidates {
             if let Ok(checked) = self.replica.check_abort(&votes) {
                 let events = self.replica.apply_checked_abort(checked, votes);

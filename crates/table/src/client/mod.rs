@@ -1016,25 +1016,11 @@ impl Client {
     /// Applies an abort whose three votes are in.
     fn try_abort(&mut self, out: &mut Output) -> bool {
         let hand = self.replica.hand_no;
-        let candidates: Vec<Vec<Envelope>> = self
-            .slots
-            .range((hand, 0)..(hand, u32::MAX))
-            .filter_map(|(_, slot)| {
-                (0..4u8).find_map(|culprit| {
-                    let votes: Vec<Envelope> = slot
-                        .votes
-                        .iter()
-                        .flatten()
-                        .filter(|v| {
-                            matches!(v.body, Body::Abort { culprit: c, .. } if c == culprit)
-                                && v.seat != culprit
-                        })
-                        .cloned()
-                        .collect();
-                    (votes.len() == 3).then_some(votes)
-                })
-            })
-            .collect();
+        let candidates = abort_candidates(
+            self.slots
+                .range((hand, 0)..(hand, u32::MAX))
+                .map(|(_, slot)| &slot.votes),
+        );
         let signed = self.signed_settle();
         let next = self.replica.next_seq();
         let hand_no = self.replica.hand_no;
@@ -1228,4 +1214,27 @@ impl Client {
         self.send_entry(exp, body, out);
         true
     }
+}
+
+/// For each step's votes (by seat), the three votes of the other seats naming one culprit,
+/// where a step has them: the aborts that may be applied.
+pub(super) fn abort_candidates<'a>(
+    steps: impl Iterator<Item = &'a [Option<Envelope>; 4]>,
+) -> Vec<Vec<Envelope>> {
+    steps
+        .filter_map(|votes| {
+            (0..4u8).find_map(|culprit| {
+                let three: Vec<Envelope> = votes
+                    .iter()
+                    .flatten()
+                    .filter(|v| {
+                        matches!(v.body, Body::Abort { culprit: c, .. } if c == culprit)
+                            && v.seat != culprit
+                    })
+                    .cloned()
+                    .collect();
+                (three.len() == 3).then_some(three)
+            })
+        })
+        .collect()
 }

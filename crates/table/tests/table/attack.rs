@@ -96,22 +96,29 @@ fn moves(sim: &Sim, seat: usize) -> usize {
     sim.count(seat, |e| matches!(e, TableEvent::Moved { .. }))
 }
 
+/// A two-hand qiaoma table ten moves in, with seat 2 cut off from now for 200 s (past the
+/// disconnect limit): the table and when the cut began.
+fn seat_2_cut_off_past_the_limit(seed: u64) -> (Sim, u64) {
+    let mut sim = Sim::new(
+        seed,
+        Net::LOSSY,
+        options(Ruleset::Qiaoma),
+        SessionLength::Hands(2),
+    );
+    sim.run_until(3_600_000, |s| moves(s, 0) >= 10);
+    let cut_at = sim.now;
+    sim.cut = Some((2, cut_at, cut_at + 200_000));
+    (sim, cut_at)
+}
+
 /// Finding 2: seat 1 votes to abort (withholding the vote from seats 0 and 2), then signs a
 /// plain settlement of the same hand. Holding both is proof against it, the honest voters
 /// are released only by plain settlements (never by a later-hand envelope), and no two
 /// honest seats book different results without that proof.
 #[test]
 fn a_settlement_and_an_abort_vote_of_one_seat_prove_it_at_fault() {
-    let mut sim = Sim::new(
-        91,
-        Net::LOSSY,
-        options(Ruleset::Qiaoma),
-        SessionLength::Hands(2),
-    );
-    sim.run_until(3_600_000, |s| moves(s, 0) >= 10);
     // Seat 2 is cut off for 200 s: the three others vote against it at one step.
-    let cut_at = sim.now;
-    sim.cut = Some((2, cut_at, cut_at + 200_000));
+    let (mut sim, cut_at) = seat_2_cut_off_past_the_limit(91);
     let mut vote: Option<Envelope> = None;
     let mut forged = false;
     let hook: Hook = Box::new(move |ctx, env| {
@@ -536,15 +543,7 @@ fn a_late_claim_answer_sees_only_commitments() {
 /// Every honest seat books the same result (or holds evidence naming seat 1).
 #[test]
 fn a_vote_withheld_until_the_settlement_leaves_no_honest_seat_behind() {
-    let mut sim = Sim::new(
-        93,
-        Net::LOSSY,
-        options(Ruleset::Qiaoma),
-        SessionLength::Hands(2),
-    );
-    sim.run_until(3_600_000, |s| moves(s, 0) >= 10);
-    let cut_at = sim.now;
-    sim.cut = Some((2, cut_at, cut_at + 200_000));
+    let (mut sim, cut_at) = seat_2_cut_off_past_the_limit(93);
     let mut vote: Option<Envelope> = None;
     let mut sent = false;
     let hook: Hook = Box::new(move |ctx, env| {
