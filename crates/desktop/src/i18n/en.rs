@@ -258,7 +258,7 @@ pub fn text(key: T) -> &'static str {
             "Each player starts with this many chips; with none left a player pays no more (none: no limit)."
         }
         T::Refused => "This combination cannot be played:",
-        T::RefuseLine => "{0} ({1}): {2}",
+        T::RefuseLine => "{0}: {1}",
         T::RefuseLimitNeedsLezi => "a table limit in lezi needs the points in a lezi",
         T::RefuseFourWildcards => "Four wildcards (四百搭) needs the wildcard",
         T::RefuseNeedsLezi => {
@@ -340,7 +340,7 @@ pub fn text(key: T) -> &'static str {
         T::ColHand => "Hand",
         T::ColResult => "Result",
         T::ColCheck => "Verification",
-        T::LevelOf => "level {0} {1}",
+        T::LevelOf => "level {0} ({1})",
         T::TableHead => "{0} · {1} · stake {2} · table {3}",
         T::PracticeTag => "practice",
         T::PaymentCell => "{0} ({1})",
@@ -575,6 +575,36 @@ pub fn text(key: T) -> &'static str {
         T::ReviewTimedOut => "(played by the timer)",
         T::MotionOn => "Motion on",
         T::MotionOff => "Motion reduced",
+        T::Utc => "{0} UTC",
+        T::VeUnreadable => "The file cannot be read as a hand's log or evidence",
+        T::VeBadFrame => "Step {0}: entry {1} does not decode: the file was altered",
+        T::VeHeader => "The file's header contradicts its signed log: the file was altered",
+        T::VeResult => {
+            "Hand {0}: the file's result is not the one the seats signed: the file was altered"
+        }
+        T::VeProven => "Proven by the evidence: {0}; culprit {1}, key {2}",
+        T::VeEvidence => "The evidence proves nothing",
+        T::VeSeat => "player {0}",
+        T::LfNoSetup => "The log does not start with the host's proposal",
+        T::LfEmptyStep => "Step {0} is empty",
+        T::LfGap => {
+            "Step {0}: {1}'s entry is for step {2} of hand {3}: a step is missing or out of place"
+        }
+        T::LfWrongTable => "Step {0}: {1}'s entry is for another table",
+        T::LfChain => {
+            "Step {0}: {1}'s entry does not follow the hash chain (the log before it was altered)"
+        }
+        T::LfSignature => {
+            "Step {0}: {1}'s signature does not verify (the entry was altered or is not theirs)"
+        }
+        T::LfUnexpected => {
+            "Step {0}: {1} is not expected to speak here (or twice, or out of order)"
+        }
+        T::LfMissing => "Step {0}: the entries of {1} are missing",
+        T::LfAfterEnd => "Step {0}: the table was already over",
+        T::LfFault => "Step {0}: {1} is at fault: {2}",
+        T::LfAbort => "Step {0}: the abort votes do not hold",
+        T::LfInternal => "Step {0}: the replay failed",
         // (end of the keys)
         T::Lezi => "lezi",
     }

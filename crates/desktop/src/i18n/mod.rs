@@ -11,7 +11,7 @@ mod proofs;
 pub mod reasons;
 mod zh;
 
-pub use proofs::offence;
+pub use proofs::{offence, verify_error};
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -131,6 +131,8 @@ keys! {
     NotWinningSeat, UnwinNotDeclared, UnwinNotAType, UnwinNotStandard, UnwinNotStandardWild, UnwinNoType, ScoreInvalid,
     // Bot reasons and the review (复盘) go below this line.
     RsNothing, RsRandom, RsWin, RsFlower, RsNoFlower, RsNothingToClaim, RsReadyDrawn, RsOnlyDiscard, RsOnlyAction, RsFallback, RsAnyKong, RsCannotWin, RsReady, RsReadyOn, RsAwayOne, RsAway, RsPlan, RsDiscard, RsDeclare, RsConcealedKong, RsAddedKong, RsClaimChow, RsClaimPung, RsClaimKong, RsPass, RsPassUseless, RsSwapKeep, RsSwapPutBack, RsBinding, RsSafe, RsDangerous, RsDangerousBare, ThDeclared, ThClose, ThFlush, ThPungs, TgInSuit, TgFlushPungs, TgStandard, SuitChars, SuitDots, SuitBamboo, ReviewButton, ReviewTitle, ReviewLoading, ReviewNotKept, ReviewNoAudit, ReviewDisagree, ReviewSummary, ReviewSame, ReviewYours, ReviewBots, ReviewTurnAt, ReviewClaimAt, ReviewRobAt, ReviewSwapAt, ReviewAfter, ReviewWins, ReviewWaitCount, ReviewDanger, ReviewWhy, ReviewBack, ChDiscard, ChReady, ChChow, ChPung, ChKong, ChConcealedKong, ChAddedKong, ChWin, ChPass, ChSwap, ChKeep, ChFlower, ChLeave, ReviewTimedOut, MotionOn, MotionOff,
+    // Verify verdicts go below this line.
+    Utc, VeUnreadable, VeBadFrame, VeHeader, VeResult, VeProven, VeEvidence, VeSeat, LfNoSetup, LfEmptyStep, LfGap, LfWrongTable, LfChain, LfSignature, LfUnexpected, LfMissing, LfAfterEnd, LfFault, LfAbort, LfInternal,
     // (end of the keys)
 }
 

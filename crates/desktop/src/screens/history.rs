@@ -376,7 +376,7 @@ impl State {
             lang.f(
                 T::TableHead,
                 &[
-                    &date(t.created),
+                    &lang.f(T::Utc, &[&date(t.created)]),
                     &lang.t(preset_name(t.ruleset)),
                     &t.stake,
                     &&to_hex(&t.id)[..8],
@@ -573,7 +573,11 @@ pub fn verdict<'a, M: 'a>(lang: Lang, v: &Result<LogCheck, VerifyError>) -> Elem
             };
             let mut col = column![
                 bold(lang.t(head), 15.0, WARN),
-                label(e.to_string(), 13.0, ON_FELT),
+                label(
+                    crate::i18n::verify_error(lang, e, &|n| file_name(lang, n)),
+                    13.0,
+                    ON_FELT
+                ),
             ]
             .spacing(3);
             if !e.is_unreadable() {
@@ -585,8 +589,8 @@ pub fn verdict<'a, M: 'a>(lang: Lang, v: &Result<LogCheck, VerifyError>) -> Elem
                             _ => None,
                         };
                         let who = match name {
-                            Some(n) => format!("{seat} ({})", file_name(lang, &n)),
-                            None => format!("{seat}"),
+                            Some(n) if !n.is_empty() => file_name(lang, &n),
+                            _ => lang.f(T::VeSeat, &[&(u32::from(seat) + 1)]),
                         };
                         lang.f(T::Culprit, &[&who])
                     }
@@ -699,8 +703,8 @@ pub fn result_words(lang: Lang, name: &dyn Fn(Seat) -> String, r: &HandResult) -
     }
 }
 
-/// A time (ms since the Unix epoch) as `YYYY-MM-DD HH:MM UTC` (no time zone data is
-/// bundled, so the clock is UTC's, and says so).
+/// A time (ms since the Unix epoch) as `YYYY-MM-DD HH:MM`, UTC's clock (no time zone data is
+/// bundled; the screen says so with [`T::Utc`]).
 pub fn date(ms: u64) -> String {
     let secs = ms / 1000;
     let days = (secs / 86_400) as i64;
@@ -714,7 +718,7 @@ pub fn date(ms: u64) -> String {
     let d = doy - (153 * mp + 2) / 5 + 1;
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
     let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}-{m:02}-{d:02} {} UTC", time_of_day(ms))
+    format!("{y:04}-{m:02}-{d:02} {}", time_of_day(ms))
 }
 
 /// The time of day (UTC) of a time in ms.
@@ -734,9 +738,9 @@ mod tests {
 
     #[test]
     fn dates_are_civil_utc() {
-        assert_eq!(date(0), "1970-01-01 00:00 UTC");
-        assert_eq!(date(951_782_400_000), "2000-02-29 00:00 UTC");
-        assert_eq!(date(1_796_050_930_000), "2026-11-30 15:02 UTC");
+        assert_eq!(date(0), "1970-01-01 00:00");
+        assert_eq!(date(951_782_400_000), "2000-02-29 00:00");
+        assert_eq!(date(1_796_050_930_000), "2026-11-30 15:02");
     }
 
     #[test]

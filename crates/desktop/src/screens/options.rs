@@ -762,7 +762,7 @@ pub fn summary<'a, M: 'a>(
                 ACCENT,
             ));
         }
-        line = line.push(label(o.name(), 11.0, MUTED));
+        line = line.push(file_name(lang, o.name()));
         col = col.push(column![line, label(lang.t(help), 13.0, MUTED)].spacing(1));
     }
     if !any {
@@ -820,11 +820,11 @@ pub fn refusal<'a, M: 'a>(lang: Lang, e: &OptionsError) -> Element<'a, M> {
             (None, Lang::En) => why.to_string(),
             (None, Lang::Zh) => lang.t(T::RefuseOther).to_string(),
         };
-        col = col.push(label(
-            lang.f(T::RefuseLine, &[&lang.t(o.text().0), &o.name(), &what]),
-            14.0,
-            WARN,
-        ));
+        let title = match lang {
+            Lang::En => format!("{} ({})", lang.t(o.text().0), o.name()),
+            Lang::Zh => lang.t(o.text().0).to_string(),
+        };
+        col = col.push(label(lang.f(T::RefuseLine, &[&title, &what]), 14.0, WARN));
     }
     // The rules crate speaks English: its words are shown to an English player only.
     if lang == Lang::En {
@@ -878,7 +878,16 @@ fn small<'a>(
     container(b).id(id.to_string()).into()
 }
 
-/// One option: title and file name, the control, the default, the explanation; a highlighted
+/// An option's name in the options file, for an English player (who may edit the file); a
+/// 中文 player is not shown the file's English and pinyin ids.
+fn file_name<'a, M: 'a>(lang: Lang, name: &'a str) -> Element<'a, M> {
+    match lang {
+        Lang::En => label(name, 11.0, MUTED),
+        Lang::Zh => iced::widget::Space::new().into(),
+    }
+}
+
+/// One option: title and file name (in English), the control, the default, the explanation; a highlighted
 /// panel and "changed" when it differs from the preset.
 fn entry<'a>(
     lang: Lang,
@@ -890,8 +899,7 @@ fn entry<'a>(
     changed: bool,
 ) -> Element<'a, Message> {
     let mut head = row![
-        container(column![bold(title, 15.0, ON_FELT), label(name, 11.0, MUTED)].spacing(0))
-            .width(200),
+        container(column![bold(title, 15.0, ON_FELT), file_name(lang, name)].spacing(0)).width(200),
         control,
         iced::widget::Space::new().width(Length::Fill),
     ]

@@ -28,6 +28,11 @@ pub struct Harness {
 impl Harness {
     /// A named player in `lang` with `faces`, on the home screen of a tall window.
     pub fn new(name: &str, lang: Lang, faces: Faces) -> Harness {
+        Harness::seeded(name, lang, faces, 9)
+    }
+
+    /// As [`Harness::new`], the practice tables dealt from `seed`.
+    pub fn seeded(name: &str, lang: Lang, faces: Faces, seed: u64) -> Harness {
         let dir =
             std::env::temp_dir().join(format!("shanghai-desktop-{}-{name}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
@@ -42,7 +47,7 @@ impl Harness {
             data_dir: dir.clone(),
             lang: None,
             practice: None,
-            seed: Some(9),
+            seed: Some(seed),
             think_ms: (0, 0),
         });
         // Tall enough that every option is on screen for the clicks.
