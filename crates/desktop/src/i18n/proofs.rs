@@ -16,6 +16,8 @@ pub fn offence(lang: Lang, o: &Offence) -> String {
         Lang::Zh => Faces::Chinese,
         Lang::En => Faces::Notation,
     };
+    // The rules' and the deal's own detail is English: 中文 says what kind of fault it is
+    // without it (the English wording keeps it).
     match o {
         Offence::Equivocation => lang.t(T::OffEquivocation).to_string(),
         Offence::Deal(e) => lang.f(T::OffDeal, &[e]),
@@ -234,5 +236,24 @@ mod tests {
             offence(Lang::Zh, &face),
             "声称牌墙第 17 张是五萬，亮出来却是二筒"
         );
+        // The crates' English detail stays out of 中文, and in the English wording.
+        let detail = "a share proof does not verify".to_string();
+        let illegal = mahjong_rules::MoveError::Illegal {
+            seat: 1,
+            why: detail.clone(),
+        };
+        for o in [
+            Offence::Illegal(illegal.clone()),
+            Offence::Malformed(detail.clone()),
+            Offence::Replay {
+                index: 3,
+                error: illegal,
+            },
+            Offence::BadProposal(detail.clone()),
+        ] {
+            let zh = offence(Lang::Zh, &o);
+            assert_eq!(super::super::foreign(Lang::Zh, &zh), None, "{zh}");
+            assert!(offence(Lang::En, &o).contains(&detail));
+        }
     }
 }
