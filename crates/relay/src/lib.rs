@@ -45,16 +45,18 @@ pub use libp2p;
 pub use per_ip::PerIpLimit;
 
 /// How long a circuit (one relayed link between two players) may last before the relay
-/// closes it. A session of sixteen hands between people takes two to three hours; the links
-/// of a table normally go direct (DCUtR) within seconds and leave the relay, but where
-/// punching fails the relay carries the whole session. Past this the link drops and the
-/// players' nodes dial again (a new circuit), which the table protocol survives as it
-/// survives any lost connection.
+/// closes it. Bots play a hand in about 2 s; people take some 5 to 10 minutes, so a session
+/// of sixteen hands lasts one and a half to three hours. The links of a table are meant to go
+/// direct (DCUtR) within seconds and leave the relay, but where punching fails the relay
+/// carries the whole session: six hours is twice a long evening. Past it the link drops and
+/// the players' nodes dial again (a new circuit), which the table survives as it survives
+/// any lost connection.
 pub const MAX_CIRCUIT_DURATION: Duration = Duration::from_secs(6 * 60 * 60);
 
-/// Bytes (both ways together) one circuit may carry before the relay closes it. See
-/// docs/relay.md for the measurement: a link carries some 25 KB per hand and a few hundred
-/// bytes a minute when idle; 32 MiB is ten times a long session on one link.
+/// Bytes (both ways together) one circuit may carry before the relay closes it. Measured
+/// (docs/relay.md): a link between two players carries some 190 KB per hand, both ways (the
+/// shuffle's ciphertexts are most of it), so the library's 128 KiB would not last one hand;
+/// 32 MiB is about 170 hands, ten times a sixteen-hand session.
 pub const MAX_CIRCUIT_BYTES: u64 = 32 << 20;
 
 /// How long a reservation lasts; clients renew it before it runs out.
