@@ -7,12 +7,15 @@
 //! - `mahjong ledger`, `mahjong export`, `mahjong verify`: the ledger and signed logs of the
 //!   tables played (`ledger.rs`, `export.rs`).
 //! - `mahjong play`: sit at a table on the LAN (mDNS or `--peer`) and play a session.
+//! - `mahjong relay`: run the relay that friends in different homes meet through
+//!   (docs/relay.md).
 
 mod arena;
 mod bench;
 mod export;
 mod ledger;
 mod play;
+mod relay;
 mod score;
 mod solo;
 
@@ -44,6 +47,9 @@ enum Command {
     Solo(solo::SoloArgs),
     /// Sit at a table on the LAN and play: `--bot` lets the strong bot play this seat.
     Play(play::PlayArgs),
+    /// Run a relay for friends in different homes (circuit relay v2, rendezvous; sees only
+    /// encrypted bytes): prints its addresses, stops on SIGINT/SIGTERM.
+    Relay(relay::RelayArgs),
     /// The ledger of finished hands in the data directory.
     Ledger(ledger::LedgerArgs),
     /// Write a self-contained file of a table's signed log.
@@ -60,6 +66,7 @@ fn main() -> ExitCode {
         Command::Arena(a) => arena::run(a),
         Command::Solo(a) => solo::run(a),
         Command::Play(a) => play::run(a),
+        Command::Relay(a) => relay::run(a),
         Command::Ledger(a) => ledger::run(a),
         Command::Export(a) => export::run_export(a),
         Command::Verify(a) => return export::run_verify(a),
