@@ -1,6 +1,7 @@
 #!/bin/sh
 # Draws the app icon (a 中 tile on green felt) at 256 px and 64 px, and the 64 px raw RGBA
-# the window uses (the app has no image decoder). Needs ImageMagick and the bundled font.
+# the window uses (the app has no image decoder), and the Windows .ico the app's exe embeds
+# (crates/desktop/build.rs). Needs ImageMagick and the bundled font.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 font="$here/../fonts/MahjongSans-Bold.otf"
@@ -12,3 +13,5 @@ convert -size 256x256 xc:none \
   "$here/shanghai-mahjong-256.png"
 convert "$here/shanghai-mahjong-256.png" -resize 64x64 "$here/shanghai-mahjong-64.png"
 convert "$here/shanghai-mahjong-64.png" -depth 8 rgba:"$here/shanghai-mahjong-64.rgba"
+convert "$here/shanghai-mahjong-256.png" -depth 8 -define icon:auto-resize=256,64,48,32,16 \
+  "$here/shanghai-mahjong.ico"

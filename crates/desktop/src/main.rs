@@ -1,10 +1,16 @@
 //! `shanghai-mahjong`: the desktop app. See the library's documentation for what it does.
 
+// On Windows a GUI program: no console window opens behind the app. Started from a console,
+// its standard-error lines still reach it (see `attach_console`).
+#![cfg_attr(windows, windows_subsystem = "windows")]
+
 use std::process::ExitCode;
 
 use shanghai_mahjong::cli::{Args, USAGE};
 
 fn main() -> ExitCode {
+    #[cfg(windows)]
+    attach_console();
     let args = match Args::parse(std::env::args().skip(1)) {
         Ok(a) => a,
         Err(e) => {
@@ -50,6 +56,27 @@ fn main() -> ExitCode {
         Err(e) => {
             eprintln!("shanghai-mahjong: {e}");
             ExitCode::FAILURE
+        }
+    }
+}
+
+/// A Windows GUI program started from a console (cmd, PowerShell) without redirection has no
+/// standard handles: its error lines, `--help` and `--autoplay`'s hand lines would be lost. It
+/// attaches to the parent's console then. Handles already given (redirected to a file or a
+/// pipe, as the tests do) are kept; started from the desktop, there is no console to attach to.
+#[cfg(windows)]
+#[allow(unsafe_code)]
+fn attach_console() {
+    use windows_sys::Win32::Foundation::INVALID_HANDLE_VALUE;
+    use windows_sys::Win32::System::Console::{
+        ATTACH_PARENT_PROCESS, AttachConsole, GetStdHandle, STD_ERROR_HANDLE,
+    };
+    // SAFETY: two Win32 calls taking and returning plain values; AttachConsole failing (no
+    // parent console) changes nothing.
+    unsafe {
+        let handle = GetStdHandle(STD_ERROR_HANDLE);
+        if handle.is_null() || handle == INVALID_HANDLE_VALUE {
+            AttachConsole(ATTACH_PARENT_PROCESS);
         }
     }
 }
