@@ -3,9 +3,18 @@
 //!
 //! Input: records of `[tick ms (1 byte), length (2 bytes LE), bytes]`, each a frame.
 #![no_main]
+use std::sync::{Arc, OnceLock};
+
 use ed25519_dalek::SigningKey;
 use libfuzzer_sys::fuzz_target;
+use mahjong_deal::CardTable;
 use mahjong_table::{Client, Config, Input};
+
+/// One deal card table for the whole run (it takes milliseconds to build).
+fn cards() -> Arc<CardTable> {
+    static CARDS: OnceLock<Arc<CardTable>> = OnceLock::new();
+    CARDS.get_or_init(|| Arc::new(CardTable::new())).clone()
+}
 
 fuzz_target!(|data: &[u8]| {
     let keys: Vec<SigningKey> = (1..=4u8).map(|i| SigningKey::from_bytes(&[i; 32])).collect();
@@ -15,7 +24,7 @@ fuzz_target!(|data: &[u8]| {
         roster: [0, 1, 2, 3].map(|i| keys[i].verifying_key()),
         host: 0,
     };
-    let Ok(mut client) = Client::new(config, keys[1].clone(), [5; 32]) else {
+    let Ok(mut client) = Client::with_cards(config, keys[1].clone(), [5; 32], cards()) else {
         return;
     };
     let mut now = 0u64;

@@ -17,12 +17,16 @@ pub fn offence(lang: Lang, o: &Offence) -> String {
         Lang::En => Faces::Notation,
     };
     // The rules' and the deal's own detail is English: 中文 says what kind of fault it is
-    // without it (the English wording keeps it).
+    // without it (its slot is left empty), the English wording keeps it.
+    let detail = |e: &dyn std::fmt::Display| match lang {
+        Lang::En => e.to_string(),
+        Lang::Zh => String::new(),
+    };
     match o {
         Offence::Equivocation => lang.t(T::OffEquivocation).to_string(),
-        Offence::Deal(e) => lang.f(T::OffDeal, &[e]),
-        Offence::Illegal(e) => lang.f(T::OffIllegal, &[e]),
-        Offence::Malformed(e) => lang.f(T::OffMalformed, &[e]),
+        Offence::Deal(e) => lang.f(T::OffDeal, &[&detail(e)]),
+        Offence::Illegal(e) => lang.f(T::OffIllegal, &[&detail(e)]),
+        Offence::Malformed(e) => lang.f(T::OffMalformed, &[&detail(e)]),
         Offence::FaceMismatch {
             pos,
             claimed,
@@ -35,10 +39,10 @@ pub fn offence(lang: Lang, o: &Offence) -> String {
                 &tile_text(*shown, faces, lang),
             ],
         ),
-        Offence::Audit(e) => lang.f(T::OffAudit, &[e]),
-        Offence::Replay { index, error } => lang.f(T::OffReplay, &[index, error]),
+        Offence::Audit(e) => lang.f(T::OffAudit, &[&detail(e)]),
+        Offence::Replay { index, error } => lang.f(T::OffReplay, &[index, &detail(error)]),
         Offence::WrongResult => lang.t(T::OffWrongResult).to_string(),
-        Offence::BadProposal(e) => lang.f(T::OffBadProposal, &[e]),
+        Offence::BadProposal(e) => lang.f(T::OffBadProposal, &[&detail(e)]),
     }
 }
 
