@@ -6,9 +6,9 @@
 //! The figures are those the bot decides on ([`crate::strong::Evaluator::worth`],
 //! [`crate::defence::threats`]), from the same [`SeatView`]: no hidden tile is used.
 
-use mahjong_rules::hand::{MeldShape, MeldType};
+use mahjong_rules::Action;
+use mahjong_rules::hand::MeldType;
 use mahjong_rules::view::{PublicPhase, SeatView};
-use mahjong_rules::{Action, Tile};
 
 use crate::Plan;
 use crate::defence;
@@ -77,14 +77,7 @@ pub fn outlook(view: &SeatView, action: &Action) -> Option<Outlook> {
             })
         }
         Action::ConcealedKong { cards } => {
-            let t: Tile = cards[0].tile;
-            let mut c = seen.counts;
-            c[t.index()] = c[t.index()].saturating_sub(4);
-            let mut melds = seen.melds.clone();
-            melds.push(MeldShape {
-                kind: MeldType::ConcealedKong,
-                tile: t,
-            });
+            let (c, melds) = seen.after_concealed_kong(cards[0].tile);
             let w = ev.worth(&c, &melds, declared);
             Some(Outlook {
                 plan: plan(w)?,
@@ -93,15 +86,7 @@ pub fn outlook(view: &SeatView, action: &Action) -> Option<Outlook> {
         }
         Action::AddedKong { card } => {
             let i = card.tile.index();
-            let mut c = seen.counts;
-            c[i] = c[i].saturating_sub(1);
-            let mut melds = seen.melds.clone();
-            if let Some(m) = melds
-                .iter_mut()
-                .find(|m| m.kind == MeldType::Pung && m.tile == card.tile)
-            {
-                m.kind = MeldType::AddedKong;
-            }
+            let (c, melds) = seen.after_added_kong(card.tile);
             let w = ev.worth(&c, &melds, declared);
             Some(Outlook {
                 plan: plan(w)?,

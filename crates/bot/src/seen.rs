@@ -116,6 +116,34 @@ impl<'a> Seen<'a> {
         }
     }
 
+    /// The hand after declaring a concealed kong of `tile`: the own tiles left and the melds
+    /// with the kong.
+    pub fn after_concealed_kong(&self, tile: Tile) -> (Counts, Vec<MeldShape>) {
+        let mut c = self.counts;
+        c[tile.index()] = c[tile.index()].saturating_sub(4);
+        let mut melds = self.melds.clone();
+        melds.push(MeldShape {
+            kind: MeldType::ConcealedKong,
+            tile,
+        });
+        (c, melds)
+    }
+
+    /// The hand after adding `tile` to its pung: the own tiles left and the melds with the
+    /// pung made a kong.
+    pub fn after_added_kong(&self, tile: Tile) -> (Counts, Vec<MeldShape>) {
+        let mut c = self.counts;
+        c[tile.index()] = c[tile.index()].saturating_sub(1);
+        let mut melds = self.melds.clone();
+        if let Some(m) = melds
+            .iter_mut()
+            .find(|m| m.kind == MeldType::Pung && m.tile == tile)
+        {
+            m.kind = MeldType::AddedKong;
+        }
+        (c, melds)
+    }
+
     /// The hand after claiming `tile` with `claim` (a chow, pung or kong answer): the own
     /// tiles left, the melds with the new one, and the new meld. `None` for other actions.
     pub fn after_claim(

@@ -382,14 +382,7 @@ pub fn turn(an: &mut Analyzer, seen: &Seen) -> Decision {
     for a in legal {
         let (score, why) = match a {
             Action::ConcealedKong { cards } => {
-                let i = cards[0].tile.index();
-                let mut c = seen.counts;
-                c[i] = c[i].saturating_sub(4);
-                let mut melds = seen.melds.clone();
-                melds.push(MeldShape {
-                    kind: MeldType::ConcealedKong,
-                    tile: cards[0].tile,
-                });
+                let (c, melds) = seen.after_concealed_kong(cards[0].tile);
                 let w = ev.worth(&c, &melds, false);
                 (
                     w.ev * 1.04 + 0.01,
@@ -402,15 +395,7 @@ pub fn turn(an: &mut Analyzer, seen: &Seen) -> Decision {
             }
             Action::AddedKong { card } => {
                 let i = card.tile.index();
-                let mut c = seen.counts;
-                c[i] = c[i].saturating_sub(1);
-                let mut melds = seen.melds.clone();
-                if let Some(m) = melds
-                    .iter_mut()
-                    .find(|m| m.kind == MeldType::Pung && m.tile == card.tile)
-                {
-                    m.kind = MeldType::AddedKong;
-                }
+                let (c, melds) = seen.after_added_kong(card.tile);
                 let w = ev.worth(&c, &melds, false);
                 let rob = threats.danger[i] * 3.0 * threats.worst_value;
                 (
