@@ -493,10 +493,10 @@ mod hostile {
         stream: libp2p_stream::Behaviour,
     }
 
-    /// Connects to `addr` with a fresh identity, writes `payload` on a stream of the game's
-    /// protocol, and tells whether the target closed the connection within 10 s.
-    pub async fn attack(addr: Multiaddr, payload: Vec<u8>) -> bool {
-        let mut swarm = libp2p::SwarmBuilder::with_new_identity()
+    /// A raw libp2p peer speaking the game's protocol by hand (identify announces the
+    /// game's version), with identity `keypair`.
+    fn raw_swarm(keypair: libp2p::identity::Keypair) -> libp2p::Swarm<Raw> {
+        libp2p::SwarmBuilder::with_existing_identity(keypair)
             .with_tokio()
             .with_tcp(
                 tcp::Config::default(),
@@ -513,7 +513,13 @@ mod hostile {
             })
             .expect("behaviour")
             .with_swarm_config(|c| c.with_idle_connection_timeout(Duration::from_secs(60)))
-            .build();
+            .build()
+    }
+
+    /// Connects to `addr` with a fresh identity, writes `payload` on a stream of the game's
+    /// protocol, and tells whether the target closed the connection within 10 s.
+    pub async fn attack(addr: Multiaddr, payload: Vec<u8>) -> bool {
+        let mut swarm = raw_swarm(libp2p::identity::Keypair::generate_ed25519());
         let protocol = StreamProtocol::new(mahjong_net::PROTOCOL);
         let mut control = swarm.behaviour().stream.new_control();
         // Take the target's own stream (and ignore what it says).
@@ -564,24 +570,7 @@ mod hostile {
     ) -> Option<(libp2p::Swarm<Raw>, libp2p_stream::Control, libp2p::PeerId)> {
         let mut secret = seed;
         let keypair = libp2p::identity::Keypair::ed25519_from_bytes(&mut secret).expect("key");
-        let mut swarm = libp2p::SwarmBuilder::with_existing_identity(keypair)
-            .with_tokio()
-            .with_tcp(
-                tcp::Config::default(),
-                noise::Config::new,
-                yamux::Config::default,
-            )
-            .expect("tcp")
-            .with_behaviour(|key| Raw {
-                identify: identify::Behaviour::new(identify::Config::new(
-                    mahjong_net::PROTOCOL_VERSION.to_string(),
-                    key.public(),
-                )),
-                stream: libp2p_stream::Behaviour::new(),
-            })
-            .expect("behaviour")
-            .with_swarm_config(|c| c.with_idle_connection_timeout(Duration::from_secs(60)))
-            .build();
+        let mut swarm = raw_swarm(keypair);
         let protocol = StreamProtocol::new(mahjong_net::PROTOCOL);
         let mut control = swarm.behaviour().stream.new_control();
         let mut incoming = control.accept(protocol).expect("accept");
