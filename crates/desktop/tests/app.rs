@@ -244,9 +244,17 @@ impl Drop for Harness {
 fn first_run_asks_for_a_name_and_remembers_it() -> Result<(), Error> {
     let mut h = Harness::new("name", 1, None);
     assert!(matches!(h.app.screen, Screen::Welcome(_)));
-    // An empty name is refused with a reason.
+    // An empty name is refused with a reason, on a line of its own: *Continue* stays where
+    // the pointer is.
+    let continue_at = |h: &Harness| h.ui().find("继续").ok().and_then(|t| t.visible_bounds());
+    let before = continue_at(&h).expect("继续 shown");
     h.click("继续")?;
     assert!(h.find("请先输入名字"));
+    assert_eq!(
+        continue_at(&h),
+        Some(before),
+        "继续 moved when the refusal came"
+    );
     let msgs: Vec<Message> = {
         let mut ui = h.ui();
         ui.click(selector::id("name"))?;

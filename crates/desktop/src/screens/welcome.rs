@@ -51,7 +51,10 @@ impl State {
             NameError::Empty => lang.t(T::NameEmpty),
             NameError::TooLong => lang.t(T::NameTooLong),
         });
-        let mut col = column![
+        // The refusal has its own line, always there: the field and *Continue* do not move
+        // under the pointer when it comes or goes.
+        let refusal = container(label(error.unwrap_or(""), 15.0, WARN)).height(Length::Fixed(20.0));
+        let col = column![
             bold(lang.t(T::Welcome), 30.0, ACCENT),
             label(lang.t(T::AskName), 17.0, ON_FELT),
             text_input(lang.t(T::NamePlaceholder), &self.name)
@@ -62,13 +65,11 @@ impl State {
                 .size(18)
                 .width(Length::Fixed(320.0)),
             action(lang.t(T::Continue), 17.0, Some(Message::Submit)),
+            refusal,
+            label(lang.t(T::PracticeIntro), 13.0, MUTED),
         ]
         .spacing(16)
         .align_x(Alignment::Center);
-        if let Some(e) = error {
-            col = col.push(label(e, 15.0, WARN));
-        }
-        col = col.push(label(lang.t(T::PracticeIntro), 13.0, MUTED));
         container(col.max_width(520)).center(Length::Fill).into()
     }
 }
