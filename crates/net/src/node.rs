@@ -826,7 +826,8 @@ impl EventLoop {
     /// Every seat this peer runs at a table not over leaves: the client's signed leave (a
     /// vote against itself during a hand, a decline at the set-up) goes straight to the
     /// others' peers. Its journal records are kept if the store still takes them. Whether
-    /// anything was sent.
+    /// anything was sent, or a seat's leave waits for the next hand (its settlement was
+    /// signed already): either way the loop must run on a little for the others to hear it.
     fn say_leave(&mut self) -> bool {
         self.leaving = true;
         let now = self.now();
@@ -839,6 +840,9 @@ impl EventLoop {
         let table = p.table;
         let mut outgoing: BTreeMap<[u8; 32], Vec<(u8, Vec<u8>)>> = BTreeMap::new();
         let seats: Vec<Seat> = p.runners.keys().copied().collect();
+        // A seat whose settlement is signed leaves at the next hand's first step: nothing
+        // goes out now, but the loop must run on until it does.
+        let mut deferred = false;
         for seat in seats {
             let Some(r) = p.runners.get_mut(&seat) else {
                 continue;
@@ -847,6 +851,7 @@ impl EventLoop {
                 continue;
             }
             let out = r.client.handle(now, Input::Leave);
+            deferred |= out.send.is_empty() && out.reply.is_empty() && !r.client.is_over();
             if !out.journal.is_empty()
                 && let Err(e) = self.storage.append(&table, seat, &out.journal)
             {
@@ -886,7 +891,7 @@ impl EventLoop {
             }
         }
         tracing::info!("left table {}", hex(&table));
-        sent
+        sent || deferred
     }
 
     /// After this peer's leave: the table goes on as usual (frames in, store, timers) until
