@@ -1689,7 +1689,13 @@ fn a_peer_interrupted_says_it_leaves_and_is_replaced_at_once() {
         assert_eq!(*c, Some(0), "peer {i}: {:#?}", p.seen);
     }
     let first = ledger(&dir.join("p0"));
-    assert_eq!(first.len(), hands as usize, "{first:?}");
+    // A seat that left just after signing a settlement leaves at the next hand's first step,
+    // before the dice: that abort books the penalty alone and counts no hand (docs/rules.en.md
+    // §6), so the session then holds one row more than its length.
+    assert!(
+        first.len() == hands as usize || first.len() == hands as usize + 1,
+        "{first:?}"
+    );
     for n in ["p2", "p3"] {
         assert_eq!(ledger(&dir.join(n)), first, "ledger of {n} differs");
     }
