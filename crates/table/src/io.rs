@@ -56,6 +56,14 @@ pub enum Input {
     /// Leave: during a hand, at once (the hand is abandoned with this seat as the leaver);
     /// between hands, at the next settlement.
     Leave,
+    /// Steps `from..` read from the seat's store, answering [`Output::load`] (only a client
+    /// that keeps its log in the store asks: [`crate::Client::keep_log_in_store`]).
+    Stored {
+        /// The first step's number.
+        from: u32,
+        /// The steps, in order.
+        steps: Vec<StepRecord>,
+    },
 }
 
 /// Why an input was dropped.
@@ -65,6 +73,21 @@ pub enum Rejected {
     Frame(FrameError),
     /// A local request.
     Act(ActError),
+    /// Steps handed back from the store ([`Input::Stored`]) that are not this log's (a
+    /// damaged store): what waited for them is dropped.
+    Stored(String),
+}
+
+/// Steps the host reads from the seat's store and hands back with [`Input::Stored`]: the
+/// client keeps only recent hands in memory ([`crate::Client::keep_log_in_store`]) and needs
+/// older steps to answer a seat far behind, to compare a late envelope of an old hand, or to
+/// build evidence (whose log starts at step 0).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Load {
+    /// The first step wanted.
+    pub from: u32,
+    /// One past the last step wanted (the first step the client holds).
+    pub to: u32,
 }
 
 /// A record of the seat's journal (see the module header for durability).
@@ -87,7 +110,11 @@ pub struct Persisted {
     pub config: Config,
     /// The secret root of every per-hand secret (keep it encrypted at rest).
     pub root: [u8; 32],
-    /// The log.
+    /// The step number of `log[0]`: 0 when the whole log is here; a store may start at its
+    /// last checkpoint ([`Persisted::from_checkpoint_on`]) so that a restore does not read
+    /// and hash every hand before it.
+    pub base: u32,
+    /// The log from step `base` on.
     pub log: Vec<StepRecord>,
     /// The last hand boundary.
     pub checkpoint: Option<Checkpoint>,
@@ -101,6 +128,7 @@ impl Persisted {
         Persisted {
             config,
             root,
+            base: 0,
             log: Vec::new(),
             checkpoint: None,
             own: Vec::new(),
@@ -122,12 +150,25 @@ impl Persisted {
                     self.own.push(*e);
                 }
             }
-            Record::Truncate(n) => self.log.truncate(n as usize),
+            Record::Truncate(n) => self.log.truncate(n.saturating_sub(self.base) as usize),
             Record::Checkpoint(cp) => {
                 self.own.retain(|e| e.hand >= cp.hand);
                 self.checkpoint = Some(*cp);
             }
         }
+    }
+
+    /// The same store starting at its checkpoint: the steps before it are left out (a
+    /// restore then trusts the checkpoint, as it always does, and reads only what follows).
+    pub fn from_checkpoint_on(mut self) -> Persisted {
+        if let Some(cp) = &self.checkpoint
+            && cp.seq >= self.base
+        {
+            let n = ((cp.seq - self.base) as usize).min(self.log.len());
+            self.log.drain(..n);
+            self.base += n as u32;
+        }
+        self
     }
 }
 
@@ -146,6 +187,9 @@ pub struct Output {
     pub journal: Vec<Record>,
     /// Inputs that were dropped, and why.
     pub rejected: Vec<Rejected>,
+    /// Steps to read from the store and hand back with [`Input::Stored`], soon (what waits
+    /// for them is an answer to another seat, a comparison or evidence).
+    pub load: Option<Load>,
 }
 
 /// Traffic counters.

@@ -279,6 +279,6 @@ pub use error::{ActError, EvidenceError, Fault, FrameError, Offence, StepError, 
 pub use event::TableEvent;
 pub use evidence::{Charge, Culprit, Evidence, conflict};
 pub use hand::HandStage;
-pub use io::{Config, Input, Output, Persisted, Record, Rejected, Stats};
+pub use io::{Config, Input, Load, Output, Persisted, Record, Rejected, Stats};
 pub use replica::{Checkpoint, Ending, HandResult, Stage, StepRecord};
 pub use verify::{HandReport, LogFault, LogReport, verify_log};

@@ -151,10 +151,16 @@ pub(crate) struct Replica {
     pub initial_roster: [VerifyingKey; 4],
     pub me: Option<Me>,
     cards: Arc<CardTable>,
-    /// The log: `log[seq]` is step `seq`.
-    pub log: Vec<StepRecord>,
-    /// `heads[seq]`: the log hash through step `seq`.
+    /// The steps held in memory: `log[i]` is step `base + i` (see [`Replica::prune_before`]).
+    log: Vec<StepRecord>,
+    /// `heads[i]`: the log hash through step `base + i`.
     heads: Vec<Hash>,
+    /// Steps before it are not held in memory (they are in the seat's store).
+    base: u32,
+    /// The log hash through step `base - 1` (the genesis when `base` is 0).
+    base_head: Hash,
+    /// The first step of each hand no longer held in memory (eight bytes a hand).
+    pruned_hands: Vec<(u32, u32)>,
     genesis: Hash,
     pub stage: Stage,
     pub hand_no: u32,
@@ -188,6 +194,9 @@ impl Replica {
             cards,
             log: Vec::new(),
             heads: Vec::new(),
+            base: 0,
+            base_head: genesis(&table),
+            pruned_hands: Vec::new(),
             genesis: genesis(&table),
             stage: Stage::Propose,
             hand_no: 0,
@@ -203,28 +212,39 @@ impl Replica {
         }
     }
 
-    /// A replica from a checkpoint and the log before it.
+    /// A replica from a checkpoint and the steps `from..cp.seq` before it (all of them when
+    /// `from` is 0). Only those steps are hashed: that they end at the checkpoint's head is
+    /// checked from the first one's `prev_hash` on (a restarted seat trusts its own
+    /// checkpoint, so the steps before `from`, which stay in the store, are not re-hashed).
     pub fn from_checkpoint(
         base: Replica,
         cp: Checkpoint,
+        from: u32,
         log: Vec<StepRecord>,
     ) -> Result<Replica, String> {
         let mut r = base;
-        if log.len() != cp.seq as usize {
+        if from as usize + log.len() != cp.seq as usize {
             return Err(format!(
-                "checkpoint at step {} but {} steps logged",
+                "checkpoint at step {} but steps {from} to {} logged",
                 cp.seq,
-                log.len()
+                from as usize + log.len()
             ));
         }
-        let mut head = r.genesis;
-        for (seq, rec) in log.iter().enumerate() {
-            head = chain(&head, seq as u32, &rec.entries);
+        let start = match (from, log.first().and_then(|rec| rec.entries.first())) {
+            (0, _) => r.genesis,
+            (_, Some(e)) => e.prev_hash,
+            (_, None) => cp.head,
+        };
+        let mut head = start;
+        for (i, rec) in log.iter().enumerate() {
+            head = chain(&head, from + i as u32, &rec.entries);
             r.heads.push(head);
         }
         if head != cp.head {
             return Err("the log does not hash to the checkpoint".into());
         }
+        r.base = from;
+        r.base_head = start;
         r.log = log;
         r.hand_no = cp.hand;
         r.roster = cp.roster;
@@ -261,20 +281,104 @@ impl Replica {
 
     /// The next step number.
     pub fn next_seq(&self) -> u32 {
-        self.log.len() as u32
+        self.base + self.log.len() as u32
     }
 
     /// The log hash through the last step.
     pub fn head(&self) -> Hash {
-        self.heads.last().copied().unwrap_or(self.genesis)
+        self.heads.last().copied().unwrap_or(self.base_head)
     }
 
-    /// The log hash through step `seq - 1` (the `prev_hash` of step `seq`).
+    /// The log hash through step `seq - 1` (the `prev_hash` of step `seq`), while step `seq`
+    /// is held in memory or next.
     pub fn prev_of(&self, seq: u32) -> Option<Hash> {
-        match seq {
-            0 => Some(self.genesis),
-            s => self.heads.get(s as usize - 1).copied(),
+        match seq.checked_sub(self.base)? {
+            0 => Some(self.base_head),
+            i => self.heads.get(i as usize - 1).copied(),
         }
+    }
+
+    /// The first step held in memory (the steps before it are in the seat's store only).
+    pub fn base(&self) -> u32 {
+        self.base
+    }
+
+    /// The steps held in memory, from [`Replica::base`] on.
+    pub fn steps(&self) -> &[StepRecord] {
+        &self.log
+    }
+
+    /// Step `seq`, if it is held in memory.
+    pub fn step(&self, seq: u32) -> Option<&StepRecord> {
+        self.log.get(seq.checked_sub(self.base)? as usize)
+    }
+
+    /// Steps `start..end` (absolute numbers) as far as they are held in memory.
+    pub fn logged(&self, start: usize, end: usize) -> &[StepRecord] {
+        let b = self.base as usize;
+        let len = self.log.len();
+        let (s, e) = (
+            start.saturating_sub(b).min(len),
+            end.saturating_sub(b).min(len),
+        );
+        &self.log[s..e.max(s)]
+    }
+
+    /// Forgets the steps before `seq` (at most up to the next step): they stay in the seat's
+    /// store, and their chain is kept in `base_head`.
+    pub fn prune_before(&mut self, seq: u32) {
+        let seq = seq.min(self.next_seq());
+        if seq <= self.base {
+            return;
+        }
+        let n = (seq - self.base) as usize;
+        for (i, rec) in self.log[..n].iter().enumerate() {
+            if let Some(h) = rec.hand()
+                && self.pruned_hands.last().is_none_or(|&(last, _)| last < h)
+            {
+                self.pruned_hands.push((h, self.base + i as u32));
+            }
+        }
+        self.base_head = self.heads[n - 1];
+        self.log.drain(..n);
+        self.heads.drain(..n);
+        self.base = seq;
+    }
+
+    /// Rebuilds the index of forgotten hands from steps `0..base` read from the store (a
+    /// replica restored from a checkpoint has none).
+    pub fn index_hands(&mut self, steps: &[StepRecord]) {
+        let mut index: Vec<(u32, u32)> = Vec::new();
+        for (i, rec) in steps.iter().enumerate() {
+            if let Some(h) = rec.hand()
+                && index.last().is_none_or(|&(last, _)| last < h)
+            {
+                index.push((h, i as u32));
+            }
+        }
+        self.pruned_hands = index;
+    }
+
+    /// Whether `steps` are steps `from..base` of this log: they chain from the first one's
+    /// `prev_hash` (the genesis for step 0) to the hash this replica holds for `base - 1`.
+    /// What a seat's store hands back is checked so, without the earlier steps.
+    pub fn chains_to_base(&self, from: u32, steps: &[StepRecord]) -> bool {
+        if from as usize + steps.len() != self.base as usize {
+            return false;
+        }
+        let start = match (from, steps.first().and_then(|r| r.entries.first())) {
+            (0, _) => self.genesis,
+            (_, Some(e)) => e.prev_hash,
+            (_, None) => return steps.is_empty(),
+        };
+        let mut head = start;
+        for (i, rec) in steps.iter().enumerate() {
+            if rec.seq() != Some(from + i as u32) {
+                return false;
+            }
+            head = chain(&head, from + i as u32, &rec.entries);
+        }
+        head == self.base_head
     }
 
     /// The next step, unless the table is over.
@@ -771,8 +875,9 @@ impl Replica {
         (culprit, seq, result): (Seat, u32, HandResult),
         votes: Vec<Envelope>,
     ) -> Vec<TableEvent> {
-        self.log.truncate(seq as usize);
-        self.heads.truncate(seq as usize);
+        let keep = seq.saturating_sub(self.base) as usize;
+        self.log.truncate(keep);
+        self.heads.truncate(keep);
         self.session = Some(result.session.clone());
         self.results.push(result.clone());
         let mut events = vec![TableEvent::HandOver {
@@ -821,11 +926,32 @@ impl Replica {
         })
     }
 
+    /// The steps of `hand`, `start..end`, whether held in memory or only in the store (then
+    /// from the index kept when they were forgotten).
+    pub fn range_of(&self, hand: u32) -> (u32, u32) {
+        let (start, end) = self.hand_range(hand);
+        if start < end || hand >= self.log.first().and_then(StepRecord::hand).unwrap_or(0) {
+            return (start as u32, end as u32);
+        }
+        let i = self.pruned_hands.partition_point(|&(h, _)| h < hand);
+        match self.pruned_hands.get(i) {
+            Some(&(h, first)) if h == hand => {
+                let next = self.pruned_hands.get(i + 1).map_or(self.base, |&(_, s)| s);
+                (first, next)
+            }
+            Some(&(_, first)) => (first, first),
+            None => (self.base, self.base),
+        }
+    }
+
     /// The log records of `hand`: `start..end` (empty at `end` when none is logged yet).
+    /// Only the steps held in memory are searched: for a hand before them, both are `base`
+    /// (see [`Replica::range_of`]).
     pub fn hand_range(&self, hand: u32) -> (usize, usize) {
+        let b = self.base as usize;
         let start = self.log.partition_point(|r| r.hand() < Some(hand));
         let end = self.log.partition_point(|r| r.hand() <= Some(hand));
-        (start, end)
+        (b + start, b + end)
     }
 
     /// This seat's roster vote (`stop`: end the session instead).

@@ -95,7 +95,7 @@ impl Follower {
 
     /// The log so far.
     pub fn log(&self) -> &[StepRecord] {
-        &self.replica.log
+        self.replica.steps()
     }
 
     /// The current hand number.

@@ -10,7 +10,7 @@ use crate::error::FrameError;
 use crate::event::TableEvent;
 use crate::evidence::conflict;
 use crate::io::Output;
-use crate::replica::{Ending, Stage};
+use crate::replica::{Ending, Stage, StepRecord};
 
 impl Client {
     // ---- frames ----
@@ -41,12 +41,8 @@ impl Client {
             // A seat still in an earlier hand may have missed how it ended (an abort cuts
             // the log back): answer from that hand's last step at the latest.
             let from = if env.hand < self.replica.hand_no {
-                let (start, end) = self.replica.hand_range(env.hand);
-                let end_of_its_hand = if end > start {
-                    end as u32 - 1
-                } else {
-                    from_seq
-                };
+                let (start, end) = self.replica.range_of(env.hand);
+                let end_of_its_hand = if end > start { end - 1 } else { from_seq };
                 from_seq.min(end_of_its_hand)
             } else {
                 from_seq
@@ -132,14 +128,30 @@ impl Client {
     /// An envelope of a logged step (any hand) or of an earlier hand: compared with the log.
     /// A different entry of its seat for that step, a vote against the seat's settlement of
     /// that hand, or a settlement against the seat's vote in that hand's abort is evidence.
+    /// A hand no longer held in memory is compared once its steps are read from the store
+    /// (see `stored.rs`).
     pub(super) fn check_logged(&mut self, env: &Envelope, out: &mut Output) {
-        let (start, end) = self.replica.hand_range(env.hand);
-        let records = &self.replica.log[start..end];
+        let (start, end) = self.replica.range_of(env.hand);
+        let base = self.replica.base();
+        if base > 0 && (start < base || (start == end && env.hand < self.first_held_hand())) {
+            self.wait_for_store(super::stored::Wait::Check(Box::new(env.clone())), out);
+            return;
+        }
+        let records = self.replica.logged(start as usize, end as usize).to_vec();
+        self.check_against(env, &records, out);
+    }
+
+    /// [`Client::check_logged`] with the steps of `env`'s hand.
+    pub(super) fn check_against(
+        &mut self,
+        env: &Envelope,
+        records: &[StepRecord],
+        out: &mut Output,
+    ) {
         let mut pairs: Vec<(Envelope, Envelope)> = Vec::new();
-        let same_step = self
-            .replica
-            .log
-            .get(env.seq as usize)
+        let same_step = records
+            .iter()
+            .find(|r| r.seq() == Some(env.seq))
             .filter(|r| r.hand() == Some(env.hand) && r.is_abort() == env.is_vote());
         if let Some(logged) = same_step.and_then(|r| r.entries.iter().find(|e| e.seat == env.seat))
             && logged != env
@@ -286,7 +298,12 @@ impl Client {
         if self.proofs.iter().any(|p| p.hand == hand && p.seat == seat) {
             return;
         }
-        let upto = self.proof_prefix(&second);
+        let held = self.replica.base() == 0;
+        let upto = if held {
+            proof_prefix(self.replica.steps(), &second)
+        } else {
+            0
+        };
         let proof = Proof {
             hand,
             seat,
@@ -298,8 +315,18 @@ impl Client {
             let f = e.encode();
             self.broadcast(f, out);
         }
-        out.events
-            .push(TableEvent::Evidence(Box::new(self.proof_evidence(&proof))));
+        if held {
+            let evidence = self.proof_evidence(&proof);
+            if self.log_in_store {
+                // Its prefix may leave memory: kept as built (see `Client::evidence`).
+                self.loaded_evidence.push(evidence.clone());
+            }
+            out.events.push(TableEvent::Evidence(Box::new(evidence)));
+        } else {
+            // Its log prefix starts at step 0, in the store: the event follows the load.
+            let i = self.proofs.len();
+            self.wait_for_store(super::stored::Wait::Proof(i), out);
+        }
         self.proofs.push(proof);
         if self.is_over() {
             return;
@@ -344,26 +371,6 @@ impl Client {
         self.replica.over(ending, &mut out.events);
     }
 
-    /// The log prefix an equivocation record of `e` needs: up to the start of its hand (after
-    /// the roster step that opens it, unless `e` is of that step; after the proposal, for
-    /// the set-up).
-    fn proof_prefix(&self, e: &Envelope) -> u32 {
-        if e.hand == 0 {
-            return self.replica.log.len().min(1) as u32;
-        }
-        let (start, end) = self.replica.hand_range(e.hand);
-        let roster_first = start < end
-            && self.replica.log[start]
-                .entries
-                .first()
-                .is_some_and(|r| matches!(r.body, Body::Roster(_)));
-        if roster_first && !matches!(e.body, Body::Roster(_)) {
-            start as u32 + 1
-        } else {
-            start as u32
-        }
-    }
-
     // ---- requests ----
 
     pub(super) fn request(&mut self, seat: Seat, from_seq: u32, out: &mut Output) {
@@ -388,7 +395,8 @@ impl Client {
 
     /// Answers a request of `seat` with the log from `from_seq` and what is pending. A seat
     /// that `returning` (its player came back after a bot took it: see `follow.rs`) is sent
-    /// its own seat's entries too, which the bot signed.
+    /// its own seat's entries too, which the bot signed. Steps no longer held in memory are
+    /// read from the store first (see `stored.rs`).
     pub(super) fn reply(
         &mut self,
         seat: Seat,
@@ -405,13 +413,34 @@ impl Client {
             return;
         }
         self.last_reply[i] = (from_seq, self.now.max(1));
+        if from_seq < self.replica.base() {
+            let wait = super::stored::Wait::Reply {
+                seat,
+                from: from_seq,
+                have,
+                returning,
+            };
+            self.wait_for_store(wait, out);
+            return;
+        }
+        self.send_reply(seat, from_seq, have, returning, &[], out);
+    }
+
+    /// The answer of [`Client::reply`], with `earlier`: steps `from_seq..base` read from the
+    /// store (none when `from_seq` is held in memory).
+    pub(super) fn send_reply(
+        &mut self,
+        seat: Seat,
+        from_seq: u32,
+        have: u8,
+        returning: bool,
+        earlier: &[StepRecord],
+        out: &mut Output,
+    ) {
         let mut frames: Vec<Vec<u8>> = Vec::new();
         let mut bytes = 0;
-        let log = &self.replica.log;
-        let logged = log
-            .iter()
-            .skip(from_seq as usize)
-            .flat_map(|r| r.entries.iter());
+        let held = self.replica.logged(from_seq as usize, usize::MAX);
+        let logged = earlier.iter().chain(held).flat_map(|r| r.entries.iter());
         let pending = self
             .slots
             .iter()
@@ -490,5 +519,26 @@ impl Client {
             Body::Request { from_seq, have },
         );
         self.broadcast(env.encode(), out);
+    }
+}
+
+/// The log prefix an equivocation record of `e` needs, in `log` (from step 0): up to the start
+/// of its hand (after the roster step that opens it, unless `e` is of that step; after the
+/// proposal, for the set-up).
+pub(super) fn proof_prefix(log: &[StepRecord], e: &Envelope) -> u32 {
+    if e.hand == 0 {
+        return log.len().min(1) as u32;
+    }
+    let start = log.partition_point(|r| r.hand() < Some(e.hand));
+    let end = log.partition_point(|r| r.hand() <= Some(e.hand));
+    let roster_first = start < end
+        && log[start]
+            .entries
+            .first()
+            .is_some_and(|r| matches!(r.body, Body::Roster(_)));
+    if roster_first && !matches!(e.body, Body::Roster(_)) {
+        start as u32 + 1
+    } else {
+        start as u32
     }
 }

@@ -12,6 +12,7 @@
 
 mod follow;
 mod frames;
+mod stored;
 mod timers;
 
 use std::collections::BTreeMap;
@@ -168,6 +169,15 @@ pub struct Client {
     opening: Option<(u32, u32, Play)>,
     journal: Vec<Record>,
     stats: Stats,
+    /// Only recent steps are held in memory ([`Client::keep_log_in_store`]).
+    log_in_store: bool,
+    /// Work waiting for steps from the store (see `stored.rs`).
+    waits: Vec<stored::Wait>,
+    /// The load asked for and not yet answered.
+    loading: Option<crate::io::Load>,
+    /// Equivocation evidence built when it was found, for a client whose log prefix may
+    /// later leave memory.
+    loaded_evidence: Vec<Evidence>,
 }
 
 impl Client {
@@ -249,6 +259,10 @@ impl Client {
             opening: None,
             journal: Vec::new(),
             stats: Stats::default(),
+            log_in_store: false,
+            waits: Vec::new(),
+            loading: None,
+            loaded_evidence: Vec::new(),
         })
     }
 
@@ -268,6 +282,7 @@ impl Client {
         let Persisted {
             config,
             root,
+            base,
             log,
             checkpoint,
             own,
@@ -276,19 +291,27 @@ impl Client {
         let mut log = log;
         let rest = match checkpoint {
             Some(cp) => {
-                let seq = cp.seq as usize;
-                if seq > log.len() {
+                if cp.seq < base || (cp.seq - base) as usize > log.len() {
                     return Err(TableError::Restore {
                         seq: cp.seq,
-                        why: "the checkpoint is past the log".into(),
+                        why: format!(
+                            "the checkpoint is outside the steps held ({base} to {})",
+                            base as usize + log.len()
+                        ),
                     });
                 }
                 // The prefix moves into the replica: nothing of it is copied.
-                let rest = log.split_off(seq);
-                client.replica = Replica::from_checkpoint(client.replica, cp.clone(), log)
+                let rest = log.split_off((cp.seq - base) as usize);
+                client.replica = Replica::from_checkpoint(client.replica, cp.clone(), base, log)
                     .map_err(|why| TableError::Restore { seq: cp.seq, why })?;
                 client.last_checkpoint = Some(cp);
                 rest
+            }
+            None if base > 0 => {
+                return Err(TableError::Restore {
+                    seq: base,
+                    why: "the steps start after step 0 but there is no checkpoint".into(),
+                });
             }
             None => log,
         };
@@ -341,7 +364,8 @@ impl Client {
         Persisted {
             config: self.config.clone(),
             root: self.root,
-            log: self.replica.log.clone(),
+            base: self.replica.base(),
+            log: self.replica.steps().to_vec(),
             checkpoint: self.last_checkpoint.clone(),
             own,
         }
@@ -362,20 +386,21 @@ impl Client {
     /// [`BotError::Restore`] when the bot's client cannot be rebuilt from the log.
     pub fn bot_client(&self, seat: Seat) -> Result<Client, BotError> {
         let (key, root, cp) = self.bot_origin(seat)?;
-        let prefix = self
-            .replica
-            .log
-            .get(..cp.seq as usize)
-            .ok_or_else(|| BotError::Restore {
+        let base = self.replica.base();
+        if cp.seq < base || cp.seq > self.replica.next_seq() {
+            return Err(BotError::Restore {
                 seat,
-                why: format!("the checkpoint at step {} is past the log", cp.seq),
-            })?;
+                why: format!("the checkpoint at step {} is outside the log held", cp.seq),
+            });
+        }
+        let prefix = self.replica.logged(base as usize, cp.seq as usize);
         let persisted = Persisted {
             config: Config {
                 seat,
                 ..self.config.clone()
             },
             root,
+            base,
             log: prefix.to_vec(),
             checkpoint: Some(cp),
             own: Vec::new(),
@@ -412,14 +437,16 @@ impl Client {
             });
         }
         let cp = self.last_checkpoint.clone().ok_or(BotError::NoCheckpoint)?;
-        let prefix = self
-            .replica
-            .log
-            .get(..cp.seq as usize)
-            .ok_or_else(|| BotError::Restore {
+        if cp.seq > self.replica.next_seq() {
+            return Err(BotError::Restore {
                 seat,
                 why: format!("the checkpoint at step {} is past the log", cp.seq),
-            })?;
+            });
+        }
+        // The roster step is the step before a hand boundary: held in memory.
+        let prefix = self
+            .replica
+            .logged(self.replica.base() as usize, cp.seq as usize);
         let roster_seq = prefix
             .iter()
             .rev()
@@ -475,9 +502,22 @@ impl Client {
         self.replica.head()
     }
 
-    /// The log.
+    /// The log held in memory: all of it, from step 0, unless the client keeps its log in
+    /// the store ([`Client::keep_log_in_store`]) or was restored from a store starting at its
+    /// checkpoint; then it starts at step [`Client::first_step_held`].
     pub fn log(&self) -> &[StepRecord] {
-        &self.replica.log
+        self.replica.steps()
+    }
+
+    /// The number of the first step [`Client::log`] holds (0 unless steps are left in the
+    /// store).
+    pub fn first_step_held(&self) -> u32 {
+        self.replica.base()
+    }
+
+    /// The number of the next step (the length of the whole log).
+    pub fn next_step(&self) -> u32 {
+        self.replica.next_seq()
     }
 
     /// Every final hand's result.
@@ -523,7 +563,11 @@ impl Client {
             .iter()
             .map(|(_, _, e)| e.clone())
             .collect();
-        all.extend(self.proofs.iter().map(|p| self.proof_evidence(p)));
+        if self.log_in_store {
+            all.extend(self.loaded_evidence.iter().cloned());
+        } else {
+            all.extend(self.proofs.iter().map(|p| self.proof_evidence(p)));
+        }
         all
     }
 
@@ -539,10 +583,10 @@ impl Client {
         all
     }
 
+    /// An equivocation record from the log held (from step 0; see `stored.rs` otherwise).
     fn proof_evidence(&self, p: &Proof) -> Evidence {
-        let upto = (p.upto as usize).min(self.replica.log.len());
         Evidence {
-            log: self.replica.log[..upto].to_vec(),
+            log: self.replica.logged(0, p.upto as usize).to_vec(),
             charge: Charge::Equivocation {
                 first: Box::new(p.first.clone()),
                 second: Box::new(p.second.clone()),
@@ -615,6 +659,7 @@ impl Client {
             }
             Input::Stop => self.next_pref = Next::Stop,
             Input::Leave => self.on_leave(&mut out),
+            Input::Stored { from, steps } => self.on_stored(from, steps, &mut out),
         }
         self.advance(&mut out);
         self.on_timers(&mut out);
@@ -753,8 +798,7 @@ impl Client {
         let me = self.me();
         let committed = self
             .replica
-            .log
-            .get(seq as usize)?
+            .step(seq)?
             .entries
             .iter()
             .find_map(|e| match e.body {
@@ -1048,7 +1092,7 @@ impl Client {
             let seq = votes[0].seq;
             let events = self.replica.apply_checked_abort(checked, votes);
             self.journal.push(Record::Truncate(seq));
-            if let Some(rec) = self.replica.log.last() {
+            if let Some(rec) = self.replica.steps().last() {
                 self.journal.push(Record::Step(rec.clone()));
             }
             self.after_step(out, events);
@@ -1099,13 +1143,24 @@ impl Client {
             }
             Err(StepError::Fault(fault)) => {
                 self.halted_hand = Some(exp.hand);
-                let evidence = Evidence {
-                    log: self.replica.log.clone(),
-                    charge: Charge::Step { entries },
-                };
-                self.step_evidence
-                    .push((exp.hand, fault.seat, evidence.clone()));
-                out.events.push(TableEvent::Evidence(Box::new(evidence)));
+                if self.replica.base() == 0 {
+                    let evidence = Evidence {
+                        log: self.replica.steps().to_vec(),
+                        charge: Charge::Step { entries },
+                    };
+                    self.step_evidence
+                        .push((exp.hand, fault.seat, evidence.clone()));
+                    out.events.push(TableEvent::Evidence(Box::new(evidence)));
+                } else {
+                    // Its log starts at step 0, in the store: the event follows the load.
+                    let wait = stored::Wait::Step {
+                        hand: exp.hand,
+                        seat: fault.seat,
+                        upto: self.replica.next_seq(),
+                        entries,
+                    };
+                    self.wait_for_store(wait, out);
+                }
                 // Proven at fault: this seat's vote against it is not limited to one a hand.
                 self.sanction |= 1 << (fault.seat & 3);
                 self.blame(exp, fault.seat, Ending::Halted(fault.to_string()), out);
@@ -1154,6 +1209,12 @@ impl Client {
         if let Some(cp) = self.replica.checkpoint() {
             self.journal.push(Record::Checkpoint(Box::new(cp.clone())));
             self.last_checkpoint = Some(cp);
+            if self.log_in_store && hand > 1 {
+                // The hand before this one stays (late requests and envelopes are mostly
+                // about it); the hands before that are in the store.
+                let (start, _) = self.replica.range_of(hand - 1);
+                self.replica.prune_before(start);
+            }
             for (first, second) in std::mem::take(&mut self.future_pairs) {
                 if second.hand == hand {
                     self.prove(first, second, out);

@@ -147,7 +147,7 @@ fn adversary(seed: u64, me: Seat) -> Hook {
                     forged_in = Some(c.hand_number());
                     let header = Header {
                         hand: c.hand_number(),
-                        seq: c.log().len() as u32,
+                        seq: c.next_step(),
                         prev_hash: c.log_hash(),
                     };
                     let next = if rng.next_u32() % 2 == 0 {

@@ -31,7 +31,7 @@ fn dump(sim: &Sim) {
                 "seat {s}: {:?} hand {} log {} results {} proven {:?} paused {}; last events {last:?}",
                 c.stage(),
                 c.hand_number(),
-                c.log().len(),
+                c.next_step(),
                 c.results().len(),
                 c.proven(),
                 c.is_paused()
@@ -133,7 +133,7 @@ fn a_settlement_and_an_abort_vote_of_one_seat_prove_it_at_fault() {
             forged = true;
             let header = Header {
                 hand: c.hand_number(),
-                seq: c.log().len() as u32,
+                seq: c.next_step(),
                 prev_hash: c.log_hash(),
             };
             let body = Body::Settle {
@@ -284,12 +284,12 @@ fn a_flood_of_signed_entries_ahead_stays_within_a_small_buffer() {
     sim.run_until(3_600_000, |s| moves(s, 0) >= 4);
     let c0 = sim.client(0);
     let (table, hand, next) = (
-        c0.log()[0].entries[0].table,
+        sim.log(0)[0].entries[0].table,
         c0.hand_number(),
-        c0.log().len() as u32,
+        c0.next_step(),
     );
-    let big = c0
-        .log()
+    let big = sim
+        .log(0)
         .iter()
         .flat_map(|r| r.entries.iter())
         .filter(|e| e.seat == 1)
@@ -359,8 +359,7 @@ fn an_equivocation_flood_keeps_one_proof_per_culprit_per_hand() {
     sim.run_until(3_600_000, |s| moves(s, 0) >= 40);
     let key = sim.keys[1].clone();
     let twins: Vec<Vec<u8>> = sim
-        .client(0)
-        .log()
+        .log(0)
         .iter()
         .flat_map(|r| r.entries.iter())
         .filter(|e| e.seat == 1 && e.hand == 1)
@@ -466,7 +465,7 @@ fn while_paused_the_two_remaining_seats_leave_with_nothing_booked() {
         assert!(sim.client(s).results().is_empty());
         assert_eq!(sim.count(s, |e| matches!(e, TableEvent::Left)), 1);
         // No vote was cast, nothing booked; the journal resumes the hand.
-        assert!(!sim.client(s).log().iter().any(|r| r.is_abort()));
+        assert!(!sim.log(s).iter().any(|r| r.is_abort()));
         let back = Client::restore_with_cards(sim.stores[s].clone(), sim.keys[s].clone(), cards())
             .expect("restores");
         assert!(!back.is_over());
@@ -525,10 +524,10 @@ fn a_late_claim_answer_sees_only_commitments() {
         }
     }
     // Every claim window of the log is a commitment step followed by its opening.
-    let c = sim.client(0);
-    for (i, r) in c.log().iter().enumerate() {
+    let log = &sim.stores[0].log;
+    for (i, r) in log.iter().enumerate() {
         if matches!(r.entries[0].body, Body::ClaimCommit { .. }) {
-            let next = &c.log()[i + 1];
+            let next = &log[i + 1];
             assert!(matches!(next.entries[0].body, Body::ClaimOpen { .. }));
             assert_eq!(next.entries.len(), r.entries.len());
         }

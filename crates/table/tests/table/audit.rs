@@ -42,7 +42,7 @@ fn false_ready_declaration_is_caught_by_the_full_replay() {
             SessionLength::Hands(1),
         );
         sim.run(3_600_000);
-        let log = sim.client(0).log().to_vec();
+        let log = sim.log(0).to_vec();
         let audit = log
             .iter()
             .position(|r| {

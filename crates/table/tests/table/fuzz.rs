@@ -22,8 +22,7 @@ fn frames() -> &'static Vec<Vec<u8>> {
             SessionLength::Hands(1),
         );
         sim.run(3_600_000);
-        sim.client(0)
-            .log()
+        sim.log(0)
             .iter()
             .flat_map(|r| r.entries.iter().map(Envelope::encode))
             .collect()

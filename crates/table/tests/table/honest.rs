@@ -28,8 +28,7 @@ pub fn play_session(seed: u64, ruleset: Ruleset, hands: u32, net: Net) -> Sim {
     }
     // Every hand is final with four settlement signatures.
     let settles = sim
-        .client(0)
-        .log()
+        .log(0)
         .iter()
         .filter(|r| r.entries.len() == 4 && matches!(r.entries[0].body, Body::Settle { .. }))
         .count();
@@ -37,7 +36,7 @@ pub fn play_session(seed: u64, ruleset: Ruleset, hands: u32, net: Net) -> Sim {
     // The journal each seat wrote is its log, and restores to the same state.
     for s in 0..4 {
         let store = sim.stores[s].clone();
-        assert_eq!(store.log.as_slice(), sim.client(s).log());
+        assert_eq!(store.log.as_slice(), sim.log(s));
         let back = mahjong_table::Client::restore_with_cards(
             store,
             sim.keys[s].clone(),
@@ -88,7 +87,7 @@ fn soak(ruleset: Ruleset, base_seed: u64) {
                 mahjong_rules::Outcome::Abandoned { .. } => abandoned += 1,
             }
         }
-        steps += sim.client(0).log().len();
+        steps += sim.client(0).next_step() as usize;
         delivered += sim.delivered;
         played += n;
         sessions += 1;

@@ -4,7 +4,7 @@
 
 use mahjong_deal::{Body as DealBody, SignedMessage};
 use mahjong_rules::{Action, Card, Outcome, Ruleset, Seat, SessionLength};
-use mahjong_table::codec::{chain, claim_commitment, genesis};
+use mahjong_table::codec::{chain, claim_commitment};
 use mahjong_table::{Body, Charge, Envelope, Offence, Play, TableEvent};
 
 use crate::sim::{Hook, HookCtx, Net, Sim, options};
@@ -69,8 +69,7 @@ fn expect_caught(
         .expect("aborted hand");
     assert!(matches!(aborted.outcome, Outcome::Abandoned { leaver, .. } if leaver == liar));
     let record = sim
-        .client(honest[0])
-        .log()
+        .log(honest[0])
         .iter()
         .rev()
         .find(|r| r.is_abort())
@@ -152,13 +151,10 @@ fn pung_without_the_tiles_is_caught() {
                 // The opening follows the commitment step as the others logged it (with the
                 // lie), so it chains on that.
                 let log = ctx.client.log();
-                let prev = log[..*seq as usize]
-                    .iter()
-                    .enumerate()
-                    .fold(genesis(&env.table), |h, (i, r)| {
-                        chain(&h, i as u32, &r.entries)
-                    });
-                let entries: Vec<Envelope> = log[*seq as usize]
+                // Step `seq` is held (this hand's), and its entries carry the hash before it.
+                let logged = &log[(*seq - ctx.client.first_step_held()) as usize];
+                let prev = logged.entries[0].prev_hash;
+                let entries: Vec<Envelope> = logged
                     .entries
                     .iter()
                     .map(|e| {
@@ -185,15 +181,18 @@ fn pung_without_the_tiles_is_caught() {
         }
         let client = ctx.client;
         // The discard is the move of the step before this claim window.
-        let discard = client.log().get(env.seq as usize - 1).and_then(|r| {
-            r.entries.iter().find_map(|e| match &e.body {
-                Body::Play(Play {
-                    action: Action::Discard { card, .. },
-                    ..
-                }) => Some(*card),
-                _ => None,
-            })
-        });
+        let discard = client
+            .log()
+            .get((env.seq - 1 - client.first_step_held()) as usize)
+            .and_then(|r| {
+                r.entries.iter().find_map(|e| match &e.body {
+                    Body::Play(Play {
+                        action: Action::Discard { card, .. },
+                        ..
+                    }) => Some(*card),
+                    _ => None,
+                })
+            });
         let (Some(discard), Some(view), Some(deal)) = (discard, client.view(), client.deal())
         else {
             return vec![(None, env.encode())];
@@ -321,8 +320,7 @@ fn replayed_envelope_is_a_harmless_duplicate() {
         s.client(1).hand_number() == 2 && s.client(1).view().is_some()
     });
     let old: Vec<Vec<u8>> = sim
-        .client(0)
-        .log()
+        .log(0)
         .iter()
         .filter(|r| r.hand() == Some(1))
         .flat_map(|r| {

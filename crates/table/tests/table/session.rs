@@ -111,8 +111,7 @@ fn a_leaving_seat_is_aborted_at_once_and_a_bot_takes_its_place() {
     // The bot seat has a new key in the roster.
     let bot_key = sim.keys[1].verifying_key();
     assert!(
-        sim.client(0)
-            .log()
+        sim.log(0)
             .last()
             .expect("log")
             .entries
@@ -179,7 +178,7 @@ fn a_proven_culprit_is_replaced_by_a_bot_and_the_session_finishes() {
     assert_eq!(session.hands_played, 2, "the session was played to its end");
     assert_eq!(sim.client(0).controllers(), [None, Some(2), None, None]);
     // Every entry of seat 1 after the roster step is the bot's, under its new key.
-    let log = sim.client(0).log();
+    let log = sim.log(0);
     let roster = log
         .iter()
         .position(|r| {

@@ -59,8 +59,7 @@ fn silent_seat_is_aborted_after_the_disconnect_limit_and_replaced_by_a_bot() {
     assert!(first.payments[2].0 < 0);
     // The abort is three votes, cast no earlier than the disconnect limit.
     let abort = sim
-        .client(0)
-        .log()
+        .log(0)
         .iter()
         .find(|r| r.is_abort())
         .expect("abort step");
@@ -92,7 +91,7 @@ fn late_seat_is_warned_about_then_returns_and_the_hand_goes_on() {
     let results = sim.client(0).results();
     assert_eq!(results.len(), 1);
     assert!(!results[0].aborted);
-    assert!(!sim.client(0).log().iter().any(|r| r.is_abort()));
+    assert!(!sim.log(0).iter().any(|r| r.is_abort()));
 }
 
 #[test]
@@ -107,7 +106,7 @@ fn sleeping_player_is_played_by_its_own_clients_timer() {
     sim.run(3_600_000);
     sim.assert_agree(&[0, 1, 2, 3]);
     assert_eq!(sim.client(0).results().len(), 1);
-    let log = sim.client(0).log();
+    let log = sim.log(0);
     let timed: Vec<u8> = log
         .iter()
         .flat_map(|r| r.entries.iter())
@@ -237,7 +236,7 @@ fn a_loser_silent_after_the_last_move_still_pays_its_loss() {
         let first = &results[0];
         // Voted out by the three others (at the audit, or at the settlement step, where the
         // votes sign the settled result itself).
-        let votes = sim.client(others[0]).log().iter().find(|r| r.is_abort());
+        let votes = sim.log(others[0]).iter().find(|r| r.is_abort());
         assert!(
             votes.is_some_and(|r| r.entries.iter().all(|e| matches!(
                 e.body,
@@ -371,7 +370,7 @@ fn a_replaced_player_who_comes_back_follows_the_session_to_its_end() {
     let f = r.follower.as_ref().expect("it follows");
     assert!(f.is_over());
     assert_eq!(f.results(), theirs);
-    assert_eq!(f.log().len(), sim.client(0).log().len());
+    assert_eq!(f.log().len(), sim.client(0).next_step() as usize);
     assert_eq!(
         r.events
             .iter()

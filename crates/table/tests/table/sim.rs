@@ -125,6 +125,8 @@ pub struct Sim {
     pub delivered: u64,
     /// Time spent inside each seat's `Client::handle` (the seat's CPU; bots excluded).
     pub cpu: [std::time::Duration; 4],
+    /// Loads from the store each seat asked for ([`mahjong_table::Output::load`]).
+    pub loads: [u64; 4],
 }
 
 pub fn keys(seed: u64) -> Vec<SigningKey> {
@@ -162,9 +164,10 @@ impl Sim {
             root[..8].copy_from_slice(&seed.to_le_bytes());
             root[8] = seat;
             root[9] = 0xaa;
-            let client =
+            let mut client =
                 Client::with_cards(config.clone(), keys[seat as usize].clone(), root, cards())
                     .expect("client");
+            client.keep_log_in_store();
             clients.push(Some(client));
             stores.push(Persisted::new(config, root));
         }
@@ -194,6 +197,7 @@ impl Sim {
             stop_after_hands: 0,
             delivered: 0,
             cpu: [std::time::Duration::ZERO; 4],
+            loads: [0; 4],
         };
         let propose = Input::Propose {
             options: Box::new(options),
@@ -266,6 +270,7 @@ impl Sim {
             deadline,
             journal,
             rejected,
+            load,
         } = out;
         for r in journal {
             self.stores[seat].apply(r);
@@ -334,6 +339,19 @@ impl Sim {
             self.react(seat, &ev);
             self.events[seat].push(ev);
         }
+        if let Some(load) = load {
+            // The host reads its store (every step the journal recorded) and hands the
+            // steps back at once.
+            let store = &self.stores[seat];
+            let lo = load.from.max(store.base);
+            let steps = store
+                .log
+                .get((lo - store.base) as usize..(load.to.max(lo) - store.base) as usize)
+                .map(<[_]>::to_vec)
+                .unwrap_or_default();
+            self.loads[seat] += 1;
+            self.input_now(seat, Input::Stored { from: lo, steps });
+        }
     }
 
     fn react(&mut self, seat: usize, ev: &TableEvent) {
@@ -361,7 +379,20 @@ impl Sim {
                 if matches!(self.cut, Some((c, _, _)) if c == *bot) {
                     self.cut = None; // the old seat stays gone; the bot is on the network
                 }
-                self.stores[b] = bot_client.persistent();
+                // The bot's store: the controller's steps before the bot's first held step,
+                // then the bot's own.
+                let mut start = bot_client.persistent();
+                let controller = &self.stores[seat];
+                if start.base > controller.base {
+                    let mut log =
+                        controller.log[..(start.base - controller.base) as usize].to_vec();
+                    log.append(&mut start.log);
+                    start.log = log;
+                    start.base = controller.base;
+                }
+                self.stores[b] = start;
+                let mut bot_client = bot_client;
+                bot_client.keep_log_in_store();
                 self.clients[b] = Some(bot_client);
                 self.next_tick[b] = None;
                 self.push(self.now + 1, b, Ev::Tick);
@@ -504,12 +535,15 @@ impl Sim {
                 Ev::Act(a) => self.input_now(to, Input::Act(a)),
                 Ev::Accept => self.input_now(to, Input::Accept),
                 Ev::Restart => {
-                    let client = Client::restore_with_cards(
-                        self.stores[to].clone(),
+                    // A restart reads the store from its checkpoint on, as the real store
+                    // does; older steps are loaded when they are needed.
+                    let mut client = Client::restore_with_cards(
+                        self.stores[to].clone().from_checkpoint_on(),
                         self.keys[to].clone(),
                         cards(),
                     )
                     .expect("restore");
+                    client.keep_log_in_store();
                     self.clients[to] = Some(client);
                     self.next_tick[to] = None;
                     self.input_now(to, Input::Tick);
@@ -519,6 +553,16 @@ impl Sim {
                 return;
             }
         }
+    }
+
+    /// The whole log of `seat` as its journal recorded it (the client itself holds only
+    /// recent hands: it keeps its log in the store).
+    pub fn log(&self, seat: usize) -> &[mahjong_table::StepRecord] {
+        assert_eq!(
+            self.stores[seat].base, 0,
+            "seat {seat}'s store starts at step 0"
+        );
+        &self.stores[seat].log
     }
 
     pub fn client(&self, seat: usize) -> &Client {
@@ -532,8 +576,8 @@ impl Sim {
             let c = self.client(s);
             assert_eq!(c.results(), first.results(), "seat {s} results differ");
             assert_eq!(
-                c.log().len(),
-                first.log().len(),
+                c.next_step(),
+                first.next_step(),
                 "seat {s} log length differs"
             );
             assert_eq!(c.log_hash(), first.log_hash(), "seat {s} log hash differs");

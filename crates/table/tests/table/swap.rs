@@ -8,7 +8,7 @@ use mahjong_deal::{Body as DealBody, HandContext, Message as DealMessage, SeatIn
 use mahjong_rules::view::PublicPhase;
 use mahjong_rules::wall::{DEALT, deal_seat};
 use mahjong_rules::{Action, Event, Options, Ruleset, Seat, SessionLength};
-use mahjong_table::codec::{chain, claim_commitment, genesis};
+use mahjong_table::codec::{chain, claim_commitment};
 use mahjong_table::{Body, Envelope, Offence, Play, TableEvent};
 
 use crate::sim::{Hook, Net, Sim};
@@ -117,13 +117,10 @@ fn swap_liar(lie_kind: Lie) -> Hook {
             }
             if open && env.seq == *seq + 1 {
                 let log = ctx.client.log();
-                let prev = log[..*seq as usize]
-                    .iter()
-                    .enumerate()
-                    .fold(genesis(&env.table), |h, (i, r)| {
-                        chain(&h, i as u32, &r.entries)
-                    });
-                let entries: Vec<Envelope> = log[*seq as usize]
+                // Step `seq` is held (this hand's), and its entries carry the hash before it.
+                let logged = &log[(*seq - ctx.client.first_step_held()) as usize];
+                let prev = logged.entries[0].prev_hash;
+                let entries: Vec<Envelope> = logged
                     .entries
                     .iter()
                     .map(|e| {
@@ -335,8 +332,7 @@ fn a_silent_seat_keeps_its_hand_when_the_start_timer_runs_out() {
     assert!(!sim.client(0).results()[0].aborted);
     // Its answer, opened: a timed-out pass.
     let answer = sim
-        .client(0)
-        .log()
+        .log(0)
         .iter()
         .flat_map(|r| r.entries.iter())
         .find_map(|e| match &e.body {
