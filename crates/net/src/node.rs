@@ -441,8 +441,10 @@ struct Runner {
 
 impl Runner {
     /// A seat's client with no timer armed yet (every seat's journal goes to the store, a
-    /// bot that took over a seat included).
-    fn new(client: Client, bot: Option<Bot>) -> Runner {
+    /// bot that took over a seat included). It keeps only recent hands in memory: older
+    /// steps are read from the store when it asks (`Output::load`, see `dispatch`).
+    fn new(mut client: Client, bot: Option<Bot>) -> Runner {
+        client.keep_log_in_store();
         Runner {
             client,
             follower: None,
@@ -2003,6 +2005,7 @@ impl EventLoop {
             deadline,
             journal,
             rejected,
+            load,
         } = out;
         let Some(p) = self.playing.as_mut() else {
             return Ok(());
@@ -2012,6 +2015,15 @@ impl EventLoop {
             self.storage
                 .append(&table, seat, &journal)
                 .map_err(|e| e.to_string())?;
+        }
+        if let Some(load) = load {
+            // Older steps the client asked for: read from its journal, handed back next.
+            let steps = self
+                .storage
+                .steps(&table, seat, load.from, load.to)
+                .map_err(|e| e.to_string())?;
+            let from = load.to - steps.len() as u32;
+            self.queue.push_back((seat, Input::Stored { from, steps }));
         }
         for r in &rejected {
             tracing::debug!("seat {seat} dropped an input: {r:?}");

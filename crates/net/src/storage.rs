@@ -66,6 +66,21 @@ pub trait Storage: Send + 'static {
     ) -> Result<(), StorageError>;
     /// Keeps a proof of misbehaviour a local seat produced.
     fn save_evidence(&mut self, table: &TableId, evidence: &Evidence) -> Result<(), StorageError>;
+    /// Steps `from..to` of a seat's log as its journal holds them (the run ending at
+    /// `to - 1`; fewer when the journal starts later): the answer to a client's
+    /// [`mahjong_table::Output::load`]. By default none: a store that cannot read its journal
+    /// back; the client then drops what waited for them (an answer to a seat far behind,
+    /// evidence about an old hand) and plays on.
+    fn steps(
+        &mut self,
+        table: &TableId,
+        seat: Seat,
+        from: u32,
+        to: u32,
+    ) -> Result<Vec<StepRecord>, StorageError> {
+        let _ = (table, seat, from, to);
+        Ok(Vec::new())
+    }
     /// The table is over (it is not resumed again).
     fn finish_table(&mut self, table: &TableId) -> Result<(), StorageError>;
     /// The unfinished table to resume, if any.
@@ -163,6 +178,25 @@ impl Storage for MemoryStorage {
                     m.ledger.push(r.clone());
                 }
             }
+        })
+    }
+
+    fn steps(
+        &mut self,
+        _table: &TableId,
+        seat: Seat,
+        from: u32,
+        to: u32,
+    ) -> Result<Vec<StepRecord>, StorageError> {
+        self.with(|m| {
+            m.seats.get(&seat).map_or_else(Vec::new, |p| {
+                let lo = from.max(p.base).saturating_sub(p.base) as usize;
+                let hi = (to.saturating_sub(p.base) as usize).min(p.log.len());
+                p.log
+                    .get(lo..hi.max(lo))
+                    .map(<[_]>::to_vec)
+                    .unwrap_or_default()
+            })
         })
     }
 
@@ -277,6 +311,16 @@ impl Storage for StoreStorage {
         self.store.save_evidence(table, evidence).map_err(err)
     }
 
+    fn steps(
+        &mut self,
+        table: &TableId,
+        seat: Seat,
+        from: u32,
+        to: u32,
+    ) -> Result<Vec<StepRecord>, StorageError> {
+        self.store.steps(table, seat, from, to).map_err(err)
+    }
+
     fn finish_table(&mut self, table: &TableId) -> Result<(), StorageError> {
         self.store.mark_finished(table).map_err(err)
     }
@@ -295,9 +339,10 @@ impl Storage for StoreStorage {
             .map_err(|e| StorageError(format!("the roster of table {table} is corrupt: {e}")))?;
         let mut seats = Vec::new();
         for local in &info.seats {
+            // From the last checkpoint on: a restore reads only the current hand.
             if let Some(p) = self
                 .store
-                .persisted(&info.id, local.config.seat)
+                .persisted_from_checkpoint(&info.id, local.config.seat)
                 .map_err(err)?
             {
                 seats.push(p);

@@ -13,7 +13,11 @@
 //! 2. adds `evidence` (proofs of misbehaviour this player's seats produced) and an index of
 //!    the journal by seat;
 //! 3. adds `tables.roster`: the network shell's signed roster of the table (an opaque blob
-//!    to the store: who runs which seat, needed to route frames after a restart).
+//!    to the store: who runs which seat, needed to route frames after a restart);
+//! 4. adds `journal.checkpoint`: the step number of a `Record::Checkpoint` record (NULL for
+//!    the others, and for every record written before version 4), with an index, so that a
+//!    restore reads a seat's journal from its last checkpoint on
+//!    ([`Store::persisted_from_checkpoint`]) instead of every hand of a long session.
 //!
 //! Opening an older database migrates it step by step, each step in one transaction; a newer
 //! one is refused ([`StoreError::NewerSchema`]); a file that is not an SQLite database, fails
@@ -37,7 +41,7 @@ use crate::identity::Identity;
 pub const DB_FILE: &str = "mahjong.sqlite3";
 
 /// The schema version this program writes.
-pub const SCHEMA_VERSION: i64 = 3;
+pub const SCHEMA_VERSION: i64 = 4;
 
 /// `PRAGMA application_id` of a mahjong store ("MJST").
 const APPLICATION_ID: i64 = 0x4D4A_5354;
@@ -102,8 +106,15 @@ ALTER TABLE tables ADD COLUMN roster BLOB;
 UPDATE meta SET value = '3' WHERE key = 'schema_version';
 ";
 
+/// Migration from version 3 to 4.
+const MIGRATE_V4: &str = "
+ALTER TABLE journal ADD COLUMN checkpoint INTEGER;
+CREATE INDEX journal_checkpoints ON journal (table_id, seat, id) WHERE checkpoint IS NOT NULL;
+UPDATE meta SET value = '4' WHERE key = 'schema_version';
+";
+
 /// The migrations: `MIGRATIONS[i]` takes version `i + 1` to `i + 2`.
-const MIGRATIONS: [&str; 2] = [MIGRATE_V2, MIGRATE_V3];
+const MIGRATIONS: [&str; 3] = [MIGRATE_V2, MIGRATE_V3, MIGRATE_V4];
 
 /// One seat this player runs at a table: its own seat, or a bot seat it runs. Its `Debug`
 /// output leaves the secrets out.
@@ -636,11 +647,18 @@ impl Store {
             .map_err(StoreError::sql("begin"))?;
         {
             let mut stmt = tx
-                .prepare_cached("INSERT INTO journal (table_id, seat, record) VALUES (?1, ?2, ?3)")
+                .prepare_cached(
+                    "INSERT INTO journal (table_id, seat, record, checkpoint) \
+                     VALUES (?1, ?2, ?3, ?4)",
+                )
                 .map_err(StoreError::sql("append to the journal"))?;
             for record in records {
                 let bytes = encode(record, "journal record")?;
-                stmt.execute(params![&table[..], seat, bytes])
+                let checkpoint = match record {
+                    Record::Checkpoint(cp) => Some(cp.seq),
+                    _ => None,
+                };
+                stmt.execute(params![&table[..], seat, bytes, checkpoint])
                     .map_err(StoreError::sql("append to the journal"))?;
             }
         }
@@ -672,6 +690,104 @@ impl Store {
         Ok(Some(persisted))
     }
 
+    /// [`Store::persisted`] from the seat's last checkpoint on: the steps before it are left
+    /// out ([`Persisted::base`]), so a restore reads and hashes only the current hand however
+    /// long the session; the client asks for older steps when it needs them
+    /// ([`mahjong_table::Output::load`], answered by [`Store::steps`]). A journal written
+    /// before schema version 4 has no checkpoint marked and is read whole.
+    pub fn persisted_from_checkpoint(
+        &self,
+        table: &[u8; 32],
+        seat: u8,
+    ) -> Result<Option<Persisted>, StoreError> {
+        let Some(local) = self.local_seat(table, seat)? else {
+            return Ok(None);
+        };
+        let last: Option<i64> = self
+            .conn
+            .query_row(
+                "SELECT max(id) FROM journal \
+                 WHERE table_id = ?1 AND seat = ?2 AND checkpoint IS NOT NULL",
+                params![&table[..], seat],
+                |r| r.get(0),
+            )
+            .map_err(StoreError::sql("find the last checkpoint"))?;
+        let Some(first) = last else {
+            return self.persisted(table, seat);
+        };
+        let mut persisted = Persisted::new(local.config, local.root);
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT id, record FROM journal \
+                 WHERE table_id = ?1 AND seat = ?2 AND id >= ?3 ORDER BY id",
+            )
+            .map_err(StoreError::sql("read the journal"))?;
+        let mut rows = stmt
+            .query(params![&table[..], seat, first])
+            .map_err(StoreError::sql("read the journal"))?;
+        while let Some(row) = rows.next().map_err(StoreError::sql("read the journal"))? {
+            let id: i64 = row.get(0).map_err(StoreError::sql("read the journal"))?;
+            let bytes: Vec<u8> = row.get(1).map_err(StoreError::sql("read the journal"))?;
+            let record: Record = decode(&bytes, &format!("journal record {id}"))?;
+            if id == first
+                && let Record::Checkpoint(cp) = &record
+            {
+                persisted.base = cp.seq;
+            }
+            persisted.apply(record);
+        }
+        Ok(Some(persisted))
+    }
+
+    /// Steps `from..to` of a seat's log as its journal recorded them: the run without gaps
+    /// that ends at `to - 1` (fewer steps when the journal starts later). Answers
+    /// [`mahjong_table::Output::load`]; reads the whole journal but keeps only those steps.
+    pub fn steps(
+        &self,
+        table: &[u8; 32],
+        seat: u8,
+        from: u32,
+        to: u32,
+    ) -> Result<Vec<mahjong_table::StepRecord>, StoreError> {
+        let mut held: std::collections::BTreeMap<u32, mahjong_table::StepRecord> =
+            std::collections::BTreeMap::new();
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT id, record FROM journal WHERE table_id = ?1 AND seat = ?2 ORDER BY id",
+            )
+            .map_err(StoreError::sql("read the journal"))?;
+        let mut rows = stmt
+            .query(params![&table[..], seat])
+            .map_err(StoreError::sql("read the journal"))?;
+        while let Some(row) = rows.next().map_err(StoreError::sql("read the journal"))? {
+            let id: i64 = row.get(0).map_err(StoreError::sql("read the journal"))?;
+            let bytes: Vec<u8> = row.get(1).map_err(StoreError::sql("read the journal"))?;
+            match decode(&bytes, &format!("journal record {id}"))? {
+                Record::Step(rec) => {
+                    if let Some(seq) = rec.seq()
+                        && (from..to).contains(&seq)
+                    {
+                        held.insert(seq, rec);
+                    }
+                }
+                Record::Truncate(n) => {
+                    held.split_off(&n);
+                }
+                Record::Own(_) | Record::Checkpoint(_) => {}
+            }
+        }
+        let mut steps: Vec<mahjong_table::StepRecord> = Vec::new();
+        let mut next = to;
+        while let Some(rec) = next.checked_sub(1).and_then(|s| held.remove(&s)) {
+            steps.push(rec);
+            next -= 1;
+        }
+        steps.reverse();
+        Ok(steps)
+    }
+
     /// The number of journal records of a seat.
     pub fn journal_len(&self, table: &[u8; 32], seat: u8) -> Result<u64, StoreError> {
         self.conn
@@ -692,7 +808,9 @@ impl Store {
     }
 
     /// Rebuilds a local seat's client from its journal ([`Client::restore`]) with the key
-    /// that seat signs with; `None` when the table or seat is not in the store.
+    /// that seat signs with; `None` when the table or seat is not in the store. It is read
+    /// from the last checkpoint on ([`Store::persisted_from_checkpoint`]): answer the
+    /// client's [`mahjong_table::Output::load`] with [`Store::steps`].
     pub fn restore(
         &self,
         table: &[u8; 32],
@@ -702,7 +820,7 @@ impl Store {
         let Some(local) = self.local_seat(table, seat)? else {
             return Ok(None);
         };
-        let Some(persisted) = self.persisted(table, seat)? else {
+        let Some(persisted) = self.persisted_from_checkpoint(table, seat)? else {
             return Ok(None);
         };
         Client::restore(persisted, local.key(identity).clone())

@@ -20,7 +20,7 @@ fn resign_deal(ctx: &HookCtx, msg: &SignedMessage) -> SignedMessage {
 /// Runs a table with a liar and checks the outcome: every honest seat holds evidence that
 /// verifies against `liar` with an offence matching `offence`, the hand is aborted naming
 /// the liar, and the honest seats agree.
-fn expect_caught(
+pub(crate) fn expect_caught(
     seed: u64,
     ruleset: Ruleset,
     liar: Seat,

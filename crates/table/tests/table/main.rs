@@ -6,6 +6,7 @@ mod attack;
 mod audit;
 mod fuzz;
 mod honest;
+mod kept;
 mod lying;
 mod session;
 mod silent;
