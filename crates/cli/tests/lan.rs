@@ -443,6 +443,95 @@ fn a_peer_killed_mid_hand_resumes_and_the_ledgers_agree() {
     }
 }
 
+/// A long session of four bot peers (`LONG_LAN_HANDS`, default 200): a peer's memory stays
+/// flat (each seat holds two hands of the log; the rest is in its store), and a peer killed
+/// late in the session is back as fast as one killed early (it reads its journal from the
+/// last checkpoint on). Prints the figures: `LONG_LAN_HANDS=200 cargo test --release -p
+/// mahjong-cli --test lan a_long_session -- --ignored --nocapture`.
+#[test]
+#[ignore = "long: a 200-hand session of four peers (about ten minutes)"]
+fn a_long_session_keeps_a_peer_flat() {
+    let _serial = serial();
+    let hands: u32 = std::env::var("LONG_LAN_HANDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(200)
+        .max(40);
+    let net = Net::new(4);
+    let dir = scratch("long");
+    let mut peers: Vec<Peer> = (0..4)
+        .map(|i| Peer::spawn(net.command(i, &play_args(&format!("p{i}"), &dir, hands, &[]))))
+        .collect();
+    let started = Instant::now();
+    let reached = |p: &mut Peer, k: u32| {
+        wait_until(p, Duration::from_secs(60 * u64::from(k)), |l| {
+            l.starts_with(&format!("hand {k}/"))
+        })
+    };
+    // Peer 1 killed (SIGKILL) at the end of hand `k` and started again: how long until it
+    // has resumed its seat from the store.
+    let restart = |peers: &mut Vec<Peer>, k: u32| -> Duration {
+        assert!(reached(&mut peers[1], k), "{:#?}", peers[1].seen);
+        let _ = peers[1].child.kill();
+        let _ = peers[1].child.wait();
+        let t = Instant::now();
+        peers[1] = Peer::spawn(net.command(1, &play_args("p1", &dir, hands, &[])));
+        assert!(
+            wait_until(&mut peers[1], Duration::from_secs(60), |l| l
+                .starts_with("resuming table")),
+            "{:#?}",
+            peers[1].seen
+        );
+        t.elapsed()
+    };
+    let mut rss = Vec::new();
+    let early = restart(&mut peers, 5);
+    for k in [10, hands / 4, hands / 2, 3 * hands / 4] {
+        assert!(reached(&mut peers[0], k), "{:#?}", peers[0].seen);
+        rss.push((k, rss_kib(peers[0].child.id())));
+    }
+    let late = restart(&mut peers, hands - 8);
+    assert!(reached(&mut peers[0], hands - 2), "{:#?}", peers[0].seen);
+    rss.push((hands - 2, rss_kib(peers[0].child.id())));
+    let codes = wait_all(&mut peers, Duration::from_secs(600));
+    for (p, c) in peers.iter().zip(&codes) {
+        assert_eq!(
+            *c,
+            Some(0),
+            "{:#?}",
+            p.seen.iter().rev().take(20).collect::<Vec<_>>()
+        );
+    }
+    let took = started.elapsed();
+    println!(
+        "{hands} hands in {:.0} s ({:.2} s a hand)",
+        took.as_secs_f64(),
+        took.as_secs_f64() / f64::from(hands)
+    );
+    for (k, kib) in &rss {
+        println!(
+            "peer 0 after hand {k:>3}: RSS {:.1} MiB",
+            *kib as f64 / 1024.0
+        );
+    }
+    println!(
+        "peer 1 resumed {:.2} s after a restart at hand 5 and {:.2} s after one at hand {}",
+        early.as_secs_f64(),
+        late.as_secs_f64(),
+        hands - 8
+    );
+    assert_same_ledgers(&dir, &names(4), hands as usize);
+    // Flat: the last sample within a margin of the one at hand 10 (allocator noise), and a
+    // late restart not much slower than an early one.
+    let (first, last) = (rss[0].1 as f64, rss[rss.len() - 1].1 as f64);
+    assert!(last < first * 1.5 + 8192.0, "RSS grew: {rss:?}");
+    assert!(
+        late < early * 3 + Duration::from_secs(1),
+        "{early:?} then {late:?}"
+    );
+    drop(net);
+}
+
 #[test]
 #[ignore = "long: 100 kills; run with --ignored"]
 fn a_hundred_kills() {

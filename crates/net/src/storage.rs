@@ -339,12 +339,26 @@ impl Storage for StoreStorage {
             .map_err(|e| StorageError(format!("the roster of table {table} is corrupt: {e}")))?;
         let mut seats = Vec::new();
         for local in &info.seats {
-            // From the last checkpoint on: a restore reads only the current hand.
-            if let Some(p) = self
+            // From the last checkpoint on: a restore reads only the current hand. A seat that
+            // runs the bot of a replaced seat is read whole: the bot's keys come from the
+            // roster step that gave it the seat, which may lie any number of hands back.
+            let seat = local.config.seat;
+            let Some(p) = self
                 .store
-                .persisted_from_checkpoint(&info.id, local.config.seat)
+                .persisted_from_checkpoint(&info.id, seat)
                 .map_err(err)?
-            {
+            else {
+                continue;
+            };
+            let controls = p
+                .checkpoint
+                .as_ref()
+                .is_some_and(|cp| cp.controllers.contains(&Some(seat)));
+            if controls && p.base > 0 {
+                if let Some(whole) = self.store.persisted(&info.id, seat).map_err(err)? {
+                    seats.push(whole);
+                }
+            } else {
                 seats.push(p);
             }
         }
