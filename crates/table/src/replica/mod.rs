@@ -14,6 +14,9 @@
 //! on), and after a seat left, `Roster` (the three others replace it by a bot or stop). An
 //! abort (three votes) can end a hand at any of its steps; see `Replica::apply_abort`.
 
+mod abort;
+mod log;
+
 use std::sync::Arc;
 
 use ed25519_dalek::{SigningKey, VerifyingKey};
@@ -277,108 +280,6 @@ impl Replica {
             session: self.session.clone(),
             results: self.results.clone(),
         })
-    }
-
-    /// The next step number.
-    pub fn next_seq(&self) -> u32 {
-        self.base + self.log.len() as u32
-    }
-
-    /// The log hash through the last step.
-    pub fn head(&self) -> Hash {
-        self.heads.last().copied().unwrap_or(self.base_head)
-    }
-
-    /// The log hash through step `seq - 1` (the `prev_hash` of step `seq`), while step `seq`
-    /// is held in memory or next.
-    pub fn prev_of(&self, seq: u32) -> Option<Hash> {
-        match seq.checked_sub(self.base)? {
-            0 => Some(self.base_head),
-            i => self.heads.get(i as usize - 1).copied(),
-        }
-    }
-
-    /// The first step held in memory (the steps before it are in the seat's store only).
-    pub fn base(&self) -> u32 {
-        self.base
-    }
-
-    /// The steps held in memory, from [`Replica::base`] on.
-    pub fn steps(&self) -> &[StepRecord] {
-        &self.log
-    }
-
-    /// Step `seq`, if it is held in memory.
-    pub fn step(&self, seq: u32) -> Option<&StepRecord> {
-        self.log.get(seq.checked_sub(self.base)? as usize)
-    }
-
-    /// Steps `start..end` (absolute numbers) as far as they are held in memory.
-    pub fn logged(&self, start: usize, end: usize) -> &[StepRecord] {
-        let b = self.base as usize;
-        let len = self.log.len();
-        let (s, e) = (
-            start.saturating_sub(b).min(len),
-            end.saturating_sub(b).min(len),
-        );
-        &self.log[s..e.max(s)]
-    }
-
-    /// Forgets the steps before `seq` (at most up to the next step): they stay in the seat's
-    /// store, and their chain is kept in `base_head`.
-    pub fn prune_before(&mut self, seq: u32) {
-        let seq = seq.min(self.next_seq());
-        if seq <= self.base {
-            return;
-        }
-        let n = (seq - self.base) as usize;
-        for (i, rec) in self.log[..n].iter().enumerate() {
-            if let Some(h) = rec.hand()
-                && self.pruned_hands.last().is_none_or(|&(last, _)| last < h)
-            {
-                self.pruned_hands.push((h, self.base + i as u32));
-            }
-        }
-        self.base_head = self.heads[n - 1];
-        self.log.drain(..n);
-        self.heads.drain(..n);
-        self.base = seq;
-    }
-
-    /// Rebuilds the index of forgotten hands from steps `0..base` read from the store (a
-    /// replica restored from a checkpoint has none).
-    pub fn index_hands(&mut self, steps: &[StepRecord]) {
-        let mut index: Vec<(u32, u32)> = Vec::new();
-        for (i, rec) in steps.iter().enumerate() {
-            if let Some(h) = rec.hand()
-                && index.last().is_none_or(|&(last, _)| last < h)
-            {
-                index.push((h, i as u32));
-            }
-        }
-        self.pruned_hands = index;
-    }
-
-    /// Whether `steps` are steps `from..base` of this log: they chain from the first one's
-    /// `prev_hash` (the genesis for step 0) to the hash this replica holds for `base - 1`.
-    /// What a seat's store hands back is checked so, without the earlier steps.
-    pub fn chains_to_base(&self, from: u32, steps: &[StepRecord]) -> bool {
-        if from as usize + steps.len() != self.base as usize {
-            return false;
-        }
-        let start = match (from, steps.first().and_then(|r| r.entries.first())) {
-            (0, _) => self.genesis,
-            (_, Some(e)) => e.prev_hash,
-            (_, None) => return steps.is_empty(),
-        };
-        let mut head = start;
-        for (i, rec) in steps.iter().enumerate() {
-            if rec.seq() != Some(from + i as u32) {
-                return false;
-            }
-            head = chain(&head, from + i as u32, &rec.entries);
-        }
-        head == self.base_head
     }
 
     /// The next step, unless the table is over.
@@ -759,138 +660,6 @@ impl Replica {
         }
     }
 
-    // ---- aborts ----
-
-    /// The result of aborting the current hand at step `seq` with `culprit` as the leaver,
-    /// if the hand can be aborted there.
-    pub fn abort_result(&self, seq: u32, culprit: Seat) -> Option<HandResult> {
-        if culprit > 3
-            || !matches!(self.stage, Stage::Hand(_) | Stage::Settle)
-            || seq < self.hand_first_seq
-            || seq > self.next_seq()
-        {
-            return None;
-        }
-        if self.stage == Stage::Settle && seq == self.next_seq() {
-            // At the settlement step the result is agreed and signed by those who vote: the
-            // votes sign that very result (a silent seat is then replaced, as a leaver, but
-            // pays what the hand says). An abort there and the four-signed settlement book
-            // the same result.
-            return self.pending_result.clone();
-        }
-        let hand = self.hand.as_ref()?;
-        let session = self.session.as_ref()?;
-        let setup = match hand.setup_seq {
-            Some(s) if s < seq => hand.setup.clone(),
-            _ => None,
-        };
-        let counter = match &setup {
-            Some(_) => hand.huangfan_in_force()?,
-            None => session.huangfan,
-        };
-        let payments = leaver_payments(&session.options, session.stake, culprit, counter);
-        // After the last move the outcome is agreed and every tile that decides it was shown
-        // with its proof (a win shows the winner's hand): a seat that then goes silent, or
-        // leaves, cannot escape a loss for the leaver penalty. The hand is settled as it ended
-        // (unless the silent seat is a winner, who forfeits), and the seat is still replaced.
-        let ended = matches!(self.stage, Stage::Settle | Stage::Hand(HandStage::Audit))
-            && seq == self.next_seq();
-        let agreed = hand
-            .state
-            .as_ref()
-            .and_then(HandState::outcome)
-            .filter(|o| ended && !o.winners().contains(&culprit))
-            .cloned();
-        let outcome = agreed.unwrap_or(Outcome::Abandoned {
-            leaver: culprit,
-            payments,
-        });
-        let mut after = session.clone();
-        let paid = match &setup {
-            Some(setup) => after.record(setup, counter, &outcome).payments,
-            // No dice yet, so no hand to count: the penalty alone (docs/rules.en.md §6 leavers).
-            None => after.record_penalty(payments).payments,
-        };
-        Some(HandResult {
-            hand: self.hand_no,
-            setup,
-            outcome,
-            payments: paid,
-            aborted: true,
-            session: after,
-        })
-    }
-
-    /// Checks three abort votes (sorted by seat) for one step of the current hand and, if they
-    /// hold, ends the hand there: the log is cut back to that step, which becomes the votes.
-    pub fn check_abort(&self, votes: &[Envelope]) -> Result<(Seat, u32, HandResult), String> {
-        let [a, ..] = votes else {
-            return Err("no votes".into());
-        };
-        let Body::Abort { culprit, result } = a.body else {
-            return Err("not a vote".into());
-        };
-        let seq = a.seq;
-        let mut seen = 0u8;
-        for v in votes {
-            if v.table != self.table
-                || v.hand != self.hand_no
-                || v.seq != seq
-                || v.body != (Body::Abort { culprit, result })
-            {
-                return Err("votes disagree".into());
-            }
-            if v.seat == culprit || v.seat > 3 || seen >> v.seat != 0 {
-                return Err("votes not from the other seats in order".into());
-            }
-            seen |= 1 << v.seat;
-            if Some(v.prev_hash) != self.prev_of(seq) {
-                return Err("votes follow another history".into());
-            }
-            v.verify(&self.roster[v.seat as usize])
-                .map_err(|e| e.to_string())?;
-        }
-        if seen != 0b1111 & !(1 << culprit) {
-            return Err("votes are missing".into());
-        }
-        let expected = self
-            .abort_result(seq, culprit)
-            .ok_or("the hand cannot be aborted there")?;
-        if expected.hash() != result {
-            return Err("the votes sign another result".into());
-        }
-        Ok((culprit, seq, expected))
-    }
-
-    /// Applies checked votes (see [`Replica::check_abort`]).
-    pub fn apply_abort(&mut self, votes: Vec<Envelope>) -> Result<Vec<TableEvent>, StepError> {
-        let checked = self.check_abort(&votes).map_err(StepError::Internal)?;
-        Ok(self.apply_checked_abort(checked, votes))
-    }
-
-    /// Applies three votes already passed by [`check_abort`](Self::check_abort), with what
-    /// it returned.
-    pub fn apply_checked_abort(
-        &mut self,
-        (culprit, seq, result): (Seat, u32, HandResult),
-        votes: Vec<Envelope>,
-    ) -> Vec<TableEvent> {
-        let keep = seq.saturating_sub(self.base) as usize;
-        self.log.truncate(keep);
-        self.heads.truncate(keep);
-        self.session = Some(result.session.clone());
-        self.results.push(result.clone());
-        let mut events = vec![TableEvent::HandOver {
-            result: Box::new(result),
-            signatures: votes.clone(),
-        }];
-        self.push(votes);
-        if self.after_hand(1 << culprit, false, &mut events) {
-            self.start_hand();
-        }
-        events
-    }
-
     // ---- own entries ----
 
     /// This seat's deal entry for the current step.
@@ -924,34 +693,6 @@ impl Replica {
                 voids,
             },
         })
-    }
-
-    /// The steps of `hand`, `start..end`, whether held in memory or only in the store (then
-    /// from the index kept when they were forgotten).
-    pub fn range_of(&self, hand: u32) -> (u32, u32) {
-        let (start, end) = self.hand_range(hand);
-        if start < end || hand >= self.log.first().and_then(StepRecord::hand).unwrap_or(0) {
-            return (start as u32, end as u32);
-        }
-        let i = self.pruned_hands.partition_point(|&(h, _)| h < hand);
-        match self.pruned_hands.get(i) {
-            Some(&(h, first)) if h == hand => {
-                let next = self.pruned_hands.get(i + 1).map_or(self.base, |&(_, s)| s);
-                (first, next)
-            }
-            Some(&(_, first)) => (first, first),
-            None => (self.base, self.base),
-        }
-    }
-
-    /// The log records of `hand`: `start..end` (empty at `end` when none is logged yet).
-    /// Only the steps held in memory are searched: for a hand before them, both are `base`
-    /// (see [`Replica::range_of`]).
-    pub fn hand_range(&self, hand: u32) -> (usize, usize) {
-        let b = self.base as usize;
-        let start = self.log.partition_point(|r| r.hand() < Some(hand));
-        let end = self.log.partition_point(|r| r.hand() <= Some(hand));
-        (b + start, b + end)
     }
 
     /// This seat's roster vote (`stop`: end the session instead).
