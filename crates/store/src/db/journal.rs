@@ -1,0 +1,228 @@
+//! A seat's journal: appending records (durable before the frames they allow are sent),
+//! reading it back whole or from its last checkpoint, older steps for a client that keeps
+//! its log in the store, and restoring a seat's client.
+
+use super::*;
+
+impl Store {
+    // ---- journal ----
+
+    /// Appends a seat's journal records (one [`mahjong_table::Output::journal`]) in one
+    /// transaction. A batch holding a `Record::Own` is committed with `synchronous=FULL`:
+    /// when this returns it is on disk, and the output's frames may be sent.
+    pub fn append(&self, table: &[u8; 32], seat: u8, records: &[Record]) -> Result<(), StoreError> {
+        if records.is_empty() {
+            return Ok(());
+        }
+        let durable = records.iter().any(|r| matches!(r, Record::Own(_)));
+        if durable {
+            self.conn
+                .pragma_update(None, "synchronous", "FULL")
+                .map_err(StoreError::sql("set synchronous=FULL"))?;
+        }
+        let result = self.append_tx(table, seat, records);
+        if durable {
+            self.conn
+                .pragma_update(None, "synchronous", "NORMAL")
+                .map_err(StoreError::sql("set synchronous=NORMAL"))?;
+        }
+        result
+    }
+
+    pub(super) fn append_tx(
+        &self,
+        table: &[u8; 32],
+        seat: u8,
+        records: &[Record],
+    ) -> Result<(), StoreError> {
+        let tx = self
+            .conn
+            .unchecked_transaction()
+            .map_err(StoreError::sql("begin"))?;
+        {
+            let mut stmt = tx
+                .prepare_cached(
+                    "INSERT INTO journal (table_id, seat, record, checkpoint) \
+                     VALUES (?1, ?2, ?3, ?4)",
+                )
+                .map_err(StoreError::sql("append to the journal"))?;
+            for record in records {
+                let bytes = encode(record, "journal record")?;
+                let checkpoint = match record {
+                    Record::Checkpoint(cp) => Some(cp.seq),
+                    _ => None,
+                };
+                stmt.execute(params![&table[..], seat, bytes, checkpoint])
+                    .map_err(StoreError::sql("append to the journal"))?;
+            }
+        }
+        tx.commit().map_err(StoreError::sql("commit the journal"))
+    }
+
+    /// The journal of a local seat folded into what [`Client::restore`] takes; `None` when
+    /// the table or the seat is not in the store.
+    pub fn persisted(&self, table: &[u8; 32], seat: u8) -> Result<Option<Persisted>, StoreError> {
+        let Some(local) = self.local_seat(table, seat)? else {
+            return Ok(None);
+        };
+        let mut persisted = Persisted::new(local.config, local.root);
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT id, record FROM journal WHERE table_id = ?1 AND seat = ?2 ORDER BY id",
+            )
+            .map_err(StoreError::sql("read the journal"))?;
+        let mut rows = stmt
+            .query(params![&table[..], seat])
+            .map_err(StoreError::sql("read the journal"))?;
+        while let Some(row) = rows.next().map_err(StoreError::sql("read the journal"))? {
+            let id: i64 = row.get(0).map_err(StoreError::sql("read the journal"))?;
+            let bytes: Vec<u8> = row.get(1).map_err(StoreError::sql("read the journal"))?;
+            let record: Record = decode(&bytes, &format!("journal record {id}"))?;
+            persisted.apply(record);
+        }
+        Ok(Some(persisted))
+    }
+
+    /// [`Store::persisted`] from the seat's last checkpoint on: the steps before it are left
+    /// out ([`Persisted::base`]), so a restore reads and hashes only the current hand however
+    /// long the session; the client asks for older steps when it needs them
+    /// ([`mahjong_table::Output::load`], answered by [`Store::steps`]). A journal written
+    /// before schema version 4 has no checkpoint marked and is read whole.
+    pub fn persisted_from_checkpoint(
+        &self,
+        table: &[u8; 32],
+        seat: u8,
+    ) -> Result<Option<Persisted>, StoreError> {
+        let Some(local) = self.local_seat(table, seat)? else {
+            return Ok(None);
+        };
+        let last: Option<i64> = self
+            .conn
+            .query_row(
+                "SELECT max(id) FROM journal \
+                 WHERE table_id = ?1 AND seat = ?2 AND checkpoint IS NOT NULL",
+                params![&table[..], seat],
+                |r| r.get(0),
+            )
+            .map_err(StoreError::sql("find the last checkpoint"))?;
+        let Some(first) = last else {
+            return self.persisted(table, seat);
+        };
+        let mut persisted = Persisted::new(local.config, local.root);
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT id, record FROM journal \
+                 WHERE table_id = ?1 AND seat = ?2 AND id >= ?3 ORDER BY id",
+            )
+            .map_err(StoreError::sql("read the journal"))?;
+        let mut rows = stmt
+            .query(params![&table[..], seat, first])
+            .map_err(StoreError::sql("read the journal"))?;
+        while let Some(row) = rows.next().map_err(StoreError::sql("read the journal"))? {
+            let id: i64 = row.get(0).map_err(StoreError::sql("read the journal"))?;
+            let bytes: Vec<u8> = row.get(1).map_err(StoreError::sql("read the journal"))?;
+            let record: Record = decode(&bytes, &format!("journal record {id}"))?;
+            if id == first
+                && let Record::Checkpoint(cp) = &record
+            {
+                persisted.base = cp.seq;
+            }
+            persisted.apply(record);
+        }
+        Ok(Some(persisted))
+    }
+
+    /// Steps `from..to` of a seat's log as its journal recorded them: the run without gaps
+    /// that ends at `to - 1` (fewer steps when the journal starts later). Answers
+    /// [`mahjong_table::Output::load`]; reads the whole journal but keeps only those steps.
+    pub fn steps(
+        &self,
+        table: &[u8; 32],
+        seat: u8,
+        from: u32,
+        to: u32,
+    ) -> Result<Vec<mahjong_table::StepRecord>, StoreError> {
+        let mut held: std::collections::BTreeMap<u32, mahjong_table::StepRecord> =
+            std::collections::BTreeMap::new();
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT id, record FROM journal WHERE table_id = ?1 AND seat = ?2 ORDER BY id",
+            )
+            .map_err(StoreError::sql("read the journal"))?;
+        let mut rows = stmt
+            .query(params![&table[..], seat])
+            .map_err(StoreError::sql("read the journal"))?;
+        while let Some(row) = rows.next().map_err(StoreError::sql("read the journal"))? {
+            let id: i64 = row.get(0).map_err(StoreError::sql("read the journal"))?;
+            let bytes: Vec<u8> = row.get(1).map_err(StoreError::sql("read the journal"))?;
+            match decode(&bytes, &format!("journal record {id}"))? {
+                Record::Step(rec) => {
+                    if let Some(seq) = rec.seq()
+                        && (from..to).contains(&seq)
+                    {
+                        held.insert(seq, rec);
+                    }
+                }
+                Record::Truncate(n) => {
+                    held.split_off(&n);
+                }
+                Record::Own(_) | Record::Checkpoint(_) => {}
+            }
+        }
+        let mut steps: Vec<mahjong_table::StepRecord> = Vec::new();
+        let mut next = to;
+        while let Some(rec) = next.checked_sub(1).and_then(|s| held.remove(&s)) {
+            steps.push(rec);
+            next -= 1;
+        }
+        steps.reverse();
+        Ok(steps)
+    }
+
+    /// The number of journal records of a seat.
+    pub fn journal_len(&self, table: &[u8; 32], seat: u8) -> Result<u64, StoreError> {
+        self.conn
+            .query_row(
+                "SELECT count(*) FROM journal WHERE table_id = ?1 AND seat = ?2",
+                params![&table[..], seat],
+                |r| r.get::<_, i64>(0),
+            )
+            .map(|n| n as u64)
+            .map_err(StoreError::sql("count the journal"))
+    }
+
+    /// A local seat of a saved table.
+    pub fn local_seat(&self, table: &[u8; 32], seat: u8) -> Result<Option<LocalSeat>, StoreError> {
+        Ok(self
+            .table(table)?
+            .and_then(|t| t.seats.into_iter().find(|s| s.config.seat == seat)))
+    }
+
+    /// Rebuilds a local seat's client from its journal ([`Client::restore`]) with the key
+    /// that seat signs with; `None` when the table or seat is not in the store. It is read
+    /// from the last checkpoint on ([`Store::persisted_from_checkpoint`]): answer the
+    /// client's [`mahjong_table::Output::load`] with [`Store::steps`].
+    pub fn restore(
+        &self,
+        table: &[u8; 32],
+        seat: u8,
+        identity: &Identity,
+    ) -> Result<Option<Client>, StoreError> {
+        let Some(local) = self.local_seat(table, seat)? else {
+            return Ok(None);
+        };
+        let Some(persisted) = self.persisted_from_checkpoint(table, seat)? else {
+            return Ok(None);
+        };
+        Client::restore(persisted, local.key(identity).clone())
+            .map(Some)
+            .map_err(|source| StoreError::Restore {
+                table: to_hex(table),
+                seat,
+                source,
+            })
+    }
+}
