@@ -28,7 +28,10 @@
 //! and fresh root secret ([`new_root_secret`]) before the client's first input. For every
 //! output of a client: [`Store::append`] its journal **before** sending its frames; after a
 //! `HandOver` event, [`Store::book_from_client`]; on an `Evidence` event,
-//! [`Store::save_evidence`]; when the client is over, [`Store::mark_finished`].
+//! [`Store::save_evidence`]; when the client is over, [`Store::mark_finished`]. A restored
+//! client starts at its last checkpoint, and one told `keep_log_in_store` holds only recent
+//! hands: when an output asks for older steps (`out.load`), hand them back from
+//! [`Store::steps`] as `Input::Stored`.
 //!
 //! ```no_run
 //! use mahjong_store::{Identity, LocalSeat, Store, StoreError, TableInfo, new_root_secret, now_ms};

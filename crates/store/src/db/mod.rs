@@ -719,6 +719,12 @@ mod tests {
         assert_eq!(store.journal_len(&[9; 32], 1).unwrap(), 1);
         let persisted = store.persisted(&[9; 32], 1).unwrap().unwrap();
         assert_eq!(persisted.config, config);
+        // A journal written before version 4 has no checkpoint marked: it is read whole.
+        let from_cp = store
+            .persisted_from_checkpoint(&[9; 32], 1)
+            .unwrap()
+            .unwrap();
+        assert_eq!(from_cp, persisted);
         // The version-2 table and the version-3 column exist.
         assert!(store.evidence(&[9; 32]).unwrap().is_empty());
         assert_eq!(store.roster(&[9; 32]).unwrap(), None);

@@ -31,7 +31,12 @@ fn played() -> &'static Played {
         Played {
             whole: store.export(&game.table, None).expect("export"),
             first_hand: store.export(&game.table, Some(1)).expect("export hand 1"),
-            log: game.client(1).log().to_vec(),
+            // The whole log, as the journal holds it (the client keeps only recent hands).
+            log: store
+                .persisted(&game.table, 1)
+                .expect("read")
+                .expect("seat")
+                .log,
             keys: game
                 .players
                 .iter()

@@ -66,6 +66,8 @@ pub struct Game {
     /// Each journal append: whether it held a `Record::Own` (committed with FULL sync), and
     /// how long it took.
     pub appends: Vec<(bool, std::time::Duration)>,
+    /// Loads of older steps the clients asked for (they keep their log in the store).
+    pub loads: usize,
 }
 
 impl Game {
@@ -99,8 +101,10 @@ impl Game {
                 finished: false,
             };
             p.store.save_table(&info).expect("save table");
-            let client = Client::with_cards(config, p.identity.key.clone(), root_secret, cards())
-                .expect("client");
+            let mut client =
+                Client::with_cards(config, p.identity.key.clone(), root_secret, cards())
+                    .expect("client");
+            client.keep_log_in_store();
             clients.push(Some(client));
         }
         let mut game = Game::with(table, players, clients, seed);
@@ -162,6 +166,7 @@ impl Game {
                 .map(|s| Bot::new(Level::Basic, seed * 4 + s))
                 .collect(),
             appends: Vec::new(),
+            loads: 0,
         }
     }
 
@@ -176,6 +181,15 @@ impl Game {
         };
         let out = client.handle(now, input);
         let store = &self.players[seat].store;
+        if let Some(load) = out.load {
+            // Older steps, read back from the journal, handed back next.
+            let steps = store
+                .steps(&self.table, seat as u8, load.from, load.to)
+                .expect("steps");
+            let from = load.to - steps.len() as u32;
+            self.loads += 1;
+            self.queue.push_front((seat, Input::Stored { from, steps }));
+        }
         // Durable before anything is sent.
         let started = std::time::Instant::now();
         store
@@ -314,6 +328,8 @@ impl Game {
             .restore(&self.table, seat as u8, &p.identity)
             .expect("restore")
             .expect("the seat is stored");
+        let mut client = client;
+        client.keep_log_in_store();
         self.clients[seat] = Some(client);
         self.queue.push_back((seat, Input::Tick));
     }

@@ -188,3 +188,39 @@ fn a_hand_whose_settlement_one_seat_never_signs_is_booked_from_three_votes() {
     assert_eq!(check.report.hands[0].aborted_by, Some(3));
     assert!(check.report.hands[0].audited);
 }
+
+/// A longer table through real SQLite files: each client holds two hands of the log; a seat
+/// restarted late reads its journal from the last checkpoint on; a seat's log read back with
+/// `Store::steps` is the journal's; the ledgers agree.
+#[test]
+fn a_seat_keeps_two_hands_in_memory_and_restarts_from_its_last_checkpoint() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut game = Game::new(dir.path(), 13, Ruleset::Qiaoma, 5);
+    game.run_until(|g| g.client(0).results().len() >= 3 && g.moves_in_hand() >= 6);
+    let table = game.table;
+    let c = game.client(1);
+    let held_from = c.first_step_held();
+    assert!(held_from > 0, "the client holds the whole log");
+    let first_hand = c.log().first().and_then(|r| r.hand()).expect("a step");
+    assert!(first_hand + 1 >= c.hand_number());
+    let store = &game.players[1].store;
+    let whole = store.persisted(&table, 1).expect("read").expect("seat");
+    assert_eq!(&whole.log[held_from as usize..], c.log());
+    // What `steps` reads back is the journal's log.
+    let back = store.steps(&table, 1, 3, held_from).expect("steps");
+    assert_eq!(back, whole.log[3..held_from as usize]);
+    // From the last checkpoint on: the current hand only, and the seat restores from it.
+    let tail = store
+        .persisted_from_checkpoint(&table, 1)
+        .expect("read")
+        .expect("seat");
+    let cp = tail.checkpoint.clone().expect("a checkpoint");
+    assert_eq!(tail.base, cp.seq);
+    assert!(tail.log.len() < 400, "{} steps read", tail.log.len());
+    game.crash(1);
+    game.restart(1);
+    assert_eq!(game.client(1).first_step_held(), cp.seq);
+    game.run();
+    game.assert_agree();
+    assert_ledgers(&game, 5);
+}
