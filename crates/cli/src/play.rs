@@ -736,7 +736,7 @@ impl Human {
                 }
             }
             TableEvent::YourTurn { view, .. } => {
-                if let Some(a) = solo::auto_answer(view) {
+                if let Some(a) = view.auto_action() {
                     self.prompt = None;
                     network.act(a).await?;
                     return Ok(());

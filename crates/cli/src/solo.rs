@@ -284,7 +284,7 @@ fn ask(
     input: &mut impl BufRead,
     out: &mut impl Write,
 ) -> Result<Option<Action>> {
-    if let Some(a) = auto_answer(view) {
+    if let Some(a) = view.auto_action() {
         return Ok(Some(a));
     }
     let order = show_choices(view, names, out)?;
@@ -301,32 +301,6 @@ fn ask(
             Answer::Again => {}
         }
     }
-}
-
-/// The action played without asking: the only one when it is not a discard (a pass-only
-/// claim window, a flower to set aside), and after 敲 the drawn tile unless it wins or makes
-/// a kong. `None`: the player chooses.
-pub(crate) fn auto_answer(view: &SeatView) -> Option<Action> {
-    let legal = &view.legal;
-    if is_swap(view) {
-        return None;
-    }
-    if legal.len() == 1 && !matches!(legal[0], Action::Discard { .. }) {
-        return Some(legal[0].clone());
-    }
-    // After 敲 the drawn tile is discarded for the player unless it wins or makes a kong.
-    if view.seats[view.seat as usize].ready
-        && !legal.is_empty()
-        && legal.iter().all(|a| matches!(a, Action::Discard { .. }))
-    {
-        let drawn = view.drawn.map(|c| c.tile);
-        let pick = legal
-            .iter()
-            .find(|a| matches!(a, Action::Discard { card, .. } if Some(card.tile) == drawn))
-            .unwrap_or(&legal[0]);
-        return Some(pick.clone());
-    }
-    None
 }
 
 /// Draws the table and lists the legal actions, numbered from 1; returns the order of the

@@ -22,6 +22,7 @@
 //! ```
 #![deny(missing_docs)]
 
+mod auto;
 pub mod explain;
 pub mod explain_text;
 pub mod hand;

@@ -158,6 +158,37 @@ fn play(game: &Game, deep: bool) -> (u64, Vec<Move>, HandState) {
                 }
             }
             assert!(v.legal == legal);
+            // What the table plays for a person without asking is legal, and leaves the
+            // player every real choice.
+            let ready = v.seats[seat as usize].ready;
+            if ready && legal.iter().all(|a| matches!(a, Action::Discard { .. })) {
+                // After 敲 the drawn tile goes.
+                let drawn = v.drawn.map(|c| c.tile);
+                assert!(
+                    matches!(v.auto_action(), Some(Action::Discard { card, .. })
+                        if drawn.is_none() || Some(card.tile) == drawn),
+                    "after 敲: {:?} for {legal:?}",
+                    v.auto_action()
+                );
+            }
+            if let Some(a) = v.auto_action() {
+                assert!(legal.contains(&a), "{a:?} is not legal: {legal:?}");
+                assert!(
+                    !matches!(a, Action::Win { .. } | Action::Swap { .. }),
+                    "{a:?} played for the player"
+                );
+                assert!(
+                    ready || legal.len() == 1 || matches!(a, Action::Flower { .. }),
+                    "{a:?} chosen among {legal:?} before 敲"
+                );
+            } else {
+                let flower = legal.iter().any(|a| matches!(a, Action::Flower { .. }));
+                let swap = matches!(v.phase, PublicPhase::Swap { .. });
+                assert!(
+                    !flower || swap,
+                    "a flower to set aside was left to the player"
+                );
+            }
             // Serde round trips.
             let bytes = postcard::to_allocvec(&st).unwrap();
             let back: HandState = postcard::from_bytes(&bytes).unwrap();
