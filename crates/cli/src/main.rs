@@ -36,7 +36,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Score one hand: read a settlement JSON file (or - for stdin), print the result JSON.
-    #[command(long_about = score::LONG_HELP)]
+    #[command(long_about = score::long_help())]
     Score(score::ScoreArgs),
     /// Benchmarks.
     #[command(subcommand)]

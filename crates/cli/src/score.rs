@@ -23,12 +23,8 @@ red, 1f-8f flowers; digits share a suffix: "123m55z". Spaces are ignored.
 Fields (all but "win" optional):
   ruleset    "qiaoma" (default), "classic" or "baida"
   options    {"name": value} overrides of the ruleset's options, e.g. {"table_limit_lezi": null};
-             the names: must_declare_ready, hands, wildcard, dragons_are_flowers,
-             win_on_discard, base_points, lezi_points, table_limit_lezi, binding, kaibao,
-             dice_huangfan, menqing, eight_flowers, four_wildcards, leaver_penalty,
-             discard_seconds, claim_seconds, start_seconds, timeouts_before_leaver,
-             disconnect_seconds, chip_limit, swap_five (each with its values per preset and
-             its effect in docs/rules.en.md §9, 中文 docs/rules.zh.md)
+             the names, their values and each preset's default are listed below (their
+             effects in docs/rules.en.md §9, 中文 docs/rules.zh.md)
   stake      coins per point (default 1)
   dealer     the dealer's seat, 0-3
   kaibao     this hand's dice were a double or 1 and 4 (开宝; in classic such dice make it
@@ -52,6 +48,19 @@ Example (seat 1 wins 碰碰胡 on seat 3's discard; pays [0, 9, 0, -9]):
                {"type": "kong", "tiles": "1111z", "concealed": true}],
      "flowers": "12f"}]}}
 "#;
+
+/// [`LONG_HELP`] and the options, from the rules' catalogue: name, values, each preset's
+/// default.
+pub fn long_help() -> String {
+    let mut help = LONG_HELP.trim_end().to_string();
+    help.push_str("\n\nOptions (name, values, default under each preset it applies to):\n");
+    for spec in &mahjong_rules::catalogue::OPTIONS {
+        help.push_str("  ");
+        help.push_str(spec.help_line().trim_end());
+        help.push('\n');
+    }
+    help
+}
 
 /// The arguments of `mahjong score`.
 #[derive(clap::Args)]

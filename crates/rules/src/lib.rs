@@ -23,6 +23,7 @@
 #![deny(missing_docs)]
 
 mod auto;
+pub mod catalogue;
 pub mod explain;
 pub mod explain_text;
 pub mod hand;
