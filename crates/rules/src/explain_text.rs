@@ -13,38 +13,8 @@ use crate::hand::{MeldShape, MeldType};
 use crate::options::BindingRule;
 use crate::scoring::{Money, WinKind};
 use crate::tile::{Tile, format_tiles};
-use std::fmt;
-use std::str::FromStr;
 
-/// A language of the text.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum Lang {
-    /// English.
-    #[default]
-    En,
-    /// 中文.
-    Zh,
-}
-
-impl FromStr for Lang {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Lang, String> {
-        match s {
-            "en" => Ok(Lang::En),
-            "zh" => Ok(Lang::Zh),
-            _ => Err(format!("unknown language {s:?} (expected zh or en)")),
-        }
-    }
-}
-
-impl fmt::Display for Lang {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Lang::En => "en",
-            Lang::Zh => "zh",
-        })
-    }
-}
+pub use crate::lang::Lang;
 
 /// Every phrase of an explanation in one language. `{x}` marks where a value goes.
 #[derive(Debug)]

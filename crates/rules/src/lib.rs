@@ -27,6 +27,7 @@ pub mod catalogue;
 pub mod explain;
 pub mod explain_text;
 pub mod hand;
+pub mod lang;
 pub mod money;
 pub mod options;
 pub mod scoring;
@@ -36,6 +37,7 @@ pub mod swap;
 pub mod tile;
 
 pub use hand::{HandType, MeldShape, MeldType};
+pub use lang::{Lang, UnknownLang};
 pub use options::{BindingRule, HandsRule, MenqingEffect, Options, OptionsError, Ruleset};
 pub use scoring::{
     Explanation, Money, ScoreError, ScoreResult, Seat, Settlement, Unwinnable, WinKind, WinnerHand,

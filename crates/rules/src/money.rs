@@ -91,11 +91,46 @@ pub enum WinKind {
 }
 
 impl WinKind {
+    /// Every way to win.
+    pub const ALL: [WinKind; 5] = [
+        WinKind::SelfDraw,
+        WinKind::Discard,
+        WinKind::RobKong,
+        WinKind::EightFlowers,
+        WinKind::FourWildcards,
+    ];
+
+    /// The name as written in settlement files (`self_draw`, `discard`, …): the one place
+    /// that names a way to win for files, ids and messages.
+    pub const fn name(self) -> &'static str {
+        match self {
+            WinKind::SelfDraw => "self_draw",
+            WinKind::Discard => "discard",
+            WinKind::RobKong => "rob_kong",
+            WinKind::EightFlowers => "eight_flowers",
+            WinKind::FourWildcards => "four_wildcards",
+        }
+    }
+
     /// Paid by all three others (self-draw, eight flowers, four wildcards).
     pub const fn paid_by_all(self) -> bool {
         matches!(
             self,
             WinKind::SelfDraw | WinKind::EightFlowers | WinKind::FourWildcards
         )
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_way_to_win_is_named_as_files_write_it() {
+        for k in WinKind::ALL {
+            let json = serde_json::to_value(k).unwrap();
+            assert_eq!(json.as_str(), Some(k.name()));
+        }
     }
 }

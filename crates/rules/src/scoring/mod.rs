@@ -283,7 +283,7 @@ fn check_shape(s: &Settlement) -> Result<(), ScoreError> {
             let Some(from) = s.from else {
                 return invalid(format!(
                     "a {} win needs \"from\" (the seat that gave the tile)",
-                    kind_name(s.kind)
+                    WinKind::name(s.kind)
                 ));
             };
             if from > 3 {
@@ -296,7 +296,7 @@ fn check_shape(s: &Settlement) -> Result<(), ScoreError> {
                 return invalid(format!(
                     "{} wins by self-draw only; no {} win",
                     o.ruleset,
-                    kind_name(s.kind)
+                    WinKind::name(s.kind)
                 ));
             }
         }
@@ -304,13 +304,13 @@ fn check_shape(s: &Settlement) -> Result<(), ScoreError> {
             if s.winners.len() != 1 {
                 return invalid(format!(
                     "a {} win has exactly one winner",
-                    kind_name(s.kind)
+                    WinKind::name(s.kind)
                 ));
             }
             if let Some(from) = s.from {
                 return invalid(format!(
                     "a {} win has no \"from\" seat (got {from})",
-                    kind_name(s.kind)
+                    WinKind::name(s.kind)
                 ));
             }
         }
@@ -378,16 +378,6 @@ fn check_shape(s: &Settlement) -> Result<(), ScoreError> {
         check_winner_tiles(s, w)?;
     }
     Ok(())
-}
-
-fn kind_name(k: WinKind) -> &'static str {
-    match k {
-        WinKind::SelfDraw => "self_draw",
-        WinKind::Discard => "discard",
-        WinKind::RobKong => "rob_kong",
-        WinKind::EightFlowers => "eight_flowers",
-        WinKind::FourWildcards => "four_wildcards",
-    }
 }
 
 fn check_winner_tiles(s: &Settlement, w: &WinnerHand) -> Result<(), ScoreError> {
