@@ -66,21 +66,9 @@ impl Store {
             return Ok(None);
         };
         let mut persisted = Persisted::new(local.config, local.root);
-        let mut stmt = self
-            .conn
-            .prepare_cached(
-                "SELECT id, record FROM journal WHERE table_id = ?1 AND seat = ?2 ORDER BY id",
-            )
-            .map_err(StoreError::sql("read the journal"))?;
-        let mut rows = stmt
-            .query(params![&table[..], seat])
-            .map_err(StoreError::sql("read the journal"))?;
-        while let Some(row) = rows.next().map_err(StoreError::sql("read the journal"))? {
-            let id: i64 = row.get(0).map_err(StoreError::sql("read the journal"))?;
-            let bytes: Vec<u8> = row.get(1).map_err(StoreError::sql("read the journal"))?;
-            let record: Record = decode(&bytes, &format!("journal record {id}"))?;
+        self.each_record(table, seat, 0, |_, record| {
             persisted.apply(record);
-        }
+        })?;
         Ok(Some(persisted))
     }
 
@@ -110,27 +98,14 @@ impl Store {
             return self.persisted(table, seat);
         };
         let mut persisted = Persisted::new(local.config, local.root);
-        let mut stmt = self
-            .conn
-            .prepare_cached(
-                "SELECT id, record FROM journal \
-                 WHERE table_id = ?1 AND seat = ?2 AND id >= ?3 ORDER BY id",
-            )
-            .map_err(StoreError::sql("read the journal"))?;
-        let mut rows = stmt
-            .query(params![&table[..], seat, first])
-            .map_err(StoreError::sql("read the journal"))?;
-        while let Some(row) = rows.next().map_err(StoreError::sql("read the journal"))? {
-            let id: i64 = row.get(0).map_err(StoreError::sql("read the journal"))?;
-            let bytes: Vec<u8> = row.get(1).map_err(StoreError::sql("read the journal"))?;
-            let record: Record = decode(&bytes, &format!("journal record {id}"))?;
+        self.each_record(table, seat, first, |id, record| {
             if id == first
                 && let Record::Checkpoint(cp) = &record
             {
                 persisted.base = cp.seq;
             }
             persisted.apply(record);
-        }
+        })?;
         Ok(Some(persisted))
     }
 
@@ -146,32 +121,19 @@ impl Store {
     ) -> Result<Vec<mahjong_table::StepRecord>, StoreError> {
         let mut held: std::collections::BTreeMap<u32, mahjong_table::StepRecord> =
             std::collections::BTreeMap::new();
-        let mut stmt = self
-            .conn
-            .prepare_cached(
-                "SELECT id, record FROM journal WHERE table_id = ?1 AND seat = ?2 ORDER BY id",
-            )
-            .map_err(StoreError::sql("read the journal"))?;
-        let mut rows = stmt
-            .query(params![&table[..], seat])
-            .map_err(StoreError::sql("read the journal"))?;
-        while let Some(row) = rows.next().map_err(StoreError::sql("read the journal"))? {
-            let id: i64 = row.get(0).map_err(StoreError::sql("read the journal"))?;
-            let bytes: Vec<u8> = row.get(1).map_err(StoreError::sql("read the journal"))?;
-            match decode(&bytes, &format!("journal record {id}"))? {
-                Record::Step(rec) => {
-                    if let Some(seq) = rec.seq()
-                        && (from..to).contains(&seq)
-                    {
-                        held.insert(seq, rec);
-                    }
+        self.each_record(table, seat, 0, |_, record| match record {
+            Record::Step(rec) => {
+                if let Some(seq) = rec.seq()
+                    && (from..to).contains(&seq)
+                {
+                    held.insert(seq, rec);
                 }
-                Record::Truncate(n) => {
-                    held.split_off(&n);
-                }
-                Record::Own(_) | Record::Checkpoint(_) => {}
             }
-        }
+            Record::Truncate(n) => {
+                held.split_off(&n);
+            }
+            Record::Own(_) | Record::Checkpoint(_) => {}
+        })?;
         let mut steps: Vec<mahjong_table::StepRecord> = Vec::new();
         let mut next = to;
         while let Some(rec) = next.checked_sub(1).and_then(|s| held.remove(&s)) {
@@ -180,6 +142,33 @@ impl Store {
         }
         steps.reverse();
         Ok(steps)
+    }
+
+    /// Calls `f` with each journal record of a seat from row `from_id` on, in order, each
+    /// decoded (a record that does not decode is an error naming its row).
+    fn each_record(
+        &self,
+        table: &[u8; 32],
+        seat: u8,
+        from_id: i64,
+        mut f: impl FnMut(i64, Record),
+    ) -> Result<(), StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT id, record FROM journal \
+                 WHERE table_id = ?1 AND seat = ?2 AND id >= ?3 ORDER BY id",
+            )
+            .map_err(StoreError::sql("read the journal"))?;
+        let mut rows = stmt
+            .query(params![&table[..], seat, from_id])
+            .map_err(StoreError::sql("read the journal"))?;
+        while let Some(row) = rows.next().map_err(StoreError::sql("read the journal"))? {
+            let id: i64 = row.get(0).map_err(StoreError::sql("read the journal"))?;
+            let bytes: Vec<u8> = row.get(1).map_err(StoreError::sql("read the journal"))?;
+            f(id, decode(&bytes, &format!("journal record {id}"))?);
+        }
+        Ok(())
     }
 
     /// The number of journal records of a seat.
