@@ -1,0 +1,385 @@
+//! Friends in different homes: a real `mahjong relay` process and `mahjong play --bot --relay
+//! ADDR --code CODE` processes that meet through it, first on loopback, then in a NAT lab of
+//! network namespaces (crates/testlan: a public segment with the relay, each home behind its
+//! own router that masquerades and lets in only answers). Every table ends with identical,
+//! four-signed ledgers; the lines `link to PEER: direct` tell how many links hole punching
+//! made direct (printed as a figure).
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+static COUNTER: AtomicU32 = AtomicU32::new(0);
+
+/// One table of processes at a time (two cores: a starved table's timers run out).
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!(
+        "internet-{name}-{}-{}",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::SeqCst)
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    dir
+}
+
+fn lines_of(r: impl std::io::Read + Send + 'static) -> mpsc::Receiver<String> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(r).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    rx
+}
+
+/// A running process whose standard output and error are collected line by line.
+struct Proc {
+    child: Child,
+    out: mpsc::Receiver<String>,
+    err: mpsc::Receiver<String>,
+    seen: Vec<String>,
+    said: Vec<String>,
+}
+
+impl Proc {
+    fn spawn(mut cmd: Command) -> Proc {
+        let mut child = cmd
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("mahjong starts");
+        let out = lines_of(child.stdout.take().expect("piped"));
+        let err = lines_of(child.stderr.take().expect("piped"));
+        Proc {
+            child,
+            out,
+            err,
+            seen: Vec::new(),
+            said: Vec::new(),
+        }
+    }
+
+    fn drain(&mut self) {
+        self.seen.extend(self.err.try_iter());
+        self.said.extend(self.out.try_iter());
+    }
+
+    /// The first line on standard output, within `limit`.
+    fn first_out_line(&mut self, limit: Duration) -> String {
+        match self.out.recv_timeout(limit) {
+            Ok(l) => l,
+            Err(_) => {
+                self.drain();
+                panic!("nothing printed on stdout; stderr: {:#?}", self.seen)
+            }
+        }
+    }
+
+    /// Waits for the exit, at most `limit`; kills it past that.
+    fn wait(&mut self, limit: Duration) -> Option<i32> {
+        let end = Instant::now() + limit;
+        loop {
+            self.drain();
+            if let Ok(Some(status)) = self.child.try_wait() {
+                std::thread::sleep(Duration::from_millis(50));
+                self.drain();
+                return Some(status.code().unwrap_or(-1));
+            }
+            if Instant::now() > end {
+                let _ = self.child.kill();
+                let _ = self.child.wait();
+                self.drain();
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    fn lines_starting(&self, prefix: &str) -> Vec<String> {
+        self.seen
+            .iter()
+            .filter(|l| l.starts_with(prefix))
+            .cloned()
+            .collect()
+    }
+
+    /// The peers this one printed `link to PEER: direct` for.
+    fn direct_links(&self) -> std::collections::BTreeSet<String> {
+        self.seen
+            .iter()
+            .filter_map(|l| l.strip_prefix("link to "))
+            .filter_map(|l| l.strip_suffix(": direct"))
+            .map(str::to_string)
+            .collect()
+    }
+}
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `mahjong` in network namespace `ns` (or here).
+fn mahjong(ns: Option<&str>) -> Command {
+    let bin = env!("CARGO_BIN_EXE_mahjong");
+    match ns {
+        Some(ns) => {
+            let mut c = Command::new("ip");
+            c.args(["netns", "exec", ns, bin]);
+            c
+        }
+        None => Command::new(bin),
+    }
+}
+
+/// A relay listening on `listen`: the process and the address it printed.
+fn relay(ns: Option<&str>, listen: &str, dir: &Path) -> (Proc, String) {
+    let mut c = mahjong(ns);
+    c.args(["relay", "--listen", listen, "--data-dir"])
+        .arg(dir.join("relay"));
+    let mut p = Proc::spawn(c);
+    let addr = p.first_out_line(Duration::from_secs(20));
+    (p, addr)
+}
+
+fn play_args(name: &str, dir: &Path, hands: u32, relay: &str, code: &str) -> Vec<String> {
+    play_args_waiting(name, dir, hands, relay, code, 60)
+}
+
+fn play_args_waiting(
+    name: &str,
+    dir: &Path,
+    hands: u32,
+    relay: &str,
+    code: &str,
+    wait: u64,
+) -> Vec<String> {
+    [
+        "play",
+        "--bot",
+        "--name",
+        name,
+        "--data-dir",
+        &dir.join(name).to_string_lossy(),
+        "--hands",
+        &hands.to_string(),
+        "--wait",
+        &wait.to_string(),
+        "--no-mdns",
+        "--relay",
+        relay,
+        "--code",
+        code,
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect()
+}
+
+/// A ledger row as compared: (table, hand, payments in cents, signing seats).
+type Row = ([u8; 32], u32, [i64; 4], Vec<u8>);
+
+fn ledger(dir: &Path) -> Vec<Row> {
+    let store = mahjong_store::Store::open(dir).expect("store opens");
+    store
+        .ledger()
+        .expect("ledger reads")
+        .into_iter()
+        .map(|r| {
+            (
+                r.table,
+                r.hand,
+                r.payments.map(|m| m.0),
+                r.signatures.iter().map(|e| e.seat).collect(),
+            )
+        })
+        .collect()
+}
+
+/// Every player's ledger holds the same `hands` rows, zero-sum and signed by all four seats.
+fn assert_same_ledgers(dir: &Path, names: &[String], hands: usize) {
+    let first = ledger(&dir.join(&names[0]));
+    assert_eq!(first.len(), hands, "ledger of {}: {first:?}", names[0]);
+    for n in names {
+        assert_eq!(ledger(&dir.join(n)), first, "ledger of {n} differs");
+    }
+    for (_, hand, pay, signers) in &first {
+        assert_eq!(pay.iter().sum::<i64>(), 0, "hand {hand} not zero-sum");
+        assert_eq!(signers, &vec![0, 1, 2, 3], "hand {hand} signed by {signers:?}");
+    }
+}
+
+/// The time from the starts to the first `table … full after` line.
+fn full_after(p: &Proc) -> Option<f64> {
+    p.seen.iter().find_map(|l| {
+        l.strip_prefix("table ")?
+            .split_once(" full after ")?
+            .1
+            .split_once(" s")?
+            .0
+            .parse()
+            .ok()
+    })
+}
+
+/// Undirected links both ends of which said they are direct, out of the six of a table.
+fn direct_pairs(players: &[Proc]) -> usize {
+    let ids: Vec<Option<String>> = players
+        .iter()
+        .map(|p| {
+            p.seen.iter().find_map(|l| {
+                l.strip_prefix("reachable through the relay at ")
+                    .and_then(|a| a.rsplit_once("/p2p/"))
+                    .map(|(_, id)| id.to_string())
+            })
+        })
+        .collect();
+    let mut n = 0;
+    for i in 0..players.len() {
+        for j in i + 1..players.len() {
+            let (Some(a), Some(b)) = (&ids[i], &ids[j]) else {
+                continue;
+            };
+            if players[i].direct_links().contains(b) && players[j].direct_links().contains(a) {
+                n += 1;
+            }
+        }
+    }
+    n
+}
+
+#[test]
+fn bad_relay_addresses_and_codes_get_one_line() {
+    let dir = scratch("bad");
+    let relay = "/ip4/127.0.0.1/tcp/4001/p2p/12D3KooWDpJ7As7BWAwRMfu1VU2WCqNjvq387JEYKDBj4kx6nXTN";
+    let cases: [(&[&str], &str); 6] = [
+        (&["--relay", relay, "--code", "7K3M-QX9"], "8 letters"),
+        (&["--relay", relay, "--code", "7K3M-QX9U"], "not a letter"),
+        (&["--relay", "/ip4/127.0.0.1/tcp/4001", "--code", "7K3M-QX9P"], "/p2p/"),
+        (&["--relay", "relay.example:4001", "--code", "7K3M-QX9P"], "not an address"),
+        (&["--code", "7K3M-QX9P"], "needs --relay"),
+        (&["--relay", relay], "--code"),
+    ];
+    for (extra, why) in cases {
+        let out = mahjong(None)
+            .args(["play", "--bot", "--name", "x", "--no-mdns", "--data-dir"])
+            .arg(dir.join("x"))
+            .args(extra)
+            .output()
+            .expect("runs");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{extra:?}: {err}");
+        let lines: Vec<&str> = err.lines().collect();
+        assert_eq!(lines.len(), 1, "{extra:?}: {err}");
+        assert!(lines[0].starts_with("mahjong: "), "{extra:?}: {err}");
+        assert!(lines[0].contains(why), "{extra:?}: {err}");
+    }
+}
+
+#[test]
+fn new_code_prints_a_code_to_share() {
+    let dir = scratch("new-code");
+    let (_relay, addr) = relay(None, "/ip4/127.0.0.1/tcp/0", &dir);
+    let mut c = mahjong(None);
+    c.args([
+        "play", "--bot", "--name", "host", "--no-mdns", "--wait", "1", "--relay", &addr,
+        "--new-code", "--listen", "/ip4/127.0.0.1/tcp/0", "--data-dir",
+    ])
+    .arg(dir.join("host"));
+    let mut p = Proc::spawn(c);
+    let line = p.first_out_line(Duration::from_secs(20));
+    let code = line
+        .strip_prefix("table code: ")
+        .unwrap_or_else(|| panic!("{line:?}"));
+    assert_eq!(code.len(), 9, "{code}");
+    assert_eq!(&code[4..5], "-", "{code}");
+    assert!(
+        code.chars()
+            .all(|c| c == '-' || c.is_ascii_digit() || c.is_ascii_uppercase()),
+        "{code}"
+    );
+    // Alone, it gives up after its --wait with one line.
+    assert_eq!(p.wait(Duration::from_secs(20)), Some(1), "{:#?}", p.seen);
+    let last = p.seen.last().cloned().unwrap_or_default();
+    assert!(last.contains("no table filled"), "{:#?}", p.seen);
+}
+
+#[test]
+fn four_players_with_one_code_meet_at_a_relay_on_loopback_and_play() {
+    let _serial = serial();
+    let dir = scratch("loopback");
+    let (_relay, addr) = relay(None, "/ip4/127.0.0.1/tcp/0", &dir);
+    let start = Instant::now();
+    let mut players: Vec<Proc> = (0..4)
+        .map(|i| {
+            let mut c = mahjong(None);
+            c.args(play_args(&format!("p{i}"), &dir, 2, &addr, "7k3m qx9p"))
+                .args(["--listen", "/ip4/127.0.0.1/tcp/0"]);
+            Proc::spawn(c)
+        })
+        .collect();
+    // Someone else at the same relay with another code: never in their lobby.
+    let mut stranger = {
+        let mut c = mahjong(None);
+        c.args(play_args_waiting("stranger", &dir, 2, &addr, "7K3M-QX9Q", 25))
+            .args(["--listen", "/ip4/127.0.0.1/tcp/0"]);
+        Proc::spawn(c)
+    };
+    let end = Instant::now() + Duration::from_secs(120);
+    let codes: Vec<Option<i32>> = players
+        .iter_mut()
+        .map(|p| p.wait(end.saturating_duration_since(Instant::now())))
+        .collect();
+    let took = start.elapsed();
+    for (i, (p, c)) in players.iter().zip(&codes).enumerate() {
+        assert_eq!(*c, Some(0), "player {i} failed: {:#?}", p.seen);
+    }
+    let names: Vec<String> = (0..4).map(|i| format!("p{i}")).collect();
+    assert_same_ledgers(&dir, &names, 2);
+    assert_eq!(stranger.wait(Duration::from_secs(40)), Some(1), "{:#?}", stranger.seen);
+    assert!(
+        stranger
+            .seen
+            .iter()
+            .filter(|l| l.starts_with("lobby: "))
+            .all(|l| l.contains("0 peers connected") && l.contains("no table seen")),
+        "the stranger saw the table: {:#?}",
+        stranger.seen
+    );
+    for p in &players {
+        assert!(
+            p.lines_starting("lobby: ")
+                .iter()
+                .all(|l| !l.contains("stranger")),
+            "{:#?}",
+            p.seen
+        );
+    }
+    let full = players.iter().filter_map(full_after).fold(0.0, f64::max);
+    println!(
+        "loopback: four players by code, two hands: {:.1} s in all, table full after {full:.1} s; \
+         {} of 6 links direct",
+        took.as_secs_f64(),
+        direct_pairs(&players)
+    );
+    for p in &players {
+        for l in p.lines_starting("traffic:") {
+            println!("{l}");
+        }
+    }
+}
