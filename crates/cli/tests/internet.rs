@@ -336,7 +336,7 @@ fn four_players_with_one_code_meet_at_a_relay_on_loopback_and_play() {
     // Someone else at the same relay with another code: never in their lobby.
     let mut stranger = {
         let mut c = mahjong(None);
-        c.args(play_args_waiting("stranger", &dir, 2, &addr, "7K3M-QX9Q", 25))
+        c.args(play_args_waiting("stranger", &dir, 2, &addr, "7K3M-QX9Q", 12))
             .args(["--listen", "/ip4/127.0.0.1/tcp/0"]);
         Proc::spawn(c)
     };
@@ -357,7 +357,7 @@ fn four_players_with_one_code_meet_at_a_relay_on_loopback_and_play() {
             .seen
             .iter()
             .filter(|l| l.starts_with("lobby: "))
-            .all(|l| l.contains("0 peers connected") && l.contains("no table seen")),
+            .all(|l| l.contains("0 peers connected") && !l.contains("\"p")),
         "the stranger saw the table: {:#?}",
         stranger.seen
     );
@@ -382,4 +382,118 @@ fn four_players_with_one_code_meet_at_a_relay_on_loopback_and_play() {
             println!("{l}");
         }
     }
+}
+
+/// Kills a process at once (SIGKILL), as a relay whose machine dies.
+fn kill(p: &mut Proc) {
+    let _ = p.child.kill();
+    let _ = p.child.wait();
+}
+
+/// The NAT lab: homes of `per_home` players, each home behind its own masquerading router,
+/// the relay on the public segment; `mdns`: whether the players also look on their home LAN.
+/// Plays `hands` hands; once every link is direct (or after 30 s) the relay is killed when
+/// `kill_relay` (the table must go on over the direct links). Returns the figures' line.
+fn nat_table(name: &str, per_home: &[usize], hands: u32, mdns: bool, kill_relay: bool) -> Option<String> {
+    let Some(lab) = mahjong_testlan::Internet::new(per_home) else {
+        println!(
+            "skipped: the NAT lab needs root, iproute2 and nftables (scripts/setup.sh installs them)"
+        );
+        return None;
+    };
+    let dir = scratch(name);
+    let listen = format!("/ip4/{}/tcp/4001", mahjong_testlan::SERVER_IP);
+    let (mut relay, addr) = relay(Some(&lab.server), &listen, &dir);
+    let start = Instant::now();
+    let homes = lab.all_players();
+    let mut players: Vec<Proc> = homes
+        .iter()
+        .enumerate()
+        .map(|(i, ns)| {
+            let mut args = play_args(&format!("p{i}"), &dir, hands, &addr, "7K3M-QX9P");
+            if mdns {
+                args.retain(|a| a != "--no-mdns");
+            }
+            let mut c = mahjong(Some(ns));
+            c.args(args);
+            Proc::spawn(c)
+        })
+        .collect();
+    // Until every link is direct, or 30 s after the table filled.
+    let mut killed_at_hand = None;
+    let mut direct_after = None;
+    let deadline = Instant::now() + Duration::from_secs(150);
+    loop {
+        for p in players.iter_mut() {
+            p.drain();
+        }
+        let direct = direct_pairs(&players);
+        if direct == 6 && direct_after.is_none() {
+            direct_after = Some(start.elapsed());
+        }
+        let filled = players.iter().filter_map(full_after).fold(0.0, f64::max);
+        let exited = players.iter_mut().any(|p| matches!(p.child.try_wait(), Ok(Some(_))));
+        let hands_done = players[0].lines_starting("hand ").len();
+        if kill_relay && killed_at_hand.is_none() && (direct == 6 || exited) {
+            if direct == 6 && (hands_done as u32) < hands {
+                kill(&mut relay);
+                killed_at_hand = Some(hands_done);
+            } else {
+                break;
+            }
+        }
+        if exited || Instant::now() > deadline {
+            break;
+        }
+        if !kill_relay && direct == 6 {
+            break;
+        }
+        if filled > 0.0 && start.elapsed().as_secs_f64() > filled + 30.0 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let codes: Vec<Option<i32>> = players
+        .iter_mut()
+        .map(|p| p.wait(deadline.saturating_duration_since(Instant::now())))
+        .collect();
+    let took = start.elapsed();
+    for (i, (p, c)) in players.iter().zip(&codes).enumerate() {
+        assert_eq!(*c, Some(0), "player {i} failed: {:#?}", p.seen);
+    }
+    let names: Vec<String> = (0..players.len()).map(|i| format!("p{i}")).collect();
+    assert_same_ledgers(&dir, &names, hands as usize);
+    if kill_relay {
+        assert!(
+            killed_at_hand.is_some(),
+            "not every link went direct, so the relay was not killed: {} of 6 direct",
+            direct_pairs(&players)
+        );
+    }
+    let full = players.iter().filter_map(full_after).fold(0.0, f64::max);
+    let line = format!(
+        "NAT lab, homes {per_home:?}, mDNS {}: {} of 6 links direct{}; table full after {full:.1} s, \
+         {hands} hands in {:.1} s{}",
+        if mdns { "on" } else { "off" },
+        direct_pairs(&players),
+        direct_after.map_or(String::new(), |d| format!(" ({:.1} s after the starts)", d.as_secs_f64())),
+        took.as_secs_f64(),
+        killed_at_hand.map_or(String::new(), |h| format!(
+            "; the relay killed after hand {h}, the table went on to the end"
+        )),
+    );
+    println!("{line}");
+    for p in &players {
+        for l in p.lines_starting("traffic:") {
+            println!("{l}");
+        }
+    }
+    drop(lab);
+    Some(line)
+}
+
+#[test]
+fn four_homes_behind_nats_meet_by_code_go_direct_and_play_on_without_the_relay() {
+    let _serial = serial();
+    nat_table("nat4", &[1, 1, 1, 1], 5, false, true);
 }

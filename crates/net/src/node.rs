@@ -1086,7 +1086,13 @@ impl EventLoop {
     fn on_swarm(&mut self, ev: SwarmEvent<BehaviourEvent>) {
         match ev {
             SwarmEvent::NewListenAddr { address, .. } => {
-                let full = address.with(Protocol::P2p(*self.swarm.local_peer_id()));
+                let me = *self.swarm.local_peer_id();
+                // A relayed address ends in this peer's id already.
+                let full = if address.iter().last() == Some(Protocol::P2p(me)) {
+                    address
+                } else {
+                    address.with(Protocol::P2p(me))
+                };
                 tracing::info!("listening on {full}");
                 self.emit(NetEvent::Listening(full));
             }
@@ -1151,6 +1157,11 @@ impl EventLoop {
                 if self.is_relay(&peer_id) {
                     if num_established == 0 {
                         tracing::warn!("lost the relay {peer_id}: redialling it");
+                        // Its circuit listener goes with it; a new one is made when the relay
+                        // is back.
+                        if let Some(id) = self.relay_listener.take() {
+                            self.swarm.remove_listener(id);
+                        }
                         self.reserved = false;
                         self.registered = false;
                         self.emit(NetEvent::RelayLost);
