@@ -390,23 +390,91 @@ fn kill(p: &mut Proc) {
     let _ = p.child.wait();
 }
 
-/// The NAT lab: homes of `per_home` players, each home behind its own masquerading router,
-/// the relay on the public segment; `mdns`: whether the players also look on their home LAN.
-/// Plays `hands` hands; once every link is direct (or after 30 s) the relay is killed when
-/// `kill_relay` (the table must go on over the direct links). Returns the figures' line.
-fn nat_table(name: &str, per_home: &[usize], hands: u32, mdns: bool, kill_relay: bool) -> Option<String> {
-    let Some(lab) = mahjong_testlan::Internet::new(per_home) else {
+/// Whether a TCP connection from namespace `ns` to `host:port` opens within 3 s.
+fn connects(ns: &str, host: &str, port: u16) -> bool {
+    Command::new("ip")
+        .args(["netns", "exec", ns, "timeout", "3", "bash", "-c"])
+        .arg(format!("exec 3<>/dev/tcp/{host}/{port}"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// The lab's NATs are real: a listener in home 1 is reached from its own router, and from
+/// the public segment neither at the player's address nor at its router's.
+fn assert_homes_are_closed(lab: &mahjong_testlan::Internet, dir: &Path) {
+    let home = &lab.players[0][0];
+    let mut c = mahjong(Some(home));
+    c.args(["relay", "--listen", "/ip4/0.0.0.0/tcp/4002", "--data-dir"])
+        .arg(dir.join("listener"));
+    let mut listener = Proc::spawn(c);
+    listener.first_out_line(Duration::from_secs(20));
+    assert!(connects(&lab.routers[0], "10.79.1.2", 4002), "the lab's home LAN does not work");
+    assert!(!connects(&lab.server, "10.79.1.2", 4002), "a home's address is reachable from outside");
+    assert!(!connects(&lab.server, "10.78.0.1", 4002), "a router lets a connection in");
+    kill(&mut listener);
+}
+
+/// A process's peak resident memory (KiB) and CPU time so far (s), from /proc.
+fn usage(pid: u32) -> (u64, f64) {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    let hwm = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0);
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+    let ticks: f64 = stat
+        .rsplit_once(')')
+        .map(|(_, rest)| {
+            rest.split_whitespace()
+                .skip(11)
+                .take(2)
+                .filter_map(|t| t.parse::<f64>().ok())
+                .sum()
+        })
+        .unwrap_or(0.0);
+    (hwm, ticks / 100.0)
+}
+
+/// What a NAT lab table is.
+struct Lab<'a> {
+    name: &'a str,
+    /// Players in each home.
+    per_home: &'a [usize],
+    nat: mahjong_testlan::Nat,
+    hands: u32,
+    /// The players also look on their home LAN (mDNS).
+    mdns: bool,
+    /// Kill the relay once every link is direct and a hand is booked.
+    kill_relay: bool,
+}
+
+/// Plays a table in the NAT lab; the figures' line (or `None`: the lab cannot be made here).
+fn nat_table(lab_spec: Lab) -> Option<String> {
+    let Lab {
+        name,
+        per_home,
+        nat,
+        hands,
+        mdns,
+        kill_relay,
+    } = lab_spec;
+    let Some(lab) = mahjong_testlan::Internet::new(per_home, nat) else {
         println!(
             "skipped: the NAT lab needs root, iproute2 and nftables (scripts/setup.sh installs them)"
         );
         return None;
     };
     let dir = scratch(name);
+    assert_homes_are_closed(&lab, &dir);
     let listen = format!("/ip4/{}/tcp/4001", mahjong_testlan::SERVER_IP);
     let (mut relay, addr) = relay(Some(&lab.server), &listen, &dir);
     let start = Instant::now();
-    let homes = lab.all_players();
-    let mut players: Vec<Proc> = homes
+    let mut players: Vec<Proc> = lab
+        .all_players()
         .iter()
         .enumerate()
         .map(|(i, ns)| {
@@ -419,9 +487,9 @@ fn nat_table(name: &str, per_home: &[usize], hands: u32, mdns: bool, kill_relay:
             Proc::spawn(c)
         })
         .collect();
-    // Until every link is direct, or 30 s after the table filled.
     let mut killed_at_hand = None;
     let mut direct_after = None;
+    let mut relay_usage = (0, 0.0);
     let deadline = Instant::now() + Duration::from_secs(150);
     loop {
         for p in players.iter_mut() {
@@ -431,24 +499,18 @@ fn nat_table(name: &str, per_home: &[usize], hands: u32, mdns: bool, kill_relay:
         if direct == 6 && direct_after.is_none() {
             direct_after = Some(start.elapsed());
         }
-        let filled = players.iter().filter_map(full_after).fold(0.0, f64::max);
-        let exited = players.iter_mut().any(|p| matches!(p.child.try_wait(), Ok(Some(_))));
+        let exited = players
+            .iter_mut()
+            .any(|p| matches!(p.child.try_wait(), Ok(Some(_))));
         let hands_done = players[0].lines_starting("hand ").len();
-        if kill_relay && killed_at_hand.is_none() && (direct == 6 || exited) {
-            if direct == 6 && (hands_done as u32) < hands {
-                kill(&mut relay);
-                killed_at_hand = Some(hands_done);
-            } else {
-                break;
-            }
+        if killed_at_hand.is_none() {
+            relay_usage = usage(relay.child.id());
+        }
+        if kill_relay && killed_at_hand.is_none() && direct == 6 && hands_done >= 1 {
+            kill(&mut relay);
+            killed_at_hand = Some(hands_done);
         }
         if exited || Instant::now() > deadline {
-            break;
-        }
-        if !kill_relay && direct == 6 {
-            break;
-        }
-        if filled > 0.0 && start.elapsed().as_secs_f64() > filled + 30.0 {
             break;
         }
         std::thread::sleep(Duration::from_millis(100));
@@ -465,29 +527,44 @@ fn nat_table(name: &str, per_home: &[usize], hands: u32, mdns: bool, kill_relay:
     assert_same_ledgers(&dir, &names, hands as usize);
     if kill_relay {
         assert!(
-            killed_at_hand.is_some(),
-            "not every link went direct, so the relay was not killed: {} of 6 direct",
+            killed_at_hand.is_some_and(|h| (h as u32) < hands),
+            "the relay was not killed mid-session: {} of 6 links direct",
             direct_pairs(&players)
         );
     }
     let full = players.iter().filter_map(full_after).fold(0.0, f64::max);
+    let bytes: u64 = players
+        .iter()
+        .flat_map(|p| p.lines_starting("traffic:"))
+        .filter_map(|l| {
+            l.split_once(" messages, ")?
+                .1
+                .split_once(" bytes sent")?
+                .0
+                .parse::<u64>()
+                .ok()
+        })
+        .sum();
     let line = format!(
-        "NAT lab, homes {per_home:?}, mDNS {}: {} of 6 links direct{}; table full after {full:.1} s, \
-         {hands} hands in {:.1} s{}",
+        "NAT lab ({nat:?} ports), homes {per_home:?}, mDNS {}: {} of 6 links direct{}; table \
+         full after {full:.1} s; {hands} hands in {:.1} s ({:.1} s a hand); the players sent \
+         {bytes} bytes in all ({} a hand); the relay: peak RSS {} KiB, CPU {:.2} s{}",
         if mdns { "on" } else { "off" },
         direct_pairs(&players),
-        direct_after.map_or(String::new(), |d| format!(" ({:.1} s after the starts)", d.as_secs_f64())),
+        direct_after.map_or(String::new(), |d| format!(
+            " ({:.1} s after the starts)",
+            d.as_secs_f64()
+        )),
         took.as_secs_f64(),
+        (took.as_secs_f64() - full) / f64::from(hands),
+        bytes / u64::from(hands),
+        relay_usage.0,
+        relay_usage.1,
         killed_at_hand.map_or(String::new(), |h| format!(
-            "; the relay killed after hand {h}, the table went on to the end"
+            " (then killed after hand {h}: the table went on to the end)"
         )),
     );
     println!("{line}");
-    for p in &players {
-        for l in p.lines_starting("traffic:") {
-            println!("{l}");
-        }
-    }
     drop(lab);
     Some(line)
 }
@@ -495,5 +572,41 @@ fn nat_table(name: &str, per_home: &[usize], hands: u32, mdns: bool, kill_relay:
 #[test]
 fn four_homes_behind_nats_meet_by_code_go_direct_and_play_on_without_the_relay() {
     let _serial = serial();
-    nat_table("nat4", &[1, 1, 1, 1], 5, false, true);
+    nat_table(Lab {
+        name: "nat4",
+        per_home: &[1, 1, 1, 1],
+        nat: mahjong_testlan::Nat::Keeping,
+        hands: 4,
+        mdns: false,
+        kill_relay: true,
+    });
+}
+
+#[test]
+fn behind_nats_that_pick_random_ports_the_relay_carries_the_whole_table() {
+    let _serial = serial();
+    let Some(line) = nat_table(Lab {
+        name: "nat-random",
+        per_home: &[1, 1, 1, 1],
+        nat: mahjong_testlan::Nat::Random,
+        hands: 3,
+        mdns: false,
+        kill_relay: false,
+    }) else {
+        return;
+    };
+    assert!(line.contains(": 0 of 6 links direct"), "{line}");
+}
+
+#[test]
+fn two_friends_behind_one_nat_link_on_their_lan_and_the_others_by_hole_punching() {
+    let _serial = serial();
+    nat_table(Lab {
+        name: "nat-shared",
+        per_home: &[2, 1, 1],
+        nat: mahjong_testlan::Nat::Keeping,
+        hands: 2,
+        mdns: true,
+        kill_relay: false,
+    });
 }

@@ -1127,6 +1127,14 @@ impl EventLoop {
                     self.relay_connected();
                     return;
                 }
+                if self.internet.is_some() {
+                    let how = if endpoint.is_relayed() {
+                        "relayed"
+                    } else {
+                        "direct"
+                    };
+                    tracing::info!("{how} connection to {peer_id}: {addr}");
+                }
                 self.prefer_direct(peer_id);
                 if !self.admitted(&peer_id) {
                     // Not (yet) found under the table code: no lobby with it. Look the

@@ -127,14 +127,14 @@ pub fn have_nft() -> bool {
         .is_ok_and(|s| s.success())
 }
 
-/// A router's rules: masquerade what leaves by `wan`, and let in from `wan` only what answers
-/// a connection made from inside (stateful; anything else is dropped without a reply, as a
-/// home router does).
+/// A router's rules: masquerade what leaves by `wan` (`MODE`: see [`Nat`]), and let in from
+/// `wan` only what answers a connection made from inside (stateful; anything else is dropped
+/// without a reply, as a home router does).
 const ROUTER_RULES: &str = "
 table ip nat {
   chain postrouting {
     type nat hook postrouting priority 100; policy accept;
-    oifname \"wan\" masquerade
+    oifname \"wan\" masquerade MODE
   }
 }
 table ip filter {
@@ -172,10 +172,29 @@ pub struct Internet {
 /// The server's address on the public segment.
 pub const SERVER_IP: &str = "10.78.0.254";
 
+/// How the home routers map ports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Nat {
+    /// Linux's plain masquerade: a connection keeps its source port where it can, so the port
+    /// the relay sees is the one a friend can punch through to (most home routers).
+    Keeping,
+    /// `masquerade fully-random`: every connection gets a random port, so what the relay sees
+    /// says nothing of the next connection's port (a "symmetric" NAT; hole punching fails and
+    /// the relay carries the table).
+    Random,
+}
+
 impl Internet {
     /// Homes with `players[i]` players each behind their own NAT, or `None` where it cannot be
     /// made (not root, no iproute2 or nftables).
-    pub fn new(players: &[usize]) -> Option<Internet> {
+    pub fn new(players: &[usize], nat: Nat) -> Option<Internet> {
+        let rules = ROUTER_RULES.replace(
+            "MODE",
+            match nat {
+                Nat::Keeping => "",
+                Nat::Random => "fully-random",
+            },
+        );
         if !have_nft() {
             return None;
         }
@@ -233,6 +252,8 @@ impl Internet {
             // The home's LAN: a bridge in the router's namespace.
             let ok = plug(&router, "wan", &public, &format!("r{h}"), &wan)
                 && ip(&["-n", &router, "link", "add", "lan", "type", "bridge"])
+                // mDNS between the players of one home: flooded, querier or not.
+                && ip(&["-n", &router, "link", "set", "lan", "type", "bridge", "mcast_snooping", "0"])
                 && ip(&["-n", &router, "addr", "add", &format!("10.79.{h}.1/24"), "dev", "lan"])
                 && ip(&["-n", &router, "link", "set", "lan", "up"])
                 && Command::new("ip")
@@ -240,7 +261,7 @@ impl Internet {
                     .stdout(Stdio::null())
                     .status()
                     .is_ok_and(|s| s.success())
-                && nft(&router, ROUTER_RULES);
+                && nft(&router, &rules);
             if !ok {
                 return None;
             }
