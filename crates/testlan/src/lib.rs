@@ -148,6 +148,7 @@ table ip filter {
     type filter hook forward priority 0; policy drop;
     ct state established,related accept
     iifname \"lan\" oifname \"wan\" accept
+    iifname \"lan\" oifname \"lan\" accept
   }
 }
 ";
@@ -273,7 +274,8 @@ impl Internet {
                 }
                 let addr = format!("10.79.{h}.{}/24", k + 2);
                 let ok = plug_lan(&ns, &router, &format!("{id}h{h}p{k}"), &addr)
-                    && ip(&["-n", &ns, "route", "add", "default", "via", &format!("10.79.{h}.1")]);
+                    && ip(&["-n", &ns, "route", "add", "default", "via", &format!("10.79.{h}.1")])
+                    && ip(&["-n", &ns, "route", "add", "224.0.0.0/4", "dev", "eth0"]);
                 if !ok {
                     return None;
                 }
