@@ -215,17 +215,17 @@ fn internet(args: &PlayArgs) -> Result<Option<mahjong_net::Internet>> {
         }
         return Ok(None);
     };
-    let relay: mahjong_relay::libp2p::Multiaddr = relay
-        .parse()
-        .map_err(|_| anyhow!("--relay {relay} is not an address like /ip4/203.0.113.7/tcp/4001/p2p/12D3KooW…"))?;
+    let relay: mahjong_relay::libp2p::Multiaddr = relay.parse().map_err(|_| {
+        anyhow!("--relay {relay} is not an address like /ip4/203.0.113.7/tcp/4001/p2p/12D3KooW…")
+    })?;
     let code = match (&args.code, args.new_code) {
         (Some(c), _) => c
             .parse::<mahjong_net::TableCode>()
             .map_err(|e| anyhow!("--code {c}: {e}"))?,
         (None, true) => mahjong_net::TableCode::generate(),
-        (None, false) => bail!(
-            "--relay needs --code CODE (the friends' table code) or --new-code (to make one)"
-        ),
+        (None, false) => {
+            bail!("--relay needs --code CODE (the friends' table code) or --new-code (to make one)")
+        }
     };
     mahjong_net::Internet::new(relay, code)
         .map(Some)

@@ -220,7 +220,11 @@ fn assert_same_ledgers(dir: &Path, names: &[String], hands: usize) {
     }
     for (_, hand, pay, signers) in &first {
         assert_eq!(pay.iter().sum::<i64>(), 0, "hand {hand} not zero-sum");
-        assert_eq!(signers, &vec![0, 1, 2, 3], "hand {hand} signed by {signers:?}");
+        assert_eq!(
+            signers,
+            &vec![0, 1, 2, 3],
+            "hand {hand} signed by {signers:?}"
+        );
     }
 }
 
@@ -270,8 +274,14 @@ fn bad_relay_addresses_and_codes_get_one_line() {
     let cases: [(&[&str], &str); 6] = [
         (&["--relay", relay, "--code", "7K3M-QX9"], "8 letters"),
         (&["--relay", relay, "--code", "7K3M-QX9U"], "not a letter"),
-        (&["--relay", "/ip4/127.0.0.1/tcp/4001", "--code", "7K3M-QX9P"], "/p2p/"),
-        (&["--relay", "relay.example:4001", "--code", "7K3M-QX9P"], "not an address"),
+        (
+            &["--relay", "/ip4/127.0.0.1/tcp/4001", "--code", "7K3M-QX9P"],
+            "/p2p/",
+        ),
+        (
+            &["--relay", "relay.example:4001", "--code", "7K3M-QX9P"],
+            "not an address",
+        ),
         (&["--code", "7K3M-QX9P"], "needs --relay"),
         (&["--relay", relay], "--code"),
     ];
@@ -297,8 +307,19 @@ fn new_code_prints_a_code_to_share() {
     let (_relay, addr) = relay(None, "/ip4/127.0.0.1/tcp/0", &dir);
     let mut c = mahjong(None);
     c.args([
-        "play", "--bot", "--name", "host", "--no-mdns", "--wait", "1", "--relay", &addr,
-        "--new-code", "--listen", "/ip4/127.0.0.1/tcp/0", "--data-dir",
+        "play",
+        "--bot",
+        "--name",
+        "host",
+        "--no-mdns",
+        "--wait",
+        "1",
+        "--relay",
+        &addr,
+        "--new-code",
+        "--listen",
+        "/ip4/127.0.0.1/tcp/0",
+        "--data-dir",
     ])
     .arg(dir.join("host"));
     let mut p = Proc::spawn(c);
@@ -336,8 +357,15 @@ fn four_players_with_one_code_meet_at_a_relay_on_loopback_and_play() {
     // Someone else at the same relay with another code: never in their lobby.
     let mut stranger = {
         let mut c = mahjong(None);
-        c.args(play_args_waiting("stranger", &dir, 2, &addr, "7K3M-QX9Q", 12))
-            .args(["--listen", "/ip4/127.0.0.1/tcp/0"]);
+        c.args(play_args_waiting(
+            "stranger",
+            &dir,
+            2,
+            &addr,
+            "7K3M-QX9Q",
+            12,
+        ))
+        .args(["--listen", "/ip4/127.0.0.1/tcp/0"]);
         Proc::spawn(c)
     };
     let end = Instant::now() + Duration::from_secs(120);
@@ -351,7 +379,12 @@ fn four_players_with_one_code_meet_at_a_relay_on_loopback_and_play() {
     }
     let names: Vec<String> = (0..4).map(|i| format!("p{i}")).collect();
     assert_same_ledgers(&dir, &names, 2);
-    assert_eq!(stranger.wait(Duration::from_secs(40)), Some(1), "{:#?}", stranger.seen);
+    assert_eq!(
+        stranger.wait(Duration::from_secs(40)),
+        Some(1),
+        "{:#?}",
+        stranger.seen
+    );
     assert!(
         stranger
             .seen
@@ -410,9 +443,18 @@ fn assert_homes_are_closed(lab: &mahjong_testlan::Internet, dir: &Path) {
         .arg(dir.join("listener"));
     let mut listener = Proc::spawn(c);
     listener.first_out_line(Duration::from_secs(20));
-    assert!(connects(&lab.routers[0], "10.79.1.2", 4002), "the lab's home LAN does not work");
-    assert!(!connects(&lab.server, "10.79.1.2", 4002), "a home's address is reachable from outside");
-    assert!(!connects(&lab.server, "10.78.0.1", 4002), "a router lets a connection in");
+    assert!(
+        connects(&lab.routers[0], "10.79.1.2", 4002),
+        "the lab's home LAN does not work"
+    );
+    assert!(
+        !connects(&lab.server, "10.79.1.2", 4002),
+        "a home's address is reachable from outside"
+    );
+    assert!(
+        !connects(&lab.server, "10.78.0.1", 4002),
+        "a router lets a connection in"
+    );
     kill(&mut listener);
 }
 
@@ -450,6 +492,8 @@ struct Lab<'a> {
     mdns: bool,
     /// Kill the relay once every link is direct and a hand is booked.
     kill_relay: bool,
+    /// Kill the relay once a hand is booked and start it again 3 s later.
+    restart_relay: bool,
 }
 
 /// Plays a table in the NAT lab; the figures' line (or `None`: the lab cannot be made here).
@@ -461,6 +505,7 @@ fn nat_table(lab_spec: Lab) -> Option<String> {
         hands,
         mdns,
         kill_relay,
+        restart_relay,
     } = lab_spec;
     let Some(lab) = mahjong_testlan::Internet::new(per_home, nat) else {
         println!(
@@ -488,6 +533,7 @@ fn nat_table(lab_spec: Lab) -> Option<String> {
         })
         .collect();
     let mut killed_at_hand = None;
+    let mut restarted_at_hand = None;
     let mut direct_after = None;
     let mut relay_usage = (0, 0.0);
     let deadline = Instant::now() + Duration::from_secs(150);
@@ -503,12 +549,20 @@ fn nat_table(lab_spec: Lab) -> Option<String> {
             .iter_mut()
             .any(|p| matches!(p.child.try_wait(), Ok(Some(_))));
         let hands_done = players[0].lines_starting("hand ").len();
-        if killed_at_hand.is_none() {
+        if killed_at_hand.is_none() && restarted_at_hand.is_none() {
             relay_usage = usage(relay.child.id());
         }
         if kill_relay && killed_at_hand.is_none() && direct == 6 && hands_done >= 1 {
             kill(&mut relay);
             killed_at_hand = Some(hands_done);
+        }
+        if restart_relay && restarted_at_hand.is_none() && hands_done >= 1 {
+            kill(&mut relay);
+            restarted_at_hand = Some(hands_done);
+            std::thread::sleep(Duration::from_secs(3));
+            let (again, addr_again) = self::relay(Some(&lab.server), &listen, &dir);
+            assert_eq!(addr_again, addr, "the relay came back at another address");
+            relay = again;
         }
         if exited || Instant::now() > deadline {
             break;
@@ -560,9 +614,12 @@ fn nat_table(lab_spec: Lab) -> Option<String> {
         bytes / u64::from(hands),
         relay_usage.0,
         relay_usage.1,
-        killed_at_hand.map_or(String::new(), |h| format!(
-            " (then killed after hand {h}: the table went on to the end)"
-        )),
+        killed_at_hand
+            .map(|h| format!(" (then killed after hand {h}: the table went on to the end)"))
+            .or(restarted_at_hand.map(|h| format!(
+                " (killed after hand {h} and started again 3 s later: the table paused and went on)"
+            )))
+            .unwrap_or_default(),
     );
     println!("{line}");
     drop(lab);
@@ -579,6 +636,7 @@ fn four_homes_behind_nats_meet_by_code_go_direct_and_play_on_without_the_relay()
         hands: 4,
         mdns: false,
         kill_relay: true,
+        restart_relay: false,
     });
 }
 
@@ -592,6 +650,7 @@ fn behind_nats_that_pick_random_ports_the_relay_carries_the_whole_table() {
         hands: 3,
         mdns: false,
         kill_relay: false,
+        restart_relay: false,
     }) else {
         return;
     };
@@ -608,10 +667,28 @@ fn two_friends_behind_one_nat_link_on_their_lan_and_the_others_by_hole_punching(
         hands: 2,
         mdns: true,
         kill_relay: false,
+        restart_relay: false,
     }) else {
         return;
     };
     // The two at home found each other by mDNS (their router does not loop back to itself,
     // so hole punching between them fails); the others punched through.
     assert!(line.contains(": 6 of 6 links direct"), "{line}");
+}
+
+#[test]
+fn a_relayed_table_pauses_while_its_relay_restarts_and_goes_on() {
+    let _serial = serial();
+    let Some(line) = nat_table(Lab {
+        name: "nat-restart",
+        per_home: &[1, 1, 1, 1],
+        nat: mahjong_testlan::Nat::Random,
+        hands: 3,
+        mdns: false,
+        kill_relay: false,
+        restart_relay: true,
+    }) else {
+        return;
+    };
+    assert!(line.contains("started again"), "{line}");
 }

@@ -119,14 +119,8 @@ mod tests {
 
     #[test]
     fn malformed_codes_say_why() {
-        assert_eq!(
-            "7K3M-QX9".parse::<TableCode>(),
-            Err(CodeError::Length(7))
-        );
-        assert_eq!(
-            "7K3M-QX9PP".parse::<TableCode>(),
-            Err(CodeError::Length(9))
-        );
+        assert_eq!("7K3M-QX9".parse::<TableCode>(), Err(CodeError::Length(7)));
+        assert_eq!("7K3M-QX9PP".parse::<TableCode>(), Err(CodeError::Length(9)));
         assert_eq!(
             "7K3M-QX9U".parse::<TableCode>(),
             Err(CodeError::Letter('U'))
@@ -151,7 +145,13 @@ mod tests {
         let ns = a.namespace();
         assert_eq!(ns.len(), 32);
         assert!(!ns.to_uppercase().contains("7K3M"));
-        assert_eq!(ns, "7k3mqx9p".parse::<TableCode>().expect("code").namespace());
-        assert_ne!(ns, "7K3M-QX9Q".parse::<TableCode>().expect("code").namespace());
+        assert_eq!(
+            ns,
+            "7k3mqx9p".parse::<TableCode>().expect("code").namespace()
+        );
+        assert_ne!(
+            ns,
+            "7K3M-QX9Q".parse::<TableCode>().expect("code").namespace()
+        );
     }
 }

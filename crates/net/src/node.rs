@@ -43,11 +43,11 @@ use std::time::Duration;
 
 use ed25519_dalek::{SigningKey, VerifyingKey};
 use futures::StreamExt;
+use libp2p::core::transport::ListenerId;
 use libp2p::identity::PublicKey;
 use libp2p::multiaddr::Protocol;
 use libp2p::swarm::behaviour::toggle::Toggle;
 use libp2p::swarm::dial_opts::{DialOpts, PeerCondition};
-use libp2p::core::transport::ListenerId;
 use libp2p::swarm::{ConnectionId, NetworkBehaviour, SwarmEvent};
 use libp2p::{
     Multiaddr, PeerId, StreamProtocol, Swarm, connection_limits, dcutr, identify, mdns, noise,
@@ -204,10 +204,7 @@ impl Internet {
             ));
         };
         let mut parts = relay.iter();
-        let host = matches!(
-            parts.next(),
-            Some(Protocol::Ip4(_) | Protocol::Ip6(_))
-        );
+        let host = matches!(parts.next(), Some(Protocol::Ip4(_) | Protocol::Ip6(_)));
         let tcp = matches!(parts.next(), Some(Protocol::Tcp(_)));
         let end = matches!(parts.next(), Some(Protocol::P2p(_))) && parts.next().is_none();
         if !(host && tcp && end) {

@@ -274,7 +274,15 @@ impl Internet {
                 }
                 let addr = format!("10.79.{h}.{}/24", k + 2);
                 let ok = plug_lan(&ns, &router, &format!("{id}h{h}p{k}"), &addr)
-                    && ip(&["-n", &ns, "route", "add", "default", "via", &format!("10.79.{h}.1")])
+                    && ip(&[
+                        "-n",
+                        &ns,
+                        "route",
+                        "add",
+                        "default",
+                        "via",
+                        &format!("10.79.{h}.1"),
+                    ])
                     && ip(&["-n", &ns, "route", "add", "224.0.0.0/4", "dev", "eth0"]);
                 if !ok {
                     return None;
