@@ -1290,26 +1290,24 @@ impl EventLoop {
             SwarmEvent::Behaviour(BehaviourEvent::Relay(
                 relay::client::Event::ReservationReqAccepted {
                     relay_peer_id,
-                    renewal,
+                    renewal: false,
                     ..
                 },
-            )) => {
-                if !renewal && self.is_relay(&relay_peer_id) {
-                    let me = *self.swarm.local_peer_id();
-                    if let Some((i, _)) = &self.internet {
-                        let addr = i
-                            .relay
-                            .clone()
-                            .with(Protocol::P2pCircuit)
-                            .with(Protocol::P2p(me));
-                        tracing::info!("the relay holds a reservation: reachable at {addr}");
-                        self.emit(NetEvent::RelayReserved(addr));
-                    }
-                    self.reserved = true;
-                    self.registered = false;
-                    self.last_register = 0;
-                    self.register();
+            )) if self.is_relay(&relay_peer_id) => {
+                let me = *self.swarm.local_peer_id();
+                if let Some((i, _)) = &self.internet {
+                    let addr = i
+                        .relay
+                        .clone()
+                        .with(Protocol::P2pCircuit)
+                        .with(Protocol::P2p(me));
+                    tracing::info!("the relay holds a reservation: reachable at {addr}");
+                    self.emit(NetEvent::RelayReserved(addr));
                 }
+                self.reserved = true;
+                self.registered = false;
+                self.last_register = 0;
+                self.register();
             }
             SwarmEvent::Behaviour(BehaviourEvent::Relay(ev)) => {
                 tracing::debug!("relay: {ev:?}");
@@ -1429,7 +1427,7 @@ impl EventLoop {
                         continue;
                     }
                     if self.swarm.is_connected(&peer) {
-                        if !self.peers.get(&peer).is_some_and(|p| p.writer.is_some()) {
+                        if self.peers.get(&peer).is_none_or(|p| p.writer.is_none()) {
                             self.admit(peer);
                         }
                     } else if me < peer {
@@ -1491,7 +1489,7 @@ impl EventLoop {
                     && now >= **since + CODE_DIAL_GRACE_MS
                     && !self.swarm.is_connected(p)
                     && !self.redial.contains_key(p)
-                    && !self.banned.get(p).is_some_and(|&u| u > now)
+                    && self.banned.get(p).is_none_or(|&u| u <= now)
             })
             .map(|(p, _)| *p)
             .collect();
