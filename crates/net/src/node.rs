@@ -401,6 +401,8 @@ pub enum Command {
     Dial(Multiaddr, oneshot::Sender<Result<(), String>>),
     /// How each connected friend is linked.
     Links(oneshot::Sender<Vec<(PeerId, Link)>>),
+    /// Meet the friends of a table code at a relay from now on (see [`Network::meet`]).
+    Meet(Box<Internet>, oneshot::Sender<Result<(), String>>),
 }
 
 /// The cheap cloneable handle of the event loop.
@@ -471,6 +473,13 @@ impl Network {
     /// the loop. Nothing is left when the table is over.
     pub async fn quit(&self) -> Result<(), NetError> {
         self.call(Command::Quit).await
+    }
+
+    /// From now on, meet the friends of `internet`'s code at its relay (the app's "Play over
+    /// the internet"): as [`NetConfig::internet`], set while running. The lobby then holds only
+    /// the peers found under that code: peers already in it that are not are dropped from it.
+    pub async fn meet(&self, internet: Internet) -> Result<Result<(), String>, NetError> {
+        self.call(|tx| Command::Meet(Box::new(internet), tx)).await
     }
 
     /// How each connected friend is linked now: direct or through the relay.
@@ -1325,6 +1334,68 @@ impl EventLoop {
     }
 
     // ---- over the internet: the relay, the table code, direct or relayed links ----
+
+    /// Switches to (another) table code and relay while running.
+    fn meet(&mut self, internet: Internet) -> Result<(), String> {
+        let ns = rendezvous::Namespace::new(internet.code.namespace()).map_err(|e| e.to_string())?;
+        if let Some((old, old_ns)) = self.internet.take() {
+            let relay = old.relay_peer;
+            if self.swarm.is_connected(&relay) {
+                self.swarm
+                    .behaviour_mut()
+                    .rendezvous
+                    .unregister(old_ns, relay);
+            }
+            if old.relay != internet.relay {
+                self.explicit.retain(|a| a != &old.relay);
+                self.explicit_redial.retain(|(a, _)| a != &old.relay);
+                if let Some(id) = self.relay_listener.take() {
+                    self.swarm.remove_listener(id);
+                }
+                self.reserved = false;
+                let _ = self.swarm.disconnect_peer_id(relay);
+            }
+        }
+        self.code_peers.clear();
+        self.registered = false;
+        self.last_register = 0;
+        self.last_discover = 0;
+        let relay = internet.relay.clone();
+        let relay_peer = internet.relay_peer;
+        tracing::info!("meeting the friends of table code {} at {relay}", internet.code);
+        self.internet = Some((internet, ns));
+        // Peers in the lobby that are not (yet) found under the code leave it.
+        let others: Vec<PeerId> = self
+            .peers
+            .iter()
+            .filter(|(_, s)| s.writer.is_some())
+            .map(|(p, _)| *p)
+            .filter(|p| !self.admitted(p))
+            .collect();
+        let now = self.now();
+        for peer in others {
+            self.peers.remove(&peer);
+            self.links.remove(&peer);
+            self.emit(NetEvent::Disconnected(peer));
+            if let Some(key) = peer_key(&peer) {
+                let acts = self.lobby.disconnected(key, now);
+                self.lobby_actions(acts);
+            }
+        }
+        if !self.explicit.contains(&relay) {
+            self.explicit.push(relay.clone());
+        }
+        if self.swarm.is_connected(&relay_peer) {
+            if self.reserved {
+                self.register();
+            } else {
+                self.relay_connected();
+            }
+        } else if let Err(e) = self.swarm.dial(relay.clone()) {
+            tracing::warn!("dial the relay {relay}: {e}");
+        }
+        Ok(())
+    }
 
     fn is_relay(&self, peer: &PeerId) -> bool {
         self.internet
@@ -2432,6 +2503,9 @@ impl EventLoop {
                     self.explicit.push(addr);
                 }
                 let _ = tx.send(dialled);
+            }
+            Command::Meet(internet, tx) => {
+                let _ = tx.send(self.meet(*internet));
             }
             Command::Links(tx) => {
                 let mut links: Vec<(PeerId, Link)> =
