@@ -40,6 +40,8 @@ pub struct Settings {
     pub volume: Option<u8>,
     /// Nothing moves on the table (no sliding discards, no turning hand).
     pub reduce_motion: bool,
+    /// The relay of "Play over the internet", as last used.
+    pub relay: Option<String>,
 }
 
 impl Settings {
