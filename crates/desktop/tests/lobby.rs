@@ -608,12 +608,9 @@ fn screenshots() -> Result<(), Error> {
 fn relay_here(rt: &tokio::runtime::Runtime, dir: &std::path::Path) -> String {
     let _guard = rt.enter();
     let key = mahjong_relay::load_keypair(dir).expect("relay key");
-    let relay = mahjong_relay::Relay::start(
-        key,
-        &["/ip4/127.0.0.1/tcp/0".parse().expect("addr")],
-        &[],
-    )
-    .expect("relay starts");
+    let relay =
+        mahjong_relay::Relay::start(key, &["/ip4/127.0.0.1/tcp/0".parse().expect("addr")], &[])
+            .expect("relay starts");
     let (tx, rx) = mpsc::channel();
     rt.spawn(relay.run(std::future::pending(), move |a| {
         let _ = tx.send(a.to_string());
@@ -623,8 +620,8 @@ fn relay_here(rt: &tokio::runtime::Runtime, dir: &std::path::Path) -> String {
 }
 
 #[test]
-fn play_over_the_internet_meets_a_friend_by_table_code_and_remembers_the_relay()
--> Result<(), Error> {
+fn play_over_the_internet_meets_a_friend_by_table_code_and_remembers_the_relay() -> Result<(), Error>
+{
     let rt = runtime();
     let dir = temp_dir("internet-relay");
     let relay = relay_here(&rt, &dir);
@@ -634,7 +631,10 @@ fn play_over_the_internet_meets_a_friend_by_table_code_and_remembers_the_relay()
     assert!(h.find(Lang::Zh.t(T::NetTitle)));
     h.type_into(lobby::CODE_FIELD, "7K3M-QX9")?;
     h.click(Lang::Zh.t(T::NetMeet))?;
-    assert_eq!(h.app.lobby.notice.as_deref(), Some(Lang::Zh.t(T::NetBadCode)));
+    assert_eq!(
+        h.app.lobby.notice.as_deref(),
+        Some(Lang::Zh.t(T::NetBadCode))
+    );
     h.click(Lang::Zh.t(T::NetNewCode))?;
     let code = h.app.lobby.code.clone();
     let parsed: mahjong_net::TableCode = code.parse().expect("a fresh code parses");
@@ -642,7 +642,10 @@ fn play_over_the_internet_meets_a_friend_by_table_code_and_remembers_the_relay()
     // A relay address that is not one is refused too, then the real one is met.
     h.type_into(lobby::RELAY_FIELD, "/ip4/127.0.0.1/tcp/4001")?;
     h.click(Lang::Zh.t(T::NetMeet))?;
-    assert_eq!(h.app.lobby.notice.as_deref(), Some(Lang::Zh.t(T::NetBadRelay)));
+    assert_eq!(
+        h.app.lobby.notice.as_deref(),
+        Some(Lang::Zh.t(T::NetBadRelay))
+    );
     h.send(Message::Lobby(lobby::Message::Relay(relay.clone())));
     h.click(Lang::Zh.t(T::NetMeet))?;
     assert_eq!(h.app.lobby.notice, None);
@@ -656,9 +659,8 @@ fn play_over_the_internet_meets_a_friend_by_table_code_and_remembers_the_relay()
         config.listen = vec!["/ip4/127.0.0.1/tcp/0".parse().expect("addr")];
         config.mdns = false;
         config.manual = true;
-        config.internet = Some(
-            mahjong_net::Internet::new(relay.parse().expect("addr"), parsed).expect("relay"),
-        );
+        config.internet =
+            Some(mahjong_net::Internet::new(relay.parse().expect("addr"), parsed).expect("relay"));
         mahjong_net::spawn(config, Box::new(MemoryStorage::new())).expect("spawn")
     };
     let spec = TableSpec {

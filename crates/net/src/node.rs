@@ -1337,7 +1337,8 @@ impl EventLoop {
 
     /// Switches to (another) table code and relay while running.
     fn meet(&mut self, internet: Internet) -> Result<(), String> {
-        let ns = rendezvous::Namespace::new(internet.code.namespace()).map_err(|e| e.to_string())?;
+        let ns =
+            rendezvous::Namespace::new(internet.code.namespace()).map_err(|e| e.to_string())?;
         if let Some((old, old_ns)) = self.internet.take() {
             let relay = old.relay_peer;
             if self.swarm.is_connected(&relay) {
@@ -1362,7 +1363,10 @@ impl EventLoop {
         self.last_discover = 0;
         let relay = internet.relay.clone();
         let relay_peer = internet.relay_peer;
-        tracing::info!("meeting the friends of table code {} at {relay}", internet.code);
+        tracing::info!(
+            "meeting the friends of table code {} at {relay}",
+            internet.code
+        );
         self.internet = Some((internet, ns));
         // Peers in the lobby that are not (yet) found under the code leave it.
         let others: Vec<PeerId> = self

@@ -455,7 +455,11 @@ impl State {
             ));
             let direct = self.links.values().filter(|d| **d).count();
             let relayed = self.links.len() - direct;
-            panel_ = panel_.push(label(lang.f(T::NetLinks, &[&direct, &relayed]), 11.0, MUTED));
+            panel_ = panel_.push(label(
+                lang.f(T::NetLinks, &[&direct, &relayed]),
+                11.0,
+                MUTED,
+            ));
         }
         container(panel_).padding(10).style(panel).into()
     }
