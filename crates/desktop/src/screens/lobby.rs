@@ -324,11 +324,9 @@ impl State {
                 self.peers = self.peers.saturating_sub(1);
                 self.links.remove(&p.to_string());
             }
-            NetEvent::Link { peer, link } => {
-                if self.links.len() < 64 {
-                    self.links
-                        .insert(peer.to_string(), link == mahjong_net::Link::Direct);
-                }
+            NetEvent::Link { peer, link } if self.links.len() < 64 => {
+                self.links
+                    .insert(peer.to_string(), link == mahjong_net::Link::Direct);
             }
             NetEvent::RelayReserved(_) => self.relay_up = true,
             NetEvent::RelayLost => self.relay_up = false,
