@@ -124,6 +124,9 @@ pub struct PlayArgs {
     /// table itself (a host's proposal is its acceptance), it only joins.
     #[arg(long, hide = true)]
     test_never_accept: bool,
+    /// Tests only (hidden): no hole punching, so the relay carries every link.
+    #[arg(long, hide = true)]
+    test_no_hole_punching: bool,
 }
 
 /// Runs the command.
@@ -194,6 +197,7 @@ pub fn run(args: PlayArgs) -> Result<()> {
         eprintln!("table code {} at the relay {}", i.code, i.relay);
     }
     config.internet = internet;
+    config.hole_punching = !args.test_no_hole_punching;
     config.disconnect_seconds = args.disconnect_seconds;
     config.never_accept = args.test_never_accept;
     if args.test_never_accept {

@@ -692,3 +692,145 @@ fn a_relayed_table_pauses_while_its_relay_restarts_and_goes_on() {
     };
     assert!(line.contains("started again"), "{line}");
 }
+
+/// A stranger at the relay: one peer id asking for a reservation `n` times, each from a
+/// fresh connection (as `n` processes sharing one key would). Returns (accepted, refused).
+async fn reservation_flood(relay: libp2p::Multiaddr, n: usize) -> (usize, usize) {
+    use futures::StreamExt;
+    use libp2p::multiaddr::Protocol;
+    use libp2p::swarm::{NetworkBehaviour, SwarmEvent};
+    use libp2p::{identify, identity, noise, relay as p2p_relay, tcp, yamux};
+
+    #[derive(NetworkBehaviour)]
+    struct Stranger {
+        relay: p2p_relay::client::Behaviour,
+        identify: identify::Behaviour,
+    }
+
+    let key = identity::Keypair::generate_ed25519();
+    let circuit = relay.clone().with(Protocol::P2pCircuit);
+    let (mut accepted, mut refused) = (0, 0);
+    let mut kept = Vec::new();
+    for _ in 0..n {
+        let mut swarm = libp2p::SwarmBuilder::with_existing_identity(key.clone())
+            .with_tokio()
+            .with_tcp(
+                tcp::Config::default(),
+                noise::Config::new,
+                yamux::Config::default,
+            )
+            .expect("tcp")
+            .with_relay_client(noise::Config::new, yamux::Config::default)
+            .expect("relay client")
+            .with_behaviour(|key, relay| Stranger {
+                relay,
+                identify: identify::Behaviour::new(identify::Config::new(
+                    "stranger/1".into(),
+                    key.public(),
+                )),
+            })
+            .expect("behaviour")
+            .build();
+        if swarm.listen_on(circuit.clone()).is_err() {
+            refused += 1;
+            continue;
+        }
+        let answer = tokio::time::timeout(Duration::from_secs(5), async {
+            loop {
+                match swarm.select_next_some().await {
+                    SwarmEvent::Behaviour(StrangerEvent::Relay(
+                        p2p_relay::client::Event::ReservationReqAccepted { .. },
+                    )) => return true,
+                    SwarmEvent::ListenerClosed { .. }
+                    | SwarmEvent::ListenerError { .. }
+                    | SwarmEvent::OutgoingConnectionError { .. } => return false,
+                    _ => {}
+                }
+            }
+        })
+        .await
+        .unwrap_or(false);
+        if answer {
+            accepted += 1;
+            kept.push(swarm);
+        } else {
+            refused += 1;
+        }
+    }
+    (accepted, refused)
+}
+
+#[test]
+fn a_stranger_asking_200_reservations_is_refused_past_the_cap_and_a_relayed_table_goes_on() {
+    let _serial = serial();
+    let dir = scratch("stranger");
+    let (mut relay_proc, addr) = relay(None, "/ip4/127.0.0.1/tcp/0", &dir);
+    let start = Instant::now();
+    let mut players: Vec<Proc> = (0..4)
+        .map(|i| {
+            let mut c = mahjong(None);
+            c.args(play_args(&format!("p{i}"), &dir, 3, &addr, "7K3M-QX9P"))
+                .args([
+                    "--listen",
+                    "/ip4/127.0.0.1/tcp/0",
+                    "--test-no-hole-punching",
+                ]);
+            Proc::spawn(c)
+        })
+        .collect();
+    // Once the table is full, the stranger floods the relay from another thread.
+    let end = Instant::now() + Duration::from_secs(60);
+    while players.iter().any(|p| full_after(p).is_none()) && Instant::now() < end {
+        for p in players.iter_mut() {
+            p.drain();
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let relay_addr: libp2p::Multiaddr = addr.parse().expect("multiaddr");
+    let flood = std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("runtime");
+        let t = Instant::now();
+        let counts = rt.block_on(reservation_flood(relay_addr, 200));
+        (counts, t.elapsed())
+    });
+    let end = Instant::now() + Duration::from_secs(120);
+    let codes: Vec<Option<i32>> = players
+        .iter_mut()
+        .map(|p| p.wait(end.saturating_duration_since(Instant::now())))
+        .collect();
+    let took = start.elapsed();
+    let relay_usage = usage(relay_proc.child.id());
+    let ((accepted, refused), flood_took) = flood.join().expect("the flood ran");
+    relay_proc.drain();
+    for (i, (p, c)) in players.iter().zip(&codes).enumerate() {
+        assert_eq!(*c, Some(0), "player {i} failed: {:#?}", p.seen);
+    }
+    let names: Vec<String> = (0..4).map(|i| format!("p{i}")).collect();
+    assert_same_ledgers(&dir, &names, 3);
+    assert_eq!(
+        direct_pairs(&players),
+        0,
+        "hole punching was off: every link relayed"
+    );
+    assert_eq!(
+        (accepted, refused),
+        (
+            mahjong_relay::MAX_RESERVATIONS_PER_PEER,
+            200 - mahjong_relay::MAX_RESERVATIONS_PER_PEER
+        ),
+        "the stranger's reservations (accepted, refused)"
+    );
+    let full = players.iter().filter_map(full_after).fold(0.0, f64::max);
+    println!(
+        "relayed table on loopback under a stranger's 200 reservations ({accepted} accepted, \
+         {refused} refused in {:.1} s): table full after {full:.1} s, 3 hands in {:.1} s; the \
+         relay: peak RSS {} KiB, CPU {:.2} s",
+        flood_took.as_secs_f64(),
+        took.as_secs_f64(),
+        relay_usage.0,
+        relay_usage.1
+    );
+}

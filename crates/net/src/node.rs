@@ -175,6 +175,9 @@ pub struct NetConfig {
     /// Play over the internet: meet the friends who have the same table code through this
     /// relay (see [`Internet`]).
     pub internet: Option<Internet>,
+    /// Try direct connections to friends reached through a relay (DCUtR hole punching); off
+    /// only in tests that need a table the relay carries.
+    pub hole_punching: bool,
 }
 
 /// Where friends in different homes meet: a relay (`mahjong relay`) and a table code.
@@ -253,6 +256,7 @@ impl NetConfig {
             lying_proposal: None,
             lying_roster: None,
             internet: None,
+            hole_punching: true,
         }
     }
 }
@@ -500,7 +504,7 @@ struct Behaviour {
     mdns: Toggle<mdns::tokio::Behaviour>,
     stream: libp2p_stream::Behaviour,
     relay: relay::client::Behaviour,
-    dcutr: dcutr::Behaviour,
+    dcutr: Toggle<dcutr::Behaviour>,
     rendezvous: rendezvous::client::Behaviour,
 }
 
@@ -756,6 +760,7 @@ impl EventLoop {
                 .map_err(transport)?
         };
         let use_mdns = config.mdns;
+        let hole_punching = config.hole_punching;
         let ident_version = version.clone();
         let mut swarm = libp2p::SwarmBuilder::with_existing_identity(keypair)
             .with_tokio()
@@ -794,7 +799,9 @@ impl EventLoop {
                     mdns: Toggle::from(mdns),
                     stream: libp2p_stream::Behaviour::new(),
                     relay,
-                    dcutr: dcutr::Behaviour::new(key.public().to_peer_id()),
+                    dcutr: Toggle::from(
+                        hole_punching.then(|| dcutr::Behaviour::new(key.public().to_peer_id())),
+                    ),
                     rendezvous: rendezvous::client::Behaviour::new(key.clone()),
                 })
             })
