@@ -834,3 +834,67 @@ fn a_stranger_asking_200_reservations_is_refused_past_the_cap_and_a_relayed_tabl
         relay_usage.1
     );
 }
+
+#[test]
+fn a_player_with_a_code_and_one_without_on_one_lan_connect_but_share_no_lobby() {
+    let _serial = serial();
+    let Some(lab) = mahjong_testlan::Internet::new(&[2], mahjong_testlan::Nat::Keeping) else {
+        println!(
+            "skipped: the NAT lab needs root, iproute2 and nftables (scripts/setup.sh installs them)"
+        );
+        return;
+    };
+    let dir = scratch("mixed");
+    let listen = format!("/ip4/{}/tcp/4001", mahjong_testlan::SERVER_IP);
+    let (_relay, addr) = relay(Some(&lab.server), &listen, &dir);
+    // Both with mDNS on, at one home: they find each other on the LAN.
+    let mut with_code = {
+        let mut args = play_args_waiting("coded", &dir, 1, &addr, "7K3M-QX9P", 8);
+        args.retain(|a| a != "--no-mdns");
+        let mut c = mahjong(Some(&lab.players[0][0]));
+        c.args(args);
+        Proc::spawn(c)
+    };
+    let mut without = {
+        let mut c = mahjong(Some(&lab.players[0][1]));
+        c.args([
+            "play", "--bot", "--name", "plain", "--hands", "1", "--wait", "8",
+        ])
+        .arg("--data-dir")
+        .arg(dir.join("plain"));
+        Proc::spawn(c)
+    };
+    assert_eq!(
+        with_code.wait(Duration::from_secs(30)),
+        Some(1),
+        "{:#?}",
+        with_code.seen
+    );
+    assert_eq!(
+        without.wait(Duration::from_secs(30)),
+        Some(1),
+        "{:#?}",
+        without.seen
+    );
+    // The one without a code is connected to the other (it takes every LAN peer) but is
+    // never told of its table; the one with the code lists nobody.
+    let plain = without.lines_starting("lobby: ");
+    assert!(
+        plain.iter().any(|l| l.contains("1 peer connected")),
+        "the two never connected: {:#?}",
+        without.seen
+    );
+    assert!(
+        plain.iter().all(|l| !l.contains("\"coded")),
+        "{:#?}",
+        without.seen
+    );
+    assert!(
+        with_code
+            .lines_starting("lobby: ")
+            .iter()
+            .all(|l| l.contains("0 peers connected") && !l.contains("\"plain")),
+        "{:#?}",
+        with_code.seen
+    );
+}
