@@ -33,6 +33,17 @@
 //! A dropped connection to a known address is redialled with back-off (250 ms doubling to
 //! 8 s); the table's own `Request`/resend fills what was missed.
 //!
+//! **Over the internet** ([`NetConfig::internet`], [`Network::meet`]; docs/relay.md). The
+//! swarm also carries libp2p's relay client, DCUtR and a rendezvous client. With a relay and
+//! a table code, the relay is dialled (and redialled like a `--peer`), a relayed address is
+//! reserved on it and registered under the code's namespace ([`TableCode::namespace`]), and
+//! the others registered there are looked up every [`DISCOVER_LOBBY_MS`]; of each pair the
+//! lower peer id dials the other's relayed address. DCUtR then tries a direct connection;
+//! once one is up, the relayed one is closed (the writer moves to the direct one). Only the
+//! peers found under the code (and the table's own peers) take part in the lobby: another
+//! peer may be connected (mDNS) but gets no writer, no adverts, and its lobby messages are
+//! dropped. Each friend's link is told as [`NetEvent::Link`] when it changes.
+//!
 //! **Versions.** identify announces [`PROTOCOL_VERSION`]; a peer announcing another gives one
 //! [`NetEvent::Incompatible`] (a clear line in the CLI) and is disconnected.
 
