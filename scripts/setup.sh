@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the few system packages the project needs on Debian or Ubuntu, only those missing:
 # ALSA's headers and pkg-config to build the app's sound; for the tests, iproute2 (the LAN
-# tests' network namespaces), Xvfb and xdotool (the real-window tests), and for the Windows
+# tests' network namespaces), nftables (the NAT lab's home routers), Xvfb and xdotool (the real-window tests), and for the Windows
 # check (crates/cli/tests/windows.rs: both binaries cross-built and run under wine) MinGW-w64's
 # C compiler, wine and the rustup target x86_64-pc-windows-gnu. Everything else is built from
 # source by cargo. Safe to run again: it installs nothing when all is there.
@@ -9,6 +9,7 @@ set -euo pipefail
 need=()
 pkg-config --exists alsa 2>/dev/null || need+=(libasound2-dev pkg-config)
 command -v ip >/dev/null 2>&1 || need+=(iproute2)
+command -v nft >/dev/null 2>&1 || need+=(nftables)
 command -v Xvfb >/dev/null 2>&1 || need+=(xvfb)
 command -v xdotool >/dev/null 2>&1 || need+=(xdotool)
 # The Windows check: MinGW-w64 links the .exe files, wine runs them (wine64 alone: 64-bit

@@ -40,6 +40,12 @@
 //!
 //! Extras for tests and odd networks: `--listen MULTIADDR` (default every IPv4 interface, a
 //! free port) and `--no-mdns` (only `--peer`; keeps multicast off a shared host).
+//!
+//! **Over the internet** (docs/relay.md): `--relay ADDR --code CODE` meets the friends who
+//! gave the same code at the relay `mahjong relay` printed ADDR for (`--new-code` instead of
+//! `--code` makes a fresh code and prints `table code: ABCD-EFGH` on standard output, to pass
+//! on). Only peers with the code sit in its lobby. One line per friend when its link is known
+//! and when it goes direct (`link to PEER: relayed` / `link to PEER: direct`).
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -98,6 +104,17 @@ pub struct PlayArgs {
     /// Do not use mDNS (only the --peer addresses).
     #[arg(long)]
     no_mdns: bool,
+    /// Play over the internet: the relay's address as `mahjong relay` prints it
+    /// (/ip4/ADDRESS/tcp/PORT/p2p/PEER_ID); needs --code or --new-code.
+    #[arg(long)]
+    relay: Option<String>,
+    /// The table code the friends share (8 letters, e.g. 7K3M-QX9P; case, dashes and spaces
+    /// do not matter).
+    #[arg(long, conflicts_with = "new_code")]
+    code: Option<String>,
+    /// Make a fresh table code, print it (`table code: ABCD-EFGH`) and wait for the friends.
+    #[arg(long)]
+    new_code: bool,
     /// Seconds a silent seat is waited for before the others replace it by a bot (default:
     /// the preset's, 180); one of the options agreed, so the same at every peer of a table.
     #[arg(long)]
@@ -107,6 +124,9 @@ pub struct PlayArgs {
     /// table itself (a host's proposal is its acceptance), it only joins.
     #[arg(long, hide = true)]
     test_never_accept: bool,
+    /// Tests only (hidden): no hole punching, so the relay carries every link.
+    #[arg(long, hide = true)]
+    test_no_hole_punching: bool,
 }
 
 /// Runs the command.
@@ -148,6 +168,7 @@ pub fn run(args: PlayArgs) -> Result<()> {
                 .with_context(|| format!("--listen {l} is not a multiaddr"))?,
         );
     }
+    let internet = internet(&args)?;
     let data_dir = match &args.data_dir {
         Some(d) => d.clone(),
         None => mahjong_store::default_data_dir(),
@@ -168,6 +189,15 @@ pub fn run(args: PlayArgs) -> Result<()> {
         config.listen = listen;
     }
     config.mdns = !args.no_mdns;
+    if let Some(i) = &internet {
+        if args.new_code {
+            println!("table code: {}", i.code);
+            let _ = std::io::stdout().flush();
+        }
+        eprintln!("table code {} at the relay {}", i.code, i.relay);
+    }
+    config.internet = internet;
+    config.hole_punching = !args.test_no_hole_punching;
     config.disconnect_seconds = args.disconnect_seconds;
     config.never_accept = args.test_never_accept;
     if args.test_never_accept {
@@ -179,6 +209,31 @@ pub fn run(args: PlayArgs) -> Result<()> {
         .context("cannot start the async runtime")?;
     let human = (!args.bot).then(|| Human::new(me, preset, stake, args.hands, lang));
     rt.block_on(session(config, storage, &data_dir, &args, human, me))
+}
+
+/// `--relay` with `--code` or `--new-code`, checked before anything is opened.
+fn internet(args: &PlayArgs) -> Result<Option<mahjong_net::Internet>> {
+    let Some(relay) = &args.relay else {
+        if args.code.is_some() || args.new_code {
+            bail!("a table code needs --relay ADDRESS: the relay where the friends meet");
+        }
+        return Ok(None);
+    };
+    let relay: mahjong_relay::libp2p::Multiaddr = relay.parse().map_err(|_| {
+        anyhow!("--relay {relay} is not an address like /ip4/203.0.113.7/tcp/4001/p2p/12D3KooW…")
+    })?;
+    let code = match (&args.code, args.new_code) {
+        (Some(c), _) => c
+            .parse::<mahjong_net::TableCode>()
+            .map_err(|e| anyhow!("--code {c}: {e}"))?,
+        (None, true) => mahjong_net::TableCode::generate(),
+        (None, false) => {
+            bail!("--relay needs --code CODE (the friends' table code) or --new-code (to make one)")
+        }
+    };
+    mahjong_net::Internet::new(relay, code)
+        .map(Some)
+        .map_err(|e| anyhow!("--relay: {e}"))
 }
 
 async fn session(
@@ -214,6 +269,7 @@ async fn session(
     lobby_lines.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     lobby_lines.reset();
     let wanted = (config_preset, config_stake, args.hands);
+    let over_internet = args.relay.is_some();
     let outcome = loop {
         let asking = human.as_ref().and_then(Human::next_alarm);
         let far = tokio::time::Instant::now() + Duration::from_secs(3600);
@@ -282,6 +338,16 @@ async fn session(
         }
         match ev {
             NetEvent::Listening(a) => eprintln!("listening on {a}"),
+            NetEvent::RelayReserved(a) => eprintln!("reachable through the relay at {a}"),
+            NetEvent::RelayLost => {
+                eprintln!("lost the relay: redialling it (direct links go on)")
+            }
+            NetEvent::Link { peer, link } if over_internet => match link {
+                mahjong_net::Link::Direct => eprintln!("link to {peer}: direct"),
+                mahjong_net::Link::Relayed => {
+                    eprintln!("link to {peer}: relayed (through the relay)")
+                }
+            },
             NetEvent::Lobby(tables) => lobby = tables,
             NetEvent::Connected(p) => {
                 connected.insert(p);

@@ -195,6 +195,7 @@ impl App {
             settings.lang = l;
         }
         app.settings = settings;
+        app.lobby.relay = app.settings.relay.clone().unwrap_or_default();
         if flags.lang.is_some() {
             app.save();
         }
@@ -584,6 +585,12 @@ impl App {
                     && self.lobby.update(m, self.settings.lang) == lobby::Exit::Home
                 {
                     self.screen = Screen::Home(self.home.clone());
+                }
+                // The relay met at is remembered for the next time.
+                let used = self.lobby.meeting.as_ref().map(|(_, relay)| relay.clone());
+                if used.is_some() && used != self.settings.relay {
+                    self.settings.relay = used;
+                    self.save();
                 }
             }
             Message::Lan(feed) => return self.on_lan(feed),

@@ -83,6 +83,8 @@ pub enum Request {
     Accept,
     /// Leave the table once started (declines a set-up not yet agreed).
     Leave,
+    /// Meet the friends of a table code at a relay (checked by the lobby already).
+    Meet(Box<mahjong_net::Internet>),
 }
 
 /// The app's end of the LAN thread.
@@ -289,6 +291,7 @@ async fn session(key: LanKey, out: Out) -> Result<(), String> {
                     },
                     Request::Accept => network.accept().await.map(Ok),
                     Request::Leave => network.leave().await.map(Ok),
+                    Request::Meet(internet) => network.meet(*internet).await,
                 };
                 match answer {
                     Ok(Ok(())) => {}

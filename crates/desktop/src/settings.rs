@@ -40,6 +40,8 @@ pub struct Settings {
     pub volume: Option<u8>,
     /// Nothing moves on the table (no sliding discards, no turning hand).
     pub reduce_motion: bool,
+    /// The relay of "Play over the internet", as last used.
+    pub relay: Option<String>,
 }
 
 impl Settings {
@@ -194,6 +196,7 @@ mod tests {
             window: Some((1024, 600)),
             volume: Some(35),
             reduce_motion: true,
+            relay: Some("/ip4/203.0.113.7/tcp/4001/p2p/12D3KooWRelay".into()),
         };
         s.save(&d).expect("save");
         assert_eq!(Settings::load(&d).expect("load"), s);

@@ -602,3 +602,96 @@ fn screenshots() -> Result<(), Error> {
     }
     Ok(())
 }
+
+/// A relay in this process on loopback (the `mahjong-relay` library `mahjong relay` runs): its
+/// full address. It serves until the runtime ends.
+fn relay_here(rt: &tokio::runtime::Runtime, dir: &std::path::Path) -> String {
+    let _guard = rt.enter();
+    let key = mahjong_relay::load_keypair(dir).expect("relay key");
+    let relay =
+        mahjong_relay::Relay::start(key, &["/ip4/127.0.0.1/tcp/0".parse().expect("addr")], &[])
+            .expect("relay starts");
+    let (tx, rx) = mpsc::channel();
+    rt.spawn(relay.run(std::future::pending(), move |a| {
+        let _ = tx.send(a.to_string());
+    }));
+    rx.recv_timeout(Duration::from_secs(10))
+        .expect("the relay's address")
+}
+
+#[test]
+fn play_over_the_internet_meets_a_friend_by_table_code_and_remembers_the_relay() -> Result<(), Error>
+{
+    let rt = runtime();
+    let dir = temp_dir("internet-relay");
+    let relay = relay_here(&rt, &dir);
+    let mut h = Harness::new("internet", Lang::Zh, Vec::new());
+    h.until("the LAN thread", |a| a.lobby.link.is_some());
+    // The panel in 中文; a code that is not one is refused in the player's language.
+    assert!(h.find(Lang::Zh.t(T::NetTitle)));
+    h.type_into(lobby::CODE_FIELD, "7K3M-QX9")?;
+    h.click(Lang::Zh.t(T::NetMeet))?;
+    assert_eq!(
+        h.app.lobby.notice.as_deref(),
+        Some(Lang::Zh.t(T::NetBadCode))
+    );
+    h.click(Lang::Zh.t(T::NetNewCode))?;
+    let code = h.app.lobby.code.clone();
+    let parsed: mahjong_net::TableCode = code.parse().expect("a fresh code parses");
+    assert_eq!(parsed.to_string(), code);
+    // A relay address that is not one is refused too, then the real one is met.
+    h.type_into(lobby::RELAY_FIELD, "/ip4/127.0.0.1/tcp/4001")?;
+    h.click(Lang::Zh.t(T::NetMeet))?;
+    assert_eq!(
+        h.app.lobby.notice.as_deref(),
+        Some(Lang::Zh.t(T::NetBadRelay))
+    );
+    h.send(Message::Lobby(lobby::Message::Relay(relay.clone())));
+    h.click(Lang::Zh.t(T::NetMeet))?;
+    assert_eq!(h.app.lobby.notice, None);
+    assert!(h.find(&Lang::Zh.f(T::NetMeeting, &[&code])));
+    // A friend elsewhere with the same code opens a table: it appears in the app's lobby,
+    // and the link is told (direct on loopback, once hole punching has upgraded it).
+    let (friend, _events) = {
+        let _guard = rt.enter();
+        let settings = node::settings("Bo", Ruleset::Qiaoma, Money::coins(1), 1, 0);
+        let mut config = NetConfig::new(SigningKey::from_bytes(&[43; 32]), settings);
+        config.listen = vec!["/ip4/127.0.0.1/tcp/0".parse().expect("addr")];
+        config.mdns = false;
+        config.manual = true;
+        config.internet =
+            Some(mahjong_net::Internet::new(relay.parse().expect("addr"), parsed).expect("relay"));
+        mahjong_net::spawn(config, Box::new(MemoryStorage::new())).expect("spawn")
+    };
+    let spec = TableSpec {
+        name: "Over the hills".into(),
+        preset: Ruleset::Qiaoma,
+        options: Options::preset(Ruleset::Qiaoma),
+        stake: Money::coins(1),
+        hands: 1,
+        bots: 2,
+    };
+    rt.block_on(friend.host(spec))
+        .expect("loop")
+        .expect("hosted");
+    h.until("the friend's table", |a| {
+        a.lobby.tables.iter().any(|t| t.name == "Over the hills")
+    });
+    h.until("the relay and a direct link", |a| {
+        a.lobby.relay_up && a.lobby.links.values().any(|d| *d)
+    });
+    assert!(h.find(Lang::Zh.t(T::NetRelayUp)));
+    assert!(h.find(&Lang::Zh.f(T::NetLinks, &[&1, &0])));
+    // The relay is remembered for the next time the app opens.
+    let saved = Settings::load(&h._dir).expect("settings");
+    assert_eq!(saved.relay.as_deref(), Some(relay.as_str()));
+    let (again, _) = App::new(Flags {
+        data_dir: h._dir.clone(),
+        lang: None,
+        practice: None,
+        seed: Some(1),
+        think_ms: (0, 0),
+    });
+    assert_eq!(again.lobby.relay, relay);
+    Ok(())
+}

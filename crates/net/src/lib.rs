@@ -31,12 +31,16 @@
 //! # }
 //! ```
 
+pub mod code;
 pub mod lobby;
 pub mod node;
 pub mod storage;
 pub mod wire;
 
+pub use code::{CodeError, TableCode};
 pub use lobby::{Lobby, Settings, TableSpec};
-pub use node::{Command, NetConfig, NetError, NetEvent, Network, Tamper, Traffic, spawn};
+pub use node::{
+    Command, Internet, Link, NetConfig, NetError, NetEvent, Network, Tamper, Traffic, spawn,
+};
 pub use storage::{MemoryStorage, Resume, Storage, StorageError, StoreStorage};
 pub use wire::{Advert, PROTOCOL, PROTOCOL_VERSION, Roster, SeatInfo, TableId, TableState, Wire};

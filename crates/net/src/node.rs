@@ -33,6 +33,17 @@
 //! A dropped connection to a known address is redialled with back-off (250 ms doubling to
 //! 8 s); the table's own `Request`/resend fills what was missed.
 //!
+//! **Over the internet** ([`NetConfig::internet`], [`Network::meet`]; docs/relay.md). The
+//! swarm also carries libp2p's relay client, DCUtR and a rendezvous client. With a relay and
+//! a table code, the relay is dialled (and redialled like a `--peer`), a relayed address is
+//! reserved on it and registered under the code's namespace ([`TableCode::namespace`]), and
+//! the others registered there are looked up every [`DISCOVER_LOBBY_MS`]; of each pair the
+//! lower peer id dials the other's relayed address. DCUtR then tries a direct connection;
+//! once one is up, the relayed one is closed (the writer moves to the direct one). Only the
+//! peers found under the code (and the table's own peers) take part in the lobby: another
+//! peer may be connected (mDNS) but gets no writer, no adverts, and its lobby messages are
+//! dropped. Each friend's link is told as [`NetEvent::Link`] when it changes.
+//!
 //! **Versions.** identify announces [`PROTOCOL_VERSION`]; a peer announcing another gives one
 //! [`NetEvent::Incompatible`] (a clear line in the CLI) and is disconnected.
 
@@ -43,13 +54,15 @@ use std::time::Duration;
 
 use ed25519_dalek::{SigningKey, VerifyingKey};
 use futures::StreamExt;
+use libp2p::core::transport::ListenerId;
 use libp2p::identity::PublicKey;
 use libp2p::multiaddr::Protocol;
 use libp2p::swarm::behaviour::toggle::Toggle;
 use libp2p::swarm::dial_opts::{DialOpts, PeerCondition};
-use libp2p::swarm::{NetworkBehaviour, SwarmEvent};
+use libp2p::swarm::{ConnectionId, NetworkBehaviour, SwarmEvent};
 use libp2p::{
-    Multiaddr, PeerId, StreamProtocol, Swarm, connection_limits, identify, mdns, noise, tcp, yamux,
+    Multiaddr, PeerId, StreamProtocol, Swarm, connection_limits, dcutr, identify, mdns, noise,
+    relay, rendezvous, tcp, yamux,
 };
 use mahjong_bot::{Bot, Level};
 use mahjong_rules::{Money, Options, Seat, SessionLength};
@@ -57,6 +70,7 @@ use mahjong_table::{Client, Follower, Input, Output, Persisted, Record, TableEve
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 
+use crate::code::TableCode;
 use crate::lobby::{self, Action, Lobby, Settings, TableSpec, bot_key};
 use crate::storage::{Storage, StorageError};
 use crate::wire::{
@@ -102,8 +116,21 @@ pub const MAX_INCOMING_CONNECTIONS: u32 = 48;
 /// Connections being set up at once (the noise handshake).
 pub const MAX_PENDING_CONNECTIONS: u32 = 32;
 /// Connections to one peer at once (two peers that dial each other at the same moment have
-/// two).
-pub const MAX_CONNECTIONS_PER_PEER: u32 = 2;
+/// two; through a relay, the relayed one and the direct one hole punching makes, which may
+/// itself be two for a moment).
+pub const MAX_CONNECTIONS_PER_PEER: u32 = 4;
+/// How often a peer with a table code looks its friends up at the relay while in the lobby
+/// (ms); at a table, [`DISCOVER_PLAYING_MS`].
+pub const DISCOVER_LOBBY_MS: u64 = 2000;
+/// How often a peer at a table looks its friends up at the relay (one that restarted
+/// reserves a new relayed address).
+pub const DISCOVER_PLAYING_MS: u64 = 10_000;
+/// Peers found under one table code that are remembered (a code is shared by four friends;
+/// more is someone filling the namespace).
+const MAX_CODE_PEERS: usize = 64;
+/// How long the higher peer id of a pair found under a code leaves the dial to the lower one
+/// (one circuit per pair) before it dials too (ms).
+const CODE_DIAL_GRACE_MS: u64 = 6000;
 /// All connections at once.
 pub const MAX_CONNECTIONS: u32 = 96;
 /// Inbound streams of one peer read at once.
@@ -156,6 +183,64 @@ pub struct NetConfig {
     /// A lying host: changes every roster before signing it (tests only, like
     /// [`NetConfig::lying_proposal`]).
     pub lying_roster: Option<fn(&mut Advert)>,
+    /// Play over the internet: meet the friends who have the same table code through this
+    /// relay (see [`Internet`]).
+    pub internet: Option<Internet>,
+    /// Try direct connections to friends reached through a relay (DCUtR hole punching); off
+    /// only in tests that need a table the relay carries.
+    pub hole_punching: bool,
+}
+
+/// Where friends in different homes meet: a relay (`mahjong relay`) and a table code.
+///
+/// The peer dials the relay, reserves a relayed address on it, registers that address at the
+/// relay's rendezvous under the code's namespace ([`TableCode::namespace`]) and looks up the
+/// others registered there; the lower peer id of each pair dials the other through the relay,
+/// and DCUtR then tries a direct connection (hole punching). Only peers found under the code
+/// (and the peers of the table it sits at) take part in its lobby.
+#[derive(Clone, Debug)]
+pub struct Internet {
+    /// The relay's full address, ending in `/p2p/RELAY`.
+    pub relay: Multiaddr,
+    /// The relay's peer id (from the address).
+    pub relay_peer: PeerId,
+    /// The table code.
+    pub code: TableCode,
+}
+
+impl Internet {
+    /// Checks the relay's address: a TCP address (`/ip4/…` or `/ip6/…`; names are not
+    /// resolved) ending in `/p2p/PEER`.
+    pub fn new(relay: Multiaddr, code: TableCode) -> Result<Internet, String> {
+        let Some(Protocol::P2p(relay_peer)) = relay.iter().last() else {
+            return Err(format!(
+                "the relay address {relay} does not end in /p2p/PEER_ID (the whole line `mahjong relay` prints)"
+            ));
+        };
+        let mut parts = relay.iter();
+        let host = matches!(parts.next(), Some(Protocol::Ip4(_) | Protocol::Ip6(_)));
+        let tcp = matches!(parts.next(), Some(Protocol::Tcp(_)));
+        let end = matches!(parts.next(), Some(Protocol::P2p(_))) && parts.next().is_none();
+        if !(host && tcp && end) {
+            return Err(format!(
+                "the relay address {relay} is not of the form /ip4/ADDRESS/tcp/PORT/p2p/PEER_ID"
+            ));
+        }
+        Ok(Internet {
+            relay,
+            relay_peer,
+            code,
+        })
+    }
+}
+
+/// How a friend is connected.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Link {
+    /// A direct connection (on a LAN, or through the NATs after hole punching).
+    Direct,
+    /// Only through the relay (`/p2p-circuit`): it works, but every byte goes via the relay.
+    Relayed,
 }
 
 impl NetConfig {
@@ -181,6 +266,8 @@ impl NetConfig {
             never_accept: false,
             lying_proposal: None,
             lying_roster: None,
+            internet: None,
+            hole_punching: true,
         }
     }
 }
@@ -273,6 +360,17 @@ pub enum NetEvent {
     },
     /// The loop stopped on an error (a corrupt store, an unusable roster).
     Fatal(String),
+    /// The relay accepted this peer's reservation: friends reach it at this address.
+    RelayReserved(Multiaddr),
+    /// The connection to the relay was lost (it is redialled); links already direct go on.
+    RelayLost,
+    /// A friend's link changed (or is first known): direct or through the relay.
+    Link {
+        /// The friend.
+        peer: PeerId,
+        /// How it is connected now.
+        link: Link,
+    },
 }
 
 /// Traffic and timing counters.
@@ -316,6 +414,10 @@ pub enum Command {
     FillBots(oneshot::Sender<Result<(), String>>),
     /// Dial an address (the manual address field), kept and redialled like `--peer`.
     Dial(Multiaddr, oneshot::Sender<Result<(), String>>),
+    /// How each connected friend is linked.
+    Links(oneshot::Sender<Vec<(PeerId, Link)>>),
+    /// Meet the friends of a table code at a relay from now on (see [`Network::meet`]).
+    Meet(Box<Internet>, oneshot::Sender<Result<(), String>>),
 }
 
 /// The cheap cloneable handle of the event loop.
@@ -388,6 +490,18 @@ impl Network {
         self.call(Command::Quit).await
     }
 
+    /// From now on, meet the friends of `internet`'s code at its relay (the app's "Play over
+    /// the internet"): as [`NetConfig::internet`], set while running. The lobby then holds only
+    /// the peers found under that code: peers already in it that are not are dropped from it.
+    pub async fn meet(&self, internet: Internet) -> Result<Result<(), String>, NetError> {
+        self.call(|tx| Command::Meet(Box::new(internet), tx)).await
+    }
+
+    /// How each connected friend is linked now: direct or through the relay.
+    pub async fn links(&self) -> Result<Vec<(PeerId, Link)>, NetError> {
+        self.call(Command::Links).await
+    }
+
     /// Stops the loop (after the answer, the loop is gone).
     pub async fn shutdown(&self) -> Result<(), NetError> {
         self.call(Command::Shutdown).await
@@ -400,6 +514,15 @@ struct Behaviour {
     identify: identify::Behaviour,
     mdns: Toggle<mdns::tokio::Behaviour>,
     stream: libp2p_stream::Behaviour,
+    relay: relay::client::Behaviour,
+    dcutr: Toggle<dcutr::Behaviour>,
+    rendezvous: rendezvous::client::Behaviour,
+}
+
+fn yamux_config() -> yamux::Config {
+    let mut c = yamux::Config::default();
+    c.set_max_num_streams(MAX_STREAMS_PER_CONNECTION);
+    c
 }
 
 /// The ed25519 key behind a peer id (every peer id of this protocol inlines its key).
@@ -592,6 +715,24 @@ pub struct EventLoop {
     leaving: bool,
     /// The lobby acted since the tables were last shown ([`NetEvent::Lobby`] at the next tick).
     lobby_dirty: bool,
+    /// [`NetConfig::internet`], with the code's rendezvous namespace.
+    internet: Option<(Internet, rendezvous::Namespace)>,
+    /// The circuit listener on the relay, while it is up.
+    relay_listener: Option<ListenerId>,
+    /// The relay holds a reservation for this peer.
+    reserved: bool,
+    /// Registered under the code's namespace since the reservation.
+    registered: bool,
+    /// When the registration was last asked for (ms).
+    last_register: u64,
+    /// When the friends were last looked up (ms).
+    last_discover: u64,
+    /// Peers found under the code: when each was first seen (ms).
+    code_peers: HashMap<PeerId, u64>,
+    /// Every connection up, by peer: whether it is relayed.
+    conns: HashMap<PeerId, HashMap<ConnectionId, bool>>,
+    /// The link last told for each friend.
+    links: HashMap<PeerId, Link>,
 }
 
 /// Starts the network on the current tokio runtime: the handle and the events.
@@ -632,20 +773,19 @@ impl EventLoop {
                 .map_err(transport)?
         };
         let use_mdns = config.mdns;
+        let hole_punching = config.hole_punching;
         let ident_version = version.clone();
         let mut swarm = libp2p::SwarmBuilder::with_existing_identity(keypair)
             .with_tokio()
             .with_tcp(
                 tcp::Config::default().nodelay(true),
                 noise::Config::new,
-                || {
-                    let mut c = yamux::Config::default();
-                    c.set_max_num_streams(MAX_STREAMS_PER_CONNECTION);
-                    c
-                },
+                yamux_config,
             )
             .map_err(transport)?
-            .with_behaviour(|key| {
+            .with_relay_client(noise::Config::new, yamux_config)
+            .map_err(transport)?
+            .with_behaviour(|key, relay| {
                 let mdns = if use_mdns {
                     Some(mdns::tokio::Behaviour::new(
                         mdns::Config {
@@ -671,6 +811,11 @@ impl EventLoop {
                     ),
                     mdns: Toggle::from(mdns),
                     stream: libp2p_stream::Behaviour::new(),
+                    relay,
+                    dcutr: Toggle::from(
+                        hole_punching.then(|| dcutr::Behaviour::new(key.public().to_peer_id())),
+                    ),
+                    rendezvous: rendezvous::client::Behaviour::new(key.clone()),
                 })
             })
             .map_err(transport)?
@@ -686,6 +831,18 @@ impl EventLoop {
         let mut settings = config.settings;
         if let Some(d) = config.disconnect_seconds {
             settings.options.disconnect_seconds = d;
+        }
+        let internet = match config.internet {
+            Some(i) => {
+                let ns = rendezvous::Namespace::new(i.code.namespace()).map_err(transport)?;
+                Some((i, ns))
+            }
+            None => None,
+        };
+        let mut explicit = config.peers.clone();
+        // The relay is dialled at start and redialled like a `--peer`.
+        if let Some((i, _)) = &internet {
+            explicit.push(i.relay.clone());
         }
         let mut lobby = Lobby::new(config.identity.clone(), settings.clone(), 0);
         lobby.set_manual(config.manual);
@@ -706,7 +863,7 @@ impl EventLoop {
             peers: HashMap::new(),
             banned: HashMap::new(),
             addresses: HashMap::new(),
-            explicit: config.peers.clone(),
+            explicit,
             redial: HashMap::new(),
             last_advert: 0,
             explicit_redial: Vec::new(),
@@ -729,6 +886,15 @@ impl EventLoop {
             never_accept: config.never_accept,
             leaving: false,
             lobby_dirty: false,
+            internet,
+            relay_listener: None,
+            reserved: false,
+            registered: false,
+            last_register: 0,
+            last_discover: 0,
+            code_peers: HashMap::new(),
+            conns: HashMap::new(),
+            links: HashMap::new(),
         })
     }
 
@@ -946,12 +1112,21 @@ impl EventLoop {
     fn on_swarm(&mut self, ev: SwarmEvent<BehaviourEvent>) {
         match ev {
             SwarmEvent::NewListenAddr { address, .. } => {
-                let full = address.with(Protocol::P2p(*self.swarm.local_peer_id()));
+                let me = *self.swarm.local_peer_id();
+                // A relayed address ends in this peer's id already.
+                let full = if address.iter().last() == Some(Protocol::P2p(me)) {
+                    address
+                } else {
+                    address.with(Protocol::P2p(me))
+                };
                 tracing::info!("listening on {full}");
                 self.emit(NetEvent::Listening(full));
             }
             SwarmEvent::ConnectionEstablished {
-                peer_id, endpoint, ..
+                peer_id,
+                connection_id,
+                endpoint,
+                ..
             } => {
                 if self
                     .banned
@@ -961,6 +1136,10 @@ impl EventLoop {
                     let _ = self.swarm.disconnect_peer_id(peer_id);
                     return;
                 }
+                self.conns
+                    .entry(peer_id)
+                    .or_default()
+                    .insert(connection_id, endpoint.is_relayed());
                 self.redial.remove(&peer_id);
                 let addr = endpoint.get_remote_address().clone();
                 if endpoint.is_dialer() {
@@ -970,23 +1149,73 @@ impl EventLoop {
                     }
                     self.explicit_redial.retain(|(a, _)| a != &addr);
                 }
-                if self.peers.get(&peer_id).is_some_and(|p| p.writer.is_some()) {
+                if self.is_relay(&peer_id) {
+                    self.relay_connected();
                     return;
                 }
-                tracing::info!("connected to {peer_id}");
-                self.reachable(peer_id);
-                self.open_writer(peer_id);
-                self.emit(NetEvent::Connected(peer_id));
-                self.greet(peer_id);
+                if self.internet.is_some() {
+                    let how = if endpoint.is_relayed() {
+                        "relayed"
+                    } else {
+                        "direct"
+                    };
+                    tracing::info!("{how} connection to {peer_id}: {addr}");
+                }
+                self.prefer_direct(peer_id);
+                if !self.admitted(&peer_id) {
+                    // Not (yet) found under the table code: no lobby with it. Look the
+                    // friends up again now, in case it has just registered.
+                    tracing::debug!("{peer_id} connected, not found under the table code");
+                    self.last_discover = 0;
+                    return;
+                }
+                if self.peers.get(&peer_id).is_some_and(|p| p.writer.is_some()) {
+                    self.update_link(peer_id);
+                    return;
+                }
+                self.admit(peer_id);
             }
             SwarmEvent::ConnectionClosed {
                 peer_id,
+                connection_id,
+                endpoint,
                 num_established,
                 ..
             } => {
-                if num_established > 0 {
+                if let Some(c) = self.conns.get_mut(&peer_id) {
+                    c.remove(&connection_id);
+                    if c.is_empty() {
+                        self.conns.remove(&peer_id);
+                    }
+                }
+                if self.is_relay(&peer_id) {
+                    if num_established == 0 {
+                        tracing::warn!("lost the relay {peer_id}: redialling it");
+                        // Its circuit listener goes with it; a new one is made when the relay
+                        // is back.
+                        if let Some(id) = self.relay_listener.take() {
+                            self.swarm.remove_listener(id);
+                        }
+                        self.reserved = false;
+                        self.registered = false;
+                        self.emit(NetEvent::RelayLost);
+                    }
                     return;
                 }
+                if num_established > 0 {
+                    // The relayed connection closed and a direct one is up: the writer may
+                    // have been on the relayed one, so write over the other from now on (and
+                    // say again what may have been lost with the old stream).
+                    if endpoint.is_relayed()
+                        && self.peers.get(&peer_id).is_some_and(|p| p.writer.is_some())
+                    {
+                        self.open_writer(peer_id);
+                        self.greet(peer_id);
+                    }
+                    self.update_link(peer_id);
+                    return;
+                }
+                self.links.remove(&peer_id);
                 tracing::info!("disconnected from {peer_id}");
                 if let (Some(key), Some(p)) = (peer_key(&peer_id), self.playing.as_mut())
                     && !p.over
@@ -1069,6 +1298,10 @@ impl EventLoop {
                 info,
                 ..
             })) => {
+                if self.is_relay(&peer_id) {
+                    // The relay speaks no table protocol: not a peer of another version.
+                    return;
+                }
                 if self.versions.len() < 1024 {
                     self.versions.insert(peer_id, info.protocol_version.clone());
                 }
@@ -1076,7 +1309,331 @@ impl EventLoop {
                     self.incompatible(peer_id, info.protocol_version);
                 }
             }
+            SwarmEvent::ListenerClosed { listener_id, .. }
+                if Some(listener_id) == self.relay_listener =>
+            {
+                self.relay_listener = None;
+                self.reserved = false;
+                self.registered = false;
+            }
+            SwarmEvent::Behaviour(BehaviourEvent::Relay(
+                relay::client::Event::ReservationReqAccepted {
+                    relay_peer_id,
+                    renewal: false,
+                    ..
+                },
+            )) if self.is_relay(&relay_peer_id) => {
+                let me = *self.swarm.local_peer_id();
+                if let Some((i, _)) = &self.internet {
+                    let addr = i
+                        .relay
+                        .clone()
+                        .with(Protocol::P2pCircuit)
+                        .with(Protocol::P2p(me));
+                    tracing::info!("the relay holds a reservation: reachable at {addr}");
+                    self.emit(NetEvent::RelayReserved(addr));
+                }
+                self.reserved = true;
+                self.registered = false;
+                self.last_register = 0;
+                self.register();
+            }
+            SwarmEvent::Behaviour(BehaviourEvent::Relay(ev)) => {
+                tracing::debug!("relay: {ev:?}");
+            }
+            SwarmEvent::Behaviour(BehaviourEvent::Dcutr(dcutr::Event {
+                remote_peer_id,
+                result,
+            })) => match result {
+                Ok(_) => tracing::info!("hole punched: a direct connection to {remote_peer_id}"),
+                Err(e) => tracing::info!("no direct connection to {remote_peer_id}: {e}"),
+            },
+            SwarmEvent::Behaviour(BehaviourEvent::Rendezvous(ev)) => self.on_rendezvous(ev),
             _ => {}
+        }
+    }
+
+    // ---- over the internet: the relay, the table code, direct or relayed links ----
+
+    /// Switches to (another) table code and relay while running.
+    fn meet(&mut self, internet: Internet) -> Result<(), String> {
+        let ns =
+            rendezvous::Namespace::new(internet.code.namespace()).map_err(|e| e.to_string())?;
+        if let Some((old, old_ns)) = self.internet.take() {
+            let relay = old.relay_peer;
+            if self.swarm.is_connected(&relay) {
+                self.swarm
+                    .behaviour_mut()
+                    .rendezvous
+                    .unregister(old_ns, relay);
+            }
+            if old.relay != internet.relay {
+                self.explicit.retain(|a| a != &old.relay);
+                self.explicit_redial.retain(|(a, _)| a != &old.relay);
+                if let Some(id) = self.relay_listener.take() {
+                    self.swarm.remove_listener(id);
+                }
+                self.reserved = false;
+                let _ = self.swarm.disconnect_peer_id(relay);
+            }
+        }
+        self.code_peers.clear();
+        self.registered = false;
+        self.last_register = 0;
+        self.last_discover = 0;
+        let relay = internet.relay.clone();
+        let relay_peer = internet.relay_peer;
+        tracing::info!(
+            "meeting the friends of table code {} at {relay}",
+            internet.code
+        );
+        self.internet = Some((internet, ns));
+        // Peers in the lobby that are not (yet) found under the code leave it.
+        let others: Vec<PeerId> = self
+            .peers
+            .iter()
+            .filter(|(_, s)| s.writer.is_some())
+            .map(|(p, _)| *p)
+            .filter(|p| !self.admitted(p))
+            .collect();
+        let now = self.now();
+        for peer in others {
+            self.peers.remove(&peer);
+            self.links.remove(&peer);
+            self.emit(NetEvent::Disconnected(peer));
+            if let Some(key) = peer_key(&peer) {
+                let acts = self.lobby.disconnected(key, now);
+                self.lobby_actions(acts);
+            }
+        }
+        if !self.explicit.contains(&relay) {
+            self.explicit.push(relay.clone());
+        }
+        if self.swarm.is_connected(&relay_peer) {
+            if self.reserved {
+                self.register();
+            } else {
+                self.relay_connected();
+            }
+        } else if let Err(e) = self.swarm.dial(relay.clone()) {
+            tracing::warn!("dial the relay {relay}: {e}");
+        }
+        Ok(())
+    }
+
+    fn is_relay(&self, peer: &PeerId) -> bool {
+        self.internet
+            .as_ref()
+            .is_some_and(|(i, _)| i.relay_peer == *peer)
+    }
+
+    /// Whether a connected peer takes part in the lobby: on a LAN every peer; with a table
+    /// code, the peers found under it and those of the table this peer sits at.
+    fn admitted(&self, peer: &PeerId) -> bool {
+        if self.internet.is_none() {
+            return true;
+        }
+        if self.is_relay(peer) {
+            return false;
+        }
+        self.code_peers.contains_key(peer)
+            || peer_key(peer).is_some_and(|k| {
+                self.playing
+                    .as_ref()
+                    .is_some_and(|p| p.seats.iter().any(|s| s.peer == k))
+            })
+    }
+
+    /// A peer of the lobby from now on: a writer, a hello, the lobby's state.
+    fn admit(&mut self, peer: PeerId) {
+        tracing::info!("connected to {peer}");
+        self.reachable(peer);
+        self.open_writer(peer);
+        self.emit(NetEvent::Connected(peer));
+        self.greet(peer);
+        self.update_link(peer);
+    }
+
+    /// Connected to the relay: reserve a relayed address on it (once per connection).
+    fn relay_connected(&mut self) {
+        if self.relay_listener.is_some() {
+            return;
+        }
+        let Some((i, _)) = &self.internet else {
+            return;
+        };
+        let circuit = i.relay.clone().with(Protocol::P2pCircuit);
+        match self.swarm.listen_on(circuit.clone()) {
+            Ok(id) => self.relay_listener = Some(id),
+            Err(e) => tracing::warn!("cannot listen on {circuit}: {e}"),
+        }
+    }
+
+    /// Registers the relayed address under the code's namespace.
+    fn register(&mut self) {
+        let now = self.now();
+        let Some((i, ns)) = &self.internet else {
+            return;
+        };
+        let (relay, ns) = (i.relay_peer, ns.clone());
+        self.last_register = now;
+        if let Err(e) = self
+            .swarm
+            .behaviour_mut()
+            .rendezvous
+            .register(ns, relay, None)
+        {
+            tracing::debug!("rendezvous registration not yet possible: {e}");
+        }
+    }
+
+    fn on_rendezvous(&mut self, ev: rendezvous::client::Event) {
+        match ev {
+            rendezvous::client::Event::Registered { ttl, .. } => {
+                tracing::info!("registered under the table code for {ttl} s");
+                self.registered = true;
+                self.last_discover = 0;
+            }
+            rendezvous::client::Event::RegisterFailed { error, .. } => {
+                tracing::warn!("the relay refused the registration: {error:?}");
+            }
+            rendezvous::client::Event::Discovered { registrations, .. } => {
+                let me = *self.swarm.local_peer_id();
+                let now = self.now();
+                for reg in registrations {
+                    let peer = reg.record.peer_id();
+                    if peer == me || self.is_relay(&peer) {
+                        continue;
+                    }
+                    if !self.code_peers.contains_key(&peer) {
+                        if self.code_peers.len() >= MAX_CODE_PEERS {
+                            continue;
+                        }
+                        tracing::info!("found {peer} under the table code");
+                        self.code_peers.insert(peer, now);
+                    }
+                    let known = self.addresses.entry(peer).or_default();
+                    for a in reg.record.addresses() {
+                        if !known.contains(a) && known.len() < 8 {
+                            known.push(a.clone());
+                        }
+                    }
+                    if self.banned.get(&peer).is_some_and(|&u| u > now) {
+                        continue;
+                    }
+                    if self.swarm.is_connected(&peer) {
+                        if self.peers.get(&peer).is_none_or(|p| p.writer.is_none()) {
+                            self.admit(peer);
+                        }
+                    } else if me < peer {
+                        // One circuit per pair: the lower peer id dials.
+                        self.dial_friend(peer);
+                    }
+                }
+            }
+            rendezvous::client::Event::DiscoverFailed { error, .. } => {
+                tracing::debug!("looking the friends up failed: {error:?}");
+            }
+            rendezvous::client::Event::Expired { .. } => {}
+        }
+    }
+
+    fn dial_friend(&mut self, peer: PeerId) {
+        let addrs = self.addresses.get(&peer).cloned().unwrap_or_default();
+        let opts = DialOpts::peer_id(peer)
+            .addresses(addrs)
+            .condition(PeerCondition::DisconnectedAndNotDialing)
+            .build();
+        if let Err(e) = self.swarm.dial(opts) {
+            tracing::debug!("dial {peer}: {e}");
+        }
+    }
+
+    /// The relay's part of the lobby tick: register when due, look the friends up, and dial
+    /// a friend the lower peer id has not dialled within [`CODE_DIAL_GRACE_MS`].
+    fn internet_tick(&mut self, now: u64) {
+        let Some((i, ns)) = self.internet.clone() else {
+            return;
+        };
+        if !self.reserved {
+            return;
+        }
+        if !self.registered && now >= self.last_register + 3000 {
+            self.register();
+        }
+        let every = if self.playing.is_some() {
+            DISCOVER_PLAYING_MS
+        } else {
+            DISCOVER_LOBBY_MS
+        };
+        if self.registered && (self.last_discover == 0 || now >= self.last_discover + every) {
+            self.last_discover = now;
+            self.swarm.behaviour_mut().rendezvous.discover(
+                Some(ns),
+                None,
+                Some(MAX_CODE_PEERS as u64),
+                i.relay_peer,
+            );
+        }
+        let me = *self.swarm.local_peer_id();
+        let late: Vec<PeerId> = self
+            .code_peers
+            .iter()
+            .filter(|(p, since)| {
+                me > **p
+                    && now >= **since + CODE_DIAL_GRACE_MS
+                    && !self.swarm.is_connected(p)
+                    && !self.redial.contains_key(p)
+                    && self.banned.get(p).is_none_or(|&u| u <= now)
+            })
+            .map(|(p, _)| *p)
+            .collect();
+        for peer in late {
+            self.redial.insert(
+                peer,
+                Redial {
+                    at: Instant::now(),
+                    backoff: Duration::from_millis(500),
+                },
+            );
+        }
+    }
+
+    /// A direct connection to `peer` is up: its relayed ones are closed, so that the table's
+    /// bytes no longer go through the relay.
+    fn prefer_direct(&mut self, peer: PeerId) {
+        let Some(c) = self.conns.get(&peer) else {
+            return;
+        };
+        if !c.values().any(|relayed| !relayed) {
+            return;
+        }
+        let relayed: Vec<ConnectionId> = c
+            .iter()
+            .filter(|(_, relayed)| **relayed)
+            .map(|(id, _)| *id)
+            .collect();
+        for id in relayed {
+            tracing::debug!("closing the relayed connection to {peer}: a direct one is up");
+            self.swarm.close_connection(id);
+        }
+    }
+
+    /// Tells how a friend is linked when that changed.
+    fn update_link(&mut self, peer: PeerId) {
+        let Some(c) = self.conns.get(&peer) else {
+            self.links.remove(&peer);
+            return;
+        };
+        let link = if c.values().any(|relayed| !relayed) {
+            Link::Direct
+        } else {
+            Link::Relayed
+        };
+        if self.links.get(&peer) != Some(&link) && self.links.len() < 1024 {
+            self.links.insert(peer, link);
+            tracing::info!("link to {peer}: {link:?}");
+            self.emit(NetEvent::Link { peer, link });
         }
     }
 
@@ -1269,6 +1826,8 @@ impl EventLoop {
                     }
                     Wire::Hello { .. } => {}
                     Wire::Frame { table, to, bytes } => self.on_frame(peer, key, table, to, bytes),
+                    // A peer not found under the table code takes no part in the lobby.
+                    _ if !self.admitted(&peer) => {}
                     other => {
                         let acts = self.lobby.message(key, other, now);
                         self.lobby_actions(acts);
@@ -1363,6 +1922,7 @@ impl EventLoop {
     fn on_tick(&mut self) {
         let now = self.now();
         self.report_unreachable(now);
+        self.internet_tick(now);
         if self
             .playing
             .as_ref()
@@ -1967,6 +2527,15 @@ impl EventLoop {
                     self.explicit.push(addr);
                 }
                 let _ = tx.send(dialled);
+            }
+            Command::Meet(internet, tx) => {
+                let _ = tx.send(self.meet(*internet));
+            }
+            Command::Links(tx) => {
+                let mut links: Vec<(PeerId, Link)> =
+                    self.links.iter().map(|(p, l)| (*p, *l)).collect();
+                links.sort_by_key(|(p, _)| p.to_bytes());
+                let _ = tx.send(links);
             }
         }
     }

@@ -605,6 +605,17 @@ pub fn text(key: T) -> &'static str {
         T::LfFault => "Step {0}: {1} is at fault: {2}",
         T::LfAbort => "Step {0}: the abort votes do not hold",
         T::LfInternal => "Step {0}: the replay failed",
+        T::NetTitle => "Play over the internet",
+        T::NetRelay => "The relay's address (the line the relay printed)",
+        T::NetCode => "Table code (the same for all the friends)",
+        T::NetNewCode => "New code",
+        T::NetMeet => "Meet",
+        T::NetMeeting => "Table code {0}: tell it to your friends",
+        T::NetRelayUp => "Reachable through the relay",
+        T::NetRelayDown => "Reaching the relay…",
+        T::NetLinks => "Friends: {0} linked directly, {1} through the relay",
+        T::NetBadCode => "A table code has 8 letters or digits, such as the one New code makes",
+        T::NetBadRelay => "Not a relay's address: paste the whole line the relay printed",
         // (end of the keys)
         T::Lezi => "lezi",
     }

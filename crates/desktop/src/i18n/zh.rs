@@ -529,6 +529,17 @@ pub fn text(key: T) -> &'static str {
         T::LfFault => "第 {0} 步：{1} 有错：{2}",
         T::LfAbort => "第 {0} 步：中止投票不成立",
         T::LfInternal => "第 {0} 步：重放失败",
+        T::NetTitle => "网上对局",
+        T::NetRelay => "中继地址（中继程序显示的那一整行）",
+        T::NetCode => "对局码（朋友们用同一个）",
+        T::NetNewCode => "生成对局码",
+        T::NetMeet => "进入",
+        T::NetMeeting => "对局码 {0}：告诉你的朋友",
+        T::NetRelayUp => "已连上中继",
+        T::NetRelayDown => "正在连接中继…",
+        T::NetLinks => "朋友：{0} 位直连，{1} 位经中继",
+        T::NetBadCode => "对局码是 8 个字母或数字，就像“生成对局码”给出的那样",
+        T::NetBadRelay => "这不是中继地址：请粘贴中继程序显示的那一整行",
         // (end of the keys)
         T::Lezi => "勒子",
     }

@@ -33,6 +33,10 @@ pub const ASK_MS: u64 = mahjong_net::lobby::JOIN_TIMEOUT_MS + 1000;
 
 /// The id of the table-name field.
 pub const NAME_FIELD: &str = "lobby-table-name";
+/// The id of the relay address field ("Play over the internet").
+pub const RELAY_FIELD: &str = "lobby-relay";
+/// The id of the table code field.
+pub const CODE_FIELD: &str = "lobby-code";
 
 /// The form that opens a table: its name, the seats for bots, and the option editor (preset,
 /// stake, hands, timers, every option of the preset).
@@ -118,6 +122,17 @@ pub struct State {
     pub seated: Option<Seated>,
     /// The wall clock (ticked while the countdown runs).
     pub now: Option<Instant>,
+    /// "Play over the internet": the relay's address typed (the app remembers the last one
+    /// used in `settings.json`).
+    pub relay: String,
+    /// The table code typed.
+    pub code: String,
+    /// The code and relay met at, once "Meet" was pressed.
+    pub meeting: Option<(String, String)>,
+    /// The relay holds this peer's reservation.
+    pub relay_up: bool,
+    /// Each friend's link: direct or not (through the relay).
+    pub links: std::collections::BTreeMap<String, bool>,
 }
 
 /// What the lobby is told.
@@ -149,6 +164,14 @@ pub enum Message {
     Back,
     /// The countdown ticker.
     Tick(Instant),
+    /// The relay's address typed.
+    Relay(String),
+    /// The table code typed.
+    Code(String),
+    /// Make a fresh table code.
+    NewCode,
+    /// Meet the friends of the code at the relay.
+    Meet,
 }
 
 /// What the app should do after a lobby message.
@@ -237,6 +260,10 @@ impl State {
             }
             Message::FillBots => self.request(lang, Request::FillBots),
             Message::Address(s) => self.address = s,
+            Message::Relay(s) => self.relay = s,
+            Message::Code(s) => self.code = s,
+            Message::NewCode => self.code = mahjong_net::TableCode::generate().to_string(),
+            Message::Meet => self.meet(lang),
             Message::Dial => {
                 let a = self.address.trim().to_string();
                 if !a.is_empty() {
@@ -293,7 +320,16 @@ impl State {
                 }
             }
             NetEvent::Connected(_) => self.peers += 1,
-            NetEvent::Disconnected(_) => self.peers = self.peers.saturating_sub(1),
+            NetEvent::Disconnected(p) => {
+                self.peers = self.peers.saturating_sub(1);
+                self.links.remove(&p.to_string());
+            }
+            NetEvent::Link { peer, link } if self.links.len() < 64 => {
+                self.links
+                    .insert(peer.to_string(), link == mahjong_net::Link::Direct);
+            }
+            NetEvent::RelayReserved(_) => self.relay_up = true,
+            NetEvent::RelayLost => self.relay_up = false,
             NetEvent::Lobby(tables) => {
                 self.tables = tables;
                 if let Some(t) = self.asking
@@ -348,6 +384,82 @@ impl State {
             _ => {}
         }
         false
+    }
+
+    /// "Meet": checks the relay's address and the code (a refusal said in the player's
+    /// language), then asks the network to meet the code's friends there.
+    fn meet(&mut self, lang: Lang) {
+        let code = match self.code.parse::<mahjong_net::TableCode>() {
+            Ok(c) => c,
+            Err(_) => {
+                self.notice = Some(lang.t(T::NetBadCode).to_string());
+                return;
+            }
+        };
+        let relay = self.relay.trim();
+        let internet = relay
+            .parse()
+            .ok()
+            .and_then(|a| mahjong_net::Internet::new(a, code).ok());
+        let Some(internet) = internet else {
+            self.notice = Some(lang.t(T::NetBadRelay).to_string());
+            return;
+        };
+        self.notice = None;
+        self.code = code.to_string();
+        self.relay_up = false;
+        self.links.clear();
+        self.meeting = Some((code.to_string(), relay.to_string()));
+        self.request(lang, Request::Meet(Box::new(internet)));
+    }
+
+    /// The "Play over the internet" panel: the relay's address, the code (typed, or made
+    /// here to share), "Meet", then the code met at, the relay's state and how the friends
+    /// are linked.
+    fn internet_view(&self, lang: Lang) -> Element<'_, Message> {
+        let mut panel_ = column![
+            label(lang.t(T::NetTitle), 13.0, MUTED),
+            text_input("/ip4/203.0.113.7/tcp/4001/p2p/12D3KooW…", &self.relay)
+                .id(RELAY_FIELD)
+                .on_input(Message::Relay)
+                .padding(6)
+                .size(13),
+            label(lang.t(T::NetRelay), 11.0, MUTED),
+            row![
+                text_input("7K3M-QX9P", &self.code)
+                    .id(CODE_FIELD)
+                    .on_input(Message::Code)
+                    .on_submit(Message::Meet)
+                    .padding(6)
+                    .size(13),
+                action(lang.t(T::NetNewCode), 14.0, Some(Message::NewCode))
+                    .style(button::secondary),
+                action(lang.t(T::NetMeet), 14.0, Some(Message::Meet)).style(button::primary),
+            ]
+            .spacing(6),
+            label(lang.t(T::NetCode), 11.0, MUTED),
+        ]
+        .spacing(4);
+        if let Some((code, _)) = &self.meeting {
+            panel_ = panel_.push(label(lang.f(T::NetMeeting, &[code]), 13.0, ACCENT));
+            panel_ = panel_.push(label(
+                lang.t(if self.relay_up {
+                    T::NetRelayUp
+                } else {
+                    T::NetRelayDown
+                }),
+                11.0,
+                MUTED,
+            ));
+            let direct = self.links.values().filter(|d| **d).count();
+            let relayed = self.links.len() - direct;
+            panel_ = panel_.push(label(
+                lang.f(T::NetLinks, &[&direct, &relayed]),
+                11.0,
+                MUTED,
+            ));
+        }
+        container(panel_).padding(10).style(panel).into()
     }
 
     /// A request refused by the network.
@@ -549,6 +661,7 @@ impl State {
             column![
                 scrollable(list).height(Length::Fill),
                 container(address).padding(10).style(panel),
+                self.internet_view(lang),
             ]
             .spacing(10),
         )

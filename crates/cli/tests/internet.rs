@@ -1,0 +1,900 @@
+//! Friends in different homes: a real `mahjong relay` process and `mahjong play --bot --relay
+//! ADDR --code CODE` processes that meet through it, first on loopback, then in a NAT lab of
+//! network namespaces (crates/testlan: a public segment with the relay, each home behind its
+//! own router that masquerades and lets in only answers). Every table ends with identical,
+//! four-signed ledgers; the lines `link to PEER: direct` tell how many links hole punching
+//! made direct (printed as a figure).
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+static COUNTER: AtomicU32 = AtomicU32::new(0);
+
+/// One table of processes at a time (two cores: a starved table's timers run out).
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!(
+        "internet-{name}-{}-{}",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::SeqCst)
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    dir
+}
+
+fn lines_of(r: impl std::io::Read + Send + 'static) -> mpsc::Receiver<String> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(r).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    rx
+}
+
+/// A running process whose standard output and error are collected line by line.
+struct Proc {
+    child: Child,
+    out: mpsc::Receiver<String>,
+    err: mpsc::Receiver<String>,
+    seen: Vec<String>,
+    said: Vec<String>,
+}
+
+impl Proc {
+    fn spawn(mut cmd: Command) -> Proc {
+        let mut child = cmd
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("mahjong starts");
+        let out = lines_of(child.stdout.take().expect("piped"));
+        let err = lines_of(child.stderr.take().expect("piped"));
+        Proc {
+            child,
+            out,
+            err,
+            seen: Vec::new(),
+            said: Vec::new(),
+        }
+    }
+
+    fn drain(&mut self) {
+        self.seen.extend(self.err.try_iter());
+        self.said.extend(self.out.try_iter());
+    }
+
+    /// The first line on standard output, within `limit`.
+    fn first_out_line(&mut self, limit: Duration) -> String {
+        match self.out.recv_timeout(limit) {
+            Ok(l) => l,
+            Err(_) => {
+                self.drain();
+                panic!("nothing printed on stdout; stderr: {:#?}", self.seen)
+            }
+        }
+    }
+
+    /// Waits for the exit, at most `limit`; kills it past that.
+    fn wait(&mut self, limit: Duration) -> Option<i32> {
+        let end = Instant::now() + limit;
+        loop {
+            self.drain();
+            if let Ok(Some(status)) = self.child.try_wait() {
+                std::thread::sleep(Duration::from_millis(50));
+                self.drain();
+                return Some(status.code().unwrap_or(-1));
+            }
+            if Instant::now() > end {
+                let _ = self.child.kill();
+                let _ = self.child.wait();
+                self.drain();
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    fn lines_starting(&self, prefix: &str) -> Vec<String> {
+        self.seen
+            .iter()
+            .filter(|l| l.starts_with(prefix))
+            .cloned()
+            .collect()
+    }
+
+    /// The peers this one printed `link to PEER: direct` for.
+    fn direct_links(&self) -> std::collections::BTreeSet<String> {
+        self.seen
+            .iter()
+            .filter_map(|l| l.strip_prefix("link to "))
+            .filter_map(|l| l.strip_suffix(": direct"))
+            .map(str::to_string)
+            .collect()
+    }
+}
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `mahjong` in network namespace `ns` (or here).
+fn mahjong(ns: Option<&str>) -> Command {
+    let bin = env!("CARGO_BIN_EXE_mahjong");
+    match ns {
+        Some(ns) => {
+            let mut c = Command::new("ip");
+            c.args(["netns", "exec", ns, bin]);
+            c
+        }
+        None => Command::new(bin),
+    }
+}
+
+/// A relay listening on `listen`: the process and the address it printed.
+fn relay(ns: Option<&str>, listen: &str, dir: &Path) -> (Proc, String) {
+    let mut c = mahjong(ns);
+    c.args(["relay", "--listen", listen, "--data-dir"])
+        .arg(dir.join("relay"));
+    let mut p = Proc::spawn(c);
+    let addr = p.first_out_line(Duration::from_secs(20));
+    (p, addr)
+}
+
+fn play_args(name: &str, dir: &Path, hands: u32, relay: &str, code: &str) -> Vec<String> {
+    play_args_waiting(name, dir, hands, relay, code, 60)
+}
+
+fn play_args_waiting(
+    name: &str,
+    dir: &Path,
+    hands: u32,
+    relay: &str,
+    code: &str,
+    wait: u64,
+) -> Vec<String> {
+    [
+        "play",
+        "--bot",
+        "--name",
+        name,
+        "--data-dir",
+        &dir.join(name).to_string_lossy(),
+        "--hands",
+        &hands.to_string(),
+        "--wait",
+        &wait.to_string(),
+        "--no-mdns",
+        "--relay",
+        relay,
+        "--code",
+        code,
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect()
+}
+
+/// A ledger row as compared: (table, hand, payments in cents, signing seats).
+type Row = ([u8; 32], u32, [i64; 4], Vec<u8>);
+
+fn ledger(dir: &Path) -> Vec<Row> {
+    let store = mahjong_store::Store::open(dir).expect("store opens");
+    store
+        .ledger()
+        .expect("ledger reads")
+        .into_iter()
+        .map(|r| {
+            (
+                r.table,
+                r.hand,
+                r.payments.map(|m| m.0),
+                r.signatures.iter().map(|e| e.seat).collect(),
+            )
+        })
+        .collect()
+}
+
+/// Every player's ledger holds the same `hands` rows, zero-sum and signed by all four seats.
+fn assert_same_ledgers(dir: &Path, names: &[String], hands: usize) {
+    let first = ledger(&dir.join(&names[0]));
+    assert_eq!(first.len(), hands, "ledger of {}: {first:?}", names[0]);
+    for n in names {
+        assert_eq!(ledger(&dir.join(n)), first, "ledger of {n} differs");
+    }
+    for (_, hand, pay, signers) in &first {
+        assert_eq!(pay.iter().sum::<i64>(), 0, "hand {hand} not zero-sum");
+        assert_eq!(
+            signers,
+            &vec![0, 1, 2, 3],
+            "hand {hand} signed by {signers:?}"
+        );
+    }
+}
+
+/// The time from the starts to the first `table … full after` line.
+fn full_after(p: &Proc) -> Option<f64> {
+    p.seen.iter().find_map(|l| {
+        l.strip_prefix("table ")?
+            .split_once(" full after ")?
+            .1
+            .split_once(" s")?
+            .0
+            .parse()
+            .ok()
+    })
+}
+
+/// Undirected links both ends of which said they are direct, out of the six of a table.
+fn direct_pairs(players: &[Proc]) -> usize {
+    let ids: Vec<Option<String>> = players
+        .iter()
+        .map(|p| {
+            p.seen.iter().find_map(|l| {
+                l.strip_prefix("reachable through the relay at ")
+                    .and_then(|a| a.rsplit_once("/p2p/"))
+                    .map(|(_, id)| id.to_string())
+            })
+        })
+        .collect();
+    let mut n = 0;
+    for i in 0..players.len() {
+        for j in i + 1..players.len() {
+            let (Some(a), Some(b)) = (&ids[i], &ids[j]) else {
+                continue;
+            };
+            if players[i].direct_links().contains(b) && players[j].direct_links().contains(a) {
+                n += 1;
+            }
+        }
+    }
+    n
+}
+
+#[test]
+fn bad_relay_addresses_and_codes_get_one_line() {
+    let dir = scratch("bad");
+    let relay = "/ip4/127.0.0.1/tcp/4001/p2p/12D3KooWDpJ7As7BWAwRMfu1VU2WCqNjvq387JEYKDBj4kx6nXTN";
+    let cases: [(&[&str], &str); 6] = [
+        (&["--relay", relay, "--code", "7K3M-QX9"], "8 letters"),
+        (&["--relay", relay, "--code", "7K3M-QX9U"], "not a letter"),
+        (
+            &["--relay", "/ip4/127.0.0.1/tcp/4001", "--code", "7K3M-QX9P"],
+            "/p2p/",
+        ),
+        (
+            &["--relay", "relay.example:4001", "--code", "7K3M-QX9P"],
+            "not an address",
+        ),
+        (&["--code", "7K3M-QX9P"], "needs --relay"),
+        (&["--relay", relay], "--code"),
+    ];
+    for (extra, why) in cases {
+        let out = mahjong(None)
+            .args(["play", "--bot", "--name", "x", "--no-mdns", "--data-dir"])
+            .arg(dir.join("x"))
+            .args(extra)
+            .output()
+            .expect("runs");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{extra:?}: {err}");
+        let lines: Vec<&str> = err.lines().collect();
+        assert_eq!(lines.len(), 1, "{extra:?}: {err}");
+        assert!(lines[0].starts_with("mahjong: "), "{extra:?}: {err}");
+        assert!(lines[0].contains(why), "{extra:?}: {err}");
+    }
+}
+
+#[test]
+fn new_code_prints_a_code_to_share() {
+    let dir = scratch("new-code");
+    let (_relay, addr) = relay(None, "/ip4/127.0.0.1/tcp/0", &dir);
+    let mut c = mahjong(None);
+    c.args([
+        "play",
+        "--bot",
+        "--name",
+        "host",
+        "--no-mdns",
+        "--wait",
+        "1",
+        "--relay",
+        &addr,
+        "--new-code",
+        "--listen",
+        "/ip4/127.0.0.1/tcp/0",
+        "--data-dir",
+    ])
+    .arg(dir.join("host"));
+    let mut p = Proc::spawn(c);
+    let line = p.first_out_line(Duration::from_secs(20));
+    let code = line
+        .strip_prefix("table code: ")
+        .unwrap_or_else(|| panic!("{line:?}"));
+    assert_eq!(code.len(), 9, "{code}");
+    assert_eq!(&code[4..5], "-", "{code}");
+    assert!(
+        code.chars()
+            .all(|c| c == '-' || c.is_ascii_digit() || c.is_ascii_uppercase()),
+        "{code}"
+    );
+    // Alone, it gives up after its --wait with one line.
+    assert_eq!(p.wait(Duration::from_secs(20)), Some(1), "{:#?}", p.seen);
+    let last = p.seen.last().cloned().unwrap_or_default();
+    assert!(last.contains("no table filled"), "{:#?}", p.seen);
+}
+
+#[test]
+fn four_players_with_one_code_meet_at_a_relay_on_loopback_and_play() {
+    let _serial = serial();
+    let dir = scratch("loopback");
+    let (_relay, addr) = relay(None, "/ip4/127.0.0.1/tcp/0", &dir);
+    let start = Instant::now();
+    let mut players: Vec<Proc> = (0..4)
+        .map(|i| {
+            let mut c = mahjong(None);
+            c.args(play_args(&format!("p{i}"), &dir, 2, &addr, "7k3m qx9p"))
+                .args(["--listen", "/ip4/127.0.0.1/tcp/0"]);
+            Proc::spawn(c)
+        })
+        .collect();
+    // Someone else at the same relay with another code: never in their lobby.
+    let mut stranger = {
+        let mut c = mahjong(None);
+        c.args(play_args_waiting(
+            "stranger",
+            &dir,
+            2,
+            &addr,
+            "7K3M-QX9Q",
+            12,
+        ))
+        .args(["--listen", "/ip4/127.0.0.1/tcp/0"]);
+        Proc::spawn(c)
+    };
+    let end = Instant::now() + Duration::from_secs(120);
+    let codes: Vec<Option<i32>> = players
+        .iter_mut()
+        .map(|p| p.wait(end.saturating_duration_since(Instant::now())))
+        .collect();
+    let took = start.elapsed();
+    for (i, (p, c)) in players.iter().zip(&codes).enumerate() {
+        assert_eq!(*c, Some(0), "player {i} failed: {:#?}", p.seen);
+    }
+    let names: Vec<String> = (0..4).map(|i| format!("p{i}")).collect();
+    assert_same_ledgers(&dir, &names, 2);
+    assert_eq!(
+        stranger.wait(Duration::from_secs(40)),
+        Some(1),
+        "{:#?}",
+        stranger.seen
+    );
+    assert!(
+        stranger
+            .seen
+            .iter()
+            .filter(|l| l.starts_with("lobby: "))
+            .all(|l| l.contains("0 peers connected") && !l.contains("\"p")),
+        "the stranger saw the table: {:#?}",
+        stranger.seen
+    );
+    for p in &players {
+        assert!(
+            p.lines_starting("lobby: ")
+                .iter()
+                .all(|l| !l.contains("stranger")),
+            "{:#?}",
+            p.seen
+        );
+    }
+    let full = players.iter().filter_map(full_after).fold(0.0, f64::max);
+    println!(
+        "loopback: four players by code, two hands: {:.1} s in all, table full after {full:.1} s; \
+         {} of 6 links direct",
+        took.as_secs_f64(),
+        direct_pairs(&players)
+    );
+    for p in &players {
+        for l in p.lines_starting("traffic:") {
+            println!("{l}");
+        }
+    }
+}
+
+/// Kills a process at once (SIGKILL), as a relay whose machine dies.
+fn kill(p: &mut Proc) {
+    let _ = p.child.kill();
+    let _ = p.child.wait();
+}
+
+/// Whether a TCP connection from namespace `ns` to `host:port` opens within 3 s.
+fn connects(ns: &str, host: &str, port: u16) -> bool {
+    Command::new("ip")
+        .args(["netns", "exec", ns, "timeout", "3", "bash", "-c"])
+        .arg(format!("exec 3<>/dev/tcp/{host}/{port}"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// The lab's NATs are real: a listener in home 1 is reached from its own router, and from
+/// the public segment neither at the player's address nor at its router's.
+fn assert_homes_are_closed(lab: &mahjong_testlan::Internet, dir: &Path) {
+    let home = &lab.players[0][0];
+    let mut c = mahjong(Some(home));
+    c.args(["relay", "--listen", "/ip4/0.0.0.0/tcp/4002", "--data-dir"])
+        .arg(dir.join("listener"));
+    let mut listener = Proc::spawn(c);
+    listener.first_out_line(Duration::from_secs(20));
+    assert!(
+        connects(&lab.routers[0], "10.79.1.2", 4002),
+        "the lab's home LAN does not work"
+    );
+    assert!(
+        !connects(&lab.server, "10.79.1.2", 4002),
+        "a home's address is reachable from outside"
+    );
+    assert!(
+        !connects(&lab.server, "10.78.0.1", 4002),
+        "a router lets a connection in"
+    );
+    kill(&mut listener);
+}
+
+/// A process's peak resident memory (KiB) and CPU time so far (s), from /proc.
+fn usage(pid: u32) -> (u64, f64) {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    let hwm = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0);
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+    let ticks: f64 = stat
+        .rsplit_once(')')
+        .map(|(_, rest)| {
+            rest.split_whitespace()
+                .skip(11)
+                .take(2)
+                .filter_map(|t| t.parse::<f64>().ok())
+                .sum()
+        })
+        .unwrap_or(0.0);
+    (hwm, ticks / 100.0)
+}
+
+/// What a NAT lab table is.
+struct Lab<'a> {
+    name: &'a str,
+    /// Players in each home.
+    per_home: &'a [usize],
+    nat: mahjong_testlan::Nat,
+    hands: u32,
+    /// The players also look on their home LAN (mDNS).
+    mdns: bool,
+    /// Kill the relay once every link is direct and a hand is booked.
+    kill_relay: bool,
+    /// Kill the relay once a hand is booked and start it again 3 s later.
+    restart_relay: bool,
+}
+
+/// Plays a table in the NAT lab; the figures' line (or `None`: the lab cannot be made here).
+fn nat_table(lab_spec: Lab) -> Option<String> {
+    let Lab {
+        name,
+        per_home,
+        nat,
+        hands,
+        mdns,
+        kill_relay,
+        restart_relay,
+    } = lab_spec;
+    let Some(lab) = mahjong_testlan::Internet::new(per_home, nat) else {
+        println!(
+            "skipped: the NAT lab needs root, iproute2 and nftables (scripts/setup.sh installs them)"
+        );
+        return None;
+    };
+    let dir = scratch(name);
+    assert_homes_are_closed(&lab, &dir);
+    let listen = format!("/ip4/{}/tcp/4001", mahjong_testlan::SERVER_IP);
+    let (mut relay, addr) = relay(Some(&lab.server), &listen, &dir);
+    let start = Instant::now();
+    let mut players: Vec<Proc> = lab
+        .all_players()
+        .iter()
+        .enumerate()
+        .map(|(i, ns)| {
+            let mut args = play_args(&format!("p{i}"), &dir, hands, &addr, "7K3M-QX9P");
+            if mdns {
+                args.retain(|a| a != "--no-mdns");
+            }
+            let mut c = mahjong(Some(ns));
+            c.args(args);
+            Proc::spawn(c)
+        })
+        .collect();
+    let mut killed_at_hand = None;
+    let mut restarted_at_hand = None;
+    let mut direct_after = None;
+    let mut relay_usage = (0, 0.0);
+    let deadline = Instant::now() + Duration::from_secs(150);
+    loop {
+        for p in players.iter_mut() {
+            p.drain();
+        }
+        let direct = direct_pairs(&players);
+        if direct == 6 && direct_after.is_none() {
+            direct_after = Some(start.elapsed());
+        }
+        let exited = players
+            .iter_mut()
+            .any(|p| matches!(p.child.try_wait(), Ok(Some(_))));
+        let hands_done = players[0].lines_starting("hand ").len();
+        if killed_at_hand.is_none() && restarted_at_hand.is_none() {
+            relay_usage = usage(relay.child.id());
+        }
+        if kill_relay && killed_at_hand.is_none() && direct == 6 && hands_done >= 1 {
+            kill(&mut relay);
+            killed_at_hand = Some(hands_done);
+        }
+        if restart_relay && restarted_at_hand.is_none() && hands_done >= 1 {
+            kill(&mut relay);
+            restarted_at_hand = Some(hands_done);
+            std::thread::sleep(Duration::from_secs(3));
+            let (again, addr_again) = self::relay(Some(&lab.server), &listen, &dir);
+            assert_eq!(addr_again, addr, "the relay came back at another address");
+            relay = again;
+        }
+        if exited || Instant::now() > deadline {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let codes: Vec<Option<i32>> = players
+        .iter_mut()
+        .map(|p| p.wait(deadline.saturating_duration_since(Instant::now())))
+        .collect();
+    let took = start.elapsed();
+    for (i, (p, c)) in players.iter().zip(&codes).enumerate() {
+        assert_eq!(*c, Some(0), "player {i} failed: {:#?}", p.seen);
+    }
+    let names: Vec<String> = (0..players.len()).map(|i| format!("p{i}")).collect();
+    assert_same_ledgers(&dir, &names, hands as usize);
+    if kill_relay {
+        assert!(
+            killed_at_hand.is_some_and(|h| (h as u32) < hands),
+            "the relay was not killed mid-session: {} of 6 links direct",
+            direct_pairs(&players)
+        );
+    }
+    let full = players.iter().filter_map(full_after).fold(0.0, f64::max);
+    let bytes: u64 = players
+        .iter()
+        .flat_map(|p| p.lines_starting("traffic:"))
+        .filter_map(|l| {
+            l.split_once(" messages, ")?
+                .1
+                .split_once(" bytes sent")?
+                .0
+                .parse::<u64>()
+                .ok()
+        })
+        .sum();
+    let line = format!(
+        "NAT lab ({nat:?} ports), homes {per_home:?}, mDNS {}: {} of 6 links direct{}; table \
+         full after {full:.1} s; {hands} hands in {:.1} s ({:.1} s a hand); the players sent \
+         {bytes} bytes in all ({} a hand); the relay: peak RSS {} KiB, CPU {:.2} s{}",
+        if mdns { "on" } else { "off" },
+        direct_pairs(&players),
+        direct_after.map_or(String::new(), |d| format!(
+            " ({:.1} s after the starts)",
+            d.as_secs_f64()
+        )),
+        took.as_secs_f64(),
+        (took.as_secs_f64() - full) / f64::from(hands),
+        bytes / u64::from(hands),
+        relay_usage.0,
+        relay_usage.1,
+        killed_at_hand
+            .map(|h| format!(" (then killed after hand {h}: the table went on to the end)"))
+            .or(restarted_at_hand.map(|h| format!(
+                " (killed after hand {h} and started again 3 s later: the table paused and went on)"
+            )))
+            .unwrap_or_default(),
+    );
+    println!("{line}");
+    drop(lab);
+    Some(line)
+}
+
+#[test]
+fn four_homes_behind_nats_meet_by_code_go_direct_and_play_on_without_the_relay() {
+    let _serial = serial();
+    nat_table(Lab {
+        name: "nat4",
+        per_home: &[1, 1, 1, 1],
+        nat: mahjong_testlan::Nat::Keeping,
+        hands: 4,
+        mdns: false,
+        kill_relay: true,
+        restart_relay: false,
+    });
+}
+
+#[test]
+fn behind_nats_that_pick_random_ports_the_relay_carries_the_whole_table() {
+    let _serial = serial();
+    let Some(line) = nat_table(Lab {
+        name: "nat-random",
+        per_home: &[1, 1, 1, 1],
+        nat: mahjong_testlan::Nat::Random,
+        hands: 3,
+        mdns: false,
+        kill_relay: false,
+        restart_relay: false,
+    }) else {
+        return;
+    };
+    assert!(line.contains(": 0 of 6 links direct"), "{line}");
+}
+
+#[test]
+fn two_friends_behind_one_nat_link_on_their_lan_and_the_others_by_hole_punching() {
+    let _serial = serial();
+    let Some(line) = nat_table(Lab {
+        name: "nat-shared",
+        per_home: &[2, 1, 1],
+        nat: mahjong_testlan::Nat::Keeping,
+        hands: 2,
+        mdns: true,
+        kill_relay: false,
+        restart_relay: false,
+    }) else {
+        return;
+    };
+    // The two at home found each other by mDNS (their router does not loop back to itself,
+    // so hole punching between them fails); the others punched through.
+    assert!(line.contains(": 6 of 6 links direct"), "{line}");
+}
+
+#[test]
+fn a_relayed_table_pauses_while_its_relay_restarts_and_goes_on() {
+    let _serial = serial();
+    let Some(line) = nat_table(Lab {
+        name: "nat-restart",
+        per_home: &[1, 1, 1, 1],
+        nat: mahjong_testlan::Nat::Random,
+        hands: 3,
+        mdns: false,
+        kill_relay: false,
+        restart_relay: true,
+    }) else {
+        return;
+    };
+    assert!(line.contains("started again"), "{line}");
+}
+
+/// A stranger at the relay: one peer id asking for a reservation `n` times, each from a
+/// fresh connection (as `n` processes sharing one key would). Returns (accepted, refused).
+async fn reservation_flood(relay: libp2p::Multiaddr, n: usize) -> (usize, usize) {
+    use futures::StreamExt;
+    use libp2p::multiaddr::Protocol;
+    use libp2p::swarm::{NetworkBehaviour, SwarmEvent};
+    use libp2p::{identify, identity, noise, relay as p2p_relay, tcp, yamux};
+
+    #[derive(NetworkBehaviour)]
+    struct Stranger {
+        relay: p2p_relay::client::Behaviour,
+        identify: identify::Behaviour,
+    }
+
+    let key = identity::Keypair::generate_ed25519();
+    let circuit = relay.clone().with(Protocol::P2pCircuit);
+    let (mut accepted, mut refused) = (0, 0);
+    let mut kept = Vec::new();
+    for _ in 0..n {
+        let mut swarm = libp2p::SwarmBuilder::with_existing_identity(key.clone())
+            .with_tokio()
+            .with_tcp(
+                tcp::Config::default(),
+                noise::Config::new,
+                yamux::Config::default,
+            )
+            .expect("tcp")
+            .with_relay_client(noise::Config::new, yamux::Config::default)
+            .expect("relay client")
+            .with_behaviour(|key, relay| Stranger {
+                relay,
+                identify: identify::Behaviour::new(identify::Config::new(
+                    "stranger/1".into(),
+                    key.public(),
+                )),
+            })
+            .expect("behaviour")
+            .build();
+        if swarm.listen_on(circuit.clone()).is_err() {
+            refused += 1;
+            continue;
+        }
+        let answer = tokio::time::timeout(Duration::from_secs(5), async {
+            loop {
+                match swarm.select_next_some().await {
+                    SwarmEvent::Behaviour(StrangerEvent::Relay(
+                        p2p_relay::client::Event::ReservationReqAccepted { .. },
+                    )) => return true,
+                    SwarmEvent::ListenerClosed { .. }
+                    | SwarmEvent::ListenerError { .. }
+                    | SwarmEvent::OutgoingConnectionError { .. } => return false,
+                    _ => {}
+                }
+            }
+        })
+        .await
+        .unwrap_or(false);
+        if answer {
+            accepted += 1;
+            kept.push(swarm);
+        } else {
+            refused += 1;
+        }
+    }
+    (accepted, refused)
+}
+
+#[test]
+fn a_stranger_asking_200_reservations_is_refused_past_the_cap_and_a_relayed_table_goes_on() {
+    let _serial = serial();
+    let dir = scratch("stranger");
+    let (mut relay_proc, addr) = relay(None, "/ip4/127.0.0.1/tcp/0", &dir);
+    let start = Instant::now();
+    let mut players: Vec<Proc> = (0..4)
+        .map(|i| {
+            let mut c = mahjong(None);
+            c.args(play_args(&format!("p{i}"), &dir, 3, &addr, "7K3M-QX9P"))
+                .args([
+                    "--listen",
+                    "/ip4/127.0.0.1/tcp/0",
+                    "--test-no-hole-punching",
+                ]);
+            Proc::spawn(c)
+        })
+        .collect();
+    // Once the table is full, the stranger floods the relay from another thread.
+    let end = Instant::now() + Duration::from_secs(60);
+    while players.iter().any(|p| full_after(p).is_none()) && Instant::now() < end {
+        for p in players.iter_mut() {
+            p.drain();
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let relay_addr: libp2p::Multiaddr = addr.parse().expect("multiaddr");
+    let flood = std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("runtime");
+        let t = Instant::now();
+        let counts = rt.block_on(reservation_flood(relay_addr, 200));
+        (counts, t.elapsed())
+    });
+    let end = Instant::now() + Duration::from_secs(120);
+    let codes: Vec<Option<i32>> = players
+        .iter_mut()
+        .map(|p| p.wait(end.saturating_duration_since(Instant::now())))
+        .collect();
+    let took = start.elapsed();
+    let relay_usage = usage(relay_proc.child.id());
+    let ((accepted, refused), flood_took) = flood.join().expect("the flood ran");
+    relay_proc.drain();
+    for (i, (p, c)) in players.iter().zip(&codes).enumerate() {
+        assert_eq!(*c, Some(0), "player {i} failed: {:#?}", p.seen);
+    }
+    let names: Vec<String> = (0..4).map(|i| format!("p{i}")).collect();
+    assert_same_ledgers(&dir, &names, 3);
+    assert_eq!(
+        direct_pairs(&players),
+        0,
+        "hole punching was off: every link relayed"
+    );
+    assert_eq!(
+        (accepted, refused),
+        (
+            mahjong_relay::MAX_RESERVATIONS_PER_PEER,
+            200 - mahjong_relay::MAX_RESERVATIONS_PER_PEER
+        ),
+        "the stranger's reservations (accepted, refused)"
+    );
+    let full = players.iter().filter_map(full_after).fold(0.0, f64::max);
+    println!(
+        "relayed table on loopback under a stranger's 200 reservations ({accepted} accepted, \
+         {refused} refused in {:.1} s): table full after {full:.1} s, 3 hands in {:.1} s; the \
+         relay: peak RSS {} KiB, CPU {:.2} s",
+        flood_took.as_secs_f64(),
+        took.as_secs_f64(),
+        relay_usage.0,
+        relay_usage.1
+    );
+}
+
+#[test]
+fn a_player_with_a_code_and_one_without_on_one_lan_connect_but_share_no_lobby() {
+    let _serial = serial();
+    let Some(lab) = mahjong_testlan::Internet::new(&[2], mahjong_testlan::Nat::Keeping) else {
+        println!(
+            "skipped: the NAT lab needs root, iproute2 and nftables (scripts/setup.sh installs them)"
+        );
+        return;
+    };
+    let dir = scratch("mixed");
+    let listen = format!("/ip4/{}/tcp/4001", mahjong_testlan::SERVER_IP);
+    let (_relay, addr) = relay(Some(&lab.server), &listen, &dir);
+    // Both with mDNS on, at one home: they find each other on the LAN.
+    let mut with_code = {
+        let mut args = play_args_waiting("coded", &dir, 1, &addr, "7K3M-QX9P", 8);
+        args.retain(|a| a != "--no-mdns");
+        let mut c = mahjong(Some(&lab.players[0][0]));
+        c.args(args);
+        Proc::spawn(c)
+    };
+    let mut without = {
+        let mut c = mahjong(Some(&lab.players[0][1]));
+        c.args([
+            "play", "--bot", "--name", "plain", "--hands", "1", "--wait", "8",
+        ])
+        .arg("--data-dir")
+        .arg(dir.join("plain"));
+        Proc::spawn(c)
+    };
+    assert_eq!(
+        with_code.wait(Duration::from_secs(30)),
+        Some(1),
+        "{:#?}",
+        with_code.seen
+    );
+    assert_eq!(
+        without.wait(Duration::from_secs(30)),
+        Some(1),
+        "{:#?}",
+        without.seen
+    );
+    // The one without a code is connected to the other (it takes every LAN peer) but is
+    // never told of its table; the one with the code lists nobody.
+    let plain = without.lines_starting("lobby: ");
+    assert!(
+        plain.iter().any(|l| l.contains("1 peer connected")),
+        "the two never connected: {:#?}",
+        without.seen
+    );
+    assert!(
+        plain.iter().all(|l| !l.contains("\"coded")),
+        "{:#?}",
+        without.seen
+    );
+    assert!(
+        with_code
+            .lines_starting("lobby: ")
+            .iter()
+            .all(|l| l.contains("0 peers connected") && !l.contains("\"plain")),
+        "{:#?}",
+        with_code.seen
+    );
+}
