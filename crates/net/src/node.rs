@@ -96,6 +96,9 @@ const FOLLOWER_QUIET_MS: u64 = 10_000;
 /// How long a peer that must stop keeps its connections after its signed leave, so that the
 /// leave reaches the others before the process ends.
 pub const LEAVE_FLUSH_MS: u64 = 500;
+
+/// Events kept for a caller that does not read them as fast as they come (see `emit`).
+pub const MAX_OVERFLOW: usize = 1 << 14;
 /// How long a peer that quits waits, after its signed leave, for the others' abort of its
 /// hand, so that it books its own leaver penalty as they do.
 pub const LEAVE_BOOK_MS: u64 = 3000;
@@ -689,6 +692,9 @@ pub struct EventLoop {
     explicit_redial: Vec<(Multiaddr, Redial)>,
     commands: mpsc::Receiver<Command>,
     events: mpsc::Sender<NetEvent>,
+    /// Events the caller has not yet taken while its channel was full, in order: sent as it
+    /// frees room (see `emit`).
+    overflow: std::cell::RefCell<VecDeque<NetEvent>>,
     inbound_tx: mpsc::Sender<Inbound>,
     inbound: mpsc::Receiver<Inbound>,
     queue: VecDeque<(Seat, Input)>,
@@ -869,6 +875,7 @@ impl EventLoop {
             explicit_redial: Vec::new(),
             commands,
             events,
+            overflow: std::cell::RefCell::new(VecDeque::new()),
             inbound_tx,
             inbound,
             queue: VecDeque::new(),
@@ -902,9 +909,47 @@ impl EventLoop {
         self.start.elapsed().as_millis() as u64
     }
 
+    /// Gives the caller an event. None is dropped while the caller reads on, however many
+    /// come at once: when its channel is full they wait here, in order, and go out as it
+    /// frees room (the loop's `reserve` branch); a newer lobby list replaces an older one
+    /// still waiting. A caller that stopped reading (the receiver dropped) gets nothing, and
+    /// one that has not read for [`MAX_OVERFLOW`] events loses the oldest, with a warning.
     fn emit(&self, ev: NetEvent) {
-        // A caller that stopped reading loses events; the loop goes on.
-        let _ = self.events.try_send(ev);
+        let mut waiting = self.overflow.borrow_mut();
+        let ev = if waiting.is_empty() {
+            match self.events.try_send(ev) {
+                Ok(()) | Err(mpsc::error::TrySendError::Closed(_)) => return,
+                Err(mpsc::error::TrySendError::Full(ev)) => ev,
+            }
+        } else {
+            ev
+        };
+        if matches!(ev, NetEvent::Lobby(_)) {
+            waiting.retain(|e| !matches!(e, NetEvent::Lobby(_)));
+        }
+        if waiting.len() >= MAX_OVERFLOW {
+            tracing::warn!("the caller has not read {MAX_OVERFLOW} events: the oldest is lost");
+            waiting.pop_front();
+        }
+        waiting.push_back(ev);
+    }
+
+    /// Sends what waits in `overflow` while the channel takes it.
+    fn flush_overflow(&self) {
+        let mut waiting = self.overflow.borrow_mut();
+        while let Some(ev) = waiting.pop_front() {
+            match self.events.try_send(ev) {
+                Ok(()) => {}
+                Err(mpsc::error::TrySendError::Full(ev)) => {
+                    waiting.push_front(ev);
+                    return;
+                }
+                Err(mpsc::error::TrySendError::Closed(_)) => {
+                    waiting.clear();
+                    return;
+                }
+            }
+        }
     }
 
     fn fatal(&mut self, why: String) {
@@ -950,13 +995,26 @@ impl EventLoop {
         }
         let mut lobby_tick = tokio::time::interval(Duration::from_millis(100));
         lobby_tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let events = self.events.clone();
         loop {
             let deadline = self.next_deadline();
             let sleep_until = match deadline {
                 Some(d) => self.start + Duration::from_millis(d),
                 None => Instant::now() + Duration::from_secs(3600),
             };
+            let waiting = !self.overflow.borrow().is_empty();
             tokio::select! {
+                // The caller made room for events that waited.
+                room = events.reserve(), if waiting => match room {
+                    Ok(permit) => {
+                        if let Some(ev) = self.overflow.borrow_mut().pop_front() {
+                            permit.send(ev);
+                        }
+                        self.flush_overflow();
+                    }
+                    // Nobody reads any more.
+                    Err(_) => self.overflow.borrow_mut().clear(),
+                },
                 ev = self.swarm.select_next_some() => self.on_swarm(ev),
                 cmd = self.commands.recv() => match cmd {
                     Some(Command::Shutdown(tx)) => {

@@ -364,3 +364,43 @@ async fn a_declined_set_up_returns_both_to_the_lobby_and_is_never_resumed() {
         let _ = net.shutdown().await;
     }
 }
+
+/// A caller that reads nothing while its peer plays a whole session (four seats, three of
+/// them bots, its own played by the bot too) gets every event once it reads: the channel
+/// fills up, and what does not fit waits in order instead of being dropped.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_caller_that_reads_late_loses_no_event() {
+    const HANDS: u32 = 6;
+    let storage = MemoryStorage::new();
+    let settings = node::settings("ann", Ruleset::Qiaoma, Money::coins(1), HANDS, 3);
+    let mut config = NetConfig::new(SigningKey::from_bytes(&[61; 32]), settings);
+    config.listen = vec!["/ip4/127.0.0.1/tcp/0".parse().expect("addr")];
+    config.mdns = false;
+    config.own_bot = true;
+    let (net, mut events) = mahjong_net::spawn(config, Box::new(storage.clone())).expect("spawn");
+    // Nothing is read while the session is played and booked.
+    let played = async {
+        while storage.ledger().len() < HANDS as usize {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(300), played)
+        .await
+        .expect("the session is played");
+    let mut all = Vec::new();
+    while let Ok(Some(ev)) = tokio::time::timeout(Duration::from_secs(2), events.recv()).await {
+        all.push(ev);
+    }
+    let hand_overs = all
+        .iter()
+        .filter(|e| matches!(e, NetEvent::Table(TableEvent::HandOver { .. })))
+        .count();
+    println!("{} events read after the session", all.len());
+    assert!(
+        all.len() > 1024,
+        "the channel never filled: {} events",
+        all.len()
+    );
+    assert_eq!(hand_overs, HANDS as usize);
+    let _ = net.shutdown().await;
+}
