@@ -401,7 +401,7 @@ fn on_event(
                 table(Update::HandEnded(Box::new(end)));
             }
             TableEvent::Halted { ref reason } => {
-                table(Update::Failed(reason.clone()));
+                table(Update::Failed(engine::Failure::Halted(reason.clone())));
                 table(Update::Table(ev));
             }
             TableEvent::SessionOver { ref balances } => {

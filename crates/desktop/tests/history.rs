@@ -503,7 +503,10 @@ fn a_store_that_cannot_be_read_is_said_plainly() -> Result<(), Error> {
     ui.click(ui.t(T::History))?;
     let e = records::load(&dir).expect_err("corrupt");
     assert!(e.to_string().contains("mahjong.sqlite3"), "{e}");
-    assert!(ui.find(&Lang::En.f(T::HistoryFailed, &[&e])));
+    assert!(matches!(e, records::RecordsError::Corrupt { .. }), "{e}");
+    let said = shanghai_mahjong::i18n::records_error(Lang::En, &e);
+    assert!(said.contains("mahjong.sqlite3"), "which file: {said}");
+    assert!(ui.find(&Lang::En.f(T::HistoryFailed, &[&said])));
     // A practice table there cannot be kept: the table says so and still plays.
     let key = TableKey {
         resume: None,
@@ -520,9 +523,12 @@ fn a_store_that_cannot_be_read_is_said_plainly() -> Result<(), Error> {
     };
     let (_, first) = records::start(&key).expect("the engine starts anyway");
     assert!(
-        first
-            .iter()
-            .any(|u| matches!(u, Update::Failed(f) if f.contains("history"))),
+        first.iter().any(|u| matches!(
+            u,
+            Update::Failed(shanghai_mahjong::engine::Failure::NotKept(
+                records::RecordsError::Corrupt { .. }
+            ))
+        )),
         "the failure is reported"
     );
     Ok(())

@@ -21,7 +21,7 @@ use super::table_view::{self, Ctx};
 use super::{ACCENT, MUTED, ON_FELT, WARN, action, bold, label, panel, seat_name, signed};
 use crate::engine::PracticeConfig;
 use crate::i18n::{Lang, T};
-use crate::rerun::{self, Replay};
+use crate::rerun::{self, Replay, ReplayError};
 use crate::tiles::{Faces, Mark, TileView, tile_text};
 
 /// The replay screen.
@@ -31,7 +31,7 @@ pub struct State {
     /// The hand.
     pub hand: u32,
     /// The rebuilt hand (`None` while it is rebuilt), or why it cannot be.
-    pub replay: Option<Result<Replay, String>>,
+    pub replay: Option<Result<Replay, ReplayError>>,
     /// The step shown (0: the deal).
     pub step: usize,
     /// Every seat's tiles face up.
@@ -46,7 +46,7 @@ pub struct State {
 #[derive(Clone, Debug)]
 pub enum Message {
     /// The hand was rebuilt.
-    Loaded(Result<Box<Replay>, String>),
+    Loaded(Result<Box<Replay>, ReplayError>),
     /// One step on.
     Forward,
     /// One step back.
@@ -67,11 +67,7 @@ pub enum Message {
 
 /// Rebuilds a hand (blocking: call it from a task).
 pub fn load(dir: PathBuf, table: [u8; 32], hand: u32) -> Message {
-    Message::Loaded(
-        rerun::load(&dir, &table, hand)
-            .map(Box::new)
-            .map_err(|e| e.to_string()),
-    )
+    Message::Loaded(rerun::load(&dir, &table, hand).map(Box::new))
 }
 
 impl State {
@@ -177,8 +173,12 @@ impl State {
             Some(Err(e)) => {
                 return column![
                     row![title, Space::new().width(Length::Fill), close].padding([6, 12]),
-                    container(label(lang.f(T::ReplayFailed, &[e]), 16.0, WARN))
-                        .center(Length::Fill),
+                    container(label(
+                        lang.f(T::ReplayFailed, &[&crate::i18n::replay_error(lang, e)]),
+                        16.0,
+                        WARN
+                    ))
+                    .center(Length::Fill),
                 ]
                 .into();
             }

@@ -693,7 +693,7 @@ fn notes(st: &State, v: &SeatView, ctx: Ctx<'_>) -> Vec<(String, iced::Color)> {
     let names = st.names(ctx.name);
     let mut out = Vec::new();
     if let Some(f) = &st.failed {
-        out.push((lang.f(T::Failed, &[f]), WARN));
+        out.push((lang.f(T::Failed, &[&crate::i18n::failure(lang, f)]), WARN));
     }
     if st.timed_out {
         let line = match &st.timed_out_action {
