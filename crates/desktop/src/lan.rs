@@ -394,7 +394,11 @@ fn on_event(
                     signed_by_all: !result.aborted && signatures.len() == 4,
                     audited: !seen.faults && !result.aborted,
                     explanation: engine::explain(result),
-                    kept: None,
+                    // The network's storage (`StoreStorage`, the same SQLite store in this
+                    // data dir) has appended the seat's signed log and booked the hand before
+                    // the event comes out: the history, its replay and the review (复盘) find
+                    // it under this table.
+                    kept: seen.table,
                 };
                 seen.faults = false;
                 table(Update::Table(ev.clone()));

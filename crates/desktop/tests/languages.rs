@@ -553,10 +553,17 @@ fn walk_settlement_and_history(w: &mut Walk) -> Result<(), Error> {
         (drawn, "settlement: drawn"),
         (left, "settlement: abandoned"),
     ] {
+        let aborted = end.result.aborted;
         if let Screen::Table(t) = &mut h.app.screen {
             t.end = Some(end);
         }
         w.check(&h.app, screen);
+        // An aborted hand revealed no deal: its review cannot be built, so it is not offered.
+        assert_eq!(
+            h.find(lang.t(T::ReviewButton)),
+            !aborted,
+            "{screen}: the review"
+        );
     }
     if let Screen::Table(t) = &mut h.app.screen {
         t.end = Some(won.clone());
