@@ -390,6 +390,9 @@ fn a_hand_replays_step_by_step_forward_and_back_to_the_settlement() -> Result<()
     let zh = Lang::Zh;
     assert!(ui.find(&zh.f(T::StepOf, &[&0, &(n - 1)])));
     assert!(ui.find(zh.t(T::ReplayDeal)));
+    // The replay's own keys are said; the table's (discard, claim…) would mislead here.
+    assert!(ui.find(zh.t(T::ReplayKeys)));
+    assert!(!ui.find(zh.t(T::Keys)), "the table's keys in a replay");
     ui.click(zh.t(T::StepForward))?;
     assert_eq!(ui.replay_step(), 1);
     assert!(ui.find(&zh.f(T::StepOf, &[&1, &(n - 1)])));

@@ -140,6 +140,7 @@ impl State {
             self.view = table::State::new(config, 0);
         }
         self.view.agreed = true;
+        self.view.watched = true;
         self.view.hand = r.hand;
         self.view.view = Some(Box::new(step.view.clone()));
         self.view.last = r.steps[..=self.step]

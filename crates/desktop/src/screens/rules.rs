@@ -224,19 +224,22 @@ fn reword(line: &str, lang: Lang) -> String {
     out = out.replace(GONE, "");
     match lang {
         Lang::En => english_hand_names(&out),
-        // A name put where an id stood keeps no space from its Chinese neighbours
-        // (`百搭 中` → `百搭中`).
+        // A name put where an id stood, or an emphasis, keeps no space from its Chinese
+        // neighbours (`百搭 中` → `百搭中`, `即 *互为承包* *（解读）*` → `即*互为承包**（解读）*`).
         Lang::Zh => {
-            let han = |c: char| ('\u{4e00}'..='\u{9fff}').contains(&c);
+            let wide = |c: char| {
+                ('\u{4e00}'..='\u{9fff}').contains(&c)
+                    || ('\u{3000}'..='\u{303f}').contains(&c)
+                    || ('\u{ff00}'..='\u{ffef}').contains(&c)
+            };
             let chars: Vec<char> = out.chars().collect();
+            let before = |i: usize| chars[..i].iter().rev().find(|&&c| c != '*').copied();
+            let after = |i: usize| chars[i + 1..].iter().find(|&&c| c != '*').copied();
             chars
                 .iter()
                 .enumerate()
                 .filter(|&(i, &c)| {
-                    !(c == ' '
-                        && i > 0
-                        && han(chars[i - 1])
-                        && chars.get(i + 1).is_some_and(|&n| han(n)))
+                    !(c == ' ' && before(i).is_some_and(wide) && after(i).is_some_and(wide))
                 })
                 .map(|(_, &c)| c)
                 .collect()
@@ -732,6 +735,11 @@ mod tests {
         assert_eq!(
             reword("清一色 (`qingyise`) and (`start_seconds`, 15 s)", Lang::En),
             "full flush (清一色) and (15 s)"
+        );
+        // No space is left between Chinese words around an emphasis.
+        assert_eq!(
+            inline(&reword("两家即 *互为承包* *（解读）*。", Lang::Zh)),
+            "两家即互为承包（解读）。"
         );
         let shown = for_players(
             "a\n<!-- docs only -->\nb `5z`\n<!-- /docs only -->\n<!-- app\nc\n-->\nd\n",

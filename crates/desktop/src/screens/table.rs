@@ -202,6 +202,9 @@ pub struct State {
     pub confirm_leave: bool,
     /// A table killed earlier is being played back (no sounds for what already happened).
     pub replaying: bool,
+    /// The table is only looked at (the replay of a stored hand): nothing on it is played, so
+    /// the table's keys are not shown (the replay says its own).
+    pub watched: bool,
     /// `--practice PRESET --autoplay`: the strong computer player plays the player's seat.
     pub autoplay: bool,
     /// The motion running (a discard sliding in, a meld, the winning hand turning over).
@@ -251,6 +254,7 @@ impl State {
             replaced: [false; 4],
             confirm_leave: false,
             replaying: false,
+            watched: false,
             autoplay: false,
             motion: None,
             reduce_motion: false,
