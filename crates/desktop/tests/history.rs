@@ -576,3 +576,52 @@ fn the_history_opened_over_the_rules_is_shown() -> Result<(), Error> {
     );
     Ok(())
 }
+
+/// At 1024 × 600 every button of the replay is on screen, Back to the history included (it
+/// was pushed off the right edge by the title, found under Xvfb at 1024×600).
+#[test]
+fn the_replay_s_buttons_are_all_on_a_small_screen() -> Result<(), Error> {
+    let dir = temp_dir("ui-replay-small");
+    let _engine = play_practice(&dir, 7, 1);
+    for lang in [Lang::En, Lang::Zh] {
+        let mut ui = Ui::new(&dir, lang);
+        ui.send(Message::Resized(iced::Size::new(1024.0, 600.0)));
+        ui.send(Message::OpenHistory);
+        let table = match &ui.app.screen {
+            Screen::History(h) => h
+                .history
+                .as_ref()
+                .and_then(|r| r.as_ref().ok())
+                .map(|h| h.tables[0].id)
+                .expect("a table"),
+            _ => panic!("the history"),
+        };
+        ui.click_id(replay_id(&table, 1))?;
+        assert!(matches!(ui.app.screen, Screen::Replay(_)));
+        let mut sim = ui.ui();
+        for key in [
+            T::StepStart,
+            T::StepBack,
+            T::StepForward,
+            T::StepEnd,
+            T::ShowHands,
+            T::ReviewButton,
+            T::BackToHistory,
+        ] {
+            let b = sim
+                .find(lang.t(key))
+                .unwrap_or_else(|_| panic!("{lang}: {key:?} is shown"))
+                .bounds();
+            // Whole, on one line, inside the window (a squeezed label has no width left).
+            assert!(
+                b.width > 1.0
+                    && b.height < 30.0
+                    && b.x >= 0.0
+                    && b.x + b.width <= 1024.0
+                    && b.y + b.height <= 600.0,
+                "{lang}: {key:?} at {b:?} is not whole on the 1024×600 window"
+            );
+        }
+    }
+    Ok(())
+}

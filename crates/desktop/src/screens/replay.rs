@@ -65,6 +65,9 @@ pub enum Message {
     Review,
 }
 
+/// Below this width the replay's buttons go on a line of their own.
+const NARROW: f32 = 1200.0;
+
 /// Rebuilds a hand (blocking: call it from a task).
 pub fn load(dir: PathBuf, table: [u8; 32], hand: u32) -> Message {
     Message::Loaded(rerun::load(&dir, &table, hand).map(Box::new))
@@ -188,10 +191,13 @@ impl State {
         let n = r.steps.len();
         let at_end = self.step + 1 >= n;
         let me = r.names.get(r.owner as usize).map_or("", String::as_str);
-        let controls = row![
+        let heading = row![
             title,
             label(lang.f(T::StepOf, &[&self.step, &(n - 1)]), 15.0, ON_FELT),
-            Space::new().width(Length::Fill),
+        ]
+        .spacing(8)
+        .align_y(Alignment::Center);
+        let buttons = row![
             action(
                 lang.t(T::StepStart),
                 14.0,
@@ -227,6 +233,23 @@ impl State {
         ]
         .spacing(8)
         .align_y(Alignment::Center);
+        // The title and seven buttons need about 1200 px: a narrower window (1024 × 600) puts
+        // the buttons on a line of their own, so that Back to the history stays on screen.
+        let narrow = size.width < NARROW;
+        let controls: Element<'a, Message> = if narrow {
+            column![
+                heading,
+                row![Space::new().width(Length::Fill), buttons].align_y(Alignment::Center),
+            ]
+            .spacing(4)
+            .into()
+        } else {
+            row![heading, Space::new().width(Length::Fill), buttons]
+                .spacing(8)
+                .align_y(Alignment::Center)
+                .into()
+        };
+        let header_h = if narrow { 110.0 } else { 70.0 };
         let what = row![
             bold(self.describe(lang, faces, me, r), 16.0, ACCENT),
             Space::new().width(Length::Fill),
@@ -252,9 +275,9 @@ impl State {
         }
         let hands_h = 4.0 * (tile_w * 1.4 + 6.0) + 50.0;
         let table_h = if self.open {
-            size.height - 70.0 - hands_h
+            size.height - header_h - hands_h
         } else {
-            size.height - 70.0
+            size.height - header_h
         };
         let ctx = Ctx {
             lang,
