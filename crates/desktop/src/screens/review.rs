@@ -4,8 +4,10 @@
 //! leaves the hand with: the distance to ready (向听), the winning tiles with their live copies,
 //! and a discard's chance of winning for another seat.
 //!
-//! It opens over the settlement of a practice hand and over the replay of a hand of the
-//! history; Back returns there.
+//! It opens over the settlement of a hand kept in the player's store (a practice hand, or a
+//! LAN hand booked by the network in the same store) and over the replay of a hand of the
+//! history; Back returns there. A hand that cannot be rebuilt is said so in the player's
+//! language ([`crate::i18n::replay_error`]).
 
 use std::path::PathBuf;
 
