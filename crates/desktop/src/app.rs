@@ -762,6 +762,9 @@ impl App {
     fn history_update(&mut self, message: Message) -> Task<Message> {
         match message {
             Message::OpenHistory => {
+                // Asked for from the top bar over the rules (opened from home): the history
+                // is what the player wants to see, not the rules left over it.
+                self.rules = None;
                 let (state, task) = history::State::open(self.data_dir.clone());
                 self.screen = Screen::History(Box::new(state));
                 task.map(Message::History)

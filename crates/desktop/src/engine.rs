@@ -157,8 +157,26 @@ pub enum Update {
     /// A seat is proven at fault: the evidence was checked offline-style (replayed from the
     /// signed log alone) before it is shown.
     Proven(Proof),
-    /// The table cannot go on.
-    Failed(String),
+    /// The table cannot go on, or cannot keep its hands.
+    Failed(Failure),
+}
+
+/// Why a table cannot go on or cannot keep its hands (worded for the player by
+/// [`crate::i18n::failure`]; `Display` is the English of logs and `--autoplay`).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Failure {
+    /// The table's hands cannot be kept in the player's history (the table still plays).
+    #[error("the hands cannot be kept in the history: {0}")]
+    NotKept(crate::records::RecordsError),
+    /// The table's thread could not start, or stopped.
+    #[error("the table thread stopped: {0}")]
+    Thread(String),
+    /// The table could not be set up or resumed (the engine's words).
+    #[error("the table cannot start: {0}")]
+    Start(String),
+    /// The table halted (the table crate's reason).
+    #[error("the table halted: {0}")]
+    Halted(String),
 }
 
 /// What an evidence record proves, once checked.
@@ -633,16 +651,14 @@ impl Engine {
                 if let Some(r) = self.recorder.as_mut() {
                     match r.hand_over(&self.clients[HUMAN as usize]) {
                         Ok(_) => end.kept = Some(r.table()),
-                        Err(e) => updates.push(Update::Failed(format!(
-                            "this hand could not be kept in the history: {e}"
-                        ))),
+                        Err(e) => updates.push(Update::Failed(Failure::NotKept(e.into()))),
                     }
                 }
                 updates.push(Update::HandEnded(Box::new(end)));
                 self.paused = true;
             }
             TableEvent::Halted { reason } if seat == HUMAN as usize => {
-                updates.push(Update::Failed(reason.clone()));
+                updates.push(Update::Failed(Failure::Halted(reason.clone())));
             }
             _ => {}
         }

@@ -397,14 +397,18 @@ fn on_event(
                     signed_by_all: !result.aborted && signatures.len() == 4,
                     audited: !seen.faults && !result.aborted,
                     explanation: engine::explain(result),
-                    kept: None,
+                    // The network's storage (`StoreStorage`, the same SQLite store in this
+                    // data dir) has appended the seat's signed log and booked the hand before
+                    // the event comes out: the history, its replay and the review (复盘) find
+                    // it under this table.
+                    kept: seen.table,
                 };
                 seen.faults = false;
                 table(Update::Table(ev.clone()));
                 table(Update::HandEnded(Box::new(end)));
             }
             TableEvent::Halted { ref reason } => {
-                table(Update::Failed(reason.clone()));
+                table(Update::Failed(engine::Failure::Halted(reason.clone())));
                 table(Update::Table(ev));
             }
             TableEvent::SessionOver { ref balances } => {

@@ -104,28 +104,135 @@ impl History {
     }
 }
 
-/// Why the history could not be read, a hand exported or a table verified.
+/// Why the history could not be read, a hand exported, replayed or reviewed, or a table
+/// verified: what is wrong, sorted out of the store's and the system's errors so that the app
+/// can say it in the player's language ([`crate::i18n::records_error`]: which file, a full
+/// disk, a damaged database, a hand not found). The store's or the system's own words are
+/// kept as the detail (shown in English only).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum RecordsError {
-    /// The store failed (the message names the file or record).
+    /// A file could not be read or written.
+    #[error("{path}: {detail}")]
+    File {
+        /// The file (or folder).
+        path: PathBuf,
+        /// What kind of trouble.
+        trouble: Trouble,
+        /// The system's words.
+        detail: String,
+    },
+    /// The database is damaged or is not this program's.
+    #[error("database {path} is corrupt or not a mahjong store: {detail}")]
+    Corrupt {
+        /// The database file.
+        path: PathBuf,
+        /// What SQLite or the schema check said.
+        detail: String,
+    },
+    /// The database was written by a newer version of the program.
+    #[error("database {path} was written by a newer version of this program")]
+    Newer {
+        /// The database file.
+        path: PathBuf,
+    },
+    /// The database belongs to another identity key than the data directory's.
+    #[error("database {path} belongs to another identity")]
+    OtherIdentity {
+        /// The database file.
+        path: PathBuf,
+    },
+    /// A stored record does not decode (the database was changed outside the program).
+    #[error("a stored record does not decode: {0}")]
+    Damaged(String),
+    /// Another process holds the data directory.
+    #[error("the data dir is in use by another process (pid {pid:?})")]
+    InUse {
+        /// Its process id, when known.
+        pid: Option<u32>,
+    },
+    /// There is no store in the data directory yet.
+    #[error("no store in {0}")]
+    NoStore(PathBuf),
+    /// The table is not in the store.
+    #[error("no table {0} in the store")]
+    NoTable(String),
+    /// The table has no local seat in the store (so no log of the player's).
+    #[error("table {0} has no local seat")]
+    NoSeat(String),
+    /// The hand is not booked.
+    #[error("hand {hand} of table {table} is not booked")]
+    NoHand {
+        /// The table id (hex).
+        table: String,
+        /// The hand.
+        hand: u32,
+    },
+    /// The hand is booked, but the player's stored log does not reach its end.
+    #[error("the stored log does not hold hand {0}'s end")]
+    NotInLog(u32),
+    /// Anything else the store said (its words).
     #[error("{0}")]
     Store(String),
-    /// A file could not be written.
-    #[error("{path}: {why}")]
-    Write {
-        /// The file.
-        path: PathBuf,
-        /// Why.
-        why: String,
-    },
-    /// The table or hand is not in the store.
-    #[error("{0}")]
-    Missing(String),
+}
+
+/// What kind of trouble a file gave.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Trouble {
+    /// The disk is full.
+    Full,
+    /// No permission, or a read-only file system.
+    Denied,
+    /// The file or a folder on its way does not exist.
+    NotFound,
+    /// A file stands where a folder on its way should be.
+    NotAFolder,
+    /// A folder stands where the file should.
+    IsFolder,
+    /// Anything else.
+    Other,
+}
+
+impl Trouble {
+    /// The trouble an I/O error shows.
+    pub fn of(e: &std::io::Error) -> Trouble {
+        use std::io::ErrorKind as K;
+        match e.kind() {
+            K::StorageFull | K::QuotaExceeded => Trouble::Full,
+            K::PermissionDenied | K::ReadOnlyFilesystem => Trouble::Denied,
+            K::NotFound => Trouble::NotFound,
+            K::NotADirectory | K::AlreadyExists => Trouble::NotAFolder,
+            K::IsADirectory => Trouble::IsFolder,
+            _ => Trouble::Other,
+        }
+    }
+}
+
+impl RecordsError {
+    /// A file's I/O error.
+    pub fn io(path: &Path, e: &std::io::Error) -> RecordsError {
+        RecordsError::File {
+            path: path.to_path_buf(),
+            trouble: Trouble::of(e),
+            detail: e.to_string(),
+        }
+    }
 }
 
 impl From<StoreError> for RecordsError {
     fn from(e: StoreError) -> RecordsError {
-        RecordsError::Store(e.to_string())
+        match e {
+            StoreError::Io { path, source } => RecordsError::io(&path, &source),
+            StoreError::CorruptDatabase { path, why } => {
+                RecordsError::Corrupt { path, detail: why }
+            }
+            StoreError::NewerSchema { path, .. } => RecordsError::Newer { path },
+            StoreError::OtherIdentity { path, .. } => RecordsError::OtherIdentity { path },
+            StoreError::Decode { what, why } => RecordsError::Damaged(format!("{what}: {why}")),
+            StoreError::InUse { pid, .. } => RecordsError::InUse { pid },
+            StoreError::UnknownTable(t) => RecordsError::NoTable(t),
+            StoreError::UnknownSeat { table, .. } => RecordsError::NoSeat(table),
+            other => RecordsError::Store(other.to_string()),
+        }
     }
 }
 
@@ -274,13 +381,9 @@ pub fn export_hand(
     hand: u32,
     path: &Path,
 ) -> Result<u64, RecordsError> {
-    let store = open_existing(dir)?
-        .ok_or_else(|| RecordsError::Missing(format!("no store in {}", dir.display())))?;
+    let store = open_existing(dir)?.ok_or_else(|| RecordsError::NoStore(dir.to_path_buf()))?;
     let bytes = store.export(table, Some(hand))?.to_bytes();
-    let write = |why: std::io::Error| RecordsError::Write {
-        path: path.to_path_buf(),
-        why: why.to_string(),
-    };
+    let write = |why: std::io::Error| RecordsError::io(path, &why);
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent).map_err(write)?;
     }
@@ -302,10 +405,28 @@ pub enum HandCheck {
     /// The table's stored log was replayed offline (signatures, hash chain, deal proofs and
     /// audit, every move through the rules) and gives this very result.
     Verified,
-    /// The replay found a fault at this step, in this hand or before it.
-    Fault(String),
+    /// The replay found a fault at this step of the log (in this hand or before it); the
+    /// table crate's words as the detail.
+    Fault {
+        /// The log step, when the fault has one.
+        step: Option<u32>,
+        /// What is wrong (English).
+        detail: String,
+    },
+    /// The log replays, but to another result than the one booked in the ledger.
+    Differs,
     /// The table's log could not be checked (why).
-    Unavailable(String),
+    Unavailable(Unchecked),
+}
+
+/// Why a stored hand could not be checked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Unchecked {
+    /// The table has no seat of the player's, so the store holds no log of it.
+    NoSeat,
+    /// The hand's steps are not in the stored log.
+    NotInLog,
 }
 
 /// The file in the data directory that remembers the offline checks of stored tables.
@@ -345,14 +466,10 @@ fn remember(
         .collect();
     all.insert(to_hex(table), kept);
     let path = dir.join(CHECKS_FILE);
-    let write = |why: String| RecordsError::Write {
-        path: path.clone(),
-        why,
-    };
-    let bytes = serde_json::to_vec(&all).map_err(|e| write(e.to_string()))?;
+    let bytes = serde_json::to_vec(&all).map_err(|e| RecordsError::Store(e.to_string()))?;
     let tmp = path.with_extension("partial");
-    std::fs::write(&tmp, bytes).map_err(|e| write(e.to_string()))?;
-    std::fs::rename(&tmp, &path).map_err(|e| write(e.to_string()))
+    std::fs::write(&tmp, bytes).map_err(|e| RecordsError::io(&path, &e))?;
+    std::fs::rename(&tmp, &path).map_err(|e| RecordsError::io(&path, &e))
 }
 
 /// Replays a stored table's log offline (the checks of `mahjong verify`) and says, for every
@@ -361,19 +478,15 @@ pub fn verify_table(
     dir: &Path,
     table: &[u8; 32],
 ) -> Result<BTreeMap<u32, HandCheck>, RecordsError> {
-    let store = open_existing(dir)?
-        .ok_or_else(|| RecordsError::Missing(format!("no store in {}", dir.display())))?;
+    let store = open_existing(dir)?.ok_or_else(|| RecordsError::NoStore(dir.to_path_buf()))?;
     let info = store
         .table(table)?
-        .ok_or_else(|| RecordsError::Missing(format!("no table {} in the store", to_hex(table))))?;
+        .ok_or_else(|| RecordsError::NoTable(to_hex(table)))?;
     let booked = store.ledger_of(table)?;
     let mut out = BTreeMap::new();
     let Some(seat) = owner_seat(&info) else {
         for row in &booked {
-            out.insert(
-                row.hand,
-                HandCheck::Unavailable("no local seat, so no log".into()),
-            );
+            out.insert(row.hand, HandCheck::Unavailable(Unchecked::NoSeat));
         }
         return Ok(out);
     };
@@ -386,10 +499,8 @@ pub fn verify_table(
             for row in &booked {
                 let check = match report.hands.iter().find(|h| h.hand == row.hand) {
                     Some(h) if h.result == row.result => HandCheck::Verified,
-                    Some(_) => HandCheck::Fault(
-                        "the ledger's result is not the one the replay gives".into(),
-                    ),
-                    None => HandCheck::Unavailable("its steps are not in the stored log".into()),
+                    Some(_) => HandCheck::Differs,
+                    None => HandCheck::Unavailable(Unchecked::NotInLog),
                 };
                 out.insert(row.hand, check);
             }
@@ -403,7 +514,10 @@ pub fn verify_table(
                 let check = if end <= at {
                     HandCheck::Verified
                 } else {
-                    HandCheck::Fault(fault_text(&fault))
+                    HandCheck::Fault {
+                        step: fault.seq(),
+                        detail: fault_text(&fault),
+                    }
                 };
                 out.insert(row.hand, check);
             }
@@ -530,9 +644,7 @@ pub fn resume(
     if let Some(r) = &key.record {
         let names = practice_names(&r.name, key.config.levels);
         if let Err(e) = engine.record_again(&r.dir, names) {
-            updates.push(Update::Failed(format!(
-                "this table's hands cannot be kept in the history: {e}"
-            )));
+            updates.push(Update::Failed(engine::Failure::NotKept(e.into())));
         }
     }
     Ok((engine, updates))
@@ -546,9 +658,7 @@ pub fn start(key: &TableKey) -> Result<(Engine, Vec<Update>), EngineError> {
     if let Some(r) = &key.record {
         let names = practice_names(&r.name, key.config.levels);
         if let Err(e) = engine.record_to(&r.dir, names) {
-            updates.push(Update::Failed(format!(
-                "this table's hands cannot be kept in the history: {e}"
-            )));
+            updates.push(Update::Failed(engine::Failure::NotKept(e.into())));
         }
     }
     Ok((engine, updates))

@@ -92,34 +92,30 @@ pub enum ReplayError {
 
 /// Rebuilds hand `hand` of table `table` from the store in `dir`.
 pub fn load(dir: &Path, table: &[u8; 32], hand: u32) -> Result<Replay, ReplayError> {
-    let missing = |what: String| ReplayError::Records(RecordsError::Missing(what));
-    let store = records::open_existing(dir)?
-        .ok_or_else(|| missing(format!("no store in {}", dir.display())))?;
+    let store =
+        records::open_existing(dir)?.ok_or_else(|| RecordsError::NoStore(dir.to_path_buf()))?;
     let store_err = |e: mahjong_store::StoreError| ReplayError::Records(e.into());
     let info = store
         .table(table)
         .map_err(store_err)?
-        .ok_or_else(|| missing(format!("no table {} in the store", to_hex(table))))?;
-    let owner = records::owner_seat(&info)
-        .ok_or_else(|| missing(format!("table {} has no local seat", to_hex(table))))?;
+        .ok_or_else(|| RecordsError::NoTable(to_hex(table)))?;
+    let owner = records::owner_seat(&info).ok_or_else(|| RecordsError::NoSeat(to_hex(table)))?;
     let row = store
         .ledger_of(table)
         .map_err(store_err)?
         .into_iter()
         .find(|r| r.hand == hand)
-        .ok_or_else(|| {
-            missing(format!(
-                "hand {hand} of table {} is not booked",
-                to_hex(table)
-            ))
+        .ok_or_else(|| RecordsError::NoHand {
+            table: to_hex(table),
+            hand,
         })?;
     let log = store
         .persisted(table, owner)
         .map_err(store_err)?
         .map(|p| p.log)
         .unwrap_or_default();
-    let log = mahjong_store::export::log_through_hand(&log, hand)
-        .ok_or_else(|| missing(format!("the stored log does not hold hand {hand}'s end")))?;
+    let log =
+        mahjong_store::export::log_through_hand(&log, hand).ok_or(RecordsError::NotInLog(hand))?;
     let steps = rebuild(log, &row.result, owner, crate::engine::cards())?;
     let practice = records::practice_levels(&info);
     Ok(Replay {

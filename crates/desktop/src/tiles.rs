@@ -203,7 +203,11 @@ fn draw_tile(frame: &mut Frame, tv: &TileView) {
         _ => None,
     };
     frame.stroke(&body, Stroke::default().with_color(EDGE).with_width(1.0));
-    if let Some(t) = tv.tile {
+    // A sliding tile shows its face once it lands: a canvas's text is not clipped by
+    // `with_clip`, so the characters of a face half out of its place would be printed over
+    // whatever lies beside it (a discard sliding in drew "七萬" on an opponent's row).
+    let moving = tv.offset != (0, 0);
+    if let Some(t) = tv.tile.filter(|_| !moving) {
         let inner = Rectangle::new(
             Point::new(w * 0.1, w * 0.1),
             Size::new(w * 0.8, s.height - w * 0.26),

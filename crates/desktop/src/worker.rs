@@ -15,7 +15,7 @@ use iced::Subscription;
 use iced::futures::channel::mpsc as async_mpsc;
 use iced::futures::stream::{self, BoxStream, StreamExt};
 
-use crate::engine::{Command, PracticeConfig, Update};
+use crate::engine::{Command, Failure, PracticeConfig, Update};
 
 /// What the engine thread sends to the UI.
 #[derive(Clone, Debug)]
@@ -77,12 +77,12 @@ fn start(key: &TableKey) -> BoxStream<'static, Feed> {
         .spawn(move || run(key, tx));
     match spawned {
         Ok(_) => rx.boxed(),
-        Err(e) => stream::once(async move {
-            Feed::Update(Update::Failed(format!(
-                "cannot start the table thread: {e}"
-            )))
-        })
-        .boxed(),
+        Err(e) => {
+            stream::once(
+                async move { Feed::Update(Update::Failed(Failure::Thread(e.to_string()))) },
+            )
+            .boxed()
+        }
     }
 }
 
@@ -112,7 +112,9 @@ fn run(key: TableKey, out: async_mpsc::UnboundedSender<Feed>) {
                 }
                 Err(e) => {
                     let _ = out.unbounded_send(Feed::Replay(false));
-                    let _ = out.unbounded_send(Feed::Update(Update::Failed(e.to_string())));
+                    let _ = out.unbounded_send(Feed::Update(Update::Failed(Failure::Start(
+                        e.to_string(),
+                    ))));
                     return;
                 }
             }
@@ -120,7 +122,8 @@ fn run(key: TableKey, out: async_mpsc::UnboundedSender<Feed>) {
         None => match crate::records::start(&key) {
             Ok(x) => x,
             Err(e) => {
-                let _ = out.unbounded_send(Feed::Update(Update::Failed(e.to_string())));
+                let _ =
+                    out.unbounded_send(Feed::Update(Update::Failed(Failure::Start(e.to_string()))));
                 return;
             }
         },

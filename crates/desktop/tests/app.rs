@@ -120,6 +120,19 @@ impl Harness {
     fn sit_down(&mut self) {
         let key = self.app.table_key().expect("at a table").clone();
         let (engine, first) = Engine::new(&key.config).expect("engine");
+        self.seat(engine, first);
+    }
+
+    /// As [`Harness::sit_down`], the hands kept in the player's store as the app's worker
+    /// keeps them (the settlement then offers the review, as in the app).
+    fn sit_down_kept(&mut self) {
+        let key = self.app.table_key().expect("at a table").clone();
+        assert!(key.record.is_some(), "the app keeps this table's hands");
+        let (engine, first) = shanghai_mahjong::records::start(&key).expect("engine");
+        self.seat(engine, first);
+    }
+
+    fn seat(&mut self, engine: Engine, first: Vec<shanghai_mahjong::engine::Update>) {
         let (tx, rx) = mpsc::channel();
         self.send(Message::Table(TableMsg::Feed(Feed::Ready(Commands(tx)))));
         self.engine = Some(engine);
@@ -693,6 +706,10 @@ fn screenshots() -> Result<(), Error> {
                 std::fs::remove_file(entry.path())?;
             }
         }
+        // The picture a player looks at: the short motions over (a discard landed).
+        h.send(Message::Table(TableMsg::Frame(
+            std::time::Instant::now() + std::time::Duration::from_secs(5),
+        )));
         let mut ui = h.ui();
         let snap = ui.snapshot(&iced::Theme::Dark)?;
         assert!(snap.matches_image(&path)?);
@@ -755,7 +772,7 @@ fn screenshots() -> Result<(), Error> {
             let mut h = Harness::named("shot-settle", 5, lang);
             h.send(Message::Resized(size));
             h.click(start)?;
-            h.sit_down();
+            h.sit_down_kept();
             h.play_to_end(lang)?;
             shot(&mut h, &format!("settlement-{tag}"))?;
         }

@@ -390,6 +390,9 @@ fn a_hand_replays_step_by_step_forward_and_back_to_the_settlement() -> Result<()
     let zh = Lang::Zh;
     assert!(ui.find(&zh.f(T::StepOf, &[&0, &(n - 1)])));
     assert!(ui.find(zh.t(T::ReplayDeal)));
+    // The replay's own keys are said; the table's (discard, claim…) would mislead here.
+    assert!(ui.find(zh.t(T::ReplayKeys)));
+    assert!(!ui.find(zh.t(T::Keys)), "the table's keys in a replay");
     ui.click(zh.t(T::StepForward))?;
     assert_eq!(ui.replay_step(), 1);
     assert!(ui.find(&zh.f(T::StepOf, &[&1, &(n - 1)])));
@@ -503,7 +506,10 @@ fn a_store_that_cannot_be_read_is_said_plainly() -> Result<(), Error> {
     ui.click(ui.t(T::History))?;
     let e = records::load(&dir).expect_err("corrupt");
     assert!(e.to_string().contains("mahjong.sqlite3"), "{e}");
-    assert!(ui.find(&Lang::En.f(T::HistoryFailed, &[&e])));
+    assert!(matches!(e, records::RecordsError::Corrupt { .. }), "{e}");
+    let said = shanghai_mahjong::i18n::records_error(Lang::En, &e);
+    assert!(said.contains("mahjong.sqlite3"), "which file: {said}");
+    assert!(ui.find(&Lang::En.f(T::HistoryFailed, &[&said])));
     // A practice table there cannot be kept: the table says so and still plays.
     let key = TableKey {
         resume: None,
@@ -520,9 +526,12 @@ fn a_store_that_cannot_be_read_is_said_plainly() -> Result<(), Error> {
     };
     let (_, first) = records::start(&key).expect("the engine starts anyway");
     assert!(
-        first
-            .iter()
-            .any(|u| matches!(u, Update::Failed(f) if f.contains("history"))),
+        first.iter().any(|u| matches!(
+            u,
+            Update::Failed(shanghai_mahjong::engine::Failure::NotKept(
+                records::RecordsError::Corrupt { .. }
+            ))
+        )),
         "the failure is reported"
     );
     Ok(())
@@ -544,4 +553,75 @@ fn a_practice_table_sat_at_from_the_app_keeps_its_hands_in_the_players_store() {
         }),
         "the worker is told where to book the hands"
     );
+}
+
+/// The top bar's History, pressed while the rules are open over the home screen, shows the
+/// history (it once opened under the rules, which stayed on top: nothing seemed to happen,
+/// found clicking the window under Xvfb).
+#[test]
+fn the_history_opened_over_the_rules_is_shown() -> Result<(), Error> {
+    let dir = temp_dir("history-over-rules");
+    let mut ui = Ui::new(&dir, Lang::En);
+    ui.click(ui.t(T::RulesButton))?;
+    assert!(ui.app.rules.is_some(), "the rules are open");
+    ui.click(ui.t(T::History))?;
+    assert!(matches!(ui.app.screen, Screen::History(_)));
+    assert!(
+        ui.app.rules.is_none(),
+        "the rules no longer cover the history"
+    );
+    assert!(
+        ui.find(Lang::En.t(T::VerifyTitle)),
+        "the history is on screen"
+    );
+    Ok(())
+}
+
+/// At 1024 × 600 every button of the replay is on screen, Back to the history included (it
+/// was pushed off the right edge by the title, found under Xvfb at 1024×600).
+#[test]
+fn the_replay_s_buttons_are_all_on_a_small_screen() -> Result<(), Error> {
+    let dir = temp_dir("ui-replay-small");
+    let _engine = play_practice(&dir, 7, 1);
+    for lang in [Lang::En, Lang::Zh] {
+        let mut ui = Ui::new(&dir, lang);
+        ui.send(Message::Resized(iced::Size::new(1024.0, 600.0)));
+        ui.send(Message::OpenHistory);
+        let table = match &ui.app.screen {
+            Screen::History(h) => h
+                .history
+                .as_ref()
+                .and_then(|r| r.as_ref().ok())
+                .map(|h| h.tables[0].id)
+                .expect("a table"),
+            _ => panic!("the history"),
+        };
+        ui.click_id(replay_id(&table, 1))?;
+        assert!(matches!(ui.app.screen, Screen::Replay(_)));
+        let mut sim = ui.ui();
+        for key in [
+            T::StepStart,
+            T::StepBack,
+            T::StepForward,
+            T::StepEnd,
+            T::ShowHands,
+            T::ReviewButton,
+            T::BackToHistory,
+        ] {
+            let b = sim
+                .find(lang.t(key))
+                .unwrap_or_else(|_| panic!("{lang}: {key:?} is shown"))
+                .bounds();
+            // Whole, on one line, inside the window (a squeezed label has no width left).
+            assert!(
+                b.width > 1.0
+                    && b.height < 30.0
+                    && b.x >= 0.0
+                    && b.x + b.width <= 1024.0
+                    && b.y + b.height <= 600.0,
+                "{lang}: {key:?} at {b:?} is not whole on the 1024×600 window"
+            );
+        }
+    }
+    Ok(())
 }

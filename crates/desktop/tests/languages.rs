@@ -18,7 +18,10 @@ use iced_test::selector::Candidate;
 use iced_test::{Error, Simulator};
 use mahjong_rules::{Action, Money, Outcome, Tile};
 use shanghai_mahjong::app::{App, Flags, Message, Screen};
+use shanghai_mahjong::engine::Failure;
 use shanghai_mahjong::i18n::{Lang, T, foreign};
+use shanghai_mahjong::records::{RecordsError, Trouble};
+use shanghai_mahjong::rerun::ReplayError;
 use shanghai_mahjong::screens::history::{self, VERIFY_FIELD, export_id, replay_id};
 use shanghai_mahjong::screens::options::{Opt, control_id};
 use shanghai_mahjong::screens::review as review_screen;
@@ -84,8 +87,6 @@ struct Walk {
     screens: usize,
     /// The player chose notation faces: tiles read `5p`.
     notation: bool,
-    /// The rule book is on screen (see [`Walk::check`]).
-    book: bool,
 }
 
 /// Tile notation (`5p`, `123m`) removed, for a player who chose notation faces.
@@ -103,21 +104,44 @@ fn without_notation(text: &str) -> String {
     out
 }
 
-/// Every text of the rule book in `lang` (its blocks as the rules screen shows them).
-fn book_texts(lang: Lang) -> Vec<String> {
-    use shanghai_mahjong::screens::rules::Block;
-    let mut all = Vec::new();
-    for b in rules::book(lang) {
-        match b {
-            Block::Heading(_, t) | Block::Paragraph(t) | Block::Code(t) => all.push(t.clone()),
-            Block::Item(m, t) => {
-                all.push(t.clone());
-                all.push(format!("{m} {t}"));
-            }
-            Block::Table(rows) => all.extend(rows.iter().flatten().cloned()),
+/// An id of the rule book left in a text: a preset's, an option's or a hand's id
+/// (`qiaoma`, `swap_five`, `pengpenghu`), a seat number (`座位0`), or tile notation (`5z`)
+/// where the player did not choose notation faces (see [`Walk::check`]).
+fn rule_id(text: &str, notation: bool) -> Option<String> {
+    const IDS: &[&str] = &[
+        "qiaoma",
+        "baida",
+        "swap_five",
+        "lezi_points",
+        "must_declare_ready",
+        "table_limit_lezi",
+        "chi_san_kou",
+        "pengpenghu",
+        "hunyise",
+        "qingyise",
+    ];
+    let words = text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'));
+    for w in words {
+        if IDS.contains(&w) {
+            return Some(w.to_string());
+        }
+        let digits = w.chars().take_while(char::is_ascii_digit).count();
+        if !notation
+            && digits > 0
+            && w.len() == digits + 1
+            && w.ends_with(['m', 'p', 's', 'z', 'f'])
+        {
+            return Some(w.to_string());
         }
     }
-    all
+    // A seat by its number (座位0, 座位 1).
+    text.match_indices("座位")
+        .any(|(i, _)| {
+            text[i + "座位".len()..]
+                .trim_start()
+                .starts_with(|c: char| c.is_ascii_digit())
+        })
+        .then(|| "座位".to_string())
 }
 
 impl Walk {
@@ -129,7 +153,6 @@ impl Walk {
             faults: Vec::new(),
             screens: 0,
             notation: false,
-            book: false,
         }
     }
 
@@ -144,11 +167,6 @@ impl Walk {
         // the shortcut line names the keyboard's keys.
         let exempt = [T::OtherLang, T::FacesNotation, T::Keys].map(|k| lang.t(k));
         let names: Vec<&str> = self.names.iter().map(String::as_str).collect();
-        let book = if self.book {
-            book_texts(lang)
-        } else {
-            Vec::new()
-        };
         for (text, input) in all {
             if input || exempt.contains(&text.as_str()) {
                 continue;
@@ -157,11 +175,21 @@ impl Walk {
             if self.notation {
                 bare = without_notation(&bare);
             }
-            // The rule book (`docs/rules.zh.md`) is the project's reference and names option,
-            // preset and hand ids and the notation on purpose: it is shown as written. The
-            // screen around it (the table's options above it, the buttons) is checked.
-            if self.book && book.iter().any(|b| b.contains(text.as_str())) {
-                continue;
+            // The rule book's ids and notation (`qiaoma`, `5z`) and seat numbers (座位0)
+            // are never shown, whatever the script.
+            // The option editor shows an English player the options file's names (who may
+            // edit that file); nowhere else, and never in 中文.
+            let mut ids = bare.clone();
+            if lang == Lang::En && !screen.contains("rules") {
+                for o in Opt::ALL {
+                    ids = ids.replace(o.name(), "");
+                }
+            }
+            if let Some(id) = rule_id(&ids, self.notation) {
+                let fault = format!("{lang:?} {screen}: the id {id:?} in {text:?}");
+                if !self.faults.contains(&fault) {
+                    self.faults.push(fault);
+                }
             }
             if let Some(c) = foreign(lang, &bare) {
                 let fault = format!("{lang:?} {screen}: {c:?} in {text:?}");
@@ -323,9 +351,13 @@ fn walk_home(w: &mut Walk) -> Result<(), Error> {
     // The rules.
     h.click(lang.t(T::RulesButton))?;
     assert!(h.app.rules.is_some());
-    w.book = true;
     w.check(&h.app, "rules");
-    w.book = false;
+    for preset in [T::Classic, T::Baida] {
+        send(&mut h, Message::Rules(rules::Message::Back));
+        h.click(lang.t(preset))?;
+        h.click(lang.t(T::RulesButton))?;
+        w.check(&h.app, "rules of another preset");
+    }
     send(&mut h, Message::Rules(rules::Message::Back));
     // The scorer: a full flush scored, then a refused hand and wrong clicks.
     h.click(lang.t(T::ScorerButton))?;
@@ -415,9 +447,7 @@ fn walk_table(w: &mut Walk) -> Result<(), Error> {
                 w.check(&h.app, "table: leave?");
                 send(&mut h, Message::Table(TableMsg::CancelLeave));
                 send(&mut h, Message::OpenRules);
-                w.book = true;
                 w.check(&h.app, "table: the rules over it");
-                w.book = false;
                 send(&mut h, Message::Rules(rules::Message::Back));
                 send(&mut h, Message::ToggleFaces);
                 w.notation = true;
@@ -523,10 +553,17 @@ fn walk_settlement_and_history(w: &mut Walk) -> Result<(), Error> {
         (drawn, "settlement: drawn"),
         (left, "settlement: abandoned"),
     ] {
+        let aborted = end.result.aborted;
         if let Screen::Table(t) = &mut h.app.screen {
             t.end = Some(end);
         }
         w.check(&h.app, screen);
+        // An aborted hand revealed no deal: its review cannot be built, so it is not offered.
+        assert_eq!(
+            h.find(lang.t(T::ReviewButton)),
+            !aborted,
+            "{screen}: the review"
+        );
     }
     if let Screen::Table(t) = &mut h.app.screen {
         t.end = Some(won.clone());
@@ -604,6 +641,117 @@ fn walk_settlement_and_history(w: &mut Walk) -> Result<(), Error> {
     let loaded = review_screen::load(h.dir().to_path_buf(), table_id, 1);
     send(&mut h, Message::Review(loaded));
     w.check(&h.app, "replay: the review");
+    // The error states, in the player's language: a review and a replay of a hand the
+    // records do not hold, an export to a path that cannot be written.
+    let missing = review_screen::load(h.dir().to_path_buf(), table_id, 99);
+    send(&mut h, Message::Review(missing));
+    let refused = h.app.review.as_ref().and_then(|r| r.review.as_ref());
+    assert!(
+        matches!(
+            refused,
+            Some(Err(ReplayError::Records(RecordsError::NoHand {
+                hand: 99,
+                ..
+            })))
+        ),
+        "{refused:?}"
+    );
+    assert!(h.find(&lang.f(T::ReviewCannot, &[&lang.f(T::ReNoHand, &[&99])])));
+    w.check(&h.app, "review: a hand not in the records");
+    h.click(lang.t(T::ReviewBack))?;
+    let missing = replay::load(h.dir().to_path_buf(), table_id, 99);
+    send(&mut h, Message::Replay(missing));
+    let Screen::Replay(r) = &h.app.screen else {
+        panic!("the replay");
+    };
+    assert!(
+        matches!(
+            &r.replay,
+            Some(Err(ReplayError::Records(RecordsError::NoHand {
+                hand: 99,
+                ..
+            })))
+        ),
+        "{:?}",
+        r.replay.as_ref().map(|r| r.as_ref().err())
+    );
+    assert!(h.find(&lang.f(T::ReplayFailed, &[&lang.f(T::ReNoHand, &[&99])])));
+    w.check(&h.app, "replay: a hand not in the records");
+    click(&mut h, lang.t(T::BackToHistory))?;
+    h.click_id(&export_id(&table_id, 1))?;
+    // A file stands where the export's folder should be.
+    let blocked = junk.join("hand.json");
+    w.paths.push(blocked.display().to_string());
+    send(
+        &mut h,
+        Message::History(history::Message::ExportPath(blocked.display().to_string())),
+    );
+    h.click(lang.t(T::ExportWrite))?;
+    let m = history::export(h.dir().to_path_buf(), table_id, 1, blocked.clone());
+    send(&mut h, Message::History(m));
+    let Screen::History(s) = &h.app.screen else {
+        panic!("the history");
+    };
+    let failed = s.export.as_ref().and_then(|f| f.outcome.as_ref());
+    assert!(
+        matches!(
+            failed,
+            Some(Err(RecordsError::File {
+                trouble: Trouble::NotAFolder,
+                ..
+            }))
+        ),
+        "{failed:?}"
+    );
+    w.check(&h.app, "history: an export that cannot be written");
+    Ok(())
+}
+
+/// A data dir whose database is damaged: the history says which file and what is wrong, and
+/// a practice table plays on, saying that its hands cannot be kept.
+fn walk_damaged_records(w: &mut Walk) -> Result<(), Error> {
+    let lang = w.lang;
+    let mut h = Harness::new(&format!("damaged-{lang}"), lang, Faces::Chinese);
+    let db = h.dir().join(mahjong_store::DB_FILE);
+    std::fs::write(
+        &db,
+        b"this is not an SQLite database, it is a text file of junk",
+    )?;
+    w.paths.push(db.display().to_string());
+    click(&mut h, lang.t(T::History))?;
+    let Screen::History(s) = &h.app.screen else {
+        panic!("the history");
+    };
+    assert!(
+        matches!(&s.history, Some(Err(RecordsError::Corrupt { .. }))),
+        "{:?}",
+        s.history.as_ref().map(|h| h.as_ref().err())
+    );
+    let said = shanghai_mahjong::i18n::records_error(
+        lang,
+        &RecordsError::Corrupt {
+            path: db.clone(),
+            detail: String::new(),
+        },
+    );
+    assert!(
+        said.contains(&db.display().to_string()),
+        "which file: {said}"
+    );
+    w.check(&h.app, "history: a damaged database");
+    h.click(lang.t(T::Back))?;
+    send(&mut h, Message::Resized(iced::Size::new(1280.0, 800.0)));
+    h.click(lang.t(T::StartPractice))?;
+    h.sit_down_kept();
+    assert!(
+        matches!(
+            table(&h).failed,
+            Some(Failure::NotKept(RecordsError::Corrupt { .. }))
+        ),
+        "{:?}",
+        table(&h).failed
+    );
+    w.check(&h.app, "table: its hands cannot be kept");
     Ok(())
 }
 
@@ -614,6 +762,7 @@ fn every_screen_in_each_language_shows_no_text_of_the_other_script() -> Result<(
         walk_home(&mut w)?;
         walk_table(&mut w)?;
         walk_settlement_and_history(&mut w)?;
+        walk_damaged_records(&mut w)?;
         assert!(w.screens > 60, "{} screens walked", w.screens);
         w.done();
     }

@@ -23,6 +23,7 @@ use shanghai_mahjong::i18n::{Lang, T};
 use shanghai_mahjong::lan::{self, Feed, LanOptions};
 use shanghai_mahjong::screens::lobby::{self, ADDRESS_FIELD};
 use shanghai_mahjong::screens::options::{self, Opt, Val, control_id};
+use shanghai_mahjong::screens::review as review_screen;
 use shanghai_mahjong::screens::table::Message as TableMsg;
 use shanghai_mahjong::settings::Settings;
 
@@ -35,7 +36,7 @@ fn temp_dir(name: &str) -> PathBuf {
 struct Harness {
     app: App,
     feeds: mpsc::Receiver<Feed>,
-    _dir: PathBuf,
+    dir: PathBuf,
 }
 
 impl Harness {
@@ -76,11 +77,7 @@ impl Harness {
                 }
             });
         });
-        Harness {
-            app,
-            feeds,
-            _dir: dir,
-        }
+        Harness { app, feeds, dir }
     }
 
     fn ui(&self) -> Simulator<'_, Message> {
@@ -445,6 +442,33 @@ fn the_app_joins_a_friends_table_by_address_sees_the_differences_counts_down_acc
     assert_eq!(end.result.payments.iter().map(|m| m.0).sum::<i64>(), 0);
     assert!(h.find(&Lang::En.f(shanghai_mahjong::i18n::T::HandResult, &[&1])));
     assert!(h.find(Lang::En.t(shanghai_mahjong::i18n::T::Verified)));
+    // 复盘 of a LAN hand: the network's storage booked it in the player's store, under the
+    // table, with the seat's log and the revealed deal; the review is offered and built from
+    // there, the player's own decisions weighed.
+    let table = end.kept.expect("a LAN hand is kept in the player's store");
+    h.click(Lang::En.t(T::ReviewButton))?;
+    assert!(
+        h.app.review.is_some(),
+        "the review opens over the settlement"
+    );
+    let review = shanghai_mahjong::review::load(&h.dir, &table, 1).expect("the review is built");
+    assert_eq!(review.owner, 1, "the player's own seat");
+    assert!(review.decisions > 0, "the player decided something");
+    h.send(Message::Review(review_screen::load(
+        h.dir.clone(),
+        table,
+        1,
+    )));
+    assert!(h.find(&Lang::En.f(T::ReviewTitle, &[&1])));
+    assert!(
+        matches!(
+            h.app.review.as_ref().and_then(|r| r.review.as_ref()),
+            Some(Ok(_))
+        ),
+        "built, not refused"
+    );
+    h.click(Lang::En.t(T::ReviewBack))?;
+    assert!(h.app.review.is_none());
     // At a LAN table the next hand does not wait: the player's next prompt closes the
     // settlement (the last view stands in for the next hand's here).
     let view = h
@@ -683,10 +707,10 @@ fn play_over_the_internet_meets_a_friend_by_table_code_and_remembers_the_relay()
     assert!(h.find(Lang::Zh.t(T::NetRelayUp)));
     assert!(h.find(&Lang::Zh.f(T::NetLinks, &[&1, &0])));
     // The relay is remembered for the next time the app opens.
-    let saved = Settings::load(&h._dir).expect("settings");
+    let saved = Settings::load(&h.dir).expect("settings");
     assert_eq!(saved.relay.as_deref(), Some(relay.as_str()));
     let (again, _) = App::new(Flags {
-        data_dir: h._dir.clone(),
+        data_dir: h.dir.clone(),
         lang: None,
         practice: None,
         seed: Some(1),

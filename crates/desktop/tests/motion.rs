@@ -135,3 +135,48 @@ fn with_reduced_motion_nothing_moves_and_the_choice_is_remembered() -> Result<()
     assert!(t.motion.is_some(), "motion is back");
     Ok(())
 }
+
+/// A 200×80 picture: 120 px of table, then a tile of `tile` 48 px wide, slid 90 px to the left
+/// of its place (all of it beside its place, over the table).
+fn sliding(tile: &str) -> iced_test::Simulator<'static, ()> {
+    use iced::widget::{Space, row};
+    let t: mahjong_rules::Tile = tile.parse().expect("tile");
+    let view: iced::Element<'static, ()> = row![
+        Space::new().width(120),
+        shanghai_mahjong::tiles::TileView::face(t, Faces::Chinese, false)
+            .moved((-90, 0))
+            .view(48.0),
+    ]
+    .into();
+    iced_test::Simulator::with_size(
+        shanghai_mahjong::iced_settings(),
+        iced::Size::new(200.0, 80.0),
+        view,
+    )
+}
+
+/// A tile sliding in from beside its place prints nothing outside it: the picture is the same
+/// whatever the tile's face (text drawn on a canvas escapes its clip, so a sliding 七萬 once
+/// printed its characters over an opponent's row).
+#[test]
+fn a_sliding_tile_prints_nothing_beside_its_place() -> Result<(), iced_test::Error> {
+    let path = std::env::temp_dir().join(format!("shanghai-motion-{}-sliding", std::process::id()));
+    // The first picture is written (`…-tiny-skia.png`), the second compared with it.
+    let _ = sliding("7m")
+        .snapshot(&iced::Theme::Dark)?
+        .matches_image(&path)?;
+    let same = sliding("5p")
+        .snapshot(&iced::Theme::Dark)?
+        .matches_image(&path)?;
+    let written = path.with_file_name(format!(
+        "{}-tiny-skia.png",
+        path.file_name().expect("name").to_string_lossy()
+    ));
+    assert!(written.is_file(), "the first picture is written");
+    let _ = std::fs::remove_file(written);
+    assert!(
+        same,
+        "a sliding 七萬 and a sliding 五筒 leave the same picture"
+    );
+    Ok(())
+}

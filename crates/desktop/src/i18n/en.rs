@@ -203,11 +203,11 @@ pub fn text(key: T) -> &'static str {
         }
         T::OptBasePoints => "Base",
         T::OptBasePointsHelp => {
-            "The base added to the winner's flowers (底分), or the base flower in baida (底花)."
+            "The base added to the winner's flowers (底分), or the base flower in Baida (底花)."
         }
         T::OptLeziPoints => "Points in a lezi",
         T::OptLeziPointsHelp => {
-            "Points in one lezi (勒子), the unit of the caps and fixed hand values (10 in qiaoma, 8 in classic)."
+            "Points in one lezi (勒子), the unit of the caps and fixed hand values (10 in Qiaoma, 8 in Classic)."
         }
         T::OptTableLimit => "Table limit",
         T::OptTableLimitHelp => {
@@ -262,7 +262,7 @@ pub fn text(key: T) -> &'static str {
         T::RefuseLimitNeedsLezi => "a table limit in lezi needs the points in a lezi",
         T::RefuseFourWildcards => "Four wildcards (四百搭) needs the wildcard",
         T::RefuseNeedsLezi => {
-            "qiaoma and classic scoring count in lezi: the points in a lezi cannot be none"
+            "Qiaoma and Classic scoring count in lezi: the points in a lezi cannot be none"
         }
         T::RefuseTimers => "timers must be at least one second",
         T::RulesSay => "The rules check says: {0}",
@@ -538,11 +538,6 @@ pub fn text(key: T) -> &'static str {
         T::ReviewLoading => {
             "Rebuilding the hand and asking the strong computer player at each of your decisions…"
         }
-        T::ReviewNotKept => "This hand cannot be reviewed: it is not kept in the history.",
-        T::ReviewNoAudit => "This hand cannot be reviewed: its deal cannot be rebuilt.",
-        T::ReviewDisagree => {
-            "This hand cannot be reviewed: the stored record does not replay as it was booked."
-        }
         T::ReviewSummary => {
             "You made {0} decisions; the strong computer player would have chosen differently {1} times."
         }
@@ -575,6 +570,44 @@ pub fn text(key: T) -> &'static str {
         T::ReviewTimedOut => "(played by the timer)",
         T::MotionOn => "Motion on",
         T::MotionOff => "Motion reduced",
+        T::ReFull => "{0} cannot be written: the disk is full",
+        T::ReDenied => "No permission to read or write {0} (or the disk is read-only)",
+        T::ReNotFound => "{0} (or its folder) does not exist",
+        T::ReNotAFolder => "{0} cannot be written: a folder on its path is a file",
+        T::ReIsFolder => "{0} is a folder, not a file",
+        T::ReFileOther => "{0} cannot be read or written",
+        T::ReCorrupt => "The records file {0} is damaged or is not this program's",
+        T::ReNewer => {
+            "The records file {0} was written by a newer version of this program: please upgrade"
+        }
+        T::ReOtherIdentity => {
+            "The records file {0} belongs to another identity: the key or the records were replaced"
+        }
+        T::ReDamaged => {
+            "A record cannot be read: the records file was changed outside this program"
+        }
+        T::ReInUse => "The data folder is in use by another copy of this program",
+        T::ReNoStore => "There are no records yet",
+        T::ReNoTable => "This table is not in the records",
+        T::ReNoSeat => "You had no seat at this table, so there is no record of yours",
+        T::ReNoHand => "Hand {0} is not in the records",
+        T::ReNotInLog => "The stored record does not reach the end of hand {0}",
+        T::ReStore => "The records file failed",
+        T::RpNoSetup => "This table's record is incomplete: its set-up is missing",
+        T::RpNoAudit => {
+            "Hand {0} ended before its deal was revealed, so its deal cannot be rebuilt"
+        }
+        T::RpDisagree => "Hand {0}'s record does not give its booked result",
+        T::FlNotKept => "This hand cannot be kept in the history: {0}",
+        T::FlThread => "The table stopped running",
+        T::FlStart => "This table cannot start",
+        T::FlHalted => "The table stopped",
+        T::ReviewCannot => "This hand cannot be reviewed: {0}.",
+        T::UnNoSeat => "you had no seat at this table, so there is no record to check",
+        T::UnNotInLog => "this hand's steps are not in the stored record",
+        T::CheckLedgerDiffers => "the booked result is not the one the replay gives",
+        T::CheckFaultAt => "the record fails at step {0}",
+        T::CheckFaultLog => "the record fails",
         T::Utc => "{0} UTC",
         T::VeUnreadable => "The file cannot be read as a hand's log or evidence",
         T::VeBadFrame => "Step {0}: entry {1} does not decode: the file was altered",

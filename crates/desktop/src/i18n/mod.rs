@@ -9,9 +9,11 @@
 mod en;
 mod proofs;
 pub mod reasons;
+mod records;
 mod zh;
 
 pub use proofs::{offence, verify_error};
+pub use records::{failure, records_error, replay_error};
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -130,12 +132,17 @@ keys! {
     LeaveButton, LeaveAskPractice, LeaveAskLan, LeaveYes, LeaveNo,
     NotWinningSeat, UnwinNotDeclared, UnwinNotAType, UnwinNotStandard, UnwinNotStandardWild, UnwinNoType, ScoreInvalid,
     // Bot reasons and the review (复盘) go below this line.
-    RsNothing, RsRandom, RsWin, RsFlower, RsNoFlower, RsNothingToClaim, RsReadyDrawn, RsOnlyDiscard, RsOnlyAction, RsFallback, RsAnyKong, RsCannotWin, RsReady, RsReadyOn, RsAwayOne, RsAway, RsPlan, RsDiscard, RsDeclare, RsConcealedKong, RsAddedKong, RsClaimChow, RsClaimPung, RsClaimKong, RsPass, RsPassUseless, RsSwapKeep, RsSwapPutBack, RsBinding, RsSafe, RsDangerous, RsDangerousBare, ThDeclared, ThClose, ThFlush, ThPungs, TgInSuit, TgFlushPungs, TgStandard, SuitChars, SuitDots, SuitBamboo, ReviewButton, ReviewTitle, ReviewLoading, ReviewNotKept, ReviewNoAudit, ReviewDisagree, ReviewSummary, ReviewSame, ReviewYours, ReviewBots, ReviewTurnAt, ReviewClaimAt, ReviewRobAt, ReviewSwapAt, ReviewAfter, ReviewWins, ReviewWaitCount, ReviewDanger, ReviewWhy, ReviewBack, ChDiscard, ChReady, ChChow, ChPung, ChKong, ChConcealedKong, ChAddedKong, ChWin, ChPass, ChSwap, ChKeep, ChFlower, ChLeave, ReviewTimedOut, MotionOn, MotionOff,
+    RsNothing, RsRandom, RsWin, RsFlower, RsNoFlower, RsNothingToClaim, RsReadyDrawn, RsOnlyDiscard, RsOnlyAction, RsFallback, RsAnyKong, RsCannotWin, RsReady, RsReadyOn, RsAwayOne, RsAway, RsPlan, RsDiscard, RsDeclare, RsConcealedKong, RsAddedKong, RsClaimChow, RsClaimPung, RsClaimKong, RsPass, RsPassUseless, RsSwapKeep, RsSwapPutBack, RsBinding, RsSafe, RsDangerous, RsDangerousBare, ThDeclared, ThClose, ThFlush, ThPungs, TgInSuit, TgFlushPungs, TgStandard, SuitChars, SuitDots, SuitBamboo, ReviewButton, ReviewTitle, ReviewLoading, ReviewSummary, ReviewSame, ReviewYours, ReviewBots, ReviewTurnAt, ReviewClaimAt, ReviewRobAt, ReviewSwapAt, ReviewAfter, ReviewWins, ReviewWaitCount, ReviewDanger, ReviewWhy, ReviewBack, ChDiscard, ChReady, ChChow, ChPung, ChKong, ChConcealedKong, ChAddedKong, ChWin, ChPass, ChSwap, ChKeep, ChFlower, ChLeave, ReviewTimedOut, MotionOn, MotionOff,
     // Verify verdicts go below this line.
     Utc, VeUnreadable, VeBadFrame, VeHeader, VeResult, VeProven, VeEvidence, VeSeat, LfNoSetup, LfEmptyStep, LfGap, LfWrongTable, LfChain, LfSignature, LfUnexpected, LfMissing, LfAfterEnd, LfFault, LfAbort, LfInternal,
     // Internet play keys go below this line.
     NetTitle, NetRelay, NetCode, NetNewCode, NetMeet, NetMeeting, NetRelayUp, NetRelayDown,
     NetLinks, NetBadCode, NetBadRelay,
+    // The records' troubles go below this line.
+    ReFull, ReDenied, ReNotFound, ReNotAFolder, ReIsFolder, ReFileOther, ReCorrupt, ReNewer, ReOtherIdentity,
+    ReDamaged, ReInUse, ReNoStore, ReNoTable, ReNoSeat, ReNoHand, ReNotInLog, ReStore, RpNoSetup, RpNoAudit,
+    RpDisagree, FlNotKept, FlThread, FlStart, FlHalted, ReviewCannot, UnNoSeat, UnNotInLog,
+    CheckLedgerDiffers, CheckFaultAt, CheckFaultLog,
     // (end of the keys)
 }
 

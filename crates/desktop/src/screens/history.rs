@@ -21,8 +21,11 @@ use mahjong_store::{LogCheck, VerifyError, level, to_hex};
 use mahjong_table::HandResult;
 
 use super::{ACCENT, MUTED, ON_FELT, WARN, action, bold, label, level_name, panel, preset_name};
+use crate::i18n::records_error;
 use crate::i18n::{Lang, T};
-use crate::records::{self, HandCheck, History, PlayerEntry, TableEntry, practice_level};
+use crate::records::{
+    self, HandCheck, History, PlayerEntry, RecordsError, TableEntry, Unchecked, practice_level,
+};
 
 /// The id of the export path field.
 pub const EXPORT_FIELD: &str = "export-path";
@@ -52,7 +55,7 @@ pub enum TableCheck {
     /// Each booked hand's status.
     Done(BTreeMap<u32, HandCheck>),
     /// The check could not run.
-    Failed(String),
+    Failed(RecordsError),
 }
 
 /// The export form of one hand.
@@ -65,7 +68,7 @@ pub struct ExportForm {
     /// The file to write.
     pub path: String,
     /// Written (path, bytes), or why not.
-    pub outcome: Option<Result<(PathBuf, u64), String>>,
+    pub outcome: Option<Result<(PathBuf, u64), RecordsError>>,
 }
 
 /// The history screen.
@@ -74,7 +77,7 @@ pub struct State {
     /// The data directory.
     pub dir: PathBuf,
     /// The history (`None` while it is read), or why it cannot be read.
-    pub history: Option<Result<History, String>>,
+    pub history: Option<Result<History, RecordsError>>,
     /// Offline checks of tables.
     pub checks: BTreeMap<[u8; 32], TableCheck>,
     /// The export form, once a hand's Export was clicked.
@@ -93,11 +96,11 @@ pub struct State {
 #[derive(Clone, Debug)]
 pub enum Message {
     /// The history was read, with the offline checks remembered from earlier runs.
-    Loaded(Result<(History, Remembered), String>),
+    Loaded(Result<(History, Remembered), RecordsError>),
     /// Replay a table's stored log offline.
     VerifyTable([u8; 32]),
     /// A table's check is done.
-    TableChecked([u8; 32], Result<BTreeMap<u32, HandCheck>, String>),
+    TableChecked([u8; 32], Result<BTreeMap<u32, HandCheck>, RecordsError>),
     /// Open the export form of a hand.
     PickExport([u8; 32], u32),
     /// The export path changed.
@@ -105,7 +108,7 @@ pub enum Message {
     /// Write the export.
     Export,
     /// The export was written (or not).
-    Exported(Result<(PathBuf, u64), String>),
+    Exported(Result<(PathBuf, u64), RecordsError>),
     /// The verify path changed.
     VerifyPath(String),
     /// Verify the file.
@@ -133,28 +136,17 @@ pub enum Exit {
 
 /// Reads the history of `dir` (blocking: call it from a task).
 pub fn load(dir: PathBuf) -> Message {
-    Message::Loaded(
-        records::load(&dir)
-            .map(|h| (h, records::remembered_checks(&dir)))
-            .map_err(|e| e.to_string()),
-    )
+    Message::Loaded(records::load(&dir).map(|h| (h, records::remembered_checks(&dir))))
 }
 
 /// Checks the stored log of `table` (blocking).
 pub fn check_table(dir: PathBuf, table: [u8; 32]) -> Message {
-    Message::TableChecked(
-        table,
-        records::verify_table(&dir, &table).map_err(|e| e.to_string()),
-    )
+    Message::TableChecked(table, records::verify_table(&dir, &table))
 }
 
 /// Writes an export (blocking).
 pub fn export(dir: PathBuf, table: [u8; 32], hand: u32, path: PathBuf) -> Message {
-    Message::Exported(
-        records::export_hand(&dir, &table, hand, &path)
-            .map(|n| (path, n))
-            .map_err(|e| e.to_string()),
-    )
+    Message::Exported(records::export_hand(&dir, &table, hand, &path).map(|n| (path, n)))
 }
 
 /// Verifies a file (blocking).
@@ -290,7 +282,10 @@ impl State {
         }
         match &self.history {
             None => body = body.push(bold(lang.t(T::HistoryLoading), 18.0, ON_FELT)),
-            Some(Err(e)) => body = body.push(label(lang.f(T::HistoryFailed, &[e]), 15.0, WARN)),
+            Some(Err(e)) => {
+                let said = records_error(lang, e);
+                body = body.push(label(lang.f(T::HistoryFailed, &[&said]), 15.0, WARN));
+            }
             Some(Ok(h)) if h.tables.is_empty() => {
                 body = body.push(label(lang.t(T::HistoryEmpty), 16.0, ON_FELT));
             }
@@ -359,11 +354,34 @@ impl State {
     fn check_text(&self, lang: Lang, t: &TableEntry, h: &records::HandEntry) -> (String, bool) {
         match self.checks.get(&t.id) {
             Some(TableCheck::Running) => (lang.t(T::Verifying).to_string(), true),
-            Some(TableCheck::Failed(e)) => (lang.f(T::CheckUnavailable, &[e]), false),
+            Some(TableCheck::Failed(e)) => (
+                lang.f(T::CheckUnavailable, &[&records_error(lang, e)]),
+                false,
+            ),
             Some(TableCheck::Done(map)) => match map.get(&h.hand) {
                 Some(HandCheck::Verified) => (lang.t(T::CheckVerified).to_string(), true),
-                Some(HandCheck::Fault(f)) => (lang.f(T::CheckFault, &[f]), false),
-                Some(HandCheck::Unavailable(e)) => (lang.f(T::CheckUnavailable, &[e]), false),
+                Some(HandCheck::Fault { step, detail }) => {
+                    let at = match step {
+                        Some(s) => lang.f(T::CheckFaultAt, &[s]),
+                        None => lang.t(T::CheckFaultLog).to_string(),
+                    };
+                    let said = match lang {
+                        Lang::En => format!("{at} ({detail})"),
+                        Lang::Zh => at,
+                    };
+                    (lang.f(T::CheckFault, &[&said]), false)
+                }
+                Some(HandCheck::Differs) => (
+                    lang.f(T::CheckFault, &[&lang.t(T::CheckLedgerDiffers)]),
+                    false,
+                ),
+                Some(HandCheck::Unavailable(u)) => {
+                    let why = match u {
+                        Unchecked::NoSeat => T::UnNoSeat,
+                        Unchecked::NotInLog => T::UnNotInLog,
+                    };
+                    (lang.f(T::CheckUnavailable, &[&lang.t(why)]), false)
+                }
                 None => (lang.f(T::CheckUnavailable, &[&"?"]), false),
             },
             None if h.aborted_by.is_some() => (lang.t(T::CheckAborted).to_string(), true),
@@ -505,7 +523,10 @@ fn export_panel<'a>(lang: Lang, f: &'a ExportForm) -> Element<'a, Message> {
                 ACCENT,
             ));
         }
-        Some(Err(e)) => col = col.push(label(lang.f(T::ExportFailed, &[e]), 14.0, WARN)),
+        Some(Err(e)) => {
+            let said = records_error(lang, e);
+            col = col.push(label(lang.f(T::ExportFailed, &[&said]), 14.0, WARN));
+        }
         None => {}
     }
     container(col)

@@ -721,8 +721,8 @@ impl Editor {
     }
 }
 
-/// Every option of `options`' preset shown in `scope`, read-only: its value, its file name
-/// and its one-line explanation; a value that differs from the preset's default in gold with
+/// Every option of `options`' preset shown in `scope`, read-only: its value and its one-line
+/// explanation (no file name: the rules screen and a host's set-up speak to players); a value that differs from the preset's default in gold with
 /// the default beside it. With `only_changed`, just the differences (e.g. for players asked
 /// to accept a host's set-up: an empty list says "the preset's defaults").
 pub fn summary<'a, M: 'a>(
@@ -762,7 +762,6 @@ pub fn summary<'a, M: 'a>(
                 ACCENT,
             ));
         }
-        line = line.push(file_name(lang, o.name()));
         col = col.push(column![line, label(lang.t(help), 13.0, MUTED)].spacing(1));
     }
     if !any {
@@ -826,8 +825,9 @@ pub fn refusal<'a, M: 'a>(lang: Lang, e: &OptionsError) -> Element<'a, M> {
         };
         col = col.push(label(lang.f(T::RefuseLine, &[&title, &what]), 14.0, WARN));
     }
-    // The rules crate speaks English: its words are shown to an English player only.
-    if lang == Lang::En {
+    // The rules crate speaks English, in the options file's ids: its words are shown to an
+    // English player only, and only for a case the editor does not word itself.
+    if lang == Lang::En && said.is_none() {
         col = col.push(label(lang.f(T::RulesSay, &[e]), 13.0, MUTED));
     }
     container(col)

@@ -21,7 +21,7 @@ use super::table_view::{self, Ctx};
 use super::{ACCENT, MUTED, ON_FELT, WARN, action, bold, label, panel, seat_name, signed};
 use crate::engine::PracticeConfig;
 use crate::i18n::{Lang, T};
-use crate::rerun::{self, Replay};
+use crate::rerun::{self, Replay, ReplayError};
 use crate::tiles::{Faces, Mark, TileView, tile_text};
 
 /// The replay screen.
@@ -31,7 +31,7 @@ pub struct State {
     /// The hand.
     pub hand: u32,
     /// The rebuilt hand (`None` while it is rebuilt), or why it cannot be.
-    pub replay: Option<Result<Replay, String>>,
+    pub replay: Option<Result<Replay, ReplayError>>,
     /// The step shown (0: the deal).
     pub step: usize,
     /// Every seat's tiles face up.
@@ -46,7 +46,7 @@ pub struct State {
 #[derive(Clone, Debug)]
 pub enum Message {
     /// The hand was rebuilt.
-    Loaded(Result<Box<Replay>, String>),
+    Loaded(Result<Box<Replay>, ReplayError>),
     /// One step on.
     Forward,
     /// One step back.
@@ -65,13 +65,12 @@ pub enum Message {
     Review,
 }
 
+/// Below this width the replay's buttons go on a line of their own.
+const NARROW: f32 = 1200.0;
+
 /// Rebuilds a hand (blocking: call it from a task).
 pub fn load(dir: PathBuf, table: [u8; 32], hand: u32) -> Message {
-    Message::Loaded(
-        rerun::load(&dir, &table, hand)
-            .map(Box::new)
-            .map_err(|e| e.to_string()),
-    )
+    Message::Loaded(rerun::load(&dir, &table, hand).map(Box::new))
 }
 
 impl State {
@@ -144,6 +143,7 @@ impl State {
             self.view = table::State::new(config, 0);
         }
         self.view.agreed = true;
+        self.view.watched = true;
         self.view.hand = r.hand;
         self.view.view = Some(Box::new(step.view.clone()));
         self.view.last = r.steps[..=self.step]
@@ -177,8 +177,12 @@ impl State {
             Some(Err(e)) => {
                 return column![
                     row![title, Space::new().width(Length::Fill), close].padding([6, 12]),
-                    container(label(lang.f(T::ReplayFailed, &[e]), 16.0, WARN))
-                        .center(Length::Fill),
+                    container(label(
+                        lang.f(T::ReplayFailed, &[&crate::i18n::replay_error(lang, e)]),
+                        16.0,
+                        WARN
+                    ))
+                    .center(Length::Fill),
                 ]
                 .into();
             }
@@ -187,10 +191,13 @@ impl State {
         let n = r.steps.len();
         let at_end = self.step + 1 >= n;
         let me = r.names.get(r.owner as usize).map_or("", String::as_str);
-        let controls = row![
+        let heading = row![
             title,
             label(lang.f(T::StepOf, &[&self.step, &(n - 1)]), 15.0, ON_FELT),
-            Space::new().width(Length::Fill),
+        ]
+        .spacing(8)
+        .align_y(Alignment::Center);
+        let buttons = row![
             action(
                 lang.t(T::StepStart),
                 14.0,
@@ -226,6 +233,23 @@ impl State {
         ]
         .spacing(8)
         .align_y(Alignment::Center);
+        // The title and seven buttons need about 1200 px: a narrower window (1024 × 600) puts
+        // the buttons on a line of their own, so that Back to the history stays on screen.
+        let narrow = size.width < NARROW;
+        let controls: Element<'a, Message> = if narrow {
+            column![
+                heading,
+                row![Space::new().width(Length::Fill), buttons].align_y(Alignment::Center),
+            ]
+            .spacing(4)
+            .into()
+        } else {
+            row![heading, Space::new().width(Length::Fill), buttons]
+                .spacing(8)
+                .align_y(Alignment::Center)
+                .into()
+        };
+        let header_h = if narrow { 110.0 } else { 70.0 };
         let what = row![
             bold(self.describe(lang, faces, me, r), 16.0, ACCENT),
             Space::new().width(Length::Fill),
@@ -251,9 +275,9 @@ impl State {
         }
         let hands_h = 4.0 * (tile_w * 1.4 + 6.0) + 50.0;
         let table_h = if self.open {
-            size.height - 70.0 - hands_h
+            size.height - header_h - hands_h
         } else {
-            size.height - 70.0
+            size.height - header_h
         };
         let ctx = Ctx {
             lang,

@@ -4,8 +4,10 @@
 //! leaves the hand with: the distance to ready (向听), the winning tiles with their live copies,
 //! and a discard's chance of winning for another seat.
 //!
-//! It opens over the settlement of a practice hand and over the replay of a hand of the
-//! history; Back returns there.
+//! It opens over the settlement of a hand kept in the player's store (a practice hand, or a
+//! LAN hand booked by the network in the same store) and over the replay of a hand of the
+//! history; Back returns there. A hand that cannot be rebuilt is said so in the player's
+//! language ([`crate::i18n::replay_error`]).
 
 use std::path::PathBuf;
 
@@ -21,34 +23,9 @@ use crate::rerun::ReplayError;
 use crate::review::{Difference, Review};
 use crate::tiles::{Faces, TileView, run_text, tile_text};
 
-/// Why a hand cannot be reviewed, said in the current language.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Problem {
-    /// The store does not hold the hand.
-    NotKept,
-    /// The deal cannot be rebuilt.
-    NoAudit,
-    /// The record does not replay as booked.
-    Disagree,
-}
-
-impl Problem {
-    fn of(e: &ReplayError) -> Problem {
-        match e {
-            ReplayError::Records(_) | ReplayError::NoSetup(_) => Problem::NotKept,
-            ReplayError::NoAudit { .. } => Problem::NoAudit,
-            ReplayError::Disagree { .. } => Problem::Disagree,
-        }
-    }
-
-    fn text(self) -> T {
-        match self {
-            Problem::NotKept => T::ReviewNotKept,
-            Problem::NoAudit => T::ReviewNoAudit,
-            Problem::Disagree => T::ReviewDisagree,
-        }
-    }
-}
+/// Why a hand cannot be reviewed (said in the current language by
+/// [`crate::i18n::replay_error`]).
+pub type Problem = ReplayError;
 
 /// The review screen.
 pub struct State {
@@ -74,7 +51,7 @@ pub fn load(dir: PathBuf, table: [u8; 32], hand: u32) -> Message {
             .map(Box::new)
             .map_err(|e| {
                 tracing::warn!(target: "review", "hand {hand} cannot be reviewed: {e}");
-                Problem::of(&e)
+                e
             }),
     )
 }
@@ -109,7 +86,11 @@ impl State {
         .align_y(Alignment::Center);
         let body: Element<'a, Message> = match &self.review {
             None => label(lang.t(T::ReviewLoading), 16.0, MUTED),
-            Some(Err(p)) => label(lang.t(p.text()), 16.0, WARN),
+            Some(Err(p)) => label(
+                lang.f(T::ReviewCannot, &[&crate::i18n::replay_error(lang, p)]),
+                16.0,
+                WARN,
+            ),
             Some(Ok(r)) => review(r, lang, faces, size),
         };
         column![

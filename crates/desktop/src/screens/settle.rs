@@ -298,6 +298,32 @@ fn payments<'a>(
     col.into()
 }
 
+/// Whether the review (复盘) of this hand can be offered: the hand is kept in the player's
+/// store (a practice hand booked by its recorder, a LAN hand booked by the network's storage
+/// in the same data dir) and it was played to its end.
+///
+/// The review rebuilds the player's views before each decision ([`crate::rerun`]) by dealing
+/// the whole wall, which only the end-of-hand audit gives: the four seats' deal secrets,
+/// revealed and logged when a hand ends. A hand aborted by a leaver never reveals them: the
+/// signed log and this seat's own secrets open only the tiles this seat saw, not the wall
+/// this rebuild deals, so it is not offered. (This seat's views alone could be had by
+/// restoring its client from the journal one log prefix at a time, `Client::restore` over
+/// the stored secret root, at the cost of replaying the table's crypto from its start for
+/// each step; not done here.)
+pub fn reviewable(end: &HandEnd) -> bool {
+    end.kept.is_some() && !end.result.aborted
+}
+
+fn review_button<'a>(lang: Lang, end: &HandEnd) -> Element<'a, Message> {
+    if reviewable(end) {
+        action(lang.t(T::ReviewButton), 16.0, Some(Message::Review))
+            .style(button::secondary)
+            .into()
+    } else {
+        iced::widget::Space::new().into()
+    }
+}
+
 /// The hand end.
 pub fn view<'a>(st: &'a State, end: &'a HandEnd, ctx: Ctx<'a>) -> Element<'a, Message> {
     let lang = ctx.lang;
@@ -325,13 +351,8 @@ pub fn view<'a>(st: &'a State, end: &'a HandEnd, ctx: Ctx<'a>) -> Element<'a, Me
             if verified { ACCENT } else { WARN }
         ),
         iced::widget::Space::new().width(Length::Fill),
-        // The review needs the hand's record: a hand not kept in the store has none.
-        action(
-            lang.t(T::ReviewButton),
-            16.0,
-            end.kept.is_some().then_some(Message::Review),
-        )
-        .style(button::secondary),
+        // The review is offered only for a hand it can rebuild (`reviewable`).
+        review_button(lang, end),
         next,
         action(lang.t(T::Stop), 16.0, Some(Message::Stop)).style(button::secondary),
     ]

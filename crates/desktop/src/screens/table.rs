@@ -13,7 +13,7 @@ use mahjong_rules::{
 };
 use mahjong_table::TableEvent;
 
-use crate::engine::{Command, HUMAN, HandEnd, PracticeConfig, Proof, Update};
+use crate::engine::{Command, Failure, HUMAN, HandEnd, PracticeConfig, Proof, Update};
 use crate::motion::{Kind, Motion};
 use crate::worker::{Commands, Feed, TableKey};
 
@@ -183,7 +183,7 @@ pub struct State {
     /// Proven faults.
     pub proven: Vec<Proof>,
     /// The table stopped.
-    pub failed: Option<String>,
+    pub failed: Option<Failure>,
     /// The session is over.
     pub over: bool,
     /// An action was sent for the current prompt (buttons wait for the next view).
@@ -202,6 +202,9 @@ pub struct State {
     pub confirm_leave: bool,
     /// A table killed earlier is being played back (no sounds for what already happened).
     pub replaying: bool,
+    /// The table is only looked at (the replay of a stored hand): nothing on it is played, so
+    /// the table's keys are not shown (the replay says its own).
+    pub watched: bool,
     /// `--practice PRESET --autoplay`: the strong computer player plays the player's seat.
     pub autoplay: bool,
     /// The motion running (a discard sliding in, a meld, the winning hand turning over).
@@ -251,6 +254,7 @@ impl State {
             replaced: [false; 4],
             confirm_leave: false,
             replaying: false,
+            watched: false,
             autoplay: false,
             motion: None,
             reduce_motion: false,
@@ -345,8 +349,9 @@ impl State {
                 self.sent = true;
             }
             if !c.send(command) {
-                self.failed
-                    .get_or_insert_with(|| "the table thread stopped".to_string());
+                self.failed.get_or_insert_with(|| {
+                    Failure::Thread("its commands are not received".to_string())
+                });
             }
         }
     }
@@ -729,7 +734,7 @@ impl State {
                 self.balances = balances;
                 self.over = true;
             }
-            TableEvent::Halted { reason } => self.failed = Some(reason),
+            TableEvent::Halted { reason } => self.failed = Some(Failure::Halted(reason)),
             TableEvent::SeatReplaced { seat, .. } => {
                 if let Some(s) = self.replaced.get_mut(seat as usize) {
                     *s = true;

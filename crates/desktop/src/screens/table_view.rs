@@ -643,7 +643,7 @@ pub fn view<'a>(st: &'a State, ctx: Ctx<'a>) -> Element<'a, Message> {
     for (line, color) in notes(st, v, ctx) {
         bottom_notes = bottom_notes.push(label(line, 14.0, color));
     }
-    let bottom = column![
+    let mut bottom = column![
         row![
             seat_header(st, v, me, ctx),
             Space::new().width(Length::Fill),
@@ -655,9 +655,12 @@ pub fn view<'a>(st: &'a State, ctx: Ctx<'a>) -> Element<'a, Message> {
         hand(st, v, ctx, hand_w),
         controls,
         container(bottom_notes).height(Length::Fixed(NOTE_LINES as f32 * 19.0)),
-        label(lang.t(T::Keys), 12.0, MUTED),
     ]
     .spacing(6);
+    // A replay is only looked at: the table's keys would mislead (it says its own).
+    if !st.watched {
+        bottom = bottom.push(label(lang.t(T::Keys), 12.0, MUTED));
+    }
     let mine = whose_turn(v) == Some(me) || !st.legal().is_empty();
     let me_panel = container(bottom)
         .padding(8)
@@ -693,7 +696,7 @@ fn notes(st: &State, v: &SeatView, ctx: Ctx<'_>) -> Vec<(String, iced::Color)> {
     let names = st.names(ctx.name);
     let mut out = Vec::new();
     if let Some(f) = &st.failed {
-        out.push((lang.f(T::Failed, &[f]), WARN));
+        out.push((lang.f(T::Failed, &[&crate::i18n::failure(lang, f)]), WARN));
     }
     if st.timed_out {
         let line = match &st.timed_out_action {
