@@ -5,6 +5,7 @@
 //! A bar at the top switches the language and the tile faces at any time, mid-hand included;
 //! both are remembered in `settings.json`.
 
+use crate::i18n::Text;
 use std::path::PathBuf;
 use std::time::{SystemTime, UNIX_EPOCH};
 

@@ -6,6 +6,7 @@
 //! feeds the engine's updates back as the subscription would. Seeds are fixed, so every run
 //! deals the same tables.
 
+use shanghai_mahjong::i18n::Text;
 use std::path::PathBuf;
 use std::sync::mpsc;
 

@@ -4,6 +4,7 @@
 //! a tampered copy is refused), and a hand is replayed step by step from its stored log —
 //! through the app's real `update` and `view` in the `iced_test` simulator.
 
+use shanghai_mahjong::i18n::Text;
 use std::path::{Path, PathBuf};
 
 use mahjong_rules::{Ruleset, SessionLength};

@@ -7,6 +7,7 @@
 //! The simulator runs no subscriptions, so the harness polls the LAN thread's stream itself
 //! and hands each feed to `App::update` as the subscription would.
 
+use shanghai_mahjong::i18n::Text;
 use std::path::PathBuf;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};

@@ -5,6 +5,7 @@
 
 mod common;
 
+use shanghai_mahjong::i18n::Text;
 use std::time::Duration;
 
 use common::Harness;

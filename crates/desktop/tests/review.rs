@@ -7,6 +7,7 @@
 
 mod common;
 
+use shanghai_mahjong::i18n::Text;
 use std::path::{Path, PathBuf};
 
 use common::Harness;

@@ -6,6 +6,7 @@
 
 mod common;
 
+use shanghai_mahjong::i18n::Text;
 use std::path::PathBuf;
 
 use common::Harness;

@@ -11,6 +11,7 @@ use common::Harness;
 use iced_test::Error;
 use mahjong_rules::{Money, Options, Outcome, Ruleset, SessionLength};
 use shanghai_mahjong::app::{Message, Screen};
+use shanghai_mahjong::i18n::Text;
 use shanghai_mahjong::i18n::{Lang, T};
 use shanghai_mahjong::screens::options::{Opt, control_id};
 use shanghai_mahjong::screens::table::Message as TableMsg;

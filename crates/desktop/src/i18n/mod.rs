@@ -15,45 +15,10 @@ mod zh;
 pub use proofs::{offence, verify_error};
 pub use records::{failure, records_error, replay_error};
 
-use serde::{Deserialize, Serialize};
 use std::fmt;
-use std::str::FromStr;
 
-/// A display language.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Lang {
-    /// 中文 (the default).
-    #[default]
-    Zh,
-    /// English.
-    En,
-}
-
-/// A language code that is not `zh` or `en`.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown language \"{0}\" (expected zh or en)")]
-pub struct UnknownLang(pub String);
-
-impl FromStr for Lang {
-    type Err = UnknownLang;
-    fn from_str(s: &str) -> Result<Lang, UnknownLang> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "zh" | "zh-cn" | "cn" | "中文" => Ok(Lang::Zh),
-            "en" | "english" => Ok(Lang::En),
-            other => Err(UnknownLang(other.to_string())),
-        }
-    }
-}
-
-impl fmt::Display for Lang {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Lang::Zh => "zh",
-            Lang::En => "en",
-        })
-    }
-}
+/// The display language: the rules crate's, one type for the whole game.
+pub use mahjong_rules::{Lang, UnknownLang};
 
 macro_rules! keys {
     ($($(#[$m:meta])* $k:ident),* $(,)?) => {
@@ -146,30 +111,39 @@ keys! {
     // (end of the keys)
 }
 
-impl Lang {
+/// The app's catalogues, by language (a trait: [`Lang`] lives in the rules crate).
+pub trait Text: Copy {
     /// The string for `key`.
-    pub fn t(self, key: T) -> &'static str {
+    fn t(self, key: T) -> &'static str;
+    /// The string for `key` with `{0}`, `{1}`, … replaced by `args`.
+    fn f(self, key: T, args: &[&dyn fmt::Display]) -> String;
+    /// The other language.
+    fn other(self) -> Lang;
+    /// A hand type or pattern id of the rules crate, named.
+    fn pattern(self, id: &str) -> String;
+}
+
+impl Text for Lang {
+    /// The string for `key`.
+    fn t(self, key: T) -> &'static str {
         match self {
             Lang::Zh => zh::text(key),
             Lang::En => en::text(key),
         }
     }
 
-    /// The string for `key` with `{0}`, `{1}`, … replaced by `args`.
-    pub fn f(self, key: T, args: &[&dyn fmt::Display]) -> String {
+    fn f(self, key: T, args: &[&dyn fmt::Display]) -> String {
         fill(self.t(key), args)
     }
 
-    /// The other language.
-    pub fn other(self) -> Lang {
+    fn other(self) -> Lang {
         match self {
             Lang::Zh => Lang::En,
             Lang::En => Lang::Zh,
         }
     }
 
-    /// A hand type or pattern id of the rules crate, named.
-    pub fn pattern(self, id: &str) -> String {
+    fn pattern(self, id: &str) -> String {
         let named = match self {
             Lang::Zh => zh::pattern(id),
             Lang::En => en::pattern(id),

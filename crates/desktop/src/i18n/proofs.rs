@@ -3,6 +3,7 @@
 //! why a file does not verify (the store's `VerifyError`, each case worded in both languages;
 //! the store's free-text details are added for an English player only).
 
+use crate::i18n::Text;
 use mahjong_rules::Seat;
 use mahjong_store::VerifyError;
 use mahjong_table::{LogFault, Offence};

@@ -4,6 +4,7 @@
 //! language ([`Lang::pattern`]). Nothing is parsed: the bot hands over facts, the app words
 //! them.
 
+use crate::i18n::Text;
 use mahjong_bot::shape::Target;
 use mahjong_bot::{ClaimKind, Defence, Guessed, Only, Plan, Progress, Reason, Threat};
 use mahjong_rules::{Seat, Tile};

@@ -8,6 +8,7 @@
 
 use super::{Lang, T};
 use crate::engine::Failure;
+use crate::i18n::Text;
 use crate::records::{RecordsError, Trouble};
 use crate::rerun::ReplayError;
 

@@ -11,6 +11,7 @@
 //! directory, so the next opening shows it at once). The newest tables come first; long
 //! histories are shown a page at a time.
 
+use crate::i18n::Text;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 

@@ -4,6 +4,7 @@
 //! Start is enabled only while the rules crate accepts the options; otherwise the editor says
 //! why.
 
+use crate::i18n::Text;
 use iced::widget::{button, column, container, row, scrollable, text};
 use iced::{Alignment, Element, Length};
 use mahjong_bot::Level;

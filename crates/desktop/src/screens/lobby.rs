@@ -11,6 +11,7 @@
 //! lobby's rule (no peer runs two bots while another human runs none), and every seat shows
 //! who runs it before anyone accepts.
 
+use crate::i18n::Text;
 use std::time::{Duration, Instant};
 
 use ed25519_dalek::VerifyingKey;

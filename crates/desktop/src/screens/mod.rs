@@ -17,6 +17,7 @@ pub mod table;
 pub mod table_view;
 pub mod welcome;
 
+use crate::i18n::Text;
 use iced::widget::{button, container, text};
 use iced::{Background, Border, Color, Element, Theme};
 use mahjong_bot::Level;

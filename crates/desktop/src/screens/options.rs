@@ -34,6 +34,7 @@
 //! set-up read-only (every option, or only the differences from the preset, each explained),
 //! for the rules screen and for players asked to accept someone else's set-up.
 
+use crate::i18n::Text;
 use iced::widget::{button, column, container, row, text};
 use iced::{Alignment, Background, Border, Color, Element, Length, Theme};
 use mahjong_rules::{

@@ -8,6 +8,7 @@
 //! end-of-hand audit of the deal proves them. The last step adds the settlement: the result
 //! in words, the rules crate's explanation of the score and each seat's payment.
 
+use crate::i18n::Text;
 use std::path::PathBuf;
 
 use iced::widget::{Space, button, column, container, row, scrollable};

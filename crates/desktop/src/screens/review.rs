@@ -9,6 +9,7 @@
 //! history; Back returns there. A hand that cannot be rebuilt is said so in the player's
 //! language ([`crate::i18n::replay_error`]).
 
+use crate::i18n::Text;
 use std::path::PathBuf;
 
 use iced::widget::{column, container, row, scrollable};

@@ -21,6 +21,7 @@
 //! English read the same on any machine (no Markdown widget, no extra dependency). Opened
 //! over the home screen or over a table, which keeps running underneath; Back returns to it.
 
+use crate::i18n::Text;
 use std::sync::OnceLock;
 
 use iced::widget::{button, column, container, row, scrollable};

@@ -10,6 +10,7 @@
 //! with the reason at once; a complete hand that does not win shows the rules crate's reason.
 //! Nothing entered can make it panic.
 
+use crate::i18n::Text;
 use iced::widget::{button, column, container, mouse_area, row, scrollable, text};
 use iced::{Alignment, Element, Length};
 use mahjong_rules::hand::{MeldShape, MeldType};

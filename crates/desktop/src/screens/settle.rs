@@ -7,6 +7,7 @@
 //! `explain_text`, the same text as `mahjong score --explain`); a result without one falls back
 //! to what the scoring result gives (`WinnerScore`: type, patterns, flowers, P, V, cap, S).
 
+use crate::i18n::Text;
 use iced::widget::{button, column, container, row, scrollable};
 use iced::{Alignment, Element, Length};
 use mahjong_rules::explain::Explanation;

@@ -789,9 +789,10 @@ impl State {
         );
     }
 
-    /// Flowers are set aside at once, a prompt whose only choice is to pass is passed, and
-    /// after 敲 the hand plays itself (draw and discard,
-    /// pass on claims) except where it can win: a win is the player's to take.
+    /// What the table plays without asking (the rules' one policy,
+    /// [`mahjong_rules::SeatView::auto_action`], over the prompt's actions): flowers set aside
+    /// at once, a prompt with one non-discard action played, and after 敲 the hand plays
+    /// itself except where the player can win or make a kong.
     fn auto_play(&mut self) {
         let (Some(v), Some(legal)) = (&self.view, &self.prompt) else {
             return;
@@ -799,22 +800,12 @@ impl State {
         if self.sent || legal.is_empty() {
             return;
         }
-        let ready = v.seats[v.seat as usize].ready;
-        let auto = if let Some(f) = legal.iter().find(|a| matches!(a, Action::Flower { .. })) {
-            Some(f.clone())
-        } else if legal.as_slice() == [Action::Pass] {
-            // Nothing to choose (a claim window with nothing to claim, no flower left).
-            Some(Action::Pass)
-        } else if !ready || legal.iter().any(|a| matches!(a, Action::Win { .. })) {
-            None
+        let auto = if v.legal == *legal {
+            v.auto_action()
         } else {
-            match (&v.phase, v.drawn) {
-                (PublicPhase::Turn { .. }, Some(d)) => Some(Action::Discard {
-                    card: d,
-                    ready: false,
-                }),
-                _ => legal.contains(&Action::Pass).then_some(Action::Pass),
-            }
+            let mut prompt = v.clone();
+            prompt.legal = legal.clone();
+            prompt.auto_action()
         };
         if let Some(a) = auto {
             self.act(a);

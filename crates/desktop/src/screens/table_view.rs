@@ -4,6 +4,7 @@
 //! turn it is and the countdown; the player's hand at the bottom with the drawn tile apart and
 //! the buttons of the legal actions only (chow choices drawn as tiles).
 
+use crate::i18n::Text;
 use iced::widget::{Space, button, column, container, mouse_area, row, scrollable, text};
 use iced::{Alignment, Element, Length, Size};
 use mahjong_rules::{Action, Card, MeldType, PublicMeld, PublicPhase, Seat, SeatView, Tile};

@@ -1,5 +1,6 @@
 //! First run: ask for the display name (kept in `settings.json`).
 
+use crate::i18n::Text;
 use iced::widget::{column, container, text_input};
 use iced::{Alignment, Element, Length};
 
