@@ -505,6 +505,7 @@ impl App {
             }
             lan::Feed::Refused(why) => self.lobby.refused(why, lang),
             lan::Feed::Failed(why) => {
+                let why = crate::i18n::network_detail(lang, &why);
                 self.lobby.notice = Some(lang.f(T::LanProblem, &[&why]));
                 self.notice = Some(lang.f(T::LanProblem, &[&why]));
             }

@@ -638,6 +638,7 @@ pub fn text(key: T) -> &'static str {
         T::LfFault => "Step {0}: {1} is at fault: {2}",
         T::LfAbort => "Step {0}: the abort votes do not hold",
         T::LfInternal => "Step {0}: the replay failed",
+        T::NetDetailInLog => "the details are in mahjong.log",
         T::NetTitle => "Play over the internet",
         T::NetRelay => "The relay's address (the line the relay printed)",
         T::NetCode => "Table code (the same for all the friends)",

@@ -102,13 +102,23 @@ keys! {
     Utc, VeUnreadable, VeBadFrame, VeHeader, VeResult, VeProven, VeEvidence, VeSeat, LfNoSetup, LfEmptyStep, LfGap, LfWrongTable, LfChain, LfSignature, LfUnexpected, LfMissing, LfAfterEnd, LfFault, LfAbort, LfInternal,
     // Internet play keys go below this line.
     NetTitle, NetRelay, NetCode, NetNewCode, NetMeet, NetMeeting, NetRelayUp, NetRelayDown,
-    NetLinks, NetBadCode, NetBadRelay,
+    NetLinks, NetBadCode, NetBadRelay, NetDetailInLog,
     // The records' troubles go below this line.
     ReFull, ReDenied, ReNotFound, ReNotAFolder, ReIsFolder, ReFileOther, ReCorrupt, ReNewer, ReOtherIdentity,
     ReDamaged, ReInUse, ReNoStore, ReNoTable, ReNoSeat, ReNoHand, ReNotInLog, ReStore, RpNoSetup, RpNoAudit,
     RpDisagree, FlNotKept, FlThread, FlStart, FlHalted, ReviewCannot, UnNoSeat, UnNotInLog,
     CheckLedgerDiffers, CheckFaultAt, CheckFaultLog,
     // (end of the keys)
+}
+
+/// The network's detail of a problem (its own English words): shown as it is in English; in
+/// 中文 a pointer to the log, where the app writes it (a 中文 player never reads English).
+pub fn network_detail(lang: Lang, why: &str) -> String {
+    tracing::warn!("network: {why}");
+    match lang {
+        Lang::En => why.to_string(),
+        Lang::Zh => lang.t(T::NetDetailInLog).to_string(),
+    }
 }
 
 /// The app's catalogues, by language (a trait: [`Lang`] lives in the rules crate).
@@ -253,8 +263,8 @@ mod tests {
     #[test]
     fn no_text_carries_the_other_script() {
         // The language switch names the other language; the notation button shows notation;
-        // the shortcut line names the keyboard's keys.
-        let exempt = [T::OtherLang, T::FacesNotation, T::Keys];
+        // the shortcut line names the keyboard's keys; a file is named as it is on disk.
+        let exempt = [T::OtherLang, T::FacesNotation, T::Keys, T::NetDetailInLog];
         for lang in [Lang::En, Lang::Zh] {
             for &k in T::ALL {
                 if exempt.contains(&k) {
@@ -277,6 +287,16 @@ mod tests {
             assert!(en::pattern(p).is_some(), "en lacks {p}");
         }
         assert_eq!(Lang::En.pattern("no_such"), "no_such");
+    }
+
+    #[test]
+    fn a_network_problem_reads_in_chinese_without_its_english_detail() {
+        let why = "the peer sent an undecodable message";
+        let zh = Lang::Zh.f(T::LanProblem, &[&network_detail(Lang::Zh, why)]);
+        assert!(!zh.contains("undecodable"), "{zh}");
+        assert!(zh.contains("mahjong.log"), "{zh}");
+        let en = Lang::En.f(T::LanProblem, &[&network_detail(Lang::En, why)]);
+        assert!(en.contains(why), "{en}");
     }
 
     #[test]

@@ -556,6 +556,7 @@ pub fn text(key: T) -> &'static str {
         T::LfFault => "第 {0} 步：{1} 有错：{2}",
         T::LfAbort => "第 {0} 步：中止投票不成立",
         T::LfInternal => "第 {0} 步：重放失败",
+        T::NetDetailInLog => "详情见日志文件 mahjong.log",
         T::NetTitle => "网上对局",
         T::NetRelay => "中继地址（中继程序显示的那一整行）",
         T::NetCode => "对局码（朋友们用同一个）",

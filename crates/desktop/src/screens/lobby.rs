@@ -377,9 +377,11 @@ impl State {
                 self.seated = None;
             }
             NetEvent::Incompatible { peer, theirs } => {
-                self.notice = Some(lang.f(T::LanProblem, &[&format!("{peer}: {theirs}")]));
+                let why = crate::i18n::network_detail(lang, &format!("{peer}: {theirs}"));
+                self.notice = Some(lang.f(T::LanProblem, &[&why]));
             }
             NetEvent::Misbehaved { why, .. } | NetEvent::Fatal(why) => {
+                let why = crate::i18n::network_detail(lang, &why);
                 self.notice = Some(lang.f(T::LanProblem, &[&why]));
             }
             _ => {}
@@ -466,6 +468,7 @@ impl State {
     /// A request refused by the network.
     pub fn refused(&mut self, why: String, lang: Lang) {
         self.asking = None;
+        let why = crate::i18n::network_detail(lang, &why);
         self.notice = Some(lang.f(T::LanRefused, &[&why]));
     }
 
