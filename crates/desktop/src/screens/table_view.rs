@@ -232,6 +232,9 @@ fn seat_header<'a>(st: &State, v: &SeatView, seat: Seat, ctx: Ctx<'_>) -> Elemen
     .into()
 }
 
+/// A seat across or at a side. `wide`: the seat across, whose panel is wide and low — its
+/// melds go beside the name rather than under it, so that its discards keep their room on a
+/// low window (1024×600).
 fn other_seat<'a>(
     st: &State,
     v: &SeatView,
@@ -239,17 +242,24 @@ fn other_seat<'a>(
     ctx: Ctx<'_>,
     w: f32,
     per_row: usize,
+    wide: bool,
 ) -> Element<'a, Message> {
     let active = whose_turn(v) == Some(seat);
-    let body = column![
-        seat_header(st, v, seat, ctx),
-        // Melds and flowers wrap onto more lines rather than run past the panel's edge.
-        melds_row(v, seat, ctx.faces, w, st.frame())
-            .wrap()
-            .vertical_spacing(4),
-        river(v, seat, ctx.faces, w, per_row, st.frame()),
-    ]
-    .spacing(6);
+    // Melds and flowers wrap onto more lines rather than run past the panel's edge.
+    let melds = melds_row(v, seat, ctx.faces, w, st.frame())
+        .wrap()
+        .vertical_spacing(4);
+    let head: Element<'a, Message> = if wide {
+        row![seat_header(st, v, seat, ctx), melds]
+            .spacing(12)
+            .align_y(Alignment::Start)
+            .into()
+    } else {
+        column![seat_header(st, v, seat, ctx), melds]
+            .spacing(6)
+            .into()
+    };
+    let body = column![head, river(v, seat, ctx.faces, w, per_row, st.frame())].spacing(6);
     // On a small screen a long river scrolls instead of being cut off.
     container(scrollable(body).width(Length::Fill).height(Length::Fill))
         .padding(8)
@@ -599,10 +609,12 @@ pub fn view<'a>(st: &'a State, ctx: Ctx<'a>) -> Element<'a, Message> {
     let right = (me + 1) % 4;
     let across = (me + 2) % 4;
     let left = (me + 3) % 4;
+    // The seat across and the discards under it are wide: as many tiles a row as fit.
+    let wide_row = (((width * 0.5 - 60.0) / (small + 3.0)) as usize).clamp(per_row + 2, 14);
     let middle = row![
-        other_seat(st, v, left, ctx, small, per_row),
+        other_seat(st, v, left, ctx, small, per_row, false),
         column![
-            other_seat(st, v, across, ctx, small, per_row + 2),
+            other_seat(st, v, across, ctx, small, wide_row, true),
             row![
                 centre(st, v, ctx, small),
                 container(
@@ -622,7 +634,7 @@ pub fn view<'a>(st: &'a State, ctx: Ctx<'a>) -> Element<'a, Message> {
         ]
         .spacing(6)
         .width(Length::FillPortion(2)),
-        other_seat(st, v, right, ctx, small, per_row),
+        other_seat(st, v, right, ctx, small, per_row, false),
     ]
     .spacing(6)
     .height(Length::Fill);
