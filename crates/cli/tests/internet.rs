@@ -12,6 +12,8 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+mod support;
+
 static COUNTER: AtomicU32 = AtomicU32::new(0);
 
 /// One table of processes at a time (two cores: a starved table's timers run out).
@@ -191,38 +193,13 @@ fn play_args_waiting(
     .collect()
 }
 
-/// A ledger row as compared: (table, hand, payments in cents, signing seats).
-type Row = ([u8; 32], u32, [i64; 4], Vec<u8>);
-
-fn ledger(dir: &Path) -> Vec<Row> {
-    let store = mahjong_store::Store::open(dir).expect("store opens");
-    store
-        .ledger()
-        .expect("ledger reads")
-        .into_iter()
-        .map(|r| {
-            (
-                r.table,
-                r.hand,
-                r.payments.map(|m| m.0),
-                r.signatures.iter().map(|e| e.seat).collect(),
-            )
-        })
-        .collect()
-}
-
-/// Every player's ledger holds the same `hands` rows, zero-sum and signed by all four seats.
+/// Every player's ledger holds the same `hands` rows, zero-sum and signed by all four seats
+/// (no hand of these tables is aborted).
 fn assert_same_ledgers(dir: &Path, names: &[String], hands: usize) {
-    let first = ledger(&dir.join(&names[0]));
-    assert_eq!(first.len(), hands, "ledger of {}: {first:?}", names[0]);
-    for n in names {
-        assert_eq!(ledger(&dir.join(n)), first, "ledger of {n} differs");
-    }
-    for (_, hand, pay, signers) in &first {
-        assert_eq!(pay.iter().sum::<i64>(), 0, "hand {hand} not zero-sum");
+    for (_, hand, _, signers) in support::assert_same_ledgers(dir, names, hands) {
         assert_eq!(
             signers,
-            &vec![0, 1, 2, 3],
+            vec![0, 1, 2, 3],
             "hand {hand} signed by {signers:?}"
         );
     }

@@ -25,6 +25,9 @@ fn serial() -> std::sync::MutexGuard<'static, ()> {
 
 use mahjong_testlan::Lan;
 
+mod support;
+use support::{Row, assert_same_ledgers, ledger};
+
 /// Where the peers run.
 enum Net {
     Namespaces(Lan),
@@ -240,44 +243,6 @@ fn wait_all(peers: &mut [Peer], limit: Duration) -> Vec<Option<i32>> {
         .iter_mut()
         .map(|p| p.wait(end.saturating_duration_since(Instant::now())))
         .collect()
-}
-
-/// A ledger row as compared: (table, hand, payments in cents, signing seats).
-type Row = ([u8; 32], u32, [i64; 4], Vec<u8>);
-
-/// The ledger of a peer's data dir (the store checked every signature when it booked).
-fn ledger(dir: &Path) -> Vec<Row> {
-    let store = mahjong_store::Store::open(dir).expect("store opens");
-    store
-        .ledger()
-        .expect("ledger reads")
-        .into_iter()
-        .map(|r| {
-            (
-                r.table,
-                r.hand,
-                r.payments.map(|m| m.0),
-                r.signatures.iter().map(|e| e.seat).collect(),
-            )
-        })
-        .collect()
-}
-
-/// Every peer's ledger holds the same `hands` rows, each zero-sum and four-signed (or three
-/// votes naming a seat): no row lost or doubled.
-fn assert_same_ledgers(dir: &Path, names: &[String], hands: usize) {
-    let first = ledger(&dir.join(&names[0]));
-    assert_eq!(first.len(), hands, "ledger of {}: {first:?}", names[0]);
-    for n in names {
-        assert_eq!(ledger(&dir.join(n)), first, "ledger of {n} differs");
-    }
-    for (_, hand, pay, signers) in &first {
-        assert_eq!(pay.iter().sum::<i64>(), 0, "hand {hand} not zero-sum");
-        assert!(
-            signers == &vec![0, 1, 2, 3] || signers.len() == 3,
-            "hand {hand} signed by {signers:?}"
-        );
-    }
 }
 
 fn run_table(

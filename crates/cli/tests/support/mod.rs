@@ -1,0 +1,44 @@
+//! What the process tests of `mahjong play` share: reading a data dir's ledger and comparing
+//! the ledgers of a table's players.
+#![allow(dead_code)]
+
+use std::path::Path;
+
+/// A ledger row as compared: (table, hand, payments in cents, signing seats).
+pub type Row = ([u8; 32], u32, [i64; 4], Vec<u8>);
+
+/// The ledger of a peer's data dir (the store checked every signature when it booked).
+pub fn ledger(dir: &Path) -> Vec<Row> {
+    let store = mahjong_store::Store::open(dir).expect("store opens");
+    store
+        .ledger()
+        .expect("ledger reads")
+        .into_iter()
+        .map(|r| {
+            (
+                r.table,
+                r.hand,
+                r.payments.map(|m| m.0),
+                r.signatures.iter().map(|e| e.seat).collect(),
+            )
+        })
+        .collect()
+}
+
+/// Every peer's ledger holds the same `hands` rows, each zero-sum and four-signed (or three
+/// votes naming a seat): no row lost or doubled. The rows, for stricter checks.
+pub fn assert_same_ledgers(dir: &Path, names: &[String], hands: usize) -> Vec<Row> {
+    let first = ledger(&dir.join(&names[0]));
+    assert_eq!(first.len(), hands, "ledger of {}: {first:?}", names[0]);
+    for n in names {
+        assert_eq!(ledger(&dir.join(n)), first, "ledger of {n} differs");
+    }
+    for (_, hand, pay, signers) in &first {
+        assert_eq!(pay.iter().sum::<i64>(), 0, "hand {hand} not zero-sum");
+        assert!(
+            signers == &vec![0, 1, 2, 3] || signers.len() == 3,
+            "hand {hand} signed by {signers:?}"
+        );
+    }
+    first
+}
