@@ -97,13 +97,7 @@ impl Mode {
 
 /// The ways to win, as named in settlement files (`scorer-kind-<name>`).
 pub fn kind_name(k: WinKind) -> &'static str {
-    match k {
-        WinKind::SelfDraw => "self_draw",
-        WinKind::Discard => "discard",
-        WinKind::RobKong => "rob_kong",
-        WinKind::EightFlowers => "eight_flowers",
-        WinKind::FourWildcards => "four_wildcards",
-    }
+    k.name()
 }
 
 fn kind_key(k: WinKind) -> T {
