@@ -190,8 +190,9 @@ impl Storage for MemoryStorage {
     ) -> Result<Vec<StepRecord>, StorageError> {
         self.with(|m| {
             m.seats.get(&seat).map_or_else(Vec::new, |p| {
-                let lo = from.max(p.base).saturating_sub(p.base) as usize;
-                let hi = (to.saturating_sub(p.base) as usize).min(p.log.len());
+                let base = p.base();
+                let lo = from.max(base).saturating_sub(base) as usize;
+                let hi = (to.saturating_sub(base) as usize).min(p.log.len());
                 p.log
                     .get(lo..hi.max(lo))
                     .map(<[_]>::to_vec)
@@ -354,7 +355,7 @@ impl Storage for StoreStorage {
                 .checkpoint
                 .as_ref()
                 .is_some_and(|cp| cp.controllers.contains(&Some(seat)));
-            if controls && p.base > 0 {
+            if controls && p.base() > 0 {
                 if let Some(whole) = self.store.persisted(&info.id, seat).map_err(err)? {
                     seats.push(whole);
                 }

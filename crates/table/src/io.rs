@@ -110,11 +110,8 @@ pub struct Persisted {
     pub config: Config,
     /// The secret root of every per-hand secret (keep it encrypted at rest).
     pub root: [u8; 32],
-    /// The step number of `log[0]`: 0 when the whole log is here; a store may start at its
-    /// last checkpoint ([`Persisted::from_checkpoint_on`]) so that a restore does not read
-    /// and hash every hand before it.
-    pub base: u32,
-    /// The log from step `base` on.
+    /// The log: all of it from step 0, or from the last checkpoint on
+    /// ([`Persisted::from_checkpoint_on`]; see [`Persisted::base`]).
     pub log: Vec<StepRecord>,
     /// The last hand boundary.
     pub checkpoint: Option<Checkpoint>,
@@ -128,7 +125,6 @@ impl Persisted {
         Persisted {
             config,
             root,
-            base: 0,
             log: Vec::new(),
             checkpoint: None,
             own: Vec::new(),
@@ -150,7 +146,10 @@ impl Persisted {
                     self.own.push(*e);
                 }
             }
-            Record::Truncate(n) => self.log.truncate(n.saturating_sub(self.base) as usize),
+            Record::Truncate(n) => {
+                let base = self.base();
+                self.log.truncate(n.saturating_sub(base) as usize);
+            }
             Record::Checkpoint(cp) => {
                 self.own.retain(|e| e.hand >= cp.hand);
                 self.checkpoint = Some(*cp);
@@ -158,15 +157,25 @@ impl Persisted {
         }
     }
 
+    /// The step number of `log[0]` (steps carry their numbers): 0 when the whole log is
+    /// here; a store that starts at its last checkpoint starts there (a restore then does
+    /// not read and hash every hand before it).
+    pub fn base(&self) -> u32 {
+        match self.log.first().and_then(StepRecord::seq) {
+            Some(seq) => seq,
+            None => self.checkpoint.as_ref().map_or(0, |cp| cp.seq),
+        }
+    }
+
     /// The same store starting at its checkpoint: the steps before it are left out (a
     /// restore then trusts the checkpoint, as it always does, and reads only what follows).
     pub fn from_checkpoint_on(mut self) -> Persisted {
+        let base = self.base();
         if let Some(cp) = &self.checkpoint
-            && cp.seq >= self.base
+            && cp.seq >= base
         {
-            let n = ((cp.seq - self.base) as usize).min(self.log.len());
+            let n = ((cp.seq - base) as usize).min(self.log.len());
             self.log.drain(..n);
-            self.base += n as u32;
         }
         self
     }

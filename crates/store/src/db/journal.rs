@@ -98,12 +98,9 @@ impl Store {
             return self.persisted(table, seat);
         };
         let mut persisted = Persisted::new(local.config, local.root);
-        self.each_record(table, seat, first, |id, record| {
-            if id == first
-                && let Record::Checkpoint(cp) = &record
-            {
-                persisted.base = cp.seq;
-            }
+        // It starts with the checkpoint record: the steps it holds start there
+        // (`Persisted::base`).
+        self.each_record(table, seat, first, |_, record| {
             persisted.apply(record);
         })?;
         Ok(Some(persisted))

@@ -215,7 +215,7 @@ fn a_seat_keeps_two_hands_in_memory_and_restarts_from_its_last_checkpoint() {
         .expect("read")
         .expect("seat");
     let cp = tail.checkpoint.clone().expect("a checkpoint");
-    assert_eq!(tail.base, cp.seq);
+    assert_eq!(tail.base(), cp.seq);
     assert!(tail.log.len() < 400, "{} steps read", tail.log.len());
     game.crash(1);
     game.restart(1);

@@ -33,7 +33,6 @@ impl Client {
                 ..self.config.clone()
             },
             root,
-            base,
             log: prefix.to_vec(),
             checkpoint: Some(cp),
             own: Vec::new(),

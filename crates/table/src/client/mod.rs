@@ -284,10 +284,10 @@ impl Client {
         key: SigningKey,
         cards: Arc<CardTable>,
     ) -> Result<Client, TableError> {
+        let base = persisted.base();
         let Persisted {
             config,
             root,
-            base,
             log,
             checkpoint,
             own,
@@ -369,7 +369,6 @@ impl Client {
         Persisted {
             config: self.config.clone(),
             root: self.root,
-            base: self.replica.base(),
             log: self.replica.steps().to_vec(),
             checkpoint: self.last_checkpoint.clone(),
             own,

@@ -56,7 +56,7 @@ fn memory_holds_two_hands_and_a_restore_reads_only_the_current_one() {
     // A restart reads the store from its checkpoint on and hashes only that.
     let store = sim.stores[0].clone().from_checkpoint_on();
     let cp = store.checkpoint.clone().expect("a checkpoint");
-    assert_eq!(store.base, cp.seq);
+    assert_eq!(store.base(), cp.seq);
     let back = Client::restore_with_cards(store, sim.keys[0].clone(), cards()).expect("restores");
     assert_eq!(back.log_hash(), c.log_hash());
     assert_eq!(back.next_step(), c.next_step());

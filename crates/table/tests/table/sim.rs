@@ -343,10 +343,11 @@ impl Sim {
             // The host reads its store (every step the journal recorded) and hands the
             // steps back at once.
             let store = &self.stores[seat];
-            let lo = load.from.max(store.base);
+            let base = store.base();
+            let lo = load.from.max(base);
             let steps = store
                 .log
-                .get((lo - store.base) as usize..(load.to.max(lo) - store.base) as usize)
+                .get((lo - base) as usize..(load.to.max(lo) - base) as usize)
                 .map(<[_]>::to_vec)
                 .unwrap_or_default();
             self.loads[seat] += 1;
@@ -383,12 +384,11 @@ impl Sim {
                 // then the bot's own.
                 let mut start = bot_client.persistent();
                 let controller = &self.stores[seat];
-                if start.base > controller.base {
+                if start.base() > controller.base() {
                     let mut log =
-                        controller.log[..(start.base - controller.base) as usize].to_vec();
+                        controller.log[..(start.base() - controller.base()) as usize].to_vec();
                     log.append(&mut start.log);
                     start.log = log;
-                    start.base = controller.base;
                 }
                 self.stores[b] = start;
                 let mut bot_client = bot_client;
@@ -559,7 +559,8 @@ impl Sim {
     /// recent hands: it keeps its log in the store).
     pub fn log(&self, seat: usize) -> &[mahjong_table::StepRecord] {
         assert_eq!(
-            self.stores[seat].base, 0,
+            self.stores[seat].base(),
+            0,
             "seat {seat}'s store starts at step 0"
         );
         &self.stores[seat].log
