@@ -88,10 +88,13 @@ fn table_of_four(name: &str, hands: u32, kill: Option<(usize, Duration)>) -> Opt
         println!("network namespaces cannot be made here (needs root and iproute2): skipped");
         return None;
     };
-    let display = format!(
-        ":{}",
-        90 + (std::process::id() + COUNTER.fetch_add(1, Ordering::SeqCst)) % 9
-    );
+    // A display no other X server holds (a killed one may leave its lock behind).
+    let first = (std::process::id() + COUNTER.fetch_add(1, Ordering::SeqCst)) % 9;
+    let number = (0..9)
+        .map(|k| 90 + (first + k) % 9)
+        .find(|n| !std::path::Path::new(&format!("/tmp/.X{n}-lock")).exists())
+        .unwrap_or(90 + first);
+    let display = format!(":{number}");
     let Ok(xvfb) = Command::new("Xvfb")
         .args([
             display.as_str(),
@@ -109,7 +112,13 @@ fn table_of_four(name: &str, hands: u32, kill: Option<(usize, Duration)>) -> Opt
         return None;
     };
     let _xvfb = Kid(xvfb);
-    std::thread::sleep(Duration::from_millis(800));
+    // Ready when its socket is there (a loaded machine may take seconds).
+    let socket = format!("/tmp/.X11-unix/X{number}");
+    let ready = Instant::now() + Duration::from_secs(15);
+    while !std::path::Path::new(&socket).exists() && Instant::now() < ready {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(200));
     let dir = std::env::temp_dir().join(format!("shanghai-xvfb-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let (tx, rx) = mpsc::channel();
@@ -171,8 +180,10 @@ fn table_of_four(name: &str, hands: u32, kill: Option<(usize, Duration)>) -> Opt
             continue;
         };
         println!("[{:>5} ms] app {i}: {line}", start.elapsed().as_millis());
+        // Apps 2-4 seeing the first app's table (the first app may see a later one).
         if let Some(ms) = line
             .strip_prefix("lobby: first table of another peer seen ")
+            .filter(|_| i != 1)
             .and_then(|r| r.split(' ').next())
             .and_then(|n| n.parse().ok())
         {
