@@ -1,0 +1,952 @@
+//! The seats one program runs at a table, written once for every table: the player's seat and
+//! any bot seats (one to four), the bots that play them, the bots that replace a seat whose
+//! player went away, and where each seat's frames go.
+//!
+//! Sans-IO like the clients it drives: a [`Host`] is given the time and an input — a frame from
+//! a peer ([`Host::frame`]), the player's action ([`Host::act`], [`Host::accept`],
+//! [`Host::leave`]), a timer ([`Host::fire`]), steps read back from the store
+//! ([`Host::stored`]) — and [`Host::pump`] returns an [`Out`]: what to make durable (in order,
+//! **before** anything of the same `Out` is sent), the frames to send to each peer (one frame
+//! with a bit per seat of that peer), steps to read from the store, and [`Update`]s for the
+//! player's interface. [`Host::next_deadline`] says when to call again.
+//!
+//! Frames between two seats of the same program never leave it: they are queued in process.
+//! So a practice table is one host with four local seats, a LAN peer is one host with its
+//! player's seat (and the bots it runs) behind libp2p (`mahjong-net`), and tests run four
+//! hosts over a simulated network with no sockets (`tests/hosts.rs`).
+//!
+//! **Replaced seats.** When a seat is replaced by a bot (`TableEvent::SeatReplaced`), every
+//! host routes that seat's frames to the controller's peer from then on (on resume too, from
+//! the client's controllers). The controller starts the bot's client on `TableEvent::RunBot`
+//! with `Client::bot_client`; while that says the roster step is not yet behind a checkpoint
+//! (`BotError::is_pending`) the bot stays pending and is tried again at
+//! [`Host::retry_bots`]. The bot is a seat of the store like any other ([`Durable::Seat`], its
+//! starting log, then its journal), so a restarted controller resumes it from what it signed.
+//!
+//! **A player back after a bot took the seat** follows the table to the end of the session
+//! (`mahjong_table::Follower`): its host asks for the log as any seat does, and the hosts
+//! that run the seat now send it a copy of every frame while it asks ([`FOLLOWER_QUIET_MS`]).
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+
+use ed25519_dalek::{SigningKey, VerifyingKey};
+use mahjong_bot::{Bot, Level};
+use mahjong_rules::{Action, Card, Seat, SeatView};
+use mahjong_table::{
+    Client, Evidence, Follower, HandResult, Input, Output, Persisted, Proposal, Record, StepRecord,
+    TableEvent,
+};
+
+/// A table's id.
+pub type TableId = [u8; 32];
+
+/// Rewrites the frames the player's own seat broadcasts: each result goes to one seat
+/// (`Some`) or to all three others (`None`). A test hook: tests play a lying peer (an
+/// equivocating entry) through the real shell with it.
+pub type Tamper = Box<dyn FnMut(Vec<u8>) -> Vec<(Option<Seat>, Vec<u8>)> + Send>;
+
+/// What a seat of this program accepts of the host's proposal: `Ok` to accept, else what
+/// differs from what was agreed, in one line (the seat declines).
+pub type Terms = Box<dyn Fn(&Proposal) -> Result<(), String> + Send>;
+
+/// How long after a following player's last request it still gets a copy of every frame (ms).
+pub const FOLLOWER_QUIET_MS: u64 = 10_000;
+
+/// Inputs [`Host::pump`] runs at most in one call: the caller's other work (the network)
+/// breathes, and the rest (still queued, none dropped) runs at the next call.
+pub const PUMP_BUDGET: usize = 10_000;
+
+/// Who sits where, as this program runs the table.
+pub struct Setup {
+    /// The table.
+    pub table: TableId,
+    /// This program's peer key.
+    pub me: VerifyingKey,
+    /// The peer that runs each seat by the roster.
+    pub peers: [VerifyingKey; 4],
+    /// The seat that proposes the set-up.
+    pub host_seat: Seat,
+    /// The player's own seat here, if any.
+    pub player: Option<Seat>,
+    /// What a bot seat of this program accepts (the player's too when a bot plays it).
+    pub terms: Terms,
+    /// The player's seat never accepts on its own, even when a bot plays it (a test hook).
+    pub never_accept: bool,
+    /// The level of the bots this program starts for seats it takes over.
+    pub bot_level: Level,
+    /// Seeds those bots.
+    pub seed: u64,
+    /// [`Tamper`] (tests only).
+    pub tamper: Option<Tamper>,
+}
+
+/// A seat this program starts at a new table.
+pub struct NewSeat {
+    /// Its client, before any input.
+    pub client: Client,
+    /// The bot's signing key, for a bot seat (kept in the store with it).
+    pub bot_key: Option<SigningKey>,
+    /// The bot that plays it (a bot seat, or the player's seat when it plays by itself).
+    pub bot: Option<Bot>,
+}
+
+/// What one call gives the caller to do, in this order: make `durable` durable, read `load`
+/// and hand the steps back ([`Host::stored`]), send `send`, show `updates`.
+#[derive(Debug, Default)]
+pub struct Out {
+    /// To keep before any frame of this `Out` is sent (a failure stops the table).
+    pub durable: Vec<Durable>,
+    /// Older steps a seat asks for from its journal.
+    pub load: Vec<Load>,
+    /// Frames to other programs.
+    pub send: Vec<Outgoing>,
+    /// For the player's interface.
+    pub updates: Vec<Update>,
+}
+
+impl Out {
+    /// Nothing to do.
+    pub fn is_empty(&self) -> bool {
+        self.durable.is_empty()
+            && self.load.is_empty()
+            && self.send.is_empty()
+            && self.updates.is_empty()
+    }
+
+    /// Adds `other` after this.
+    pub fn extend(&mut self, other: Out) {
+        self.durable.extend(other.durable);
+        self.load.extend(other.load);
+        self.send.extend(other.send);
+        self.updates.extend(other.updates);
+    }
+}
+
+/// One frame for the seats `to` (a bit per seat) that `peer` runs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Outgoing {
+    /// The program that runs those seats.
+    pub peer: VerifyingKey,
+    /// The seats, a bit each.
+    pub to: u8,
+    /// The signed frame.
+    pub frame: Vec<u8>,
+}
+
+/// Steps `from..to` of `seat`'s log, wanted from its journal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Load {
+    /// The seat.
+    pub seat: Seat,
+    /// The first step wanted.
+    pub from: u32,
+    /// One past the last.
+    pub to: u32,
+}
+
+/// Something to keep in the player's store.
+#[derive(Clone, Debug)]
+pub enum Durable {
+    /// A seat this program runs starts at the table (a bot seat with its key).
+    Seat {
+        /// Its configuration and root secret (no log yet).
+        persisted: Box<Persisted>,
+        /// A bot seat's signing key.
+        bot_key: Option<SigningKey>,
+    },
+    /// A seat's journal records (durable before the frames that follow them are sent).
+    Append {
+        /// The seat.
+        seat: Seat,
+        /// Its records.
+        records: Vec<Record>,
+    },
+    /// Every final hand so far, with the log that holds their signatures: the ledger books
+    /// those it does not hold yet.
+    Book {
+        /// The results.
+        results: Vec<HandResult>,
+        /// The log.
+        log: Vec<StepRecord>,
+    },
+    /// A proof of misbehaviour one of this program's seats produced.
+    Evidence(Box<Evidence>),
+    /// The table is over (never resumed again).
+    Finish,
+}
+
+/// What the player's interface is told.
+#[derive(Clone, Debug)]
+pub enum Update {
+    /// An event of the player's own seat.
+    Table(TableEvent),
+    /// The player's view after the events just told, and the host's clock then.
+    View {
+        /// What the seat sees.
+        view: Box<SeatView>,
+        /// The clock (of `TableEvent::YourTurn`'s deadline).
+        now: u64,
+    },
+    /// Every seat's concealed tiles at the end of a final hand whose deal was audited (just
+    /// before that hand's `TableEvent::HandOver`).
+    Revealed {
+        /// The hand.
+        hand: u32,
+        /// Each seat's concealed tiles.
+        hands: Box<[Vec<Card>; 4]>,
+    },
+    /// The player's seat was given to a bot while the player was away: it follows the table
+    /// to the end of the session.
+    Following {
+        /// The seat it played.
+        seat: Seat,
+        /// Hands final when it came back.
+        hands: u32,
+    },
+    /// A seat of this program declined the host's proposal: it is not what was agreed.
+    Declined {
+        /// What differs.
+        why: String,
+    },
+}
+
+/// A table resumed from the store.
+pub enum Resumed {
+    /// Every seat of this program is over: the table is not played again.
+    Over,
+    /// It goes on.
+    Playing {
+        /// The host.
+        host: Box<Host>,
+        /// Hands final for the player's seat.
+        hands: u32,
+        /// The player's seat follows the table (the seat, hands final then).
+        following: Option<(Seat, u32)>,
+        /// The player's view as it was.
+        view: Option<Box<SeatView>>,
+    },
+}
+
+struct Runner {
+    client: Client,
+    /// The player's seat after a bot took it while this program was away: what follows the
+    /// table from then on (the client is over).
+    follower: Option<Follower>,
+    bot: Option<Bot>,
+    deadline: Option<u64>,
+}
+
+impl Runner {
+    /// A seat's client with no timer armed yet. It keeps only recent hands in memory: older
+    /// steps are read from the store when it asks ([`Out::load`]).
+    fn new(mut client: Client, bot: Option<Bot>) -> Runner {
+        client.keep_log_in_store();
+        Runner {
+            client,
+            follower: None,
+            bot,
+            deadline: None,
+        }
+    }
+}
+
+/// The seats one program runs at one table.
+pub struct Host {
+    table: TableId,
+    me: VerifyingKey,
+    /// The roster's peer of each seat.
+    peers: [VerifyingKey; 4],
+    /// The peer that runs each seat now: the roster's, until a seat is replaced by a bot
+    /// (then its controller's peer).
+    route: [VerifyingKey; 4],
+    host_seat: Seat,
+    player: Option<Seat>,
+    terms: Terms,
+    never_accept: bool,
+    bot_level: Level,
+    seed: u64,
+    tamper: Option<Tamper>,
+    runners: BTreeMap<Seat, Runner>,
+    queue: VecDeque<(Seat, Input)>,
+    /// Bot seats this program must run whose client cannot be built yet (the controller's
+    /// roster step is not behind a checkpoint): (controlling seat, bot seat).
+    pending_bots: Vec<(Seat, Seat)>,
+    /// Players of this table whose seat a bot took and who came back to follow it: when each
+    /// last asked for the log (ms).
+    followers: HashMap<[u8; 32], u64>,
+    over: bool,
+    failed_at: Option<u64>,
+    /// This program said it leaves: a seat that ends is not followed.
+    leaving: bool,
+}
+
+impl Host {
+    fn with(setup: Setup, runners: BTreeMap<Seat, Runner>) -> Host {
+        let mut host = Host {
+            table: setup.table,
+            me: setup.me,
+            peers: setup.peers,
+            route: setup.peers,
+            host_seat: setup.host_seat,
+            player: setup.player,
+            terms: setup.terms,
+            never_accept: setup.never_accept,
+            bot_level: setup.bot_level,
+            seed: setup.seed,
+            tamper: setup.tamper,
+            runners,
+            queue: VecDeque::new(),
+            pending_bots: Vec::new(),
+            followers: HashMap::new(),
+            over: false,
+            failed_at: None,
+            leaving: false,
+        };
+        // A resumed table: the seats already replaced run on their controllers' peers.
+        let controllers = host
+            .runners
+            .values()
+            .next()
+            .map_or([None; 4], |r| r.client.controllers());
+        for (seat, c) in controllers.iter().enumerate() {
+            if let Some(c) = c {
+                host.replaced(seat as Seat, *c);
+            }
+        }
+        host
+    }
+
+    /// A new table: each seat is kept in the store first ([`Durable::Seat`]), `propose` (the
+    /// host seat's `Input::Propose`, if this program proposes) is its first input, and every
+    /// seat is ticked once so that its timers start.
+    pub fn begin(setup: Setup, seats: Vec<NewSeat>, propose: Option<Input>) -> (Host, Out) {
+        let mut out = Out::default();
+        let mut runners = BTreeMap::new();
+        for s in seats {
+            let start = s.client.persistent();
+            out.durable.push(Durable::Seat {
+                persisted: Box::new(Persisted::new(start.config.clone(), start.root)),
+                bot_key: s.bot_key,
+            });
+            runners.insert(s.client.seat(), Runner::new(s.client, s.bot));
+        }
+        let mut host = Host::with(setup, runners);
+        if let Some(p) = propose {
+            host.queue.push_back((host.host_seat, p));
+        }
+        let seats: Vec<Seat> = host.runners.keys().copied().collect();
+        for seat in seats {
+            host.queue.push_back((seat, Input::Tick));
+        }
+        (host, out)
+    }
+
+    /// A table played here before, from the store: `clients` are this program's seats by the
+    /// roster (restored, each with its bot), `taken_over` the stored seats of other peers
+    /// this program ran a bot for (restored once their controlling seat is: the bot's key
+    /// derives from the controller's root). `now` seeds the bots of the seats taken over.
+    pub fn resume(
+        setup: Setup,
+        clients: Vec<(Client, Option<Bot>)>,
+        taken_over: Vec<Persisted>,
+        now: u64,
+    ) -> Result<Resumed, String> {
+        let mut runners: BTreeMap<Seat, Runner> = clients
+            .into_iter()
+            .map(|(c, bot)| (c.seat(), Runner::new(c, bot)))
+            .collect();
+        let me = setup.player;
+        let hands = me
+            .and_then(|m| runners.get(&m))
+            .map_or(0, |r| r.client.results().len() as u32);
+        // The player's seat, over because a bot took it while this program was away (it came
+        // back, learnt it, and stopped before the session ended): it follows again.
+        let mut following = None;
+        if let Some(r) = me.and_then(|m| runners.get_mut(&m))
+            && let Some(f) = r.client.follow()
+        {
+            following = Some((f.seat(), f.results().len() as u32));
+            r.follower = Some(f);
+        }
+        if !runners.is_empty()
+            && runners
+                .values()
+                .all(|r| r.client.is_over() && r.follower.is_none())
+        {
+            return Ok(Resumed::Over);
+        }
+        let controllers = runners
+            .values()
+            .next()
+            .map_or([None; 4], |r| r.client.controllers());
+        let bot = |seat: Seat| Bot::new(setup.bot_level, setup.seed ^ (seat as u64) << 56 ^ now);
+        for p in taken_over {
+            let seat = p.config.seat;
+            let Some(controller) = controllers[seat as usize & 3] else {
+                continue; // the store began it, the table never logged it: nothing to run
+            };
+            let Some(c) = runners.get(&controller) else {
+                continue;
+            };
+            let key = c
+                .client
+                .bot_key(seat)
+                .map_err(|e| format!("cannot resume the bot of seat {seat}: {e}"))?;
+            let client = Client::restore(p, key)
+                .map_err(|e| format!("cannot resume the bot of seat {seat}: {e}"))?;
+            runners.insert(seat, Runner::new(client, Some(bot(seat))));
+        }
+        // A bot this program controls but had not started when it stopped: it has signed
+        // nothing yet, so it starts from its controller's checkpoint.
+        let mut pending_bots = Vec::new();
+        for (b, c) in controllers.iter().enumerate() {
+            if let Some(c) = c
+                && runners.contains_key(c)
+                && !runners.contains_key(&(b as Seat))
+            {
+                pending_bots.push((*c, b as Seat));
+            }
+        }
+        let view = me
+            .and_then(|m| runners.get(&m))
+            .filter(|r| r.follower.is_none())
+            .and_then(|r| r.client.view())
+            .map(Box::new);
+        let mut host = Host::with(setup, runners);
+        host.pending_bots = pending_bots;
+        let seats: Vec<Seat> = host.runners.keys().copied().collect();
+        for seat in seats {
+            host.queue.push_back((seat, Input::Tick));
+        }
+        Ok(Resumed::Playing {
+            host: Box::new(host),
+            hands,
+            following,
+            view,
+        })
+    }
+
+    // ---- inputs ----
+
+    /// Queues an input for one of this program's seats.
+    pub fn push(&mut self, seat: Seat, input: Input) {
+        self.queue.push_back((seat, input));
+    }
+
+    /// The player plays `action` at its prompt.
+    pub fn act(&mut self, action: Action) {
+        self.to_player(Input::Act(action));
+    }
+
+    /// The player accepts the host's set-up.
+    pub fn accept(&mut self) {
+        self.to_player(Input::Accept);
+    }
+
+    /// The player leaves (declines a set-up not yet agreed).
+    pub fn leave(&mut self) {
+        self.to_player(Input::Leave);
+    }
+
+    fn to_player(&mut self, input: Input) {
+        if let Some(me) = self.player {
+            self.queue.push_back((me, input));
+        }
+    }
+
+    /// A frame of this table from the program `from`, for the seats `to` (a bit each): queued
+    /// for those of them this program runs. `false` when `from` is not a peer of this table's
+    /// roster (the frame is a stray). A peer of the roster that runs no seat now is a player
+    /// whose seat a bot took, back to follow the table: it gets a copy of every frame while it
+    /// asks.
+    pub fn frame(&mut self, now: u64, from: &VerifyingKey, to: u8, bytes: Vec<u8>) -> bool {
+        if !self.peers.contains(from) {
+            return false;
+        }
+        if !self.route.contains(from) && *from != self.me {
+            self.followers.insert(*from.as_bytes(), now);
+        }
+        // A frame of this table from one of its peers is never a stray, even for a seat this
+        // program does not run (yet): a bot about to start here, a seat just replaced.
+        for &seat in self.runners.keys() {
+            if to & (1 << seat) != 0 {
+                self.queue.push_back((seat, Input::Frame(bytes.clone())));
+            }
+        }
+        true
+    }
+
+    /// The steps a [`Load`] asked for, as the journal holds them (fewer when it starts
+    /// later).
+    pub fn stored(&mut self, load: &Load, steps: Vec<StepRecord>) {
+        let from = load.to - (steps.len() as u32).min(load.to);
+        self.queue
+            .push_back((load.seat, Input::Stored { from, steps }));
+    }
+
+    /// Ticks every seat whose timer is due at `now`.
+    pub fn fire(&mut self, now: u64) {
+        for (seat, r) in self.runners.iter_mut() {
+            if r.deadline.is_some_and(|d| d <= now) {
+                r.deadline = None;
+                self.queue.push_back((*seat, Input::Tick));
+            }
+        }
+    }
+
+    /// When to call [`Host::pump`] next: now (`Some(0)`) while inputs wait, else the earliest
+    /// seat timer.
+    pub fn next_deadline(&self) -> Option<u64> {
+        if !self.queue.is_empty() {
+            return Some(0);
+        }
+        self.runners.values().filter_map(|r| r.deadline).min()
+    }
+
+    // ---- what the caller reads ----
+
+    /// The table.
+    pub fn table(&self) -> TableId {
+        self.table
+    }
+
+    /// The player's seat here.
+    pub fn player(&self) -> Option<Seat> {
+        self.player
+    }
+
+    /// The seats this program runs.
+    pub fn seats(&self) -> Vec<Seat> {
+        self.runners.keys().copied().collect()
+    }
+
+    /// A seat's client, when this program runs it.
+    pub fn client(&self, seat: Seat) -> Option<&Client> {
+        self.runners.get(&seat).map(|r| &r.client)
+    }
+
+    /// The table is over for this program (its player's session ended or it left, or the
+    /// set-up failed).
+    pub fn is_over(&self) -> bool {
+        self.over
+    }
+
+    /// When the set-up failed (the table is over for every seat).
+    pub fn failed_at(&self) -> Option<u64> {
+        self.failed_at
+    }
+
+    /// Every seat of this program is over.
+    pub fn all_over(&self) -> bool {
+        self.runners.values().all(|r| r.client.is_over())
+    }
+
+    /// Whether `peer` is one of the roster's.
+    pub fn is_table_peer(&self, peer: &VerifyingKey) -> bool {
+        self.peers.contains(peer)
+    }
+
+    /// The roster's peers.
+    pub fn peers(&self) -> [VerifyingKey; 4] {
+        self.peers
+    }
+
+    /// The seats `peer` runs now that this program does not.
+    pub fn seats_of(&self, peer: &VerifyingKey) -> Vec<Seat> {
+        (0..4u8)
+            .filter(|&s| self.route[s as usize] == *peer && !self.runners.contains_key(&s))
+            .collect()
+    }
+
+    /// Bots this program must start are waiting for their controller's checkpoint.
+    pub fn has_pending_bots(&self) -> bool {
+        !self.pending_bots.is_empty()
+    }
+
+    // ---- running ----
+
+    /// Runs queued inputs (at most [`PUMP_BUDGET`]) and returns what to do.
+    pub fn pump(&mut self, now: u64) -> Out {
+        let mut out = Out::default();
+        let mut budget = PUMP_BUDGET;
+        while budget > 0
+            && let Some((seat, input)) = self.queue.pop_front()
+        {
+            budget -= 1;
+            let Some(r) = self.runners.get_mut(&seat) else {
+                continue;
+            };
+            let o = match r.follower.as_mut() {
+                Some(f) => f.handle(now, input),
+                None => r.client.handle(now, input),
+            };
+            self.dispatch(now, seat, o, &mut out);
+        }
+        out
+    }
+
+    /// Every seat this program runs at a table not over leaves: the client's signed leave (a
+    /// vote against itself during a hand, a decline at the set-up) goes straight to the
+    /// others' programs (not to this one's other seats: they leave too). The second value
+    /// says whether a seat's leave waits for the next hand's first step (its settlement was
+    /// signed already): then the caller must run on a little for the others to hear it.
+    pub fn leave_all(&mut self, now: u64) -> (Out, bool) {
+        self.leaving = true;
+        let mut out = Out::default();
+        if self.over {
+            return (out, false);
+        }
+        let mut deferred = false;
+        let seats: Vec<Seat> = self.runners.keys().copied().collect();
+        for seat in seats {
+            let Some(r) = self.runners.get_mut(&seat) else {
+                continue;
+            };
+            if r.client.is_over() {
+                continue;
+            }
+            let o = r.client.handle(now, Input::Leave);
+            deferred |= o.send.is_empty() && o.reply.is_empty() && !r.client.is_over();
+            if !o.journal.is_empty() {
+                out.durable.push(Durable::Append {
+                    seat,
+                    records: o.journal,
+                });
+            }
+            let frames = o
+                .send
+                .into_iter()
+                .map(|f| (0b1111u8, f))
+                .chain(o.reply.into_iter().map(|(to, f)| (1u8 << (to & 3), f)));
+            for (targets, frame) in frames {
+                let mut per_peer: BTreeMap<[u8; 32], (VerifyingKey, u8)> = BTreeMap::new();
+                for t in 0..4u8 {
+                    if targets & (1 << t) != 0 && t != seat && !self.runners.contains_key(&t) {
+                        let peer = self.route[t as usize];
+                        per_peer.entry(*peer.as_bytes()).or_insert((peer, 0)).1 |= 1 << t;
+                    }
+                }
+                for (peer, to) in per_peer.into_values() {
+                    out.send.push(Outgoing {
+                        peer,
+                        to,
+                        frame: frame.clone(),
+                    });
+                }
+            }
+        }
+        (out, deferred)
+    }
+
+    /// Starts the bots this program must run and can now (the others stay pending): each is
+    /// kept in the store with its key and its starting log, so that a restart resumes the bot
+    /// from its own journal.
+    pub fn retry_bots(&mut self) -> Out {
+        let mut out = Out::default();
+        self.start_pending_bots(&mut out);
+        out
+    }
+
+    fn start_pending_bots(&mut self, out: &mut Out) {
+        let pending = std::mem::take(&mut self.pending_bots);
+        for (controller, b) in pending {
+            if self.runners.get(&b).is_some_and(|r| !r.client.is_over()) {
+                continue; // already running
+            }
+            let Some(c) = self.runners.get(&controller) else {
+                continue;
+            };
+            let built = c
+                .client
+                .bot_client(b)
+                .and_then(|client| Ok((client, c.client.bot_key(b)?)));
+            match built {
+                Ok((client, key)) => {
+                    tracing::info!("seat {controller} runs the bot of seat {b}");
+                    let start = client.persistent();
+                    // The seat may have a journal here already (a bot of this program's that
+                    // was replaced and came back to it): the bot's log starts afresh.
+                    let mut records: Vec<Record> = vec![Record::Truncate(0)];
+                    records.extend(start.log.iter().cloned().map(Record::Step));
+                    if let Some(cp) = start.checkpoint.clone() {
+                        records.push(Record::Checkpoint(Box::new(cp)));
+                    }
+                    out.durable.push(Durable::Seat {
+                        persisted: Box::new(Persisted::new(start.config.clone(), start.root)),
+                        bot_key: Some(key),
+                    });
+                    out.durable.push(Durable::Append { seat: b, records });
+                    let bot = Bot::new(self.bot_level, self.seed ^ b as u64);
+                    self.runners.insert(b, Runner::new(client, Some(bot)));
+                    self.queue.push_back((b, Input::Tick));
+                }
+                Err(e) if e.is_pending() => {
+                    tracing::debug!("bot of seat {b} pending: {e}");
+                    self.pending_bots.push((controller, b));
+                }
+                Err(e) => tracing::error!("seat {controller} cannot run the bot of seat {b}: {e}"),
+            }
+        }
+    }
+
+    /// `seat` is played by a bot that `controller`'s program runs from now on.
+    fn replaced(&mut self, seat: Seat, controller: Seat) {
+        let peer = self.route[controller as usize & 3];
+        self.route[seat as usize & 3] = peer;
+    }
+
+    /// One seat's output: journal first, then the frames (this program's seats in process,
+    /// the others one frame per program), the timer, and the events.
+    fn dispatch(&mut self, now: u64, seat: Seat, o: Output, out: &mut Out) {
+        let Output {
+            send,
+            reply,
+            events,
+            deadline,
+            journal,
+            rejected,
+            load,
+        } = o;
+        if self.runners.contains_key(&seat) && !journal.is_empty() {
+            out.durable.push(Durable::Append {
+                seat,
+                records: journal,
+            });
+        }
+        if let Some(load) = load {
+            out.load.push(Load {
+                seat,
+                from: load.from,
+                to: load.to,
+            });
+        }
+        for r in &rejected {
+            tracing::debug!("seat {seat} dropped an input: {r:?}");
+        }
+        for frame in send {
+            match self.tamper.as_mut() {
+                Some(t) if self.player == Some(seat) => {
+                    for (to, f) in t(frame) {
+                        let targets = to.map_or(0b1111, |s| 1 << (s & 3));
+                        self.route(now, seat, f, targets, false, out);
+                    }
+                }
+                _ => self.route(now, seat, frame, 0b1111, false, out),
+            }
+        }
+        for (to, frame) in reply {
+            self.route(now, seat, frame, 1 << (to & 3), true, out);
+        }
+        if let Some(r) = self.runners.get_mut(&seat)
+            && let Some(d) = deadline
+        {
+            r.deadline = Some(r.deadline.map_or(d, |old| old.min(d)));
+        }
+        let had_events = !events.is_empty();
+        for ev in events {
+            self.on_event(now, seat, ev, out);
+        }
+        if had_events
+            && self.player == Some(seat)
+            && let Some(view) = self
+                .runners
+                .get(&seat)
+                .filter(|r| r.follower.is_none())
+                .and_then(|r| r.client.view())
+        {
+            out.updates.push(Update::View {
+                view: Box::new(view),
+                now,
+            });
+        }
+    }
+
+    /// Where a frame of `seat` for `targets` goes. A `reply` (an answer to one seat's
+    /// request) for a seat replaced by a bot also goes to its own program when that asked (its
+    /// player came back): it learns what was booked and that its seat was taken. Players
+    /// following a table their seat left get a copy of every other frame for that seat.
+    fn route(
+        &mut self,
+        now: u64,
+        seat: Seat,
+        frame: Vec<u8>,
+        targets: u8,
+        reply: bool,
+        out: &mut Out,
+    ) {
+        let mut per_peer: BTreeMap<[u8; 32], (VerifyingKey, u8)> = BTreeMap::new();
+        let mut add = |peer: VerifyingKey, t: u8| {
+            per_peer.entry(*peer.as_bytes()).or_insert((peer, 0)).1 |= 1 << t;
+        };
+        for t in 0..4u8 {
+            if targets & (1 << t) == 0 || t == seat {
+                continue;
+            }
+            if self.runners.contains_key(&t) {
+                self.queue.push_back((t, Input::Frame(frame.clone())));
+            } else {
+                add(self.route[t as usize], t);
+            }
+            let original = self.peers[t as usize];
+            if reply && original != self.route[t as usize] && original != self.me {
+                add(original, t);
+            }
+        }
+        if !reply {
+            for t in 0..4u8 {
+                let original = self.peers[t as usize];
+                let watching = original != self.route[t as usize]
+                    && original != self.me
+                    && self
+                        .followers
+                        .get(original.as_bytes())
+                        .is_some_and(|asked| now < asked + FOLLOWER_QUIET_MS);
+                if watching && (targets & (1 << t) != 0 || t == seat) {
+                    add(original, t);
+                }
+            }
+        }
+        for (peer, to) in per_peer.into_values() {
+            out.send.push(Outgoing {
+                peer,
+                to,
+                frame: frame.clone(),
+            });
+        }
+    }
+
+    fn on_event(&mut self, now: u64, seat: Seat, ev: TableEvent, out: &mut Out) {
+        let own = self.player == Some(seat);
+        match &ev {
+            TableEvent::YourTurn { view, .. } => {
+                if let Some(bot) = self.runners.get_mut(&seat).and_then(|r| r.bot.as_mut()) {
+                    let d = bot.decide(view);
+                    self.queue.push_back((seat, Input::Act(d.action)));
+                }
+            }
+            TableEvent::Proposed(proposal)
+                if seat != self.host_seat
+                    && self.runners.get(&seat).is_some_and(|r| r.bot.is_some())
+                    && !(own && self.never_accept) =>
+            {
+                // A bot accepts only what this program agreed to.
+                match (self.terms)(proposal) {
+                    Ok(()) => self.queue.push_back((seat, Input::Accept)),
+                    Err(why) => {
+                        tracing::warn!("seat {seat} declines the proposal: {why}");
+                        self.queue.push_back((seat, Input::Decline));
+                        if own {
+                            out.updates.push(Update::Declined { why });
+                        }
+                    }
+                }
+            }
+            TableEvent::SetupFailed { .. } if self.failed_at.is_none() => {
+                // The table is over for everyone who took part: never resumed.
+                self.over = true;
+                self.failed_at = Some(now);
+                out.durable.push(Durable::Finish);
+            }
+            TableEvent::SeatReplaced {
+                seat: b,
+                controller,
+            } => self.replaced(*b, *controller),
+            TableEvent::RunBot { seat: b } => {
+                self.pending_bots.push((seat, *b));
+                self.start_pending_bots(out);
+            }
+            TableEvent::Evidence(e) => out.durable.push(Durable::Evidence(e.clone())),
+            TableEvent::HandOver { result, .. } if own => {
+                if let Some(r) = self.runners.get(&seat) {
+                    let hands = match &r.follower {
+                        Some(_) => None,
+                        None => r.client.revealed(result.hand).cloned(),
+                    };
+                    if let Some(hands) = hands {
+                        out.updates.push(Update::Revealed {
+                            hand: result.hand,
+                            hands: Box::new(hands),
+                        });
+                    }
+                    let (results, log) = match &r.follower {
+                        Some(f) => (f.results(), f.log()),
+                        None => (r.client.results(), r.client.log()),
+                    };
+                    out.durable.push(Durable::Book {
+                        results: results.to_vec(),
+                        log: log.to_vec(),
+                    });
+                }
+            }
+            TableEvent::Left
+                if own
+                    && !self.leaving
+                    && self
+                        .runners
+                        .get(&seat)
+                        .and_then(|r| r.client.follow())
+                        .is_some() =>
+            {
+                // Back after a bot took the seat (this program did not choose to leave): it
+                // follows the table to the end of the session.
+                let Some(r) = self.runners.get_mut(&seat) else {
+                    return;
+                };
+                let Some(f) = r.client.follow() else {
+                    return;
+                };
+                let hands = f.results().len() as u32;
+                tracing::info!(
+                    "seat {seat} is played by a bot now: following the table to its end"
+                );
+                r.follower = Some(f);
+                r.deadline = None;
+                self.queue.push_back((seat, Input::Tick));
+                out.updates.push(Update::Following { seat, hands });
+                return;
+            }
+            TableEvent::SessionOver { .. } | TableEvent::Left if own => {
+                self.over = true;
+                out.durable.push(Durable::Finish);
+            }
+            _ => {}
+        }
+        if own {
+            self.timing(seat, &ev);
+            out.updates.push(Update::Table(ev));
+        }
+    }
+
+    /// Timing marks in the log for the figures (a discard seen by each seat, a hand over).
+    fn timing(&self, seat: Seat, ev: &TableEvent) {
+        match ev {
+            TableEvent::Moved { mv, .. } if matches!(mv.action, Action::Discard { .. }) => {
+                let step = self
+                    .runners
+                    .get(&seat)
+                    .map_or((0, 0), |r| (r.client.hand_number(), r.client.log().len()));
+                tracing::info!(
+                    target: "mahjong_net::timing",
+                    "discard seen hand={} step={} by={} unix_us={}",
+                    step.0,
+                    step.1,
+                    mv.seat,
+                    unix_us()
+                );
+            }
+            TableEvent::HandOver { result, .. } => tracing::info!(
+                target: "mahjong_net::timing",
+                "hand over hand={} unix_us={}",
+                result.hand,
+                unix_us()
+            ),
+            _ => {}
+        }
+    }
+}
+
+fn unix_us() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_micros())
+}

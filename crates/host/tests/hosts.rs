@@ -1,0 +1,438 @@
+//! Seat hosting with no sockets: four hosts over a simulated network (and one host with all
+//! four seats), each with an in-memory store that applies its `Out::durable` before anything
+//! of the same `Out` is delivered. A seat that leaves is replaced by a bot its controller's
+//! host starts; a controller restarted from its store resumes the bot it ran.
+
+use std::collections::{BTreeMap, VecDeque};
+
+use ed25519_dalek::{SigningKey, VerifyingKey};
+use mahjong_bot::{Bot, Level};
+use mahjong_host::{Durable, Host, NewSeat, Out, Resumed, Setup, Update};
+use mahjong_rules::{Money, Options, Outcome, Ruleset, Seat, SessionLength};
+use mahjong_table::{Client, Config, HandResult, Input, Persisted, TableEvent};
+
+const TABLE: [u8; 32] = [7; 32];
+
+fn key(i: u8) -> SigningKey {
+    SigningKey::from_bytes(&[i + 1; 32])
+}
+
+/// One program's store: its seats (with a bot seat's key), its ledger, and whether the table
+/// is finished.
+#[derive(Default)]
+struct Store {
+    seats: BTreeMap<Seat, (Persisted, Option<SigningKey>)>,
+    ledger: Vec<HandResult>,
+    finished: bool,
+}
+
+impl Store {
+    fn apply(&mut self, d: Durable) {
+        match d {
+            Durable::Seat { persisted, bot_key } => {
+                self.seats
+                    .insert(persisted.config.seat, (*persisted, bot_key));
+            }
+            Durable::Append { seat, records } => {
+                let (p, _) = self
+                    .seats
+                    .get_mut(&seat)
+                    .expect("a seat begun before its records");
+                for r in records {
+                    p.apply(r);
+                }
+            }
+            Durable::Book { results, .. } => {
+                for r in results {
+                    if !self.ledger.iter().any(|x| x.hand == r.hand) {
+                        self.ledger.push(r);
+                    }
+                }
+            }
+            Durable::Evidence(_) => {}
+            Durable::Finish => self.finished = true,
+        }
+    }
+
+    fn steps(&self, seat: Seat, from: u32, to: u32) -> Vec<mahjong_table::StepRecord> {
+        self.seats.get(&seat).map_or_else(Vec::new, |(p, _)| {
+            let base = p.base();
+            let lo = from.max(base).saturating_sub(base) as usize;
+            let hi = (to.saturating_sub(base) as usize).min(p.log.len());
+            p.log
+                .get(lo..hi.max(lo))
+                .map(<[_]>::to_vec)
+                .unwrap_or_default()
+        })
+    }
+}
+
+struct Program {
+    key: SigningKey,
+    host: Option<Host>,
+    store: Store,
+    updates: Vec<Update>,
+}
+
+/// Programs joined by an in-memory network that delivers each frame 5 ms later.
+struct World {
+    programs: Vec<Program>,
+    /// (due, to program, from, seats, frame).
+    wire: VecDeque<(u64, usize, VerifyingKey, u8, Vec<u8>)>,
+    now: u64,
+    frames: usize,
+}
+
+fn options() -> Options {
+    let mut o = Options::preset(Ruleset::Qiaoma);
+    o.disconnect_seconds = 20;
+    o
+}
+
+fn setup(me: VerifyingKey, peers: [VerifyingKey; 4], player: Option<Seat>) -> Setup {
+    Setup {
+        table: TABLE,
+        me,
+        peers,
+        host_seat: 0,
+        player,
+        terms: Box::new(|p| {
+            (p.stake == Money::coins(1))
+                .then_some(())
+                .ok_or_else(|| "another stake".to_string())
+        }),
+        never_accept: false,
+        bot_level: Level::Basic,
+        seed: 11,
+        tamper: None,
+    }
+}
+
+fn propose(hands: u32) -> Input {
+    Input::Propose {
+        options: Box::new(options()),
+        stake: Money::coins(1),
+        length: SessionLength::Hands(hands),
+    }
+}
+
+fn client(seat: Seat, roster: [VerifyingKey; 4]) -> Client {
+    let config = Config {
+        table: TABLE,
+        seat,
+        roster,
+        host: 0,
+    };
+    Client::new(config, key(seat), [seat + 40; 32]).expect("client")
+}
+
+impl World {
+    /// Four programs, one seat each, a bot playing each player's seat.
+    fn four(hands: u32) -> World {
+        let roster = [0, 1, 2, 3].map(|i| key(i).verifying_key());
+        let mut programs = Vec::new();
+        for seat in 0..4u8 {
+            let (host, out) = Host::begin(
+                setup(roster[seat as usize], roster, Some(seat)),
+                vec![NewSeat {
+                    client: client(seat, roster),
+                    bot_key: None,
+                    bot: Some(Bot::new(Level::Strong, seat as u64)),
+                }],
+                (seat == 0).then(|| propose(hands)),
+            );
+            let mut p = Program {
+                key: key(seat),
+                host: Some(host),
+                store: Store::default(),
+                updates: Vec::new(),
+            };
+            for d in out.durable {
+                p.store.apply(d);
+            }
+            programs.push(p);
+        }
+        World {
+            programs,
+            wire: VecDeque::new(),
+            now: 0,
+            frames: 0,
+        }
+    }
+
+    fn index(&self, key: &VerifyingKey) -> Option<usize> {
+        self.programs
+            .iter()
+            .position(|p| p.key.verifying_key() == *key)
+    }
+
+    fn apply(&mut self, i: usize, out: Out) {
+        let Out {
+            durable,
+            load,
+            send,
+            updates,
+        } = out;
+        let from = self.programs[i].key.verifying_key();
+        for d in durable {
+            self.programs[i].store.apply(d);
+        }
+        for l in load {
+            let steps = self.programs[i].store.steps(l.seat, l.from, l.to);
+            if let Some(h) = self.programs[i].host.as_mut() {
+                h.stored(&l, steps);
+            }
+        }
+        for s in send {
+            assert_ne!(
+                s.peer, from,
+                "a frame between two seats of one host left it"
+            );
+            if let Some(to) = self.index(&s.peer) {
+                self.frames += 1;
+                self.wire.push_back((self.now + 5, to, from, s.to, s.frame));
+            }
+        }
+        self.programs[i].updates.extend(updates);
+    }
+
+    /// Runs until `stop` or `limit` (simulated ms).
+    fn run_until(&mut self, limit: u64, mut stop: impl FnMut(&World) -> bool) {
+        while self.now < limit && !stop(self) {
+            let mut busy = false;
+            for i in 0..self.programs.len() {
+                let now = self.now;
+                let Some(h) = self.programs[i].host.as_mut() else {
+                    continue;
+                };
+                if h.next_deadline().is_some_and(|d| d <= now) {
+                    h.fire(now);
+                    let out = h.pump(now);
+                    busy = true;
+                    self.apply(i, out);
+                }
+            }
+            while self.wire.front().is_some_and(|w| w.0 <= self.now) {
+                let Some((_, to, from, seats, frame)) = self.wire.pop_front() else {
+                    break;
+                };
+                busy = true;
+                let now = self.now;
+                if let Some(h) = self.programs[to].host.as_mut() {
+                    assert!(
+                        h.frame(now, &from, seats, frame),
+                        "a frame of the table refused"
+                    );
+                }
+            }
+            if !busy {
+                let next_timer = self
+                    .programs
+                    .iter()
+                    .filter_map(|p| p.host.as_ref()?.next_deadline())
+                    .min();
+                let next_wire = self.wire.front().map(|w| w.0);
+                let next = [next_timer, next_wire].into_iter().flatten().min();
+                self.now = next.unwrap_or(limit).max(self.now + 1);
+            }
+        }
+    }
+
+    fn ledger(&self, i: usize) -> &[HandResult] {
+        &self.programs[i].store.ledger
+    }
+
+    fn saw(&self, i: usize, f: impl Fn(&TableEvent) -> bool) -> usize {
+        self.programs[i]
+            .updates
+            .iter()
+            .filter(|u| matches!(u, Update::Table(e) if f(e)))
+            .count()
+    }
+}
+
+#[test]
+fn four_hosts_play_a_session_and_book_the_same_four_signed_hands() {
+    let mut w = World::four(2);
+    w.run_until(4 * 3_600_000, |w| {
+        (0..4).all(|i| w.programs[i].store.finished)
+    });
+    for i in 0..4 {
+        assert!(w.programs[i].store.finished, "program {i} did not finish");
+        assert_eq!(w.ledger(i).len(), 2, "program {i}");
+        assert_eq!(w.ledger(i), w.ledger(0), "program {i}");
+        assert_eq!(w.saw(i, |e| matches!(e, TableEvent::SessionOver { .. })), 1);
+        // The player's interface saw its seat's view and every hand's tiles face up.
+        assert!(
+            w.programs[i]
+                .updates
+                .iter()
+                .any(|u| matches!(u, Update::View { .. }))
+        );
+        let revealed = w.programs[i]
+            .updates
+            .iter()
+            .filter(|u| matches!(u, Update::Revealed { .. }))
+            .count();
+        assert_eq!(revealed, 2, "program {i}");
+    }
+    assert!(w.frames > 100, "{} frames", w.frames);
+}
+
+#[test]
+fn one_host_runs_four_seats_with_no_frame_leaving_it() {
+    let roster = [0, 1, 2, 3].map(|i| key(i).verifying_key());
+    let me = key(0).verifying_key();
+    // Every seat is run by this program.
+    let peers = [me; 4];
+    let seats = (0..4u8)
+        .map(|s| NewSeat {
+            client: client(s, roster),
+            bot_key: (s != 0).then(|| key(s)),
+            bot: Some(Bot::new(Level::Basic, s as u64)),
+        })
+        .collect();
+    let (host, out) = Host::begin(setup(me, peers, Some(0)), seats, Some(propose(1)));
+    let mut w = World {
+        programs: vec![Program {
+            key: key(0),
+            host: Some(host),
+            store: Store::default(),
+            updates: Vec::new(),
+        }],
+        wire: VecDeque::new(),
+        now: 0,
+        frames: 0,
+    };
+    w.apply(0, out);
+    w.run_until(3_600_000, |w| w.programs[0].store.finished);
+    assert!(w.programs[0].store.finished);
+    assert_eq!(w.frames, 0, "frames left the host");
+    assert_eq!(w.ledger(0).len(), 1);
+    // Each of the four seats kept its journal, and all hold the same booked hand.
+    assert_eq!(w.programs[0].store.seats.len(), 4);
+    let host = w.programs[0].host.as_ref().expect("host");
+    for s in 0..4 {
+        assert_eq!(host.client(s).expect("seat").results(), w.ledger(0));
+    }
+}
+
+#[test]
+fn a_proposal_other_than_the_terms_is_declined_and_the_table_set_up_fails() {
+    let roster = [0, 1, 2, 3].map(|i| key(i).verifying_key());
+    let mut w = World::four(1);
+    // The host proposes a stake of 5: every other seat's bot declines it.
+    let mut s = setup(roster[0], roster, Some(0));
+    s.terms = Box::new(|_| Ok(()));
+    let (host, out) = Host::begin(
+        s,
+        vec![NewSeat {
+            client: client(0, roster),
+            bot_key: None,
+            bot: Some(Bot::new(Level::Strong, 0)),
+        }],
+        Some(Input::Propose {
+            options: Box::new(options()),
+            stake: Money::coins(5),
+            length: SessionLength::Hands(1),
+        }),
+    );
+    w.programs[0].host = Some(host);
+    w.programs[0].store = Store::default();
+    w.apply(0, out);
+    w.run_until(3_600_000, |w| {
+        (1..4).all(|i| {
+            w.programs[i]
+                .host
+                .as_ref()
+                .is_some_and(|h| h.failed_at().is_some())
+        })
+    });
+    for i in 1..4 {
+        let declined = w.programs[i]
+            .updates
+            .iter()
+            .filter(|u| matches!(u, Update::Declined { why } if why == "another stake"))
+            .count();
+        assert_eq!(declined, 1, "program {i}");
+        assert!(w.programs[i].store.finished, "program {i}");
+        assert!(w.ledger(i).is_empty());
+    }
+}
+
+/// Seat 1 leaves during the first hand; the others abort its hand, and the controller's
+/// program starts the replacing bot (kept in its store with its key). Then that program is
+/// restarted from its store: it resumes its own seat and the bot, and the session ends with
+/// the three remaining programs booking the same hands.
+#[test]
+fn a_seat_that_leaves_is_replaced_and_a_restarted_controller_resumes_the_bot() {
+    let roster = [0, 1, 2, 3].map(|i| key(i).verifying_key());
+    let mut w = World::four(3);
+    w.run_until(3_600_000, |w| {
+        w.saw(0, |e| matches!(e, TableEvent::Moved { .. })) >= 12
+    });
+    if let Some(h) = w.programs[1].host.as_mut() {
+        h.leave();
+        let now = w.now;
+        let out = h.pump(now);
+        w.apply(1, out);
+    }
+    // Its program goes away (its leave is on the wire).
+    w.run_until(w.now + 10, |_| false);
+    w.programs[1].host = None;
+    w.run_until(4 * 3_600_000, |w| {
+        (0..4).any(|i| {
+            w.programs[i]
+                .updates
+                .iter()
+                .any(|u| matches!(u, Update::Table(TableEvent::RunBot { .. })))
+        })
+    });
+    let controller = (0..4)
+        .find(|&i| w.saw(i, |e| matches!(e, TableEvent::RunBot { seat: 1 })) == 1)
+        .expect("a controller runs the bot");
+    assert_ne!(controller, 1);
+    let host = w.programs[controller].host.as_ref().expect("host");
+    assert!(host.seats().contains(&1) || host.has_pending_bots());
+    // Play on until the bot has signed something, then restart the controller.
+    w.run_until(4 * 3_600_000, |w| {
+        w.programs[controller]
+            .store
+            .seats
+            .get(&1)
+            .is_some_and(|(p, _)| !p.own.is_empty())
+            && w.ledger(controller).len() == 1
+    });
+    let (mine, _) = w.programs[controller].store.seats[&(controller as Seat)].clone();
+    let (bot, bot_key) = w.programs[controller].store.seats[&1].clone();
+    assert!(bot_key.is_some(), "the bot seat is kept with its key");
+    let c = Client::restore(mine, key(controller as u8)).expect("restore");
+    let resumed = Host::resume(
+        setup(roster[controller], roster, Some(controller as Seat)),
+        vec![(c, Some(Bot::new(Level::Strong, 9)))],
+        vec![bot],
+        w.now,
+    )
+    .expect("resume");
+    let Resumed::Playing { host, hands, .. } = resumed else {
+        panic!("the table is over");
+    };
+    assert_eq!(hands, 1);
+    assert!(
+        host.seats().contains(&1),
+        "the bot resumed with its controller"
+    );
+    w.programs[controller].host = Some(*host);
+    w.run_until(8 * 3_600_000, |w| {
+        [0, 2, 3].iter().all(|&i| w.programs[i].store.finished)
+    });
+    for i in [0, 2, 3] {
+        assert!(w.programs[i].store.finished, "program {i}");
+        assert_eq!(w.ledger(i).len(), 3, "program {i}");
+        assert_eq!(w.ledger(i), w.ledger(0), "program {i}");
+    }
+    assert!(matches!(
+        w.ledger(0)[0].outcome,
+        Outcome::Abandoned { leaver: 1, .. }
+    ));
+}
