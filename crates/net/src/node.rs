@@ -1,22 +1,19 @@
 //! The event loop and its handle, in the shape of rust-libp2p's file-sharing example: a
 //! cloneable [`Network`] sends [`Command`]s (each with a `oneshot` for its answer) to one task,
-//! [`EventLoop`], which owns the libp2p `Swarm`, the [`Lobby`], the table clients this peer runs
-//! (its own seat and any bot seats) and the [`Storage`]; [`NetEvent`]s come out over a channel.
+//! [`EventLoop`], which owns the libp2p `Swarm`, the [`Lobby`], the seat host of the table this
+//! peer plays at ([`mahjong_host::Host`]: its own seat and any bot seats) and the [`Storage`];
+//! [`NetEvent`]s come out over a channel.
 //!
-//! **Per table output** (`mahjong_table::Output`), in this order: the journal is appended to
-//! the store (it returns only when `Record::Own` is durable; a store failure stops the loop
-//! before anything is sent), `send` goes to the three other seats and `reply` to its seat
-//! (seats on this peer get it in process, other peers one [`Wire::Frame`] each with a bit per
-//! seat), events are acted on (a bot's turn, a proposal to accept, a bot to start) and passed
-//! out, and `deadline` arms the timer that feeds `Input::Tick`.
-//!
-//! **Replaced seats.** When a seat is replaced by a bot (`TableEvent::SeatReplaced`), every
-//! peer routes that seat's frames to the controller's peer from then on (on resume too, from
-//! the client's controllers). The controller starts the bot's client on `TableEvent::RunBot`
-//! with `Client::bot_client`; while that says the roster step is not yet behind a checkpoint
-//! (`BotError::is_pending`) the bot stays pending and is retried at every lobby tick. The bot
-//! is a seat of the store like any other (its key, its starting log, then its journal), so a
-//! restarted controller resumes it from what it signed, never from an earlier checkpoint.
+//! **The table** is the seat host's: the loop hands it frames from the table's peers, the
+//! player's commands and its timers, and does what each [`mahjong_host::Out`] says, in its
+//! order: the store first (`Record::Own` is durable when [`Storage::append`] returns; a store
+//! failure stops the loop before anything of that output is sent), steps read back from the
+//! journal for a seat that asked, one [`Wire::Frame`] per peer with a bit per seat, then the
+//! player's events as [`NetEvent`]s. Routing, bots, replacing bots (started on
+//! `TableEvent::RunBot`, retried at every lobby tick while their controller's roster step is
+//! not behind a checkpoint) and a player following the table after a bot took its seat are
+//! the host's (see its docs); the network only carries frames and says which peers are
+//! reachable.
 //!
 //! **Connections.** tcp + noise + yamux. mDNS discoveries and `--peer` addresses are dialled;
 //! as the default mDNS query interval is minutes, the lobby exchanges adverts over the
@@ -47,7 +44,7 @@
 //! **Versions.** identify announces [`PROTOCOL_VERSION`]; a peer announcing another gives one
 //! [`NetEvent::Incompatible`] (a clear line in the CLI) and is disconnected.
 
-use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
@@ -65,8 +62,9 @@ use libp2p::{
     relay, rendezvous, tcp, yamux,
 };
 use mahjong_bot::{Bot, Level};
+use mahjong_host::{Durable, Host, NewSeat, Out as HostOut, Resumed, Setup, Update};
 use mahjong_rules::{Money, Options, Seat, SessionLength};
-use mahjong_table::{Client, Follower, Input, Output, Persisted, Record, TableEvent};
+use mahjong_table::{Client, Input, TableEvent};
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 
@@ -74,7 +72,7 @@ use crate::code::TableCode;
 use crate::lobby::{self, Action, Lobby, Settings, TableSpec, bot_key};
 use crate::storage::{Storage, StorageError};
 use crate::wire::{
-    self, Advert, MAX_MESSAGE, PROTOCOL, PROTOCOL_VERSION, Roster, SeatInfo, TableId, Terms, Wire,
+    self, Advert, MAX_MESSAGE, PROTOCOL, PROTOCOL_VERSION, Roster, SeatInfo, TableId, Wire,
     WireError,
 };
 
@@ -91,8 +89,6 @@ pub const BAN_MS: u64 = 30_000;
 /// own watch only warns past the seat's turn timer plus its grace, some 25 s. A peer that
 /// connects again within this is not reported.
 pub const PEER_SILENT_MS: u64 = 3000;
-/// How long after a following player's last request it still gets a copy of every frame.
-const FOLLOWER_QUIET_MS: u64 = 10_000;
 /// How long a peer that must stop keeps its connections after its signed leave, so that the
 /// leave reaches the others before the process ends.
 pub const LEAVE_FLUSH_MS: u64 = 500;
@@ -142,10 +138,10 @@ pub const MAX_STREAMS_PER_PEER: u32 = 4;
 /// ones).
 pub const MAX_STREAMS_PER_CONNECTION: usize = 8;
 
-/// Rewrites the frames the player's own seat broadcasts: each result goes to one seat
-/// (`Some`) or to all three others (`None`). For tests that play a lying peer (an
-/// equivocating entry) through the real shell; `mahjong play` never sets it.
-pub type Tamper = Box<dyn FnMut(Vec<u8>) -> Vec<(Option<Seat>, Vec<u8>)> + Send>;
+/// Rewrites the frames the player's own seat broadcasts (see [`mahjong_host::Tamper`]). For
+/// tests that play a lying peer (an equivocating entry) through the real shell; `mahjong play`
+/// never sets it.
+pub use mahjong_host::Tamper;
 
 /// Everything the event loop needs.
 pub struct NetConfig {
@@ -556,100 +552,12 @@ enum Inbound {
     WriterDown(PeerId, u64),
 }
 
-struct Runner {
-    client: Client,
-    /// The player's seat after a bot took it while this peer was away: what follows the
-    /// table from then on (the client is over).
-    follower: Option<Follower>,
-    bot: Option<Bot>,
-    deadline: Option<u64>,
-}
-
-impl Runner {
-    /// A seat's client with no timer armed yet (every seat's journal goes to the store, a
-    /// bot that took over a seat included). It keeps only recent hands in memory: older
-    /// steps are read from the store when it asks (`Output::load`, see `dispatch`).
-    fn new(mut client: Client, bot: Option<Bot>) -> Runner {
-        client.keep_log_in_store();
-        Runner {
-            client,
-            follower: None,
-            bot,
-            deadline: None,
-        }
-    }
-}
-
+/// The table this peer plays at: its seat host, the roster's seats, and the table's peers
+/// whose connection is down (since when, ms, and whether their seats were reported silent).
 struct Playing {
-    table: TableId,
-    /// What the roster says the table plays for (the lobby checked they are what this peer
-    /// agreed to): the only proposal a seat of this peer accepts.
-    terms: Terms,
+    host: Host,
     seats: [SeatInfo; 4],
-    host_seat: Seat,
-    runners: BTreeMap<Seat, Runner>,
-    me: Option<Seat>,
-    over: bool,
-    /// When the set-up failed (ms, the loop's clock): the table is over for every seat, and
-    /// a moment later this peer is back in the lobby.
-    failed_at: Option<u64>,
-    /// The peer that runs each seat now: the roster's, until a seat is replaced by a bot
-    /// (then its controller's peer).
-    route: [VerifyingKey; 4],
-    /// Bot seats this peer must run whose client cannot be built yet (the controller's
-    /// roster step is not behind a checkpoint): (controlling seat, bot seat), retried.
-    pending_bots: Vec<(Seat, Seat)>,
-    /// Peers of this table whose connection is down: since when (ms), and whether their
-    /// seats were reported silent.
     unreachable: HashMap<[u8; 32], (u64, bool)>,
-    /// Players of this table whose seat a bot took and who came back to follow it: when
-    /// each last asked for the log (ms). They get a copy of every frame while they ask.
-    followers: HashMap<[u8; 32], u64>,
-}
-
-impl Playing {
-    fn new(
-        table: TableId,
-        terms: Terms,
-        seats: [SeatInfo; 4],
-        host_seat: Seat,
-        runners: BTreeMap<Seat, Runner>,
-        me: Option<Seat>,
-    ) -> Playing {
-        let route = [0, 1, 2, 3].map(|i: usize| seats[i].peer);
-        let mut p = Playing {
-            table,
-            terms,
-            seats,
-            host_seat,
-            runners,
-            me,
-            over: false,
-            failed_at: None,
-            route,
-            pending_bots: Vec::new(),
-            unreachable: HashMap::new(),
-            followers: HashMap::new(),
-        };
-        // A resumed table: the seats already replaced run on their controllers' peers.
-        let controllers = p
-            .runners
-            .values()
-            .next()
-            .map_or([None; 4], |r| r.client.controllers());
-        for (seat, c) in controllers.iter().enumerate() {
-            if let Some(c) = c {
-                p.replaced(seat as Seat, *c);
-            }
-        }
-        p
-    }
-
-    /// `seat` is played by a bot that `controller`'s peer runs from now on.
-    fn replaced(&mut self, seat: Seat, controller: Seat) {
-        let peer = self.route[controller as usize & 3];
-        self.route[seat as usize & 3] = peer;
-    }
 }
 
 #[derive(Default)]
@@ -697,7 +605,6 @@ pub struct EventLoop {
     overflow: std::cell::RefCell<VecDeque<NetEvent>>,
     inbound_tx: mpsc::Sender<Inbound>,
     inbound: mpsc::Receiver<Inbound>,
-    queue: VecDeque<(Seat, Input)>,
     start: Instant,
     traffic: Traffic,
     seed: u64,
@@ -717,8 +624,6 @@ pub struct EventLoop {
     manual: bool,
     /// [`NetConfig::never_accept`].
     never_accept: bool,
-    /// This peer said it leaves (it stops): a seat that ends is not followed.
-    leaving: bool,
     /// The lobby acted since the tables were last shown ([`NetEvent::Lobby`] at the next tick).
     lobby_dirty: bool,
     /// [`NetConfig::internet`], with the code's rendezvous namespace.
@@ -878,7 +783,6 @@ impl EventLoop {
             overflow: std::cell::RefCell::new(VecDeque::new()),
             inbound_tx,
             inbound,
-            queue: VecDeque::new(),
             start: Instant::now(),
             traffic: Traffic::default(),
             seed,
@@ -891,7 +795,6 @@ impl EventLoop {
             lying_proposal: config.lying_proposal,
             manual: config.manual,
             never_accept: config.never_accept,
-            leaving: false,
             lobby_dirty: false,
             internet,
             relay_listener: None,
@@ -1055,66 +958,38 @@ impl EventLoop {
     /// anything was sent, or a seat's leave waits for the next hand (its settlement was
     /// signed already): either way the loop must run on a little for the others to hear it.
     fn say_leave(&mut self) -> bool {
-        self.leaving = true;
         let now = self.now();
         let Some(p) = self.playing.as_mut() else {
             return false;
         };
-        if p.over {
+        if p.host.is_over() {
             return false;
         }
-        let table = p.table;
-        let mut outgoing: BTreeMap<[u8; 32], Vec<(u8, Vec<u8>)>> = BTreeMap::new();
-        let seats: Vec<Seat> = p.runners.keys().copied().collect();
+        let table = p.host.table();
         // A seat whose settlement is signed leaves at the next hand's first step: nothing
         // goes out now, but the loop must run on until it does.
-        let mut deferred = false;
-        for seat in seats {
-            let Some(r) = p.runners.get_mut(&seat) else {
-                continue;
-            };
-            if r.client.is_over() {
-                continue;
-            }
-            let out = r.client.handle(now, Input::Leave);
-            deferred |= out.send.is_empty() && out.reply.is_empty() && !r.client.is_over();
-            if !out.journal.is_empty()
-                && let Err(e) = self.storage.append(&table, seat, &out.journal)
+        let (out, deferred) = p.host.leave_all(now);
+        for d in &out.durable {
+            if let Durable::Append { seat, records } = d
+                && let Err(e) = self.storage.append(&table, *seat, records)
             {
                 tracing::warn!("seat {seat} leaves without its journal: {e}");
             }
-            let frames = out
-                .send
-                .into_iter()
-                .map(|f| (0b1111u8, f))
-                .chain(out.reply.into_iter().map(|(to, f)| (1u8 << (to & 3), f)));
-            for (targets, frame) in frames {
-                let mut per_peer: BTreeMap<[u8; 32], u8> = BTreeMap::new();
-                for t in 0..4u8 {
-                    if targets & (1 << t) != 0 && t != seat && !p.runners.contains_key(&t) {
-                        *per_peer.entry(*p.route[t as usize].as_bytes()).or_default() |= 1 << t;
-                    }
-                }
-                for (peer, mask) in per_peer {
-                    outgoing
-                        .entry(peer)
-                        .or_default()
-                        .push((mask, frame.clone()));
-                }
-            }
         }
         let mut sent = false;
-        for (peer, frames) in outgoing {
-            let Some(id) = VerifyingKey::from_bytes(&peer)
-                .ok()
-                .and_then(|k| peer_id(&k))
-            else {
+        for s in out.send {
+            let Some(id) = peer_id(&s.peer) else {
                 continue;
             };
-            for (to, bytes) in frames {
-                self.send_to(&id, &Wire::Frame { table, to, bytes });
-                sent = true;
-            }
+            self.send_to(
+                &id,
+                &Wire::Frame {
+                    table,
+                    to: s.to,
+                    bytes: s.frame,
+                },
+            );
+            sent = true;
         }
         tracing::info!("left table {}", hex(&table));
         sent || deferred
@@ -1126,10 +1001,7 @@ impl EventLoop {
     async fn until_left(&mut self, time: Duration) {
         let until = Instant::now() + time;
         loop {
-            let done = self
-                .playing
-                .as_ref()
-                .is_none_or(|p| p.runners.values().all(|r| r.client.is_over()));
+            let done = self.playing.as_ref().is_none_or(|p| p.host.all_over());
             if done {
                 return;
             }
@@ -1276,9 +1148,9 @@ impl EventLoop {
                 self.links.remove(&peer_id);
                 tracing::info!("disconnected from {peer_id}");
                 if let (Some(key), Some(p)) = (peer_key(&peer_id), self.playing.as_mut())
-                    && !p.over
-                    && p.route.contains(&key)
+                    && !p.host.is_over()
                     && key != self.me
+                    && !p.host.seats_of(&key).is_empty()
                 {
                     let now = self.start.elapsed().as_millis() as u64;
                     p.unreachable.entry(*key.as_bytes()).or_insert((now, false));
@@ -1903,26 +1775,13 @@ impl EventLoop {
         to: u8,
         bytes: Vec<u8>,
     ) {
-        let mut ours = false;
         let now = self.start.elapsed().as_millis() as u64;
-        if let Some(p) = self.playing.as_mut()
-            && p.table == table
-            && p.seats.iter().any(|s| s.peer == key)
-        {
-            // A peer of the roster that runs no seat now: a player whose seat a bot took,
-            // back to follow the table (its frames are requests for the log).
-            if !p.route.contains(&key) && key != self.me {
-                p.followers.insert(*key.as_bytes(), now);
-            }
-            // A frame of this table from one of its peers is never a stray, even for a seat
-            // this peer does not run (yet): a bot about to start here, a seat just replaced.
-            ours = true;
-            for (&seat, _) in p.runners.iter() {
-                if to & (1 << seat) != 0 {
-                    self.queue.push_back((seat, Input::Frame(bytes.clone())));
-                }
-            }
-        }
+        // A frame of this table from one of its peers (the seat host follows a player back
+        // after a bot took its seat; it never counts a frame of the table as a stray).
+        let ours = self
+            .playing
+            .as_mut()
+            .is_some_and(|p| p.host.table() == table && p.host.frame(now, &key, to, bytes));
         if !ours {
             let state = self.peers.entry(peer).or_default();
             state.strays += 1;
@@ -1944,10 +1803,7 @@ impl EventLoop {
             return;
         };
         if let Some((_, true)) = p.unreachable.remove(key.as_bytes()) {
-            let seats: Vec<Seat> = (0..4u8)
-                .filter(|&s| p.route[s as usize] == key && !p.runners.contains_key(&s))
-                .collect();
-            for seat in seats {
+            for seat in p.host.seats_of(&key) {
                 self.emit(NetEvent::Table(TableEvent::SeatReturned { seat }));
             }
         }
@@ -1958,17 +1814,15 @@ impl EventLoop {
         let Some(p) = self.playing.as_mut() else {
             return;
         };
-        if p.over {
+        if p.host.is_over() {
             return;
         }
         let mut silent = Vec::new();
         for (peer, (since, told)) in p.unreachable.iter_mut() {
             if !*told && now >= *since + PEER_SILENT_MS {
                 *told = true;
-                for s in 0..4u8 {
-                    if p.route[s as usize].as_bytes() == peer && !p.runners.contains_key(&s) {
-                        silent.push(s);
-                    }
+                if let Ok(key) = VerifyingKey::from_bytes(peer) {
+                    silent.extend(p.host.seats_of(&key));
                 }
             }
         }
@@ -1984,18 +1838,18 @@ impl EventLoop {
         if self
             .playing
             .as_ref()
-            .and_then(|p| p.failed_at)
+            .and_then(|p| p.host.failed_at())
             .is_some_and(|t| now >= t + LINGER_AFTER_FAILED_SETUP_MS)
         {
             self.back_to_lobby(now);
         }
-        if self
-            .playing
-            .as_ref()
-            .is_some_and(|p| !p.pending_bots.is_empty())
-            && let Err(e) = self.start_pending_bots()
+        if let Some(p) = self.playing.as_mut()
+            && p.host.has_pending_bots()
         {
-            self.fatal(e);
+            let out = p.host.retry_bots();
+            if let Err(e) = self.apply(out) {
+                self.fatal(e);
+            }
         }
         let due: Vec<PeerId> = self
             .hang_up
@@ -2220,7 +2074,7 @@ impl EventLoop {
         self.storage
             .begin_table(&roster)
             .map_err(|e| e.to_string())?;
-        let mut runners = BTreeMap::new();
+        let mut new_seats = Vec::new();
         let mut me = None;
         for (i, s) in seats.iter().enumerate() {
             let seat = i as Seat;
@@ -2241,20 +2095,21 @@ impl EventLoop {
             let mut root = [0u8; 32];
             rand_core::RngCore::fill_bytes(&mut rand_core::OsRng, &mut root);
             let config = roster.config(&seats, seat);
-            self.storage
-                .begin_seat(
-                    &table,
-                    &Persisted::new(config.clone(), root),
-                    s.bot.then_some(&key),
-                )
-                .map_err(|e| e.to_string())?;
-            let client = Client::new(config, key, root).map_err(|e| e.to_string())?;
-            let bot = (s.bot || self.own_bot).then(|| self.bot(seat));
-            runners.insert(seat, Runner::new(client, bot));
+            let client = Client::new(config, key.clone(), root).map_err(|e| e.to_string())?;
+            new_seats.push(NewSeat {
+                client,
+                bot_key: s.bot.then_some(key),
+                bot: (s.bot || self.own_bot).then(|| self.bot(seat)),
+            });
         }
         let list: Vec<Seat> = me
             .into_iter()
-            .chain(runners.keys().copied().filter(|s| Some(*s) != me))
+            .chain(
+                new_seats
+                    .iter()
+                    .map(|s| s.client.seat())
+                    .filter(|s| Some(*s) != me),
+            )
             .collect();
         self.emit(NetEvent::Began {
             roster: Box::new(roster.clone()),
@@ -2263,15 +2118,7 @@ impl EventLoop {
         tracing::info!("table {} began", hex(&table));
         let host_seat = roster.host_seat;
         self.bypass_limits(&seats);
-        self.playing = Some(Playing::new(
-            table,
-            roster.advert.terms(),
-            seats,
-            host_seat,
-            runners,
-            me,
-        ));
-        if me == Some(host_seat) {
+        let propose = (me == Some(host_seat)).then(|| {
             let s = &self.settings;
             // The options advertised (the settings' with `--disconnect-seconds` in them, or
             // the player's set-up).
@@ -2280,20 +2127,39 @@ impl EventLoop {
                 .clone()
                 .or_else(|| self.proposal.clone())
                 .unwrap_or_else(|| s.options.clone());
-            self.queue.push_back((
-                host_seat,
-                Input::Propose {
-                    options: Box::new(options),
-                    stake: s.stake,
-                    length: SessionLength::Hands(s.hands),
-                },
-            ));
+            Input::Propose {
+                options: Box::new(options),
+                stake: s.stake,
+                length: SessionLength::Hands(s.hands),
+            }
+        });
+        let setup = self.setup(&roster, &seats, me);
+        let (host, out) = Host::begin(setup, new_seats, propose);
+        self.playing = Some(Playing {
+            host,
+            seats,
+            unreachable: HashMap::new(),
+        });
+        self.apply(out)
+    }
+
+    /// What the seat host of a table of `roster` needs: who runs which seat, what this
+    /// peer's bots accept (the roster's terms, which the lobby matched against this peer's
+    /// settings or the player's choice), the bots' level and seed.
+    fn setup(&mut self, roster: &Roster, seats: &[SeatInfo; 4], me: Option<Seat>) -> Setup {
+        let terms = roster.advert.terms();
+        Setup {
+            table: roster.advert.table,
+            me: self.me,
+            peers: [0, 1, 2, 3].map(|i: usize| seats[i].peer),
+            host_seat: roster.host_seat,
+            player: me,
+            terms: Box::new(move |p| terms.check(p)),
+            never_accept: self.never_accept,
+            bot_level: self.bot_level,
+            seed: self.seed,
+            tamper: self.tamper.take(),
         }
-        // Tick every seat once so its timers start.
-        for seat in self.playing.iter().flat_map(|p| p.runners.keys()) {
-            self.queue.push_back((*seat, Input::Tick));
-        }
-        Ok(())
     }
 
     /// Resumes a table from the store: `Ok(false)` when it is over (it is marked finished and
@@ -2302,11 +2168,10 @@ impl EventLoop {
         let roster = resume.roster;
         let seats = roster.verify()?;
         let table = roster.advert.table;
-        let mut runners = BTreeMap::new();
+        let mut clients = Vec::new();
         let mut me = None;
-        let mut hands = 0;
-        // Seats of other peers this peer took over with a bot: restored once their
-        // controlling seat is (the bot's key derives from the controller's root).
+        // Seats of other peers this peer took over with a bot: restored by the host once
+        // their controlling seat is (the bot's key derives from the controller's root).
         let mut taken_over = Vec::new();
         for p in resume.seats {
             let seat = p.config.seat;
@@ -2324,66 +2189,26 @@ impl EventLoop {
                 self.identity.clone()
             };
             let client = Client::restore(p, key).map_err(|e| format!("cannot resume: {e}"))?;
-            if !info.bot {
-                hands = client.results().len() as u32;
-            }
             let bot = (info.bot || self.own_bot).then(|| self.bot(seat));
-            runners.insert(seat, Runner::new(client, bot));
+            clients.push((client, bot));
         }
-        // The player's seat, over because a bot took it while this peer was away (it came
-        // back, learnt it, and stopped before the session ended): it follows again.
-        let mut following = None;
-        if let Some(r) = me.and_then(|m| runners.get_mut(&m))
-            && let Some(f) = r.client.follow()
-        {
-            following = Some((f.seat(), f.results().len() as u32));
-            r.follower = Some(f);
-        }
-        if !runners.is_empty()
-            && runners
-                .values()
-                .all(|r| r.client.is_over() && r.follower.is_none())
-        {
-            tracing::info!("table {} is over: not resumed", hex(&table));
-            self.storage
-                .finish_table(&table)
-                .map_err(|e| e.to_string())?;
-            return Ok(false);
-        }
-        let controllers = runners
-            .values()
-            .next()
-            .map_or([None; 4], |r| r.client.controllers());
-        let mut pending_bots = Vec::new();
-        for p in taken_over {
-            let seat = p.config.seat;
-            let Some(controller) = controllers[seat as usize & 3] else {
-                continue; // the store began it, the table never logged it: nothing to run
-            };
-            let Some(c) = runners.get(&controller) else {
-                continue;
-            };
-            let key = c
-                .client
-                .bot_key(seat)
-                .map_err(|e| format!("cannot resume the bot of seat {seat}: {e}"))?;
-            let client = Client::restore(p, key)
-                .map_err(|e| format!("cannot resume the bot of seat {seat}: {e}"))?;
-            runners.insert(seat, Runner::new(client, Some(self.bot(seat))));
-        }
-        // A bot this peer controls but had not started when it stopped: it has signed
-        // nothing yet, so it starts from its controller's checkpoint.
-        for (b, c) in controllers.iter().enumerate() {
-            if let Some(c) = c
-                && runners.contains_key(c)
-                && !runners.contains_key(&(b as Seat))
-            {
-                pending_bots.push((*c, b as Seat));
+        let setup = self.setup(&roster, &seats, me);
+        let now = self.now();
+        let (host, hands, following, view) = match Host::resume(setup, clients, taken_over, now)? {
+            Resumed::Over => {
+                tracing::info!("table {} is over: not resumed", hex(&table));
+                self.storage
+                    .finish_table(&table)
+                    .map_err(|e| e.to_string())?;
+                return Ok(false);
             }
-        }
-        for seat in runners.keys() {
-            self.queue.push_back((*seat, Input::Tick));
-        }
+            Resumed::Playing {
+                host,
+                hands,
+                following,
+                view,
+            } => (host, hands, following, view),
+        };
         // The table's peers are known by key: dial what mDNS or --peer finds.
         self.emit(NetEvent::Resumed {
             roster: Box::new(roster.clone()),
@@ -2394,130 +2219,49 @@ impl EventLoop {
         }
         // The hand as this seat last saw it, at once (the player is not shown a blank table
         // while the others answer).
-        if let Some(view) = me
-            .and_then(|m| runners.get(&m))
-            .filter(|r| r.follower.is_none())
-            .and_then(|r| r.client.view())
-        {
+        if let Some(view) = view {
             self.emit(NetEvent::View {
-                view: Box::new(view),
+                view,
                 now: self.now(),
             });
         }
         self.bypass_limits(&seats);
-        let mut playing = Playing::new(
-            table,
-            roster.advert.terms(),
+        self.playing = Some(Playing {
+            host: *host,
             seats,
-            roster.host_seat,
-            runners,
-            me,
-        );
-        playing.pending_bots = pending_bots;
-        self.playing = Some(playing);
+            unreachable: HashMap::new(),
+        });
         Ok(true)
     }
 
-    /// Builds the bot clients this peer must run and can now (the others stay pending), and
-    /// keeps each in the store with its key and its starting log, so that a restart of this
-    /// peer resumes the bot from its own journal.
-    fn start_pending_bots(&mut self) -> Result<(), String> {
-        let Some(p) = self.playing.as_mut() else {
-            return Ok(());
-        };
-        let pending = std::mem::take(&mut p.pending_bots);
-        for (controller, b) in pending {
-            let Some(p) = self.playing.as_mut() else {
-                return Ok(());
-            };
-            if p.runners.get(&b).is_some_and(|r| !r.client.is_over()) {
-                continue; // already running
-            }
-            let Some(c) = p.runners.get(&controller) else {
-                continue;
-            };
-            let built = c
-                .client
-                .bot_client(b)
-                .and_then(|client| Ok((client, c.client.bot_key(b)?)));
-            match built {
-                Ok((client, key)) => {
-                    tracing::info!("seat {controller} runs the bot of seat {b}");
-                    let table = p.table;
-                    let start = client.persistent();
-                    // The seat may have a journal here already (a bot of this peer's that was
-                    // replaced and came back to it): the bot's log starts afresh.
-                    let mut records: Vec<Record> = vec![Record::Truncate(0)];
-                    records.extend(start.log.iter().cloned().map(Record::Step));
-                    if let Some(cp) = start.checkpoint.clone() {
-                        records.push(Record::Checkpoint(Box::new(cp)));
-                    }
-                    self.storage
-                        .begin_seat(
-                            &table,
-                            &Persisted::new(start.config.clone(), start.root),
-                            Some(&key),
-                        )
-                        .and_then(|()| self.storage.append(&table, b, &records))
-                        .map_err(|e| e.to_string())?;
-                    let bot = Bot::new(self.bot_level, self.seed ^ b as u64);
-                    if let Some(p) = self.playing.as_mut() {
-                        p.runners.insert(b, Runner::new(client, Some(bot)));
-                    }
-                    self.queue.push_back((b, Input::Tick));
-                }
-                Err(e) if e.is_pending() => {
-                    tracing::debug!("bot of seat {b} pending: {e}");
-                    p.pending_bots.push((controller, b));
-                }
-                Err(e) => tracing::error!("seat {controller} cannot run the bot of seat {b}: {e}"),
-            }
-        }
-        Ok(())
-    }
-
     fn next_deadline(&self) -> Option<u64> {
-        if !self.queue.is_empty() {
-            return Some(0);
-        }
-        self.playing
-            .as_ref()?
-            .runners
-            .values()
-            .filter_map(|r| r.deadline)
-            .min()
+        self.playing.as_ref()?.host.next_deadline()
     }
 
     fn on_deadline(&mut self) {
         let now = self.now();
-        let Some(p) = self.playing.as_mut() else {
-            return;
-        };
-        for (seat, r) in p.runners.iter_mut() {
-            if r.deadline.is_some_and(|d| d <= now) {
-                r.deadline = None;
-                self.queue.push_back((*seat, Input::Tick));
-            }
+        if let Some(p) = self.playing.as_mut() {
+            p.host.fire(now);
         }
     }
 
     fn on_command(&mut self, cmd: Command) {
         match cmd {
             Command::Act(action, tx) => {
-                if let Some(me) = self.playing.as_ref().and_then(|p| p.me) {
-                    self.queue.push_back((me, Input::Act(action)));
+                if let Some(p) = self.playing.as_mut() {
+                    p.host.act(action);
                 }
                 let _ = tx.send(());
             }
             Command::Accept(tx) => {
-                if let Some(me) = self.playing.as_ref().and_then(|p| p.me) {
-                    self.queue.push_back((me, Input::Accept));
+                if let Some(p) = self.playing.as_mut() {
+                    p.host.accept();
                 }
                 let _ = tx.send(());
             }
             Command::Leave(tx) => {
-                if let Some(me) = self.playing.as_ref().and_then(|p| p.me) {
-                    self.queue.push_back((me, Input::Leave));
+                if let Some(p) = self.playing.as_mut() {
+                    p.host.leave();
                 }
                 let _ = tx.send(());
             }
@@ -2563,7 +2307,7 @@ impl EventLoop {
             }
             Command::Stand(tx) => {
                 let now = self.now();
-                if self.playing.as_ref().is_some_and(|p| p.over) {
+                if self.playing.as_ref().is_some_and(|p| p.host.is_over()) {
                     self.back_to_lobby(now);
                 }
                 let acts = self.lobby.stand(now);
@@ -2598,322 +2342,81 @@ impl EventLoop {
         }
     }
 
-    /// Feeds queued inputs to the clients until none is left.
+    /// Runs the seat host's queued inputs and does what it says.
     fn pump(&mut self) -> Result<(), String> {
-        // At most this many inputs a turn: the network breathes, and the rest (still queued,
-        // none dropped) runs on the next turn.
-        let mut budget = 10_000;
-        while budget > 0
-            && let Some((seat, input)) = self.queue.pop_front()
-        {
-            budget -= 1;
-            let now = self.now();
-            let Some(p) = self.playing.as_mut() else {
-                self.queue.clear();
-                return Ok(());
-            };
-            let Some(r) = p.runners.get_mut(&seat) else {
-                continue;
-            };
-            let out = match r.follower.as_mut() {
-                Some(f) => f.handle(now, input),
-                None => r.client.handle(now, input),
-            };
-            self.dispatch(seat, out)?;
-        }
-        Ok(())
-    }
-
-    fn dispatch(&mut self, seat: Seat, out: Output) -> Result<(), String> {
-        let Output {
-            send,
-            reply,
-            events,
-            deadline,
-            journal,
-            rejected,
-            load,
-        } = out;
+        let now = self.now();
         let Some(p) = self.playing.as_mut() else {
             return Ok(());
         };
-        let table = p.table;
-        if p.runners.contains_key(&seat) && !journal.is_empty() {
-            self.storage
-                .append(&table, seat, &journal)
-                .map_err(|e| e.to_string())?;
+        let out = p.host.pump(now);
+        self.apply(out)
+    }
+
+    /// What the seat host gives to do, in its order: the store first (a failure stops before
+    /// anything is sent), older steps read back for the seats that asked, the frames (one
+    /// [`Wire::Frame`] per peer with a bit per seat), then the player's events.
+    fn apply(&mut self, out: HostOut) -> Result<(), String> {
+        let HostOut {
+            durable,
+            load,
+            send,
+            updates,
+        } = out;
+        let Some(table) = self.playing.as_ref().map(|p| p.host.table()) else {
+            return Ok(());
+        };
+        for d in durable {
+            let done = match &d {
+                Durable::Seat { persisted, bot_key } => {
+                    self.storage.begin_seat(&table, persisted, bot_key.as_ref())
+                }
+                Durable::Append { seat, records } => self.storage.append(&table, *seat, records),
+                Durable::Book { results, log } => self.storage.book(&table, results, log),
+                Durable::Evidence(e) => self.storage.save_evidence(&table, e),
+                Durable::Finish => self.storage.finish_table(&table),
+            };
+            done.map_err(|e| e.to_string())?;
         }
-        if let Some(load) = load {
-            // Older steps the client asked for: read from its journal, handed back next.
+        for l in load {
             let steps = self
                 .storage
-                .steps(&table, seat, load.from, load.to)
+                .steps(&table, l.seat, l.from, l.to)
                 .map_err(|e| e.to_string())?;
-            let from = load.to - steps.len() as u32;
-            self.queue.push_back((seat, Input::Stored { from, steps }));
-        }
-        for r in &rejected {
-            tracing::debug!("seat {seat} dropped an input: {r:?}");
-        }
-        // Route: seats on this peer in process, the others one message per peer.
-        let mut outgoing: Vec<(PeerId, Wire)> = Vec::new();
-        let me = self.me;
-        let now = self.start.elapsed().as_millis() as u64;
-        // Players following the table their seat left (they asked lately) get a copy of
-        // every frame for that seat, the seat's own (its bot's) included.
-        let watching: Vec<(Seat, VerifyingKey)> = (0..4u8)
-            .filter_map(|t| {
-                let original = p.seats[t as usize].peer;
-                let asked = p.followers.get(original.as_bytes())?;
-                (original != p.route[t as usize]
-                    && original != me
-                    && now < asked + FOLLOWER_QUIET_MS)
-                    .then_some((t, original))
-            })
-            .collect();
-
-        // `reply`: an answer to one seat's request. A seat replaced by a bot may ask from its
-        // own peer again (its player came back): the answer goes there too, so that it
-        // learns what was booked and that its seat was taken, instead of waiting on a table
-        // that no longer sends it anything.
-        let mut route = |frame: Vec<u8>,
-                         targets: u8,
-                         reply: bool,
-                         p: &Playing,
-                         queue: &mut VecDeque<(Seat, Input)>| {
-            let mut per_peer: BTreeMap<[u8; 32], u8> = BTreeMap::new();
-            for t in 0..4u8 {
-                if targets & (1 << t) == 0 || t == seat {
-                    continue;
-                }
-                if p.runners.contains_key(&t) {
-                    queue.push_back((t, Input::Frame(frame.clone())));
-                } else {
-                    *per_peer.entry(*p.route[t as usize].as_bytes()).or_default() |= 1 << t;
-                }
-                let original = p.seats[t as usize].peer;
-                if reply && original != p.route[t as usize] && original != me {
-                    *per_peer.entry(*original.as_bytes()).or_default() |= 1 << t;
-                }
-            }
-            if !reply {
-                for (t, original) in &watching {
-                    if targets & (1 << t) != 0 || *t == seat {
-                        *per_peer.entry(*original.as_bytes()).or_default() |= 1 << t;
-                    }
-                }
-            }
-            for (peer, mask) in per_peer {
-                let Some(id) = VerifyingKey::from_bytes(&peer)
-                    .ok()
-                    .and_then(|k| peer_id(&k))
-                else {
-                    continue;
-                };
-                outgoing.push((
-                    id,
-                    Wire::Frame {
-                        table: p.table,
-                        to: mask,
-                        bytes: frame.clone(),
-                    },
-                ));
-            }
-        };
-        for frame in send {
-            match self.tamper.as_mut() {
-                Some(t) if p.me == Some(seat) => {
-                    for (to, f) in t(frame) {
-                        let targets = to.map_or(0b1111, |s| 1 << (s & 3));
-                        route(f, targets, false, p, &mut self.queue);
-                    }
-                }
-                _ => route(frame, 0b1111, false, p, &mut self.queue),
+            if let Some(p) = self.playing.as_mut() {
+                p.host.stored(&l, steps);
             }
         }
-        for (to, frame) in reply {
-            route(frame, 1 << (to & 3), true, p, &mut self.queue);
+        for s in send {
+            let Some(id) = peer_id(&s.peer) else {
+                continue;
+            };
+            self.send_to(
+                &id,
+                &Wire::Frame {
+                    table,
+                    to: s.to,
+                    bytes: s.frame,
+                },
+            );
         }
-        if let Some(r) = p.runners.get_mut(&seat)
-            && let Some(d) = deadline
-        {
-            r.deadline = Some(r.deadline.map_or(d, |old| old.min(d)));
-        }
-        for (peer, wire) in outgoing {
-            self.send_to(&peer, &wire);
-        }
-        let had_events = !events.is_empty();
-        for ev in events {
-            self.on_table_event(seat, ev)?;
-        }
-        if had_events
-            && let Some(p) = self.playing.as_ref()
-            && p.me == Some(seat)
-            && let Some(view) = p
-                .runners
-                .get(&seat)
-                .filter(|r| r.follower.is_none())
-                .and_then(|r| r.client.view())
-        {
-            self.emit(NetEvent::View {
-                view: Box::new(view),
-                now: self.now(),
-            });
-        }
-        Ok(())
-    }
-
-    fn on_table_event(&mut self, seat: Seat, ev: TableEvent) -> Result<(), String> {
-        let Some(p) = self.playing.as_mut() else {
-            return Ok(());
-        };
-        let own = p.me == Some(seat);
-        let host_seat = p.host_seat;
-        let table = p.table;
-        match &ev {
-            TableEvent::YourTurn { view, .. } => {
-                if let Some(r) = p.runners.get_mut(&seat)
-                    && let Some(bot) = r.bot.as_mut()
-                {
-                    let d = bot.decide(view);
-                    self.queue.push_back((seat, Input::Act(d.action)));
-                }
-            }
-            TableEvent::Proposed(proposal)
-                if seat != host_seat
-                    && p.runners.get(&seat).is_some_and(|r| r.bot.is_some())
-                    && !(own && self.never_accept) =>
-            {
-                // A bot accepts only what this peer agreed to: the terms of the roster,
-                // which the lobby matched against its settings (or the player's choice).
-                match p.terms.check(proposal) {
-                    Ok(()) => self.queue.push_back((seat, Input::Accept)),
-                    Err(why) => {
-                        tracing::warn!("seat {seat} declines the proposal: {why}");
-                        self.queue.push_back((seat, Input::Decline));
-                        if own {
-                            self.emit(NetEvent::Declined { why });
-                        }
-                    }
-                }
-            }
-            TableEvent::SetupFailed { .. } if p.failed_at.is_none() => {
-                // The table is over for everyone who took part: never resumed, and this
-                // peer goes back to the lobby (after a moment in which it still answers
-                // a peer that missed its last entry).
-                p.over = true;
-                p.failed_at = Some(self.start.elapsed().as_millis() as u64);
-                self.storage
-                    .finish_table(&table)
-                    .map_err(|e| e.to_string())?;
-            }
-            TableEvent::SeatReplaced {
-                seat: b,
-                controller,
-            } => p.replaced(*b, *controller),
-            TableEvent::RunBot { seat: b } => {
-                p.pending_bots.push((seat, *b));
-                self.start_pending_bots()?;
-            }
-            TableEvent::Evidence(e) => {
-                self.storage
-                    .save_evidence(&table, e)
-                    .map_err(|e| e.to_string())?;
-            }
-            TableEvent::HandOver { result, .. } if own => {
-                if let Some(r) = p.runners.get(&seat) {
-                    let hands = match &r.follower {
-                        Some(_) => None,
-                        None => r.client.revealed(result.hand).cloned(),
-                    };
-                    if let Some(hands) = hands {
-                        let _ = self.events.try_send(NetEvent::Revealed {
-                            hand: result.hand,
-                            hands: Box::new(hands),
-                        });
-                    }
-                    let booked = match &r.follower {
-                        Some(f) => self.storage.book(&table, f.results(), f.log()),
-                        None => self
-                            .storage
-                            .book(&table, r.client.results(), r.client.log()),
-                    };
-                    booked.map_err(|e| e.to_string())?;
-                }
-            }
-            TableEvent::Left
-                if own
-                    && !self.leaving
-                    && p.runners
-                        .get(&seat)
-                        .and_then(|r| r.client.follow())
-                        .is_some() =>
-            {
-                // Back after a bot took the seat (this peer did not choose to leave): it
-                // follows the table to the end of the session (see `Follower`).
-                let Some(r) = p.runners.get_mut(&seat) else {
-                    return Ok(());
-                };
-                let Some(f) = r.client.follow() else {
-                    return Ok(());
-                };
-                let hands = f.results().len() as u32;
-                tracing::info!(
-                    "seat {seat} is played by a bot now: following table {} to its end",
-                    hex(&table)
-                );
-                r.follower = Some(f);
-                r.deadline = None;
-                self.queue.push_back((seat, Input::Tick));
-                self.emit(NetEvent::Following { seat, hands });
-                return Ok(());
-            }
-            TableEvent::SessionOver { .. } | TableEvent::Left if own => {
-                p.over = true;
-                self.storage
-                    .finish_table(&table)
-                    .map_err(|e| e.to_string())?;
-            }
-            _ => {}
-        }
-        if own {
-            // Timing marks for the figures (discard seen by each seat, hand over).
-            match &ev {
-                TableEvent::Moved { mv, .. }
-                    if matches!(mv.action, mahjong_rules::Action::Discard { .. }) =>
-                {
-                    let step = self
-                        .playing
-                        .as_ref()
-                        .and_then(|p| p.runners.get(&seat))
-                        .map_or((0, 0), |r| (r.client.hand_number(), r.client.log().len()));
+        for u in updates {
+            let ev = match u {
+                Update::Table(ev) => NetEvent::Table(ev),
+                Update::View { view, now } => NetEvent::View { view, now },
+                Update::Revealed { hand, hands } => NetEvent::Revealed { hand, hands },
+                Update::Following { seat, hands } => {
                     tracing::info!(
-                        target: "mahjong_net::timing",
-                        "discard seen hand={} step={} by={} unix_us={}",
-                        step.0,
-                        step.1,
-                        mv.seat,
-                        unix_us()
+                        "seat {seat} is played by a bot now: following table {} to its end",
+                        hex(&table)
                     );
+                    NetEvent::Following { seat, hands }
                 }
-                TableEvent::HandOver { result, .. } => tracing::info!(
-                    target: "mahjong_net::timing",
-                    "hand over hand={} unix_us={}",
-                    result.hand,
-                    unix_us()
-                ),
-                _ => {}
-            }
-            self.emit(NetEvent::Table(ev));
+                Update::Declined { why } => NetEvent::Declined { why },
+            };
+            self.emit(ev);
         }
         Ok(())
     }
-}
-
-fn unix_us() -> u128 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_micros())
 }
 
 /// Lower-case hex of bytes.
