@@ -239,7 +239,8 @@ enum Due {
 pub struct Engine {
     clients: Vec<Client>,
     bots: Vec<Option<Bot>>,
-    advisor: Bot,
+    /// The player's seat's hints, proofs and hand ends ([`crate::watch`]).
+    watcher: crate::watch::Watcher,
     queue: BinaryHeap<Reverse<(u64, u64)>>,
     pending: HashMap<u64, (usize, Due)>,
     order: u64,
@@ -250,10 +251,7 @@ pub struct Engine {
     paused: bool,
     /// Held by the player ([`Command::Hold`]).
     held: bool,
-    faults: bool,
     prompt: bool,
-    final_hands: Option<[Vec<Card>; 4]>,
-    final_view: Option<Box<SeatView>>,
     keys: Vec<SigningKey>,
     recorder: Option<crate::records::Recorder>,
     hostile: Option<Hostile>,
@@ -303,7 +301,7 @@ impl Engine {
         let mut engine = Engine {
             clients,
             bots,
-            advisor: Bot::new(Level::Strong, config.seed ^ 0xad),
+            watcher: crate::watch::Watcher::new(Some(Bot::new(Level::Strong, config.seed ^ 0xad))),
             queue: BinaryHeap::new(),
             pending: HashMap::new(),
             order: 0,
@@ -313,10 +311,7 @@ impl Engine {
             think: config.think_ms,
             paused: false,
             held: false,
-            faults: false,
             prompt: false,
-            final_hands: None,
-            final_view: None,
             keys,
             recorder: None,
             hostile: None,
@@ -578,14 +573,12 @@ impl Engine {
         let had_events = !events.is_empty();
         for event in events {
             self.react(seat, &event, updates);
-            if seat == HUMAN as usize {
-                updates.push(Update::Table(event));
-            }
         }
         if seat == HUMAN as usize
             && had_events
             && let Some(view) = self.clients[seat].view()
         {
+            self.watcher.view(&view);
             updates.push(Update::View {
                 view: Box::new(view),
                 now: self.now,
@@ -593,20 +586,14 @@ impl Engine {
         }
     }
 
+    /// A seat's event: the bots' moves and answers are scheduled; the player's seat's events
+    /// go to the screen through the watcher (hints, proofs, the hand end).
     fn react(&mut self, seat: usize, event: &TableEvent, updates: &mut Vec<Update>) {
         match event {
             TableEvent::Proposed(p) if p.host as usize != seat => {
                 self.push(self.now, seat, Due::Accept);
             }
-            TableEvent::YourTurn { view, .. } if seat == HUMAN as usize => {
-                self.prompt = true;
-                let d = self.advisor.decide(view);
-                updates.push(Update::Hint {
-                    action: d.action,
-                    reason: d.reason,
-                });
-            }
-            TableEvent::YourTurn { view, .. } => {
+            TableEvent::YourTurn { view, .. } if seat != HUMAN as usize => {
                 if let Some(bot) = self.bots[seat].as_mut() {
                     let action = bot.decide(view).action;
                     let quick = matches!(action, Action::Pass);
@@ -619,49 +606,40 @@ impl Engine {
                     self.push(self.now + delay, seat, Due::Act(action));
                 }
             }
-            TableEvent::Moved { mv, events } if seat == HUMAN as usize => {
+            _ => {}
+        }
+        if seat != HUMAN as usize {
+            return;
+        }
+        let mut kept = None;
+        match event {
+            TableEvent::YourTurn { .. } => self.prompt = true,
+            TableEvent::Moved { mv, events } => {
                 if mv.seat == HUMAN {
                     self.prompt = false;
                 }
                 if events.iter().any(|e| matches!(e, Event::HandOver { .. })) {
-                    self.final_hands = Some(std::array::from_fn(|s| {
+                    // The practice engine holds all four seats: every hand face up, even
+                    // an aborted one's.
+                    let hands = std::array::from_fn(|s| {
                         self.clients[s].view().map(|v| v.hand).unwrap_or_default()
-                    }));
-                    self.final_view = self.clients[seat].view().map(Box::new);
+                    });
+                    let hand = self.clients[seat].hand_number();
+                    self.watcher.revealed(hand, hands);
                 }
             }
-            TableEvent::Evidence(evidence) => {
-                self.faults = true;
-                if seat == HUMAN as usize {
-                    updates.push(Update::Proven(Proof::of(evidence)));
-                }
-            }
-            TableEvent::HandOver { result, signatures } if seat == HUMAN as usize => {
-                let end = HandEnd {
-                    result: result.clone(),
-                    hands: self.final_hands.take().unwrap_or_default(),
-                    view: self.final_view.take(),
-                    signed_by_all: !result.aborted && signatures.len() == 4,
-                    audited: !self.faults && !result.aborted,
-                    explanation: explain(result),
-                    kept: None,
-                };
-                let mut end = end;
-                self.faults = false;
+            TableEvent::HandOver { .. } => {
                 if let Some(r) = self.recorder.as_mut() {
                     match r.hand_over(&self.clients[HUMAN as usize]) {
-                        Ok(_) => end.kept = Some(r.table()),
+                        Ok(_) => kept = Some(r.table()),
                         Err(e) => updates.push(Update::Failed(Failure::NotKept(e.into()))),
                     }
                 }
-                updates.push(Update::HandEnded(Box::new(end)));
                 self.paused = true;
-            }
-            TableEvent::Halted { reason } if seat == HUMAN as usize => {
-                updates.push(Update::Failed(Failure::Halted(reason.clone())));
             }
             _ => {}
         }
+        updates.extend(self.watcher.event(event.clone(), kept));
     }
 }
 

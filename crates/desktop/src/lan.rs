@@ -29,11 +29,12 @@ use iced::futures::channel::mpsc as async_mpsc;
 use iced::futures::stream::{self, BoxStream, StreamExt};
 use mahjong_bot::{Bot, Level};
 use mahjong_net::{Advert, NetConfig, NetEvent, StoreStorage, TableId, TableSpec, node};
-use mahjong_rules::{Money, Outcome, Ruleset, SeatView};
+use mahjong_rules::{Money, Outcome, Ruleset};
 use mahjong_table::TableEvent;
 use tokio::sync::mpsc as tokio_mpsc;
 
-use crate::engine::{self, HandEnd, Update};
+use crate::engine::{self, Update};
+use crate::watch::Watcher;
 use crate::worker::Commands;
 
 /// When the process started (set by [`crate::run`]; the lobby measures "launch to a friend's
@@ -109,14 +110,14 @@ impl Link {
     ) -> (
         Link,
         tokio_mpsc::UnboundedReceiver<Request>,
-        std::sync::mpsc::Receiver<engine::Command>,
+        tokio_mpsc::UnboundedReceiver<engine::Command>,
     ) {
         let (tx, rx) = tokio_mpsc::unbounded_channel();
-        let (ctx, crx) = std::sync::mpsc::channel();
+        let (ctx, crx) = tokio_mpsc::unbounded_channel();
         (
             Link {
                 tx,
-                table: Commands(ctx),
+                table: Commands::Lan(ctx),
                 me,
             },
             rx,
@@ -217,14 +218,10 @@ fn config(key: &LanKey) -> Result<(NetConfig, StoreStorage), String> {
     Ok((config, storage))
 }
 
-/// What the thread keeps of the table between events (to build the hand end).
-#[derive(Default)]
+/// What the thread keeps of the table between events.
 struct Seen {
-    view: Option<Box<SeatView>>,
-    final_view: Option<Box<SeatView>>,
-    faults: bool,
-    /// Every seat's concealed tiles at the end of the hand, from the deal's audit.
-    revealed: Option<(u32, Box<[Vec<mahjong_rules::Card>; 4]>)>,
+    /// The player's seat's hints, proofs and hand ends (as at a practice table).
+    watcher: Watcher,
     table: Option<TableId>,
     first_table: bool,
     opened: bool,
@@ -236,30 +233,27 @@ async fn session(key: LanKey, out: Out) -> Result<(), String> {
     let (network, mut events) =
         mahjong_net::spawn(config, Box::new(storage)).map_err(|e| e.to_string())?;
     let (req_tx, mut requests) = tokio_mpsc::unbounded_channel();
-    // The table screen sends on a std channel (the practice worker's type): a small thread
-    // moves its commands into this loop.
-    let (cmd_tx, cmd_rx) = std::sync::mpsc::channel::<engine::Command>();
-    let (table_tx, mut table_cmds) = tokio_mpsc::unbounded_channel();
-    let _ = thread::Builder::new()
-        .name("lan-commands".into())
-        .spawn(move || {
-            while let Ok(c) = cmd_rx.recv() {
-                if table_tx.send(c).is_err() {
-                    return;
-                }
-            }
-        });
+    // The table screen's commands come straight into this loop.
+    let (cmd_tx, mut table_cmds) = tokio_mpsc::unbounded_channel();
     let link = Link {
         tx: req_tx,
-        table: Commands(cmd_tx),
+        table: Commands::Lan(cmd_tx),
         me,
     };
     if out.unbounded_send(Feed::Ready(link)).is_err() {
         return Ok(());
     }
-    let mut advisor = Bot::new(Level::Strong, u64::from_le_bytes([7; 8]));
-    let mut seen = Seen::default();
     let autoplay = key.autoplay.clone();
+    // No hints when the strong bot plays the seat anyway.
+    let advisor = autoplay
+        .is_none()
+        .then(|| Bot::new(Level::Strong, u64::from_le_bytes([7; 8])));
+    let mut seen = Seen {
+        watcher: Watcher::new(advisor),
+        table: None,
+        first_table: false,
+        opened: false,
+    };
     let mut alive = tokio::time::interval(Duration::from_secs(2));
     loop {
         tokio::select! {
@@ -269,7 +263,7 @@ async fn session(key: LanKey, out: Out) -> Result<(), String> {
                     return Ok(());
                 };
                 let over = matches!(ev, NetEvent::Table(TableEvent::SessionOver { .. }));
-                on_event(ev, me, &out, &mut advisor, &mut seen, autoplay.as_ref());
+                on_event(ev, me, &out, &mut seen, autoplay.as_ref());
                 if over && autoplay.is_some() {
                     // Stay a moment so a peer missing one of this seat's last entries can ask.
                     tokio::time::sleep(Duration::from_millis(1500)).await;
@@ -328,7 +322,6 @@ fn on_event(
     ev: NetEvent,
     me: VerifyingKey,
     out: &Out,
-    advisor: &mut Bot,
     seen: &mut Seen,
     autoplay: Option<&AutoPlay>,
 ) {
@@ -337,7 +330,7 @@ fn on_event(
     };
     match ev {
         NetEvent::View { view, now } => {
-            seen.view = Some(view.clone());
+            seen.watcher.view(&view);
             table(Update::View { view, now });
         }
         NetEvent::Table(ev) => match ev {
@@ -346,81 +339,20 @@ fn on_event(
             | TableEvent::SetupFailed { .. } => {
                 let _ = out.unbounded_send(Feed::Net(NetEvent::Table(ev)));
             }
-            TableEvent::YourTurn { ref view, .. } => {
-                if autoplay.is_none() {
-                    let d = advisor.decide(view);
-                    table(Update::Hint {
-                        action: d.action,
-                        reason: d.reason,
-                    });
+            ev => {
+                if let Some(line) = autoplay.and_then(|_| autoplay_line(&ev)) {
+                    eprintln!("{line}");
                 }
-                table(Update::Table(ev));
-            }
-            TableEvent::Moved { ref events, .. } => {
-                if events
-                    .iter()
-                    .any(|e| matches!(e, mahjong_rules::Event::HandOver { .. }))
-                {
-                    seen.final_view = seen.view.clone();
+                // The network's storage (`StoreStorage`, the same SQLite store in this data
+                // dir) has appended the seat's signed log and booked the hand before the
+                // event comes out: the history, its replay and the review (复盘) find it
+                // under this table.
+                for u in seen.watcher.event(ev, seen.table) {
+                    table(u);
                 }
-                table(Update::Table(ev));
             }
-            TableEvent::Evidence(ref e) => {
-                seen.faults = true;
-                table(Update::Proven(engine::Proof::of(e)));
-                table(Update::Table(ev));
-            }
-            TableEvent::HandOver {
-                ref result,
-                ref signatures,
-            } => {
-                if autoplay.is_some() {
-                    eprintln!("{}", hand_line(result, signatures.len()));
-                }
-                let view = seen.final_view.take().or_else(|| seen.view.clone());
-                // Every seat's concealed tiles, as the deal's audit revealed them; for a hand
-                // without an audit (an aborted one), only the player's own.
-                let mut hands: [Vec<mahjong_rules::Card>; 4] = match seen.revealed.take() {
-                    Some((hand, all)) if hand == result.hand => *all,
-                    _ => Default::default(),
-                };
-                if let Some(v) = &view
-                    && let Some(h) = hands.get_mut(v.seat as usize)
-                    && h.is_empty()
-                {
-                    *h = v.hand.clone();
-                }
-                let end = HandEnd {
-                    result: result.clone(),
-                    hands,
-                    view,
-                    signed_by_all: !result.aborted && signatures.len() == 4,
-                    audited: !seen.faults && !result.aborted,
-                    explanation: engine::explain(result),
-                    // The network's storage (`StoreStorage`, the same SQLite store in this
-                    // data dir) has appended the seat's signed log and booked the hand before
-                    // the event comes out: the history, its replay and the review (复盘) find
-                    // it under this table.
-                    kept: seen.table,
-                };
-                seen.faults = false;
-                table(Update::Table(ev.clone()));
-                table(Update::HandEnded(Box::new(end)));
-            }
-            TableEvent::Halted { ref reason } => {
-                table(Update::Failed(engine::Failure::Halted(reason.clone())));
-                table(Update::Table(ev));
-            }
-            TableEvent::SessionOver { ref balances } => {
-                if autoplay.is_some() {
-                    let b: Vec<String> = balances.iter().map(Money::to_string).collect();
-                    eprintln!("session over: balances [{}]", b.join(","));
-                }
-                table(Update::Table(ev));
-            }
-            other => table(Update::Table(other)),
         },
-        NetEvent::Revealed { hand, hands } => seen.revealed = Some((hand, hands)),
+        NetEvent::Revealed { hand, hands } => seen.watcher.revealed(hand, *hands),
         NetEvent::Lobby(tables) => {
             if autoplay.is_some() && !seen.opened && tables.iter().any(|a| a.host == me) {
                 seen.opened = true;
@@ -447,6 +379,18 @@ fn on_event(
         other => {
             let _ = out.unbounded_send(Feed::Net(other));
         }
+    }
+}
+
+/// What `--autoplay` prints for an event of the player's seat.
+fn autoplay_line(ev: &TableEvent) -> Option<String> {
+    match ev {
+        TableEvent::HandOver { result, signatures } => Some(hand_line(result, signatures.len())),
+        TableEvent::SessionOver { balances } => {
+            let b: Vec<String> = balances.iter().map(Money::to_string).collect();
+            Some(format!("session over: balances [{}]", b.join(",")))
+        }
+        _ => None,
     }
 }
 

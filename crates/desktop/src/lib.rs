@@ -39,6 +39,7 @@ pub mod screens;
 pub mod settings;
 pub mod sound;
 pub mod tiles;
+pub mod watch;
 pub mod worker;
 
 use iced::Font;

@@ -29,14 +29,23 @@ pub enum Feed {
     Replay(bool),
 }
 
-/// The sending half of the engine thread's command channel.
+/// Where the table screen's commands go: the practice engine's thread, or straight into the
+/// LAN thread's loop (no thread in between).
 #[derive(Clone, Debug)]
-pub struct Commands(pub mpsc::Sender<Command>);
+pub enum Commands {
+    /// The practice engine's thread (it waits on a std channel between its timers).
+    Practice(mpsc::Sender<Command>),
+    /// The LAN thread's loop (it selects on a tokio channel beside the network's events).
+    Lan(tokio::sync::mpsc::UnboundedSender<Command>),
+}
 
 impl Commands {
-    /// Sends a command; false when the engine has stopped.
+    /// Sends a command; false when the table's thread has stopped.
     pub fn send(&self, command: Command) -> bool {
-        self.0.send(command).is_ok()
+        match self {
+            Commands::Practice(tx) => tx.send(command).is_ok(),
+            Commands::Lan(tx) => tx.send(command).is_ok(),
+        }
     }
 }
 
@@ -89,7 +98,10 @@ fn start(key: &TableKey) -> BoxStream<'static, Feed> {
 /// The engine loop: wall-clock time, paused while the engine is paused.
 fn run(key: TableKey, out: async_mpsc::UnboundedSender<Feed>) {
     let (cmd_tx, cmd_rx) = mpsc::channel();
-    if out.unbounded_send(Feed::Ready(Commands(cmd_tx))).is_err() {
+    if out
+        .unbounded_send(Feed::Ready(Commands::Practice(cmd_tx)))
+        .is_err()
+    {
         return;
     }
     let send_all = |updates: Vec<Update>| {

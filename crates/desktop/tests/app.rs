@@ -135,7 +135,9 @@ impl Harness {
 
     fn seat(&mut self, engine: Engine, first: Vec<shanghai_mahjong::engine::Update>) {
         let (tx, rx) = mpsc::channel();
-        self.send(Message::Table(TableMsg::Feed(Feed::Ready(Commands(tx)))));
+        self.send(Message::Table(TableMsg::Feed(Feed::Ready(
+            Commands::Practice(tx),
+        ))));
         self.engine = Some(engine);
         self.rx = Some(rx);
         self.feed(first);

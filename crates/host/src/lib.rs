@@ -435,20 +435,20 @@ impl Host {
 
     /// The player plays `action` at its prompt.
     pub fn act(&mut self, action: Action) {
-        self.to_player(Input::Act(action));
+        self.for_player(Input::Act(action));
     }
 
     /// The player accepts the host's set-up.
     pub fn accept(&mut self) {
-        self.to_player(Input::Accept);
+        self.for_player(Input::Accept);
     }
 
     /// The player leaves (declines a set-up not yet agreed).
     pub fn leave(&mut self) {
-        self.to_player(Input::Leave);
+        self.for_player(Input::Leave);
     }
 
-    fn to_player(&mut self, input: Input) {
+    fn for_player(&mut self, input: Input) {
         if let Some(me) = self.player {
             self.queue.push_back((me, input));
         }

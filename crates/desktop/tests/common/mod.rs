@@ -129,7 +129,7 @@ impl Harness {
         hook(&mut engine);
         let (tx, rx) = mpsc::channel();
         let _ = self.app.update(Message::Table(TableMsg::Feed(Feed::Ready(
-            shanghai_mahjong::worker::Commands(tx),
+            shanghai_mahjong::worker::Commands::Practice(tx),
         ))));
         self.engine = Some(engine);
         self.rx = Some(rx);
