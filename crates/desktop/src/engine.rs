@@ -1,30 +1,32 @@
 //! The practice table: four real `mahjong_table::Client`s in this process, seat 0 for the
-//! player and seats 1–3 driven by `mahjong_bot` bots, joined by an in-memory network.
+//! player and seats 1–3 played by `mahjong_bot` bots, run by one seat host
+//! ([`mahjong_host::Host`], the same code a LAN peer runs its seats with) that keeps every frame
+//! in process.
 //!
-//! The engine is sans-IO like the clients it drives: [`Engine::advance_to`] takes the time
+//! The engine is sans-IO like the host it drives: [`Engine::advance_to`] takes the time
 //! (milliseconds on the engine's own clock) and [`Engine::command`] the player's choices; both
-//! return [`Update`]s for the UI. Every frame a client sends is handed to the other three at
-//! once; timers fire through `Input::Tick` at each client's `Output::deadline`. So the deal is
-//! the real mental-poker deal, audited at the end of the hand, and every hand is four-signed,
-//! exactly as at a networked table. [`crate::worker`] runs an engine on its own thread with
-//! the wall clock; tests drive one directly in simulated time, so they are deterministic.
+//! return [`Update`]s for the UI, made by the same [`crate::watch::Watcher`] as at a LAN table
+//! (hints, proofs, the hand end). Bots think for [`PracticeConfig::think_ms`]; timers fire at
+//! each client's deadline. So the deal is the real mental-poker deal, audited at the end of
+//! the hand, and every hand is four-signed, exactly as at a networked table.
+//! [`crate::worker`] runs an engine on its own thread with the wall clock; tests drive one
+//! directly in simulated time, so they are deterministic.
 //!
 //! Between hands the engine pauses (its clock stops) until the player asks for the next hand,
 //! so nobody's timer runs while the settlement is being read.
 
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
 use std::sync::{Arc, OnceLock};
 
 use ed25519_dalek::SigningKey;
 use mahjong_bot::{Bot, Level};
 use mahjong_deal::CardTable;
+use mahjong_host::{Host, NewSeat, Setup, Think, Update as HostUpdate};
 use mahjong_rules::explain::Explanation;
 use mahjong_rules::{
-    Action, Card, Event, Money, Options, Outcome, Ruleset, Seat, SeatView, SessionLength, scoring,
+    Action, Card, Money, Options, Outcome, Ruleset, Seat, SeatView, SessionLength, scoring,
 };
 use mahjong_table::{
-    Body, Client, Config, Envelope, HandResult, Input, Offence, Output, TableError, TableEvent,
+    Body, Client, Config, Envelope, HandResult, Input, Offence, TableError, TableEvent,
 };
 use rand_chacha::ChaCha8Rng;
 use rand_core::{RngCore, SeedableRng};
@@ -227,41 +229,16 @@ pub fn cards() -> Arc<CardTable> {
     CARDS.get_or_init(|| Arc::new(CardTable::new())).clone()
 }
 
-#[derive(Clone, Debug)]
-enum Due {
-    Frame(Vec<u8>),
-    Tick,
-    Act(Action),
-    Accept,
-}
-
-/// The practice table.
+/// The practice table: one seat host ([`mahjong_host::Host`]) running all four seats, so every
+/// frame stays in this process, with the player's events watched for the screen
+/// ([`crate::watch::Watcher`]).
 pub struct Engine {
-    clients: Vec<Client>,
-    bots: Vec<Option<Bot>>,
-    /// The player's seat's hints, proofs and hand ends ([`crate::watch`]).
+    host: Host,
     watcher: crate::watch::Watcher,
-    queue: BinaryHeap<Reverse<(u64, u64)>>,
-    pending: HashMap<u64, (usize, Due)>,
-    order: u64,
-    next_tick: [Option<u64>; 4],
-    now: u64,
-    rng: ChaCha8Rng,
-    think: (u64, u64),
-    paused: bool,
-    /// Held by the player ([`Command::Hold`]).
-    held: bool,
+    /// The player has a prompt waiting.
     prompt: bool,
     keys: Vec<SigningKey>,
     recorder: Option<crate::records::Recorder>,
-    hostile: Option<Hostile>,
-}
-
-/// A seat made to cheat (see [`Engine::equivocate`]).
-struct Hostile {
-    seat: usize,
-    key: SigningKey,
-    done: bool,
 }
 
 impl Engine {
@@ -278,7 +255,7 @@ impl Engine {
         let roster = [0, 1, 2, 3].map(|i| keys[i].verifying_key());
         let mut table = [0u8; 32];
         rng.fill_bytes(&mut table);
-        let mut clients = Vec::with_capacity(4);
+        let mut seats = Vec::with_capacity(4);
         for seat in 0..4u8 {
             let mut root = [0u8; 32];
             rng.fill_bytes(&mut root);
@@ -290,31 +267,37 @@ impl Engine {
             };
             let client = Client::with_cards(cfg, keys[seat as usize].clone(), root, cards())
                 .map_err(|source| EngineError::Seat { seat, source })?;
-            clients.push(client);
+            let bot = (seat != HUMAN)
+                .then(|| Bot::new(config.levels[seat as usize - 1], config.seed ^ seat as u64));
+            seats.push(NewSeat {
+                client,
+                bot_key: None,
+                bot,
+            });
         }
-        let bots = (0..4u64)
-            .map(|s| {
-                (s != HUMAN as u64)
-                    .then(|| Bot::new(config.levels[s as usize - 1], config.seed ^ s))
-            })
-            .collect();
-        let mut engine = Engine {
-            clients,
-            bots,
-            watcher: crate::watch::Watcher::new(Some(Bot::new(Level::Strong, config.seed ^ 0xad))),
-            queue: BinaryHeap::new(),
-            pending: HashMap::new(),
-            order: 0,
-            next_tick: [None; 4],
-            now: 0,
-            rng,
-            think: config.think_ms,
-            paused: false,
-            held: false,
-            prompt: false,
-            keys,
-            recorder: None,
-            hostile: None,
+        let me = keys[HUMAN as usize].verifying_key();
+        let setup = Setup {
+            table,
+            me,
+            // Every seat is this program's: frames never leave it.
+            peers: [me; 4],
+            host_seat: HUMAN,
+            player: Some(HUMAN),
+            // The bots accept the player's set-up, whatever it is.
+            terms: Box::new(|_| Ok(())),
+            never_accept: false,
+            bot_level: Level::Strong,
+            seed: config.seed,
+            tamper: None,
+            // The player's store keeps the player's log ([`crate::records::Recorder`]); the
+            // seats hold theirs in memory.
+            keep_log_in_store: false,
+            think: Some(Think {
+                least: config.think_ms.0,
+                most: config.think_ms.1,
+                rng,
+            }),
+            pause_after_hand: true,
         };
         let propose = Input::Propose {
             options: Box::new(config.options()),
@@ -324,9 +307,21 @@ impl Engine {
                 l => l,
             },
         };
-        let mut updates = Vec::new();
-        engine.input(HUMAN as usize, propose, &mut updates);
-        Ok((engine, updates))
+        let (host, _) = Host::begin(setup, seats, Some(propose));
+        let engine = Engine {
+            host,
+            watcher: crate::watch::Watcher::new(Some(Bot::new(Level::Strong, config.seed ^ 0xad))),
+            prompt: false,
+            keys,
+            recorder: None,
+        };
+        // The proposal is the first thing due (at time 0): the first `advance_to` or
+        // `settle` runs it.
+        Ok((engine, Vec::new()))
+    }
+
+    fn clients(&self) -> Vec<&Client> {
+        (0..4).filter_map(|s| self.host.client(s)).collect()
     }
 
     /// Keeps every finished hand of this table in the player's store in `data_dir` (the
@@ -337,7 +332,7 @@ impl Engine {
         names: [String; 4],
     ) -> Result<(), mahjong_store::StoreError> {
         let recorder =
-            crate::records::Recorder::practice(data_dir, &self.clients, &self.keys, names)?;
+            crate::records::Recorder::practice(data_dir, &self.clients(), &self.keys, names)?;
         self.recorder = Some(recorder);
         Ok(())
     }
@@ -350,7 +345,7 @@ impl Engine {
         names: [String; 4],
     ) -> Result<(), mahjong_store::StoreError> {
         let recorder =
-            crate::records::Recorder::practice_again(data_dir, &self.clients, &self.keys, names)?;
+            crate::records::Recorder::practice_again(data_dir, &self.clients(), &self.keys, names)?;
         self.recorder = Some(recorder);
         Ok(())
     }
@@ -361,123 +356,117 @@ impl Engine {
     /// could do. The honest seats find both signed versions, the hand stops with the
     /// evidence naming the seat, and the settlement shows it. Practice tables never call it.
     pub fn equivocate(&mut self, seat: Seat) {
-        if seat == HUMAN {
+        if seat == HUMAN || seat > 3 {
             return;
         }
-        if let Some(key) = self.keys.get(seat as usize) {
-            self.hostile = Some(Hostile {
-                seat: seat as usize,
-                key: key.clone(),
-                done: false,
-            });
-        }
-    }
-
-    /// Where a hostile seat sends `frame`: `None` for everyone the same; otherwise a version
-    /// for each other seat.
-    fn split(&mut self, seat: usize, frame: &[u8]) -> Option<Vec<(usize, Vec<u8>)>> {
-        let h = self
-            .hostile
-            .as_mut()
-            .filter(|h| h.seat == seat && !h.done)?;
-        let env = Envelope::decode(frame).ok()?;
-        let Body::Play(p) = &env.body else {
-            return None;
-        };
-        if !matches!(p.action, Action::Discard { .. }) {
-            return None;
-        }
-        let mut other = p.clone();
-        other.timed_out = !other.timed_out;
-        let variant =
-            Envelope::sign(env.table, env.header(), env.seat, Body::Play(other), &h.key).encode();
-        h.done = true;
-        let next = (seat + 1) % 4;
-        Some(
-            (0..4)
+        let key = self.keys[seat as usize].clone();
+        let mut done = false;
+        let tamper = move |frame: Vec<u8>| -> Vec<(Option<Seat>, Vec<u8>)> {
+            let same = vec![(None, frame.clone())];
+            if done {
+                return same;
+            }
+            let Ok(env) = Envelope::decode(&frame) else {
+                return same;
+            };
+            let Body::Play(p) = &env.body else {
+                return same;
+            };
+            if !matches!(p.action, Action::Discard { .. }) {
+                return same;
+            }
+            let mut other = p.clone();
+            other.timed_out = !other.timed_out;
+            let variant =
+                Envelope::sign(env.table, env.header(), env.seat, Body::Play(other), &key).encode();
+            done = true;
+            let next = (seat + 1) % 4;
+            (0..4u8)
                 .filter(|&to| to != seat)
                 .map(|to| {
                     let f = if to == next {
-                        frame.to_vec()
+                        frame.clone()
                     } else {
                         variant.clone()
                     };
-                    (to, f)
+                    (Some(to), f)
                 })
-                .collect(),
-        )
+                .collect()
+        };
+        self.host.set_tamper(seat, Box::new(tamper));
     }
 
     /// The engine clock (milliseconds).
     pub fn now(&self) -> u64 {
-        self.now
+        self.host.now()
     }
 
     /// Paused between hands, or held while the player reads the rules.
     pub fn is_paused(&self) -> bool {
-        self.paused || self.held
+        self.host.is_paused()
     }
 
     /// When something is next due (`None`: nothing, or paused).
     pub fn next_due(&self) -> Option<u64> {
-        if self.is_paused() {
-            return None;
-        }
-        self.queue.peek().map(|Reverse((at, _))| *at)
+        self.host.next_deadline()
     }
 
     /// The player's client (for its log, results and session).
     pub fn player(&self) -> &Client {
-        &self.clients[HUMAN as usize]
+        match self.host.client(HUMAN) {
+            Some(c) => c,
+            // The host runs all four seats from the start.
+            None => unreachable!("the practice host runs the player's seat"),
+        }
     }
 
     /// A seat's client.
     pub fn client(&self, seat: Seat) -> Option<&Client> {
-        self.clients.get(seat as usize)
+        self.host.client(seat)
     }
 
     /// The player's choice, applied now.
     pub fn command(&mut self, command: Command) -> Vec<Update> {
-        let mut updates = Vec::new();
+        let now = self.now();
         match command {
             Command::Act(action) => {
-                if !self.paused {
-                    self.prompt = false;
-                    self.input(HUMAN as usize, Input::Act(action), &mut updates);
+                // Between hands there is no prompt to answer.
+                if self.host.stopped_after_hand() {
+                    return Vec::new();
                 }
+                self.prompt = false;
+                self.host.act(now, action);
+                self.run(now)
             }
             Command::Next => {
-                self.paused = false;
+                self.host.next_hand();
                 // Everything buffered while paused is due now.
-                self.run(self.now, &mut updates);
+                self.run(now)
             }
             Command::Hold(on) => {
-                self.held = on;
+                self.host.hold(on);
+                let mut updates = Vec::new();
                 if !on {
                     // The screen's countdown restarts from the engine clock, which stood.
-                    if let Some(view) = self.clients[HUMAN as usize].view() {
+                    if let Some(view) = self.player().view() {
                         updates.push(Update::View {
                             view: Box::new(view),
-                            now: self.now,
+                            now,
                         });
                     }
-                    self.run(self.now, &mut updates);
+                    updates.extend(self.run(now));
                 }
+                updates
             }
         }
-        updates
     }
 
     /// Runs everything due up to `t` (the clock does not move while paused).
     pub fn advance_to(&mut self, t: u64) -> Vec<Update> {
-        let mut updates = Vec::new();
-        if !self.is_paused() {
-            self.run(t, &mut updates);
-            if !self.paused {
-                self.now = self.now.max(t);
-            }
+        if self.is_paused() {
+            return Vec::new();
         }
-        updates
+        self.run(t)
     }
 
     /// Runs until nothing is due or the engine pauses or asks the player, at most until `limit`
@@ -488,8 +477,8 @@ impl Engine {
             if at > limit {
                 break;
             }
-            self.run(at, &mut updates);
-            if self.paused || self.player_must_act() {
+            updates.extend(self.run(at));
+            if self.is_paused() || self.player_must_act() {
                 break;
             }
         }
@@ -502,144 +491,52 @@ impl Engine {
         self.prompt
     }
 
-    fn push(&mut self, at: u64, to: usize, due: Due) {
-        self.order += 1;
-        self.queue.push(Reverse((at, self.order)));
-        self.pending.insert(self.order, (to, due));
-    }
-
-    fn run(&mut self, t: u64, updates: &mut Vec<Update>) {
-        while !self.is_paused() {
-            let Some(Reverse((at, order))) = self.queue.peek().copied() else {
+    /// Runs the host to `t` and turns what the player's seat saw into updates.
+    fn run(&mut self, t: u64) -> Vec<Update> {
+        let mut updates = Vec::new();
+        loop {
+            // Nothing leaves this process and nothing is kept by the host: the practice
+            // table's hands go to the player's store through the recorder.
+            let out = self.host.pump(t);
+            for u in out.updates {
+                self.update(u, &mut updates);
+            }
+            // The host stopped at its budget with more due by `t`: go on.
+            if self.host.next_deadline().is_none_or(|at| at > t) {
                 break;
-            };
-            if at > t {
-                break;
             }
-            self.queue.pop();
-            let Some((to, due)) = self.pending.remove(&order) else {
-                continue;
-            };
-            self.now = self.now.max(at);
-            match due {
-                Due::Frame(f) => self.input(to, Input::Frame(f), updates),
-                Due::Tick => {
-                    if self.next_tick[to] == Some(at) {
-                        self.next_tick[to] = None;
-                        self.input(to, Input::Tick, updates);
+        }
+        updates
+    }
+
+    fn update(&mut self, u: HostUpdate, updates: &mut Vec<Update>) {
+        match u {
+            HostUpdate::Table(event) => {
+                let mut kept = None;
+                match &event {
+                    TableEvent::YourTurn { .. } => self.prompt = true,
+                    TableEvent::Moved { mv, .. } if mv.seat == HUMAN => self.prompt = false,
+                    TableEvent::HandOver { .. } => {
+                        if let Some(r) = self.recorder.as_mut()
+                            && let Some(player) = self.host.client(HUMAN)
+                        {
+                            match r.hand_over(player) {
+                                Ok(_) => kept = Some(r.table()),
+                                Err(e) => updates.push(Update::Failed(Failure::NotKept(e.into()))),
+                            }
+                        }
                     }
+                    _ => {}
                 }
-                Due::Act(a) => self.input(to, Input::Act(a), updates),
-                Due::Accept => self.input(to, Input::Accept, updates),
+                updates.extend(self.watcher.event(event, kept));
             }
-        }
-    }
-
-    fn input(&mut self, seat: usize, input: Input, updates: &mut Vec<Update>) {
-        let out = self.clients[seat].handle(self.now, input);
-        self.dispatch(seat, out, updates);
-    }
-
-    fn dispatch(&mut self, seat: usize, out: Output, updates: &mut Vec<Update>) {
-        let Output {
-            send,
-            reply,
-            events,
-            deadline,
-            ..
-        } = out;
-        for frame in send {
-            if let Some(versions) = self.split(seat, &frame) {
-                for (to, f) in versions {
-                    self.push(self.now, to, Due::Frame(f));
-                }
-                continue;
+            HostUpdate::View { view, now } => {
+                self.watcher.view(&view);
+                updates.push(Update::View { view, now });
             }
-            for to in (0..4).filter(|&to| to != seat) {
-                self.push(self.now, to, Due::Frame(frame.clone()));
-            }
+            HostUpdate::Revealed { hand, hands } => self.watcher.revealed(hand, *hands),
+            HostUpdate::Following { .. } | HostUpdate::Declined { .. } => {}
         }
-        for (to, frame) in reply {
-            if (to as usize) < 4 && to as usize != seat {
-                self.push(self.now, to as usize, Due::Frame(frame));
-            }
-        }
-        if let Some(d) = deadline
-            && self.next_tick[seat].is_none_or(|t| d < t || t <= self.now)
-        {
-            self.next_tick[seat] = Some(d);
-            self.push(d.max(self.now), seat, Due::Tick);
-        }
-        let had_events = !events.is_empty();
-        for event in events {
-            self.react(seat, &event, updates);
-        }
-        if seat == HUMAN as usize
-            && had_events
-            && let Some(view) = self.clients[seat].view()
-        {
-            self.watcher.view(&view);
-            updates.push(Update::View {
-                view: Box::new(view),
-                now: self.now,
-            });
-        }
-    }
-
-    /// A seat's event: the bots' moves and answers are scheduled; the player's seat's events
-    /// go to the screen through the watcher (hints, proofs, the hand end).
-    fn react(&mut self, seat: usize, event: &TableEvent, updates: &mut Vec<Update>) {
-        match event {
-            TableEvent::Proposed(p) if p.host as usize != seat => {
-                self.push(self.now, seat, Due::Accept);
-            }
-            TableEvent::YourTurn { view, .. } if seat != HUMAN as usize => {
-                if let Some(bot) = self.bots[seat].as_mut() {
-                    let action = bot.decide(view).action;
-                    let quick = matches!(action, Action::Pass);
-                    let (lo, hi) = self.think;
-                    let delay = if quick || hi == 0 {
-                        lo.min(150)
-                    } else {
-                        lo + self.rng.next_u64() % (hi - lo + 1)
-                    };
-                    self.push(self.now + delay, seat, Due::Act(action));
-                }
-            }
-            _ => {}
-        }
-        if seat != HUMAN as usize {
-            return;
-        }
-        let mut kept = None;
-        match event {
-            TableEvent::YourTurn { .. } => self.prompt = true,
-            TableEvent::Moved { mv, events } => {
-                if mv.seat == HUMAN {
-                    self.prompt = false;
-                }
-                if events.iter().any(|e| matches!(e, Event::HandOver { .. })) {
-                    // The practice engine holds all four seats: every hand face up, even
-                    // an aborted one's.
-                    let hands = std::array::from_fn(|s| {
-                        self.clients[s].view().map(|v| v.hand).unwrap_or_default()
-                    });
-                    let hand = self.clients[seat].hand_number();
-                    self.watcher.revealed(hand, hands);
-                }
-            }
-            TableEvent::HandOver { .. } => {
-                if let Some(r) = self.recorder.as_mut() {
-                    match r.hand_over(&self.clients[HUMAN as usize]) {
-                        Ok(_) => kept = Some(r.table()),
-                        Err(e) => updates.push(Update::Failed(Failure::NotKept(e.into()))),
-                    }
-                }
-                self.paused = true;
-            }
-            _ => {}
-        }
-        updates.extend(self.watcher.event(event.clone(), kept));
     }
 }
 

@@ -553,7 +553,7 @@ impl Recorder {
     /// store of `dir`, finished from the start (it is never resumed).
     pub fn practice(
         dir: &Path,
-        clients: &[Client],
+        clients: &[&Client],
         keys: &[SigningKey],
         names: [String; 4],
     ) -> Result<Recorder, StoreError> {
@@ -590,7 +590,7 @@ impl Recorder {
     /// does when the store has never seen it.
     pub fn practice_again(
         dir: &Path,
-        clients: &[Client],
+        clients: &[&Client],
         keys: &[SigningKey],
         names: [String; 4],
     ) -> Result<Recorder, StoreError> {

@@ -21,6 +21,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::engine::{Command, Engine, PracticeConfig, Update};
 
+/// The journal's format: the set-up, then the commands, played back by the practice engine
+/// on the seat host (version 1 was the engine before it).
+const VERSION: u32 = 2;
+
 /// The journal's file name in the data dir.
 pub const FILE: &str = "practice.jsonl";
 
@@ -92,7 +96,7 @@ impl Journal {
     /// Starts the journal of a new table (replacing any older one).
     pub fn create(dir: &Path, config: &PracticeConfig) -> std::io::Result<Journal> {
         let head = Head {
-            version: 1,
+            version: VERSION,
             ruleset: config.ruleset,
             levels: config.levels.map(|l| l.to_string()),
             seed: config.seed,
@@ -156,7 +160,16 @@ fn parse(text: &str) -> Result<Saved, String> {
     let mut lines = text.lines();
     let head: Head =
         serde_json::from_str(lines.next().ok_or("empty")?).map_err(|e| format!("line 1: {e}"))?;
-    if head.version != 1 {
+    if head.version == 1 {
+        // Version 1 was played by the engine before it ran on the seat host, whose order of
+        // events at one instant differs: played back now, its earlier hands would not be the
+        // ones booked. They are booked already; only the hand in play is lost.
+        return Err(
+            "version 1, written by an earlier version of the app: its hand in play cannot be played back the same (its finished hands are in the history)"
+                .into(),
+        );
+    }
+    if head.version != VERSION {
         return Err(format!("version {} is not known", head.version));
     }
     let mut levels = [Level::Strong; 3];
@@ -243,5 +256,29 @@ mod tests {
         assert!(load(&dir).is_none());
         assert!(dir.join(format!("{FILE}.bad")).exists());
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_journal_of_the_engine_before_the_seat_host_is_refused_with_why() {
+        let config = PracticeConfig::new(Ruleset::Qiaoma, 5);
+        let mut head = serde_json::to_value(Head {
+            version: VERSION,
+            ruleset: config.ruleset,
+            levels: config.levels.map(|l| l.to_string()),
+            seed: config.seed,
+            length: config.length,
+            options: None,
+            stake: config.stake,
+            think_ms: config.think_ms,
+            timers: None,
+        })
+        .expect("head");
+        assert!(parse(&format!("{head}\n")).is_ok());
+        head["version"] = 1.into();
+        let why = parse(&format!("{head}\n")).expect_err("version 1");
+        assert!(
+            why.contains("version 1") && why.contains("history"),
+            "{why}"
+        );
     }
 }

@@ -27,7 +27,7 @@
 //! (`mahjong_table::Follower`): its host asks for the log as any seat does, and the hosts
 //! that run the seat now send it a copy of every frame while it asks ([`FOLLOWER_QUIET_MS`]).
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap};
 
 use ed25519_dalek::{SigningKey, VerifyingKey};
 use mahjong_bot::{Bot, Level};
@@ -36,6 +36,8 @@ use mahjong_table::{
     Client, Evidence, Follower, HandResult, Input, Output, Persisted, Proposal, Record, StepRecord,
     TableEvent,
 };
+use rand_chacha::ChaCha8Rng;
+use rand_core::RngCore;
 
 /// A table's id.
 pub type TableId = [u8; 32];
@@ -76,8 +78,39 @@ pub struct Setup {
     pub bot_level: Level,
     /// Seeds those bots.
     pub seed: u64,
-    /// [`Tamper`] (tests only).
-    pub tamper: Option<Tamper>,
+    /// [`Tamper`] for one seat of this program (tests only).
+    pub tamper: Option<(Seat, Tamper)>,
+    /// Each seat keeps only recent hands in memory and asks for older steps ([`Out::load`]):
+    /// for a program whose store holds every seat's journal ([`Durable::Append`]).
+    pub keep_log_in_store: bool,
+    /// How long bots think before they play; `None`: they play at once.
+    pub think: Option<Think>,
+    /// The host stops after each hand the player's seat sees end, until
+    /// [`Host::next_hand`] (a practice table: nobody's timer runs while the settlement is
+    /// read). A networked table never waits.
+    pub pause_after_hand: bool,
+}
+
+/// Bots' thinking time: a pass takes `least.min(150)` ms, any other move between `least` and
+/// `most` ms drawn from `rng` (the same seed, the same table).
+pub struct Think {
+    /// Least milliseconds.
+    pub least: u64,
+    /// Most milliseconds.
+    pub most: u64,
+    /// Draws the times.
+    pub rng: ChaCha8Rng,
+}
+
+impl Think {
+    fn delay(&mut self, action: &Action) -> u64 {
+        let (lo, hi) = (self.least, self.most);
+        if matches!(action, Action::Pass) || hi <= lo {
+            lo.min(150)
+        } else {
+            lo + self.rng.next_u64() % (hi - lo + 1)
+        }
+    }
 }
 
 /// A seat this program starts at a new table.
@@ -227,25 +260,36 @@ pub enum Resumed {
     },
 }
 
+/// What waits in the queue for a seat.
+enum Due {
+    Input(Input),
+    /// The seat's timer (`Input::Tick` when it is still the one armed).
+    Timer,
+}
+
 struct Runner {
     client: Client,
     /// The player's seat after a bot took it while this program was away: what follows the
     /// table from then on (the client is over).
     follower: Option<Follower>,
     bot: Option<Bot>,
-    deadline: Option<u64>,
+    /// When its timer is due (a `Due::Timer` waits in the queue for that time; an older one
+    /// left there is stale and dropped).
+    timer: Option<u64>,
 }
 
 impl Runner {
     /// A seat's client with no timer armed yet. It keeps only recent hands in memory: older
     /// steps are read from the store when it asks ([`Out::load`]).
-    fn new(mut client: Client, bot: Option<Bot>) -> Runner {
-        client.keep_log_in_store();
+    fn new(mut client: Client, bot: Option<Bot>, keep_log_in_store: bool) -> Runner {
+        if keep_log_in_store {
+            client.keep_log_in_store();
+        }
         Runner {
             client,
             follower: None,
             bot,
-            deadline: None,
+            timer: None,
         }
     }
 }
@@ -265,9 +309,20 @@ pub struct Host {
     never_accept: bool,
     bot_level: Level,
     seed: u64,
-    tamper: Option<Tamper>,
+    tamper: Option<(Seat, Tamper)>,
+    keep_log_in_store: bool,
+    think: Option<Think>,
+    pause_after_hand: bool,
     runners: BTreeMap<Seat, Runner>,
-    queue: VecDeque<(Seat, Input)>,
+    /// Inputs by (due time, order queued): what is due runs in that order.
+    queue: BTreeMap<(u64, u64), (Seat, Due)>,
+    order: u64,
+    /// The host's clock: the latest time it ran at.
+    now: u64,
+    /// Stopped after a hand ([`Setup::pause_after_hand`]).
+    paused: bool,
+    /// Held by the player ([`Host::hold`]).
+    held: bool,
     /// Bot seats this program must run whose client cannot be built yet (the controller's
     /// roster step is not behind a checkpoint): (controlling seat, bot seat).
     pending_bots: Vec<(Seat, Seat)>,
@@ -294,8 +349,15 @@ impl Host {
             bot_level: setup.bot_level,
             seed: setup.seed,
             tamper: setup.tamper,
+            keep_log_in_store: setup.keep_log_in_store,
+            think: setup.think,
+            pause_after_hand: setup.pause_after_hand,
             runners,
-            queue: VecDeque::new(),
+            queue: BTreeMap::new(),
+            order: 0,
+            now: 0,
+            paused: false,
+            held: false,
             pending_bots: Vec::new(),
             followers: HashMap::new(),
             over: false,
@@ -322,21 +384,22 @@ impl Host {
     pub fn begin(setup: Setup, seats: Vec<NewSeat>, propose: Option<Input>) -> (Host, Out) {
         let mut out = Out::default();
         let mut runners = BTreeMap::new();
+        let keep = setup.keep_log_in_store;
         for s in seats {
             let start = s.client.persistent();
             out.durable.push(Durable::Seat {
                 persisted: Box::new(Persisted::new(start.config.clone(), start.root)),
                 bot_key: s.bot_key,
             });
-            runners.insert(s.client.seat(), Runner::new(s.client, s.bot));
+            runners.insert(s.client.seat(), Runner::new(s.client, s.bot, keep));
         }
         let mut host = Host::with(setup, runners);
         if let Some(p) = propose {
-            host.queue.push_back((host.host_seat, p));
+            host.push(0, host.host_seat, p);
         }
         let seats: Vec<Seat> = host.runners.keys().copied().collect();
         for seat in seats {
-            host.queue.push_back((seat, Input::Tick));
+            host.push(0, seat, Input::Tick);
         }
         (host, out)
     }
@@ -351,9 +414,10 @@ impl Host {
         taken_over: Vec<Persisted>,
         now: u64,
     ) -> Result<Resumed, String> {
+        let keep = setup.keep_log_in_store;
         let mut runners: BTreeMap<Seat, Runner> = clients
             .into_iter()
-            .map(|(c, bot)| (c.seat(), Runner::new(c, bot)))
+            .map(|(c, bot)| (c.seat(), Runner::new(c, bot, keep)))
             .collect();
         let me = setup.player;
         let hands = me
@@ -394,7 +458,7 @@ impl Host {
                 .map_err(|e| format!("cannot resume the bot of seat {seat}: {e}"))?;
             let client = Client::restore(p, key)
                 .map_err(|e| format!("cannot resume the bot of seat {seat}: {e}"))?;
-            runners.insert(seat, Runner::new(client, Some(bot(seat))));
+            runners.insert(seat, Runner::new(client, Some(bot(seat)), keep));
         }
         // A bot this program controls but had not started when it stopped: it has signed
         // nothing yet, so it starts from its controller's checkpoint.
@@ -414,9 +478,10 @@ impl Host {
             .map(Box::new);
         let mut host = Host::with(setup, runners);
         host.pending_bots = pending_bots;
+        host.now = now;
         let seats: Vec<Seat> = host.runners.keys().copied().collect();
         for seat in seats {
-            host.queue.push_back((seat, Input::Tick));
+            host.push(now, seat, Input::Tick);
         }
         Ok(Resumed::Playing {
             host: Box::new(host),
@@ -428,29 +493,34 @@ impl Host {
 
     // ---- inputs ----
 
-    /// Queues an input for one of this program's seats.
-    pub fn push(&mut self, seat: Seat, input: Input) {
-        self.queue.push_back((seat, input));
+    /// Queues an input for one of this program's seats, due at `now`.
+    pub fn push(&mut self, now: u64, seat: Seat, input: Input) {
+        self.enqueue(now, seat, Due::Input(input));
+    }
+
+    fn enqueue(&mut self, at: u64, seat: Seat, due: Due) {
+        self.order += 1;
+        self.queue.insert((at, self.order), (seat, due));
     }
 
     /// The player plays `action` at its prompt.
-    pub fn act(&mut self, action: Action) {
-        self.for_player(Input::Act(action));
+    pub fn act(&mut self, now: u64, action: Action) {
+        self.for_player(now, Input::Act(action));
     }
 
     /// The player accepts the host's set-up.
-    pub fn accept(&mut self) {
-        self.for_player(Input::Accept);
+    pub fn accept(&mut self, now: u64) {
+        self.for_player(now, Input::Accept);
     }
 
     /// The player leaves (declines a set-up not yet agreed).
-    pub fn leave(&mut self) {
-        self.for_player(Input::Leave);
+    pub fn leave(&mut self, now: u64) {
+        self.for_player(now, Input::Leave);
     }
 
-    fn for_player(&mut self, input: Input) {
+    fn for_player(&mut self, now: u64, input: Input) {
         if let Some(me) = self.player {
-            self.queue.push_back((me, input));
+            self.push(now, me, input);
         }
     }
 
@@ -468,9 +538,10 @@ impl Host {
         }
         // A frame of this table from one of its peers is never a stray, even for a seat this
         // program does not run (yet): a bot about to start here, a seat just replaced.
-        for &seat in self.runners.keys() {
+        let seats: Vec<Seat> = self.runners.keys().copied().collect();
+        for seat in seats {
             if to & (1 << seat) != 0 {
-                self.queue.push_back((seat, Input::Frame(bytes.clone())));
+                self.push(now, seat, Input::Frame(bytes.clone()));
             }
         }
         true
@@ -478,29 +549,48 @@ impl Host {
 
     /// The steps a [`Load`] asked for, as the journal holds them (fewer when it starts
     /// later).
-    pub fn stored(&mut self, load: &Load, steps: Vec<StepRecord>) {
+    pub fn stored(&mut self, now: u64, load: &Load, steps: Vec<StepRecord>) {
         let from = load.to - (steps.len() as u32).min(load.to);
-        self.queue
-            .push_back((load.seat, Input::Stored { from, steps }));
+        self.push(now, load.seat, Input::Stored { from, steps });
     }
 
-    /// Ticks every seat whose timer is due at `now`.
-    pub fn fire(&mut self, now: u64) {
-        for (seat, r) in self.runners.iter_mut() {
-            if r.deadline.is_some_and(|d| d <= now) {
-                r.deadline = None;
-                self.queue.push_back((*seat, Input::Tick));
-            }
-        }
-    }
-
-    /// When to call [`Host::pump`] next: now (`Some(0)`) while inputs wait, else the earliest
-    /// seat timer.
+    /// When to call [`Host::pump`] next: the time the first queued input is due (a seat's
+    /// timer, a bot's move, or now), `None` while nothing waits or the host is paused.
     pub fn next_deadline(&self) -> Option<u64> {
-        if !self.queue.is_empty() {
-            return Some(0);
+        if self.is_paused() {
+            return None;
         }
-        self.runners.values().filter_map(|r| r.deadline).min()
+        self.queue.keys().next().map(|(at, _)| *at)
+    }
+
+    /// Stopped after a hand ([`Setup::pause_after_hand`]) or held by the player.
+    pub fn is_paused(&self) -> bool {
+        self.paused || self.held
+    }
+
+    /// Stopped after a hand ([`Setup::pause_after_hand`]) until [`Host::next_hand`].
+    pub fn stopped_after_hand(&self) -> bool {
+        self.paused
+    }
+
+    /// Goes on after a hand the host stopped at.
+    pub fn next_hand(&mut self) {
+        self.paused = false;
+    }
+
+    /// Holds the table (no timer runs, no bot moves: what is due waits) or lets it go.
+    pub fn hold(&mut self, on: bool) {
+        self.held = on;
+    }
+
+    /// The host's clock: the latest time it ran at.
+    pub fn now(&self) -> u64 {
+        self.now
+    }
+
+    /// Makes one seat of this program send what `tamper` makes of its frames (tests only).
+    pub fn set_tamper(&mut self, seat: Seat, tamper: Tamper) {
+        self.tamper = Some((seat, tamper));
     }
 
     // ---- what the caller reads ----
@@ -565,22 +655,44 @@ impl Host {
 
     // ---- running ----
 
-    /// Runs queued inputs (at most [`PUMP_BUDGET`]) and returns what to do.
+    /// Runs the queued inputs due by `now`, each at its own due time, in the order they were
+    /// queued (at most [`PUMP_BUDGET`]; none while paused), and returns what to do. The clock
+    /// then stands at `now` unless the host paused.
     pub fn pump(&mut self, now: u64) -> Out {
         let mut out = Out::default();
         let mut budget = PUMP_BUDGET;
-        while budget > 0
-            && let Some((seat, input)) = self.queue.pop_front()
-        {
+        while budget > 0 && !self.is_paused() {
+            let Some(entry) = self.queue.first_entry() else {
+                break;
+            };
+            let (at, _) = *entry.key();
+            if at > now {
+                break;
+            }
+            let (seat, due) = entry.remove();
             budget -= 1;
+            self.now = self.now.max(at);
+            let t = self.now;
             let Some(r) = self.runners.get_mut(&seat) else {
                 continue;
             };
-            let o = match r.follower.as_mut() {
-                Some(f) => f.handle(now, input),
-                None => r.client.handle(now, input),
+            let input = match due {
+                Due::Input(i) => i,
+                // A timer whose seat has armed another since is stale.
+                Due::Timer if r.timer == Some(at) => {
+                    r.timer = None;
+                    Input::Tick
+                }
+                Due::Timer => continue,
             };
-            self.dispatch(now, seat, o, &mut out);
+            let o = match r.follower.as_mut() {
+                Some(f) => f.handle(t, input),
+                None => r.client.handle(t, input),
+            };
+            self.dispatch(t, seat, o, &mut out);
+        }
+        if !self.is_paused() {
+            self.now = self.now.max(now);
         }
         out
     }
@@ -677,8 +789,9 @@ impl Host {
                     });
                     out.durable.push(Durable::Append { seat: b, records });
                     let bot = Bot::new(self.bot_level, self.seed ^ b as u64);
-                    self.runners.insert(b, Runner::new(client, Some(bot)));
-                    self.queue.push_back((b, Input::Tick));
+                    let keep = self.keep_log_in_store;
+                    self.runners.insert(b, Runner::new(client, Some(bot), keep));
+                    self.push(self.now, b, Input::Tick);
                 }
                 Err(e) if e.is_pending() => {
                     tracing::debug!("bot of seat {b} pending: {e}");
@@ -725,7 +838,7 @@ impl Host {
         }
         for frame in send {
             match self.tamper.as_mut() {
-                Some(t) if self.player == Some(seat) => {
+                Some((s, t)) if *s == seat => {
                     for (to, f) in t(frame) {
                         let targets = to.map_or(0b1111, |s| 1 << (s & 3));
                         self.route(now, seat, f, targets, false, out);
@@ -737,10 +850,15 @@ impl Host {
         for (to, frame) in reply {
             self.route(now, seat, frame, 1 << (to & 3), true, out);
         }
+        // The seat's timer: a new one when it is earlier than the one armed, or that one is
+        // due already.
         if let Some(r) = self.runners.get_mut(&seat)
             && let Some(d) = deadline
+            && r.timer.is_none_or(|t| d < t || t <= now)
         {
-            r.deadline = Some(r.deadline.map_or(d, |old| old.min(d)));
+            let at = d.max(now);
+            r.timer = Some(at);
+            self.enqueue(at, seat, Due::Timer);
         }
         let had_events = !events.is_empty();
         for ev in events {
@@ -783,7 +901,7 @@ impl Host {
                 continue;
             }
             if self.runners.contains_key(&t) {
-                self.queue.push_back((t, Input::Frame(frame.clone())));
+                self.push(now, t, Input::Frame(frame.clone()));
             } else {
                 add(self.route[t as usize], t);
             }
@@ -820,8 +938,9 @@ impl Host {
         match &ev {
             TableEvent::YourTurn { view, .. } => {
                 if let Some(bot) = self.runners.get_mut(&seat).and_then(|r| r.bot.as_mut()) {
-                    let d = bot.decide(view);
-                    self.queue.push_back((seat, Input::Act(d.action)));
+                    let action = bot.decide(view).action;
+                    let delay = self.think.as_mut().map_or(0, |t| t.delay(&action));
+                    self.push(now + delay, seat, Input::Act(action));
                 }
             }
             TableEvent::Proposed(proposal)
@@ -831,10 +950,10 @@ impl Host {
             {
                 // A bot accepts only what this program agreed to.
                 match (self.terms)(proposal) {
-                    Ok(()) => self.queue.push_back((seat, Input::Accept)),
+                    Ok(()) => self.push(now, seat, Input::Accept),
                     Err(why) => {
                         tracing::warn!("seat {seat} declines the proposal: {why}");
-                        self.queue.push_back((seat, Input::Decline));
+                        self.push(now, seat, Input::Decline);
                         if own {
                             out.updates.push(Update::Declined { why });
                         }
@@ -857,6 +976,7 @@ impl Host {
             }
             TableEvent::Evidence(e) => out.durable.push(Durable::Evidence(e.clone())),
             TableEvent::HandOver { result, .. } if own => {
+                self.paused |= self.pause_after_hand;
                 if let Some(r) = self.runners.get(&seat) {
                     let hands = match &r.follower {
                         Some(_) => None,
@@ -900,8 +1020,8 @@ impl Host {
                     "seat {seat} is played by a bot now: following the table to its end"
                 );
                 r.follower = Some(f);
-                r.deadline = None;
-                self.queue.push_back((seat, Input::Tick));
+                r.timer = None;
+                self.push(now, seat, Input::Tick);
                 out.updates.push(Update::Following { seat, hands });
                 return;
             }

@@ -105,6 +105,9 @@ fn setup(me: VerifyingKey, peers: [VerifyingKey; 4], player: Option<Seat>) -> Se
         bot_level: Level::Basic,
         seed: 11,
         tamper: None,
+        keep_log_in_store: true,
+        think: None,
+        pause_after_hand: false,
     }
 }
 
@@ -179,8 +182,9 @@ impl World {
         }
         for l in load {
             let steps = self.programs[i].store.steps(l.seat, l.from, l.to);
+            let now = self.now;
             if let Some(h) = self.programs[i].host.as_mut() {
-                h.stored(&l, steps);
+                h.stored(now, &l, steps);
             }
         }
         for s in send {
@@ -206,7 +210,6 @@ impl World {
                     continue;
                 };
                 if h.next_deadline().is_some_and(|d| d <= now) {
-                    h.fire(now);
                     let out = h.pump(now);
                     busy = true;
                     self.apply(i, out);
@@ -372,8 +375,8 @@ fn a_seat_that_leaves_is_replaced_and_a_restarted_controller_resumes_the_bot() {
         w.saw(0, |e| matches!(e, TableEvent::Moved { .. })) >= 12
     });
     if let Some(h) = w.programs[1].host.as_mut() {
-        h.leave();
         let now = w.now;
+        h.leave(now);
         let out = h.pump(now);
         w.apply(1, out);
     }

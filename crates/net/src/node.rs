@@ -936,7 +936,8 @@ impl EventLoop {
                 },
                 Some((peer, stream)) = incoming.next() => self.on_stream(peer, stream),
                 Some(msg) = self.inbound.recv() => self.on_inbound(msg),
-                _ = tokio::time::sleep_until(sleep_until) => self.on_deadline(),
+                // A seat's timer or a bot's move is due: the pump below runs it.
+                _ = tokio::time::sleep_until(sleep_until) => {}
                 _ = lobby_tick.tick() => self.on_tick(),
             }
             if let Err(e) = self.pump() {
@@ -1015,7 +1016,6 @@ impl EventLoop {
                     if Instant::now() >= until {
                         return;
                     }
-                    self.on_deadline();
                 }
             }
             if self.pump().is_err() {
@@ -2158,7 +2158,10 @@ impl EventLoop {
             never_accept: self.never_accept,
             bot_level: self.bot_level,
             seed: self.seed,
-            tamper: self.tamper.take(),
+            tamper: me.and_then(|m| Some((m, self.tamper.take()?))),
+            keep_log_in_store: true,
+            think: None,
+            pause_after_hand: false,
         }
     }
 
@@ -2238,30 +2241,26 @@ impl EventLoop {
         self.playing.as_ref()?.host.next_deadline()
     }
 
-    fn on_deadline(&mut self) {
-        let now = self.now();
-        if let Some(p) = self.playing.as_mut() {
-            p.host.fire(now);
-        }
-    }
-
     fn on_command(&mut self, cmd: Command) {
         match cmd {
             Command::Act(action, tx) => {
+                let now = self.now();
                 if let Some(p) = self.playing.as_mut() {
-                    p.host.act(action);
+                    p.host.act(now, action);
                 }
                 let _ = tx.send(());
             }
             Command::Accept(tx) => {
+                let now = self.now();
                 if let Some(p) = self.playing.as_mut() {
-                    p.host.accept();
+                    p.host.accept(now);
                 }
                 let _ = tx.send(());
             }
             Command::Leave(tx) => {
+                let now = self.now();
                 if let Some(p) = self.playing.as_mut() {
-                    p.host.leave();
+                    p.host.leave(now);
                 }
                 let _ = tx.send(());
             }
@@ -2377,13 +2376,14 @@ impl EventLoop {
             };
             done.map_err(|e| e.to_string())?;
         }
+        let now = self.now();
         for l in load {
             let steps = self
                 .storage
                 .steps(&table, l.seat, l.from, l.to)
                 .map_err(|e| e.to_string())?;
             if let Some(p) = self.playing.as_mut() {
-                p.host.stored(&l, steps);
+                p.host.stored(now, &l, steps);
             }
         }
         for s in send {
