@@ -40,7 +40,7 @@ fn play(dir: &Path, hands: u32) {
             name: "Mei".into(),
         }),
     };
-    let (mut engine, _) = records::start(&key).expect("engine");
+    let (mut engine, _) = shanghai_mahjong::worker::start_table(&key).expect("engine");
     let (mut ended, mut hint) = (0, None);
     let mut updates = engine.settle(u64::MAX / 4);
     for _ in 0..100_000 {

@@ -15,19 +15,11 @@
 //! Between hands the engine pauses (its clock stops) until the player asks for the next hand,
 //! so nobody's timer runs while the settlement is being read.
 
-use std::sync::{Arc, OnceLock};
-
 use ed25519_dalek::SigningKey;
 use mahjong_bot::{Bot, Level};
-use mahjong_deal::CardTable;
 use mahjong_host::{Host, NewSeat, Setup, Think, Update as HostUpdate};
-use mahjong_rules::explain::Explanation;
-use mahjong_rules::{
-    Action, Card, Money, Options, Outcome, Ruleset, Seat, SeatView, SessionLength, scoring,
-};
-use mahjong_table::{
-    Body, Client, Config, Envelope, HandResult, Input, Offence, TableError, TableEvent,
-};
+use mahjong_rules::{Action, Money, Options, Ruleset, Seat, SessionLength};
+use mahjong_table::{Body, Client, Config, Envelope, Input, TableError, TableEvent};
 use rand_chacha::ChaCha8Rng;
 use rand_core::{RngCore, SeedableRng};
 
@@ -97,118 +89,7 @@ pub enum Command {
     Hold(bool),
 }
 
-/// Everything the player's own seat saw of one finished hand, with all four hands face up.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct HandEnd {
-    /// The signed result.
-    pub result: Box<HandResult>,
-    /// Each seat's concealed tiles at the end (the practice engine holds all four seats).
-    pub hands: [Vec<Card>; 4],
-    /// Each seat's view at the end (melds, flowers, discards), seat 0's point of view.
-    pub view: Option<Box<SeatView>>,
-    /// All four seats signed the result (not an abort).
-    pub signed_by_all: bool,
-    /// The audit passed: no seat was proven at fault during the hand.
-    pub audited: bool,
-    /// Why the payments are what they are (the rules crate's explanation of the settlement,
-    /// or of a leaver's penalty); `None` for a drawn hand.
-    pub explanation: Option<Box<Explanation>>,
-    /// The table under which the hand is kept in the player's store (the history, and the
-    /// review of the hand); `None` when it is not kept.
-    pub kept: Option<[u8; 32]>,
-}
-
-/// The rules crate's explanation of a hand's outcome.
-pub fn explain(result: &HandResult) -> Option<Box<Explanation>> {
-    match &result.outcome {
-        Outcome::Win { settlement, .. } => scoring::explain(settlement).ok().map(Box::new),
-        Outcome::Abandoned { leaver, .. } => {
-            let setup = result.setup.as_ref();
-            let options = setup.map_or(&result.session.options, |s| &s.options);
-            let stake = setup.map_or(result.session.stake, |s| s.stake);
-            let huangfan = setup.map_or(0, |s| s.huangfan);
-            Some(Box::new(scoring::explain_leaver(
-                options, stake, *leaver, huangfan,
-            )))
-        }
-        Outcome::Drawn => None,
-    }
-}
-
-/// What the UI is told.
-#[derive(Clone, Debug)]
-pub enum Update {
-    /// An event of the player's own client.
-    Table(TableEvent),
-    /// The player's view after the latest change, and the engine clock then.
-    View {
-        /// The view.
-        view: Box<SeatView>,
-        /// Engine milliseconds.
-        now: u64,
-    },
-    /// The strong bot's advice for the player's current prompt.
-    Hint {
-        /// What it would play.
-        action: Action,
-        /// Why.
-        reason: mahjong_bot::Reason,
-    },
-    /// A hand is over and signed; the engine is paused until [`Command::Next`].
-    HandEnded(Box<HandEnd>),
-    /// A seat is proven at fault: the evidence was checked offline-style (replayed from the
-    /// signed log alone) before it is shown.
-    Proven(Proof),
-    /// The table cannot go on, or cannot keep its hands.
-    Failed(Failure),
-}
-
-/// Why a table cannot go on or cannot keep its hands (worded for the player by
-/// [`crate::i18n::failure`]; `Display` is the English of logs and `--autoplay`).
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum Failure {
-    /// The table's hands cannot be kept in the player's history (the table still plays).
-    #[error("the hands cannot be kept in the history: {0}")]
-    NotKept(crate::records::RecordsError),
-    /// The table's thread could not start, or stopped.
-    #[error("the table thread stopped: {0}")]
-    Thread(String),
-    /// The table could not be set up or resumed (the engine's words).
-    #[error("the table cannot start: {0}")]
-    Start(String),
-    /// The table halted (the table crate's reason).
-    #[error("the table halted: {0}")]
-    Halted(String),
-}
-
-/// What an evidence record proves, once checked.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Proof {
-    /// The culprit, or `None` when the record does not verify.
-    pub seat: Option<Seat>,
-    /// What it did (`None` when the record does not verify).
-    pub offence: Option<Box<Offence>>,
-    /// The table crate's words for it (or why the record does not verify).
-    pub what: String,
-}
-
-impl Proof {
-    /// What a record of evidence proves, checked against the tile set.
-    pub fn of(evidence: &mahjong_table::Evidence) -> Proof {
-        match evidence.verify_with_cards(cards()) {
-            Ok(c) => Proof {
-                seat: Some(c.seat),
-                what: c.offence.to_string(),
-                offence: Some(Box::new(c.offence)),
-            },
-            Err(e) => Proof {
-                seat: None,
-                offence: None,
-                what: e.to_string(),
-            },
-        }
-    }
-}
+pub use crate::watch::{Failure, HandEnd, Proof, Update, explain};
 
 /// Why a practice table could not be set up.
 #[derive(Debug, thiserror::Error)]
@@ -223,11 +104,7 @@ pub enum EngineError {
     },
 }
 
-/// One card table for the whole process (building it costs a few milliseconds).
-pub fn cards() -> Arc<CardTable> {
-    static CARDS: OnceLock<Arc<CardTable>> = OnceLock::new();
-    CARDS.get_or_init(|| Arc::new(CardTable::new())).clone()
-}
+pub use crate::records::cards;
 
 /// The practice table: one seat host ([`mahjong_host::Host`]) running all four seats, so every
 /// frame stays in this process, with the player's events watched for the screen

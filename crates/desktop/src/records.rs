@@ -25,9 +25,6 @@ use mahjong_store::{
 };
 use mahjong_table::{Client, HandResult, LogFault, Record, verify::verify_log_with_cards};
 
-use crate::engine::{self, Engine, EngineError, Update};
-use crate::worker::TableKey;
-
 /// One finished hand of the ledger.
 #[derive(Clone, Debug, PartialEq)]
 pub struct HandEntry {
@@ -102,6 +99,16 @@ impl History {
     pub fn table(&self, id: &[u8; 32]) -> Option<&TableEntry> {
         self.tables.iter().find(|t| t.id == *id)
     }
+}
+
+/// One card table for the whole process (building it costs a few milliseconds): the tile set
+/// every practice table deals and every log is checked with.
+pub fn cards() -> std::sync::Arc<mahjong_deal::CardTable> {
+    static CARDS: std::sync::OnceLock<std::sync::Arc<mahjong_deal::CardTable>> =
+        std::sync::OnceLock::new();
+    CARDS
+        .get_or_init(|| std::sync::Arc::new(mahjong_deal::CardTable::new()))
+        .clone()
 }
 
 /// Why the history could not be read, a hand exported, replayed or reviewed, or a table
@@ -494,7 +501,7 @@ pub fn verify_table(
         .persisted(table, seat)?
         .map(|p| p.log)
         .unwrap_or_default();
-    match verify_log_with_cards(&log, engine::cards()) {
+    match verify_log_with_cards(&log, cards()) {
         Ok(report) => {
             for row in &booked {
                 let check = match report.hands.iter().find(|h| h.hand == row.hand) {
@@ -602,7 +609,9 @@ impl Recorder {
             drop(store);
             return Recorder::practice(dir, clients, keys, names);
         }
-        let written = store.journal_len(&table, crate::engine::HUMAN)? as usize;
+        // The player's seat is the first.
+        let player = clients.first().map_or(0, |c| c.seat());
+        let written = store.journal_len(&table, player)? as usize;
         Ok(Recorder {
             store,
             table,
@@ -630,38 +639,6 @@ impl Recorder {
         }
         self.store.book_from_client(player)
     }
-}
-
-/// A practice table killed earlier, played back from its journal ([`crate::resume`]): the
-/// engine of its set-up, its commands replayed, then the recording of its hands from where the
-/// store's copy ends (the hands finished before the kill are not booked twice).
-pub fn resume(
-    key: &TableKey,
-    commands: &[(u64, Option<crate::engine::Command>)],
-) -> Result<(Engine, Vec<Update>), EngineError> {
-    let (mut engine, mut updates) = Engine::new(&key.config)?;
-    updates.extend(crate::resume::replay(&mut engine, commands));
-    if let Some(r) = &key.record {
-        let names = practice_names(&r.name, key.config.levels);
-        if let Err(e) = engine.record_again(&r.dir, names) {
-            updates.push(Update::Failed(engine::Failure::NotKept(e.into())));
-        }
-    }
-    Ok((engine, updates))
-}
-
-/// Sits the engine of a practice table down: [`Engine::new`], then, when the key says where,
-/// the recording of its hands in the player's store (a store that cannot be opened is
-/// reported as a failed update; the table still plays).
-pub fn start(key: &TableKey) -> Result<(Engine, Vec<Update>), EngineError> {
-    let (mut engine, mut updates) = Engine::new(&key.config)?;
-    if let Some(r) = &key.record {
-        let names = practice_names(&r.name, key.config.levels);
-        if let Err(e) = engine.record_to(&r.dir, names) {
-            updates.push(Update::Failed(engine::Failure::NotKept(e.into())));
-        }
-    }
-    Ok((engine, updates))
 }
 
 #[cfg(test)]

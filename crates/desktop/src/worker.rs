@@ -15,7 +15,7 @@ use iced::Subscription;
 use iced::futures::channel::mpsc as async_mpsc;
 use iced::futures::stream::{self, BoxStream, StreamExt};
 
-use crate::engine::{Command, Failure, PracticeConfig, Update};
+use crate::engine::{Command, Engine, EngineError, Failure, PracticeConfig, Update};
 
 /// What the engine thread sends to the UI.
 #[derive(Clone, Debug)]
@@ -114,7 +114,7 @@ fn run(key: TableKey, out: async_mpsc::UnboundedSender<Feed>) {
             // Played back from the journal; the hands it finished were booked already. The
             // screen sees every update of the playback between the two marks.
             let _ = out.unbounded_send(Feed::Replay(true));
-            match crate::records::resume(&key, commands) {
+            match resume_table(&key, commands) {
                 Ok((engine, ups)) => {
                     if !send_all(ups) {
                         return;
@@ -131,7 +131,7 @@ fn run(key: TableKey, out: async_mpsc::UnboundedSender<Feed>) {
                 }
             }
         }
-        None => match crate::records::start(&key) {
+        None => match start_table(&key) {
             Ok(x) => x,
             Err(e) => {
                 let _ =
@@ -265,4 +265,36 @@ fn ticker(period_ms: &u64) -> BoxStream<'static, Instant> {
         Ok(_) => rx.boxed(),
         Err(_) => stream::empty().boxed(),
     }
+}
+
+/// A practice table killed earlier, played back from its journal ([`crate::resume`]): the
+/// engine of its set-up, its commands replayed, then the recording of its hands from where the
+/// store's copy ends (the hands finished before the kill are not booked twice).
+pub fn resume_table(
+    key: &TableKey,
+    commands: &[(u64, Option<Command>)],
+) -> Result<(Engine, Vec<Update>), EngineError> {
+    let (mut engine, mut updates) = Engine::new(&key.config)?;
+    updates.extend(crate::resume::replay(&mut engine, commands));
+    if let Some(r) = &key.record {
+        let names = crate::records::practice_names(&r.name, key.config.levels);
+        if let Err(e) = engine.record_again(&r.dir, names) {
+            updates.push(Update::Failed(Failure::NotKept(e.into())));
+        }
+    }
+    Ok((engine, updates))
+}
+
+/// Sits the engine of a practice table down: [`Engine::new`], then, when the key says where,
+/// the recording of its hands in the player's store (a store that cannot be opened is
+/// reported as a failed update; the table still plays).
+pub fn start_table(key: &TableKey) -> Result<(Engine, Vec<Update>), EngineError> {
+    let (mut engine, mut updates) = Engine::new(&key.config)?;
+    if let Some(r) = &key.record {
+        let names = crate::records::practice_names(&r.name, key.config.levels);
+        if let Err(e) = engine.record_to(&r.dir, names) {
+            updates.push(Update::Failed(Failure::NotKept(e.into())));
+        }
+    }
+    Ok((engine, updates))
 }

@@ -35,7 +35,7 @@ fn play_practice(dir: &Path, seed: u64, hands: u32) -> Engine {
             name: "Mei".into(),
         }),
     };
-    let (mut engine, first) = records::start(&key).expect("engine");
+    let (mut engine, first) = shanghai_mahjong::worker::start_table(&key).expect("engine");
     assert!(
         !first.iter().any(|u| matches!(u, Update::Failed(_))),
         "the store opens"
@@ -525,7 +525,7 @@ fn a_store_that_cannot_be_read_is_said_plainly() -> Result<(), Error> {
             name: "Mei".into(),
         }),
     };
-    let (_, first) = records::start(&key).expect("the engine starts anyway");
+    let (_, first) = shanghai_mahjong::worker::start_table(&key).expect("the engine starts anyway");
     assert!(
         first.iter().any(|u| matches!(
             u,

@@ -17,7 +17,6 @@ use mahjong_table::TableEvent;
 use shanghai_mahjong::app::Message;
 use shanghai_mahjong::engine::{Command, PracticeConfig, Update};
 use shanghai_mahjong::i18n::{Lang, T, foreign, reasons};
-use shanghai_mahjong::records;
 use shanghai_mahjong::screens::review as review_screen;
 use shanghai_mahjong::screens::table::Message as TableMsg;
 use shanghai_mahjong::tiles::Faces;
@@ -84,7 +83,7 @@ fn play(dir: &Path, ruleset: Ruleset, seed: u64) -> (Vec<Prompt>, [u8; 32]) {
             name: "Mei".into(),
         }),
     };
-    let (mut engine, _) = records::start(&key).expect("engine");
+    let (mut engine, _) = shanghai_mahjong::worker::start_table(&key).expect("engine");
     let mut player = Bot::new(Level::Basic, seed);
     let mut strong = Bot::new(Level::Strong, seed + 1);
     let mut prompts = Vec::new();

@@ -53,7 +53,7 @@ impl TableCode {
         h.update(NAMESPACE_DOMAIN);
         h.update(self.0);
         let digest = h.finalize();
-        crate::node::hex(&digest[..16])
+        crate::wire::hex(&digest[..16])
     }
 
     /// The code's 8 letters without the dash.

@@ -2420,9 +2420,7 @@ impl EventLoop {
 }
 
 /// Lower-case hex of bytes.
-pub fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
+pub use crate::wire::hex;
 
 /// The lobby settings for `mahjong play`.
 pub fn settings(

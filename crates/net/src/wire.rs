@@ -35,6 +35,11 @@ pub const MAX_MESSAGE: usize = mahjong_table::MAX_FRAME + 256;
 /// A table id (the lobby's; the table's `Config::table`).
 pub type TableId = [u8; 32];
 
+/// Lower-case hex of bytes.
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
 /// A stream that broke the wire rules.
 #[derive(Debug, thiserror::Error)]
 pub enum WireError {

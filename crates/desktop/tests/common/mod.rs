@@ -116,7 +116,7 @@ impl Harness {
     pub fn sit_down_kept(&mut self) {
         let key = self.app.table_key().expect("at a table").clone();
         assert!(key.record.is_some(), "the app keeps this table's hands");
-        let (engine, first) = shanghai_mahjong::records::start(&key).expect("engine");
+        let (engine, first) = shanghai_mahjong::worker::start_table(&key).expect("engine");
         self.seat(engine, first, |_| {});
     }
 
