@@ -1,0 +1,369 @@
+//! What the caller of the network holds: its configuration ([`NetConfig`]), its handle
+//! ([`Network`], whose methods send [`Command`]s to the event loop) and what comes out
+//! ([`NetEvent`]).
+
+use super::*;
+
+/// Everything the event loop needs.
+pub struct NetConfig {
+    /// The player's identity: libp2p key and table signing key.
+    pub identity: SigningKey,
+    /// What the player wants at the table.
+    pub settings: Settings,
+    /// Addresses to listen on (default: every IPv4 interface, a free TCP port).
+    pub listen: Vec<Multiaddr>,
+    /// Peers to dial (`--peer`), kept and redialled.
+    pub peers: Vec<Multiaddr>,
+    /// Discover peers by mDNS.
+    pub mdns: bool,
+    /// Whether a bot plays the player's own seat (headless); otherwise the caller answers
+    /// [`TableEvent::YourTurn`] and [`TableEvent::Proposed`] with [`Network::act`] and
+    /// [`Network::accept`].
+    pub own_bot: bool,
+    /// The bots' level.
+    pub bot_level: Level,
+    /// The wire version this peer speaks: [`wire::WIRE_VERSION`]; another value exists only so
+    /// that tests can play a peer of another version.
+    pub wire_version: u32,
+    /// A lying peer's rewrite of its own seat's frames (tests only; see [`Tamper`]).
+    pub tamper: Option<Tamper>,
+    /// The player chooses tables by hand ([`Network::host`], [`Network::sit`],
+    /// [`Network::stand`]); the lobby never joins or opens one on its own (the desktop app).
+    pub manual: bool,
+    /// At a table this peer hosts: how long a silent seat is waited for before the others
+    /// vote it out and a bot takes its seat (`None`: the preset's). Part of the options this
+    /// peer agrees to, so at a table it joins too.
+    pub disconnect_seconds: Option<u32>,
+    /// Tests only: the own seat's bot never accepts a proposal, so the seat's own timer
+    /// declines it after `start_seconds` (a player who misses the Accept).
+    pub never_accept: bool,
+    /// A lying host: proposes these options instead of the ones it advertised (tests only,
+    /// to play a hostile peer through the real shell; `mahjong play` never sets it).
+    pub lying_proposal: Option<Options>,
+    /// A lying host: changes every roster before signing it (tests only, like
+    /// [`NetConfig::lying_proposal`]).
+    pub lying_roster: Option<fn(&mut Advert)>,
+    /// Play over the internet: meet the friends who have the same table code through this
+    /// relay (see [`Internet`]).
+    pub internet: Option<Internet>,
+    /// Try direct connections to friends reached through a relay (DCUtR hole punching); off
+    /// only in tests that need a table the relay carries.
+    pub hole_punching: bool,
+}
+
+/// Where friends in different homes meet: a relay (`mahjong relay`) and a table code.
+///
+/// The peer dials the relay, reserves a relayed address on it, registers that address at the
+/// relay's rendezvous under the code's namespace ([`TableCode::namespace`]) and looks up the
+/// others registered there; the lower peer id of each pair dials the other through the relay,
+/// and DCUtR then tries a direct connection (hole punching). Only peers found under the code
+/// (and the peers of the table it sits at) take part in its lobby.
+#[derive(Clone, Debug)]
+pub struct Internet {
+    /// The relay's full address, ending in `/p2p/RELAY`.
+    pub relay: Multiaddr,
+    /// The relay's peer id (from the address).
+    pub relay_peer: PeerId,
+    /// The table code.
+    pub code: TableCode,
+}
+
+impl Internet {
+    /// Checks the relay's address: a TCP address (`/ip4/…` or `/ip6/…`; names are not
+    /// resolved) ending in `/p2p/PEER`.
+    pub fn new(relay: Multiaddr, code: TableCode) -> Result<Internet, String> {
+        let Some(Protocol::P2p(relay_peer)) = relay.iter().last() else {
+            return Err(format!(
+                "the relay address {relay} does not end in /p2p/PEER_ID (the whole line `mahjong relay` prints)"
+            ));
+        };
+        let mut parts = relay.iter();
+        let host = matches!(parts.next(), Some(Protocol::Ip4(_) | Protocol::Ip6(_)));
+        let tcp = matches!(parts.next(), Some(Protocol::Tcp(_)));
+        let end = matches!(parts.next(), Some(Protocol::P2p(_))) && parts.next().is_none();
+        if !(host && tcp && end) {
+            return Err(format!(
+                "the relay address {relay} is not of the form /ip4/ADDRESS/tcp/PORT/p2p/PEER_ID"
+            ));
+        }
+        Ok(Internet {
+            relay,
+            relay_peer,
+            code,
+        })
+    }
+}
+
+/// How a friend is connected.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Link {
+    /// A direct connection (on a LAN, or through the NATs after hole punching).
+    Direct,
+    /// Only through the relay (`/p2p-circuit`): it works, but every byte goes via the relay.
+    Relayed,
+}
+
+impl NetConfig {
+    /// The defaults for `identity` and `settings`: listen on all IPv4 interfaces, mDNS on,
+    /// own seat played by a strong bot.
+    pub fn new(identity: SigningKey, settings: Settings) -> NetConfig {
+        NetConfig {
+            identity,
+            settings,
+            listen: vec![
+                "/ip4/0.0.0.0/tcp/0"
+                    .parse()
+                    .unwrap_or_else(|_| Multiaddr::empty()),
+            ],
+            peers: Vec::new(),
+            mdns: true,
+            own_bot: true,
+            bot_level: Level::Strong,
+            wire_version: wire::WIRE_VERSION,
+            tamper: None,
+            manual: false,
+            disconnect_seconds: None,
+            never_accept: false,
+            lying_proposal: None,
+            lying_roster: None,
+            internet: None,
+            hole_punching: true,
+        }
+    }
+}
+
+/// Why the network could not start or stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum NetError {
+    /// The transport or a listener could not be set up.
+    #[error("network: {0}")]
+    Transport(String),
+    /// The store failed.
+    #[error(transparent)]
+    Storage(#[from] StorageError),
+    /// The event loop is gone.
+    #[error("the network event loop has stopped")]
+    Stopped,
+}
+
+/// What the loop tells its caller.
+#[derive(Clone, Debug)]
+pub enum NetEvent {
+    /// Listening on this address (with `/p2p/PEER`).
+    Listening(Multiaddr),
+    /// Connected to a peer.
+    Connected(PeerId),
+    /// The connection to a peer was lost.
+    Disconnected(PeerId),
+    /// A peer speaks another protocol version.
+    Incompatible {
+        /// The peer.
+        peer: PeerId,
+        /// What it announced.
+        theirs: String,
+    },
+    /// A peer broke the wire rules and was disconnected.
+    Misbehaved {
+        /// The peer.
+        peer: PeerId,
+        /// What it did.
+        why: String,
+    },
+    /// The open tables changed.
+    Lobby(Vec<Advert>),
+    /// The roster is fixed; this peer runs `seats` (its own first).
+    Began {
+        /// The signed roster.
+        roster: Box<Roster>,
+        /// Seats this peer runs.
+        seats: Vec<Seat>,
+    },
+    /// A table resumed from the store after a restart.
+    Resumed {
+        /// The signed roster.
+        roster: Box<Roster>,
+        /// Hands already final.
+        hands: u32,
+    },
+    /// An event of the player's own seat.
+    Table(TableEvent),
+    /// The player's own seat's view after the events just passed out, and the loop's clock
+    /// then (milliseconds, the clock of [`TableEvent::YourTurn`]'s deadline).
+    View {
+        /// What the seat sees.
+        view: Box<mahjong_rules::SeatView>,
+        /// The loop's clock.
+        now: u64,
+    },
+    /// The player's seat was given to a bot while this peer was away (the others booked the
+    /// hand it left as the leaver's): it now follows the table to the end of the session as
+    /// a watcher, booking every hand as the others do (`TableEvent::HandOver`, then
+    /// `TableEvent::SessionOver` come as for a seat). See `mahjong_table::Follower`.
+    Following {
+        /// The seat it played.
+        seat: Seat,
+        /// Hands final when it came back.
+        hands: u32,
+    },
+    /// Every seat's concealed tiles at the end of a final hand whose deal was audited (sent
+    /// just before that hand's `TableEvent::HandOver`): what "all hands face up" shows.
+    Revealed {
+        /// The hand.
+        hand: u32,
+        /// Each seat's concealed tiles.
+        hands: Box<[Vec<mahjong_rules::Card>; 4]>,
+    },
+    /// A seat this peer runs declined the host's proposal: it is not what was agreed.
+    Declined {
+        /// What differs, in one line.
+        why: String,
+    },
+    /// The loop stopped on an error (a corrupt store, an unusable roster).
+    Fatal(String),
+    /// The relay accepted this peer's reservation: friends reach it at this address.
+    RelayReserved(Multiaddr),
+    /// The connection to the relay was lost (it is redialled); links already direct go on.
+    RelayLost,
+    /// A friend's link changed (or is first known): direct or through the relay.
+    Link {
+        /// The friend.
+        peer: PeerId,
+        /// How it is connected now.
+        link: Link,
+    },
+}
+
+/// Traffic and timing counters.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Traffic {
+    /// Wire messages written.
+    pub messages_out: u64,
+    /// Bytes written (length prefixes included).
+    pub bytes_out: u64,
+    /// Wire messages read.
+    pub messages_in: u64,
+    /// Bytes read.
+    pub bytes_in: u64,
+}
+
+/// What the handle asks of the loop.
+#[derive(Debug)]
+pub enum Command {
+    /// The player's choice at its turn.
+    Act(mahjong_rules::Action, oneshot::Sender<()>),
+    /// Accept the proposal.
+    Accept(oneshot::Sender<()>),
+    /// Leave the table.
+    Leave(oneshot::Sender<()>),
+    /// The open tables.
+    Tables(oneshot::Sender<Vec<Advert>>),
+    /// The traffic counters.
+    Traffic(oneshot::Sender<Traffic>),
+    /// Stop the loop.
+    Shutdown(oneshot::Sender<()>),
+    /// Leave the table (a signed leave for every seat this peer runs, so that the others
+    /// replace them at once), then stop the loop.
+    Quit(oneshot::Sender<()>),
+    /// Open a table with this set-up (manual lobby).
+    Host(Box<TableSpec>, oneshot::Sender<Result<(), String>>),
+    /// Ask for a seat at this table (manual lobby).
+    Sit(TableId, oneshot::Sender<Result<(), String>>),
+    /// Leave the table hosted or asked for, before it starts (manual lobby).
+    Stand(oneshot::Sender<()>),
+    /// Fill the hosted table's free seats with bots now (manual lobby).
+    FillBots(oneshot::Sender<Result<(), String>>),
+    /// Dial an address (the manual address field), kept and redialled like `--peer`.
+    Dial(Multiaddr, oneshot::Sender<Result<(), String>>),
+    /// How each connected friend is linked.
+    Links(oneshot::Sender<Vec<(PeerId, Link)>>),
+    /// Meet the friends of a table code at a relay from now on (see [`Network::meet`]).
+    Meet(Box<Internet>, oneshot::Sender<Result<(), String>>),
+}
+
+/// The cheap cloneable handle of the event loop.
+#[derive(Clone, Debug)]
+pub struct Network {
+    pub(super) tx: mpsc::Sender<Command>,
+}
+
+impl Network {
+    async fn call<T>(&self, f: impl FnOnce(oneshot::Sender<T>) -> Command) -> Result<T, NetError> {
+        let (tx, rx) = oneshot::channel();
+        self.tx.send(f(tx)).await.map_err(|_| NetError::Stopped)?;
+        rx.await.map_err(|_| NetError::Stopped)
+    }
+
+    /// Plays the player's action (at [`TableEvent::YourTurn`]).
+    pub async fn act(&self, action: mahjong_rules::Action) -> Result<(), NetError> {
+        self.call(|tx| Command::Act(action, tx)).await
+    }
+
+    /// Accepts the host's proposal.
+    pub async fn accept(&self) -> Result<(), NetError> {
+        self.call(Command::Accept).await
+    }
+
+    /// Leaves the table.
+    pub async fn leave(&self) -> Result<(), NetError> {
+        self.call(Command::Leave).await
+    }
+
+    /// The open tables known now.
+    pub async fn tables(&self) -> Result<Vec<Advert>, NetError> {
+        self.call(Command::Tables).await
+    }
+
+    /// The traffic so far.
+    pub async fn traffic(&self) -> Result<Traffic, NetError> {
+        self.call(Command::Traffic).await
+    }
+
+    /// Opens a table with the player's set-up; its host proposes `spec.options`.
+    pub async fn host(&self, spec: TableSpec) -> Result<Result<(), String>, NetError> {
+        self.call(|tx| Command::Host(Box::new(spec), tx)).await
+    }
+
+    /// Asks for a seat at `table`.
+    pub async fn sit(&self, table: TableId) -> Result<Result<(), String>, NetError> {
+        self.call(|tx| Command::Sit(table, tx)).await
+    }
+
+    /// Leaves the table hosted or asked for, before it starts.
+    pub async fn stand(&self) -> Result<(), NetError> {
+        self.call(Command::Stand).await
+    }
+
+    /// Fills the hosted table's free seats with bots (it starts).
+    pub async fn fill_bots(&self) -> Result<Result<(), String>, NetError> {
+        self.call(Command::FillBots).await
+    }
+
+    /// Dials `addr` now and keeps redialling it like a `--peer` address.
+    pub async fn dial(&self, addr: Multiaddr) -> Result<Result<(), String>, NetError> {
+        self.call(|tx| Command::Dial(addr, tx)).await
+    }
+
+    /// Leaves the table this peer plays at, if any (a signed leave for every seat it runs:
+    /// the others replace them at once instead of waiting the disconnect limit), then stops
+    /// the loop. Nothing is left when the table is over.
+    pub async fn quit(&self) -> Result<(), NetError> {
+        self.call(Command::Quit).await
+    }
+
+    /// From now on, meet the friends of `internet`'s code at its relay (the app's "Play over
+    /// the internet"): as [`NetConfig::internet`], set while running. The lobby then holds only
+    /// the peers found under that code: peers already in it that are not are dropped from it.
+    pub async fn meet(&self, internet: Internet) -> Result<Result<(), String>, NetError> {
+        self.call(|tx| Command::Meet(Box::new(internet), tx)).await
+    }
+
+    /// How each connected friend is linked now: direct or through the relay.
+    pub async fn links(&self) -> Result<Vec<(PeerId, Link)>, NetError> {
+        self.call(Command::Links).await
+    }
+
+    /// Stops the loop (after the answer, the loop is gone).
+    pub async fn shutdown(&self) -> Result<(), NetError> {
+        self.call(Command::Shutdown).await
+    }
+}

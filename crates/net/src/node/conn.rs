@@ -1,0 +1,516 @@
+//! The event loop's connections: swarm events, writers and readers of the stream protocol,
+//! misbehaving and incompatible peers, frames in, and which table peers are reachable.
+
+use super::*;
+
+impl EventLoop {
+    // ---- connections ----
+
+    pub(super) fn on_swarm(&mut self, ev: SwarmEvent<BehaviourEvent>) {
+        match ev {
+            SwarmEvent::NewListenAddr { address, .. } => {
+                let me = *self.swarm.local_peer_id();
+                // A relayed address ends in this peer's id already.
+                let full = if address.iter().last() == Some(Protocol::P2p(me)) {
+                    address
+                } else {
+                    address.with(Protocol::P2p(me))
+                };
+                tracing::info!("listening on {full}");
+                self.emit(NetEvent::Listening(full));
+            }
+            SwarmEvent::ConnectionEstablished {
+                peer_id,
+                connection_id,
+                endpoint,
+                ..
+            } => {
+                if self
+                    .banned
+                    .get(&peer_id)
+                    .is_some_and(|&until| until > self.now())
+                {
+                    let _ = self.swarm.disconnect_peer_id(peer_id);
+                    return;
+                }
+                self.conns
+                    .entry(peer_id)
+                    .or_default()
+                    .insert(connection_id, endpoint.is_relayed());
+                self.redial.remove(&peer_id);
+                let addr = endpoint.get_remote_address().clone();
+                if endpoint.is_dialer() {
+                    let known = self.addresses.entry(peer_id).or_default();
+                    if !known.contains(&addr) && known.len() < 8 {
+                        known.push(addr.clone());
+                    }
+                    self.explicit_redial.retain(|(a, _)| a != &addr);
+                }
+                if self.is_relay(&peer_id) {
+                    self.relay_connected();
+                    return;
+                }
+                if self.internet.is_some() {
+                    let how = if endpoint.is_relayed() {
+                        "relayed"
+                    } else {
+                        "direct"
+                    };
+                    tracing::info!("{how} connection to {peer_id}: {addr}");
+                }
+                self.prefer_direct(peer_id);
+                if !self.admitted(&peer_id) {
+                    // Not (yet) found under the table code: no lobby with it. Look the
+                    // friends up again now, in case it has just registered.
+                    tracing::debug!("{peer_id} connected, not found under the table code");
+                    self.last_discover = 0;
+                    return;
+                }
+                if self.peers.get(&peer_id).is_some_and(|p| p.writer.is_some()) {
+                    self.update_link(peer_id);
+                    return;
+                }
+                self.admit(peer_id);
+            }
+            SwarmEvent::ConnectionClosed {
+                peer_id,
+                connection_id,
+                endpoint,
+                num_established,
+                ..
+            } => {
+                if let Some(c) = self.conns.get_mut(&peer_id) {
+                    c.remove(&connection_id);
+                    if c.is_empty() {
+                        self.conns.remove(&peer_id);
+                    }
+                }
+                if self.is_relay(&peer_id) {
+                    if num_established == 0 {
+                        tracing::warn!("lost the relay {peer_id}: redialling it");
+                        // Its circuit listener goes with it; a new one is made when the relay
+                        // is back.
+                        if let Some(id) = self.relay_listener.take() {
+                            self.swarm.remove_listener(id);
+                        }
+                        self.reserved = false;
+                        self.registered = false;
+                        self.emit(NetEvent::RelayLost);
+                    }
+                    return;
+                }
+                if num_established > 0 {
+                    // The relayed connection closed and a direct one is up: the writer may
+                    // have been on the relayed one, so write over the other from now on (and
+                    // say again what may have been lost with the old stream).
+                    if endpoint.is_relayed()
+                        && self.peers.get(&peer_id).is_some_and(|p| p.writer.is_some())
+                    {
+                        self.open_writer(peer_id);
+                        self.greet(peer_id);
+                    }
+                    self.update_link(peer_id);
+                    return;
+                }
+                self.links.remove(&peer_id);
+                tracing::info!("disconnected from {peer_id}");
+                if let (Some(key), Some(p)) = (peer_key(&peer_id), self.playing.as_mut())
+                    && !p.host.is_over()
+                    && key != self.me
+                    && !p.host.seats_of(&key).is_empty()
+                {
+                    let now = self.start.elapsed().as_millis() as u64;
+                    p.unreachable.entry(*key.as_bytes()).or_insert((now, false));
+                }
+                self.peers.remove(&peer_id);
+                self.versions.remove(&peer_id);
+                if self.unsupported.remove(&peer_id) {
+                    let theirs = format!("a protocol without {}", self.protocol.as_ref());
+                    self.incompatible(peer_id, theirs);
+                }
+                self.emit(NetEvent::Disconnected(peer_id));
+                if let Some(key) = peer_key(&peer_id) {
+                    let now = self.now();
+                    let acts = self.lobby.disconnected(key, now);
+                    self.lobby_actions(acts);
+                }
+                if self.addresses.contains_key(&peer_id) && !self.banned.contains_key(&peer_id) {
+                    self.redial.insert(
+                        peer_id,
+                        Redial {
+                            at: Instant::now() + Duration::from_millis(250),
+                            backoff: Duration::from_millis(250),
+                        },
+                    );
+                }
+            }
+            SwarmEvent::OutgoingConnectionError { peer_id, error, .. } => {
+                tracing::debug!("dial failed ({peer_id:?}): {error}");
+                if let Some(p) = peer_id {
+                    if let Some(r) = self.redial.get_mut(&p) {
+                        r.backoff = (r.backoff * 2).min(Duration::from_secs(8));
+                        r.at = Instant::now() + r.backoff;
+                    } else if self.addresses.contains_key(&p)
+                        && !self.swarm.is_connected(&p)
+                        && !self.banned.contains_key(&p)
+                    {
+                        // A first dial can fail (two peers that found each other by mDNS at
+                        // the same moment dial each other, and both handshakes may fail);
+                        // mDNS reports a peer once, so retry here, each side after its own
+                        // delay so the two retries do not meet again.
+                        let jitter = u64::from(p.to_bytes().last().copied().unwrap_or(0));
+                        let backoff = Duration::from_millis(250 + jitter);
+                        self.redial.insert(
+                            p,
+                            Redial {
+                                at: Instant::now() + backoff,
+                                backoff,
+                            },
+                        );
+                    }
+                }
+            }
+            SwarmEvent::Behaviour(BehaviourEvent::Mdns(mdns::Event::Discovered(list))) => {
+                for (peer, addr) in list {
+                    if self.banned.get(&peer).is_some_and(|&u| u > self.now()) {
+                        continue;
+                    }
+                    let known = self.addresses.entry(peer).or_default();
+                    if !known.contains(&addr) && known.len() < 8 {
+                        known.push(addr.clone());
+                    }
+                    if !self.swarm.is_connected(&peer) {
+                        let opts = DialOpts::peer_id(peer)
+                            .addresses(vec![addr])
+                            .condition(PeerCondition::DisconnectedAndNotDialing)
+                            .build();
+                        if let Err(e) = self.swarm.dial(opts) {
+                            tracing::debug!("dial {peer}: {e}");
+                        }
+                    }
+                }
+            }
+            SwarmEvent::Behaviour(BehaviourEvent::Identify(identify::Event::Received {
+                peer_id,
+                info,
+                ..
+            })) => {
+                if self.is_relay(&peer_id) {
+                    // The relay speaks no table protocol: not a peer of another version.
+                    return;
+                }
+                if self.versions.len() < 1024 {
+                    self.versions.insert(peer_id, info.protocol_version.clone());
+                }
+                if info.protocol_version != self.version || self.unsupported.remove(&peer_id) {
+                    self.incompatible(peer_id, info.protocol_version);
+                }
+            }
+            SwarmEvent::ListenerClosed { listener_id, .. }
+                if Some(listener_id) == self.relay_listener =>
+            {
+                self.relay_listener = None;
+                self.reserved = false;
+                self.registered = false;
+            }
+            SwarmEvent::Behaviour(BehaviourEvent::Relay(
+                relay::client::Event::ReservationReqAccepted {
+                    relay_peer_id,
+                    renewal: false,
+                    ..
+                },
+            )) if self.is_relay(&relay_peer_id) => {
+                let me = *self.swarm.local_peer_id();
+                if let Some((i, _)) = &self.internet {
+                    let addr = i
+                        .relay
+                        .clone()
+                        .with(Protocol::P2pCircuit)
+                        .with(Protocol::P2p(me));
+                    tracing::info!("the relay holds a reservation: reachable at {addr}");
+                    self.emit(NetEvent::RelayReserved(addr));
+                }
+                self.reserved = true;
+                self.registered = false;
+                self.last_register = 0;
+                self.register();
+            }
+            SwarmEvent::Behaviour(BehaviourEvent::Relay(ev)) => {
+                tracing::debug!("relay: {ev:?}");
+            }
+            SwarmEvent::Behaviour(BehaviourEvent::Dcutr(dcutr::Event {
+                remote_peer_id,
+                result,
+            })) => match result {
+                Ok(_) => tracing::info!("hole punched: a direct connection to {remote_peer_id}"),
+                Err(e) => tracing::info!("no direct connection to {remote_peer_id}: {e}"),
+            },
+            SwarmEvent::Behaviour(BehaviourEvent::Rendezvous(ev)) => self.on_rendezvous(ev),
+            _ => {}
+        }
+    }
+
+    pub(super) fn incompatible(&mut self, peer: PeerId, theirs: String) {
+        if self.banned.get(&peer).is_some_and(|&u| u > self.now()) {
+            return; // told already
+        }
+        tracing::warn!(
+            "peer {peer} speaks {theirs}, this peer speaks {}: both must run the same version of mahjong",
+            self.version
+        );
+        self.emit(NetEvent::Incompatible { peer, theirs });
+        // Ignore it from now on, but let identify reach it before hanging up, so that it
+        // can tell its own user which version this peer speaks.
+        let now = self.now();
+        self.banned.insert(peer, now + BAN_MS);
+        self.redial.remove(&peer);
+        self.hang_up.push((peer, now + 2000));
+    }
+
+    pub(super) fn ban(&mut self, peer: PeerId) {
+        let until = self.now() + BAN_MS;
+        self.banned.insert(peer, until);
+        self.redial.remove(&peer);
+        self.peers.remove(&peer);
+        let _ = self.swarm.disconnect_peer_id(peer);
+    }
+
+    pub(super) fn misbehaved(&mut self, peer: PeerId, why: String) {
+        tracing::warn!("peer {peer} disconnected: {why}");
+        self.emit(NetEvent::Misbehaved { peer, why });
+        self.ban(peer);
+    }
+
+    /// Says hello to a peer and tells it of the table this peer hosts, if any.
+    pub(super) fn greet(&mut self, peer: PeerId) {
+        if let Some(key) = peer_key(&peer) {
+            let hello = Wire::Hello {
+                version: wire::WIRE_VERSION,
+                name: self.settings.name.clone(),
+            };
+            self.send_to(&peer, &hello);
+            let acts = self.lobby.connected(key);
+            self.lobby_actions(acts);
+        }
+    }
+
+    pub(super) fn open_writer(&mut self, peer: PeerId) {
+        let (tx, mut rx) = mpsc::channel::<Vec<u8>>(SEND_QUEUE);
+        self.generations += 1;
+        let generation = self.generations;
+        let state = self.peers.entry(peer).or_default();
+        state.writer = Some(tx);
+        state.generation = generation;
+        let mut control = self.control.clone();
+        let protocol = self.protocol.clone();
+        let report = self.inbound_tx.clone();
+        tokio::spawn(async move {
+            let mut stream = match control.open_stream(peer, protocol).await {
+                Ok(s) => s,
+                Err(libp2p_stream::OpenStreamError::UnsupportedProtocol(_)) => {
+                    let _ = report.send(Inbound::Unsupported(peer)).await;
+                    return;
+                }
+                Err(e) => {
+                    tracing::debug!("stream to {peer}: {e}");
+                    let _ = report.send(Inbound::WriterDown(peer, generation)).await;
+                    return;
+                }
+            };
+            while let Some(bytes) = rx.recv().await {
+                if let Err(e) = wire::write_message(&mut stream, &bytes).await {
+                    tracing::debug!("write to {peer}: {e}");
+                    let _ = report.send(Inbound::WriterDown(peer, generation)).await;
+                    return;
+                }
+            }
+        });
+    }
+
+    pub(super) fn on_stream(&mut self, peer: PeerId, mut stream: libp2p::Stream) {
+        let readers = self.peers.entry(peer).or_default().readers.clone();
+        if readers.load(Ordering::SeqCst) >= MAX_STREAMS_PER_PEER {
+            // A peer writes over one stream (two while a connection is replaced): more are
+            // refused, so that streams cannot pile up partly received messages.
+            tracing::debug!("{peer} opened more than {MAX_STREAMS_PER_PEER} streams: one dropped");
+            return;
+        }
+        readers.fetch_add(1, Ordering::SeqCst);
+        let report = self.inbound_tx.clone();
+        tokio::spawn(async move {
+            // Counts the reader out however it ends.
+            struct Done(Arc<AtomicU32>);
+            impl Drop for Done {
+                fn drop(&mut self) {
+                    self.0.fetch_sub(1, Ordering::SeqCst);
+                }
+            }
+            let _done = Done(readers);
+            loop {
+                match wire::read_message_within(&mut stream, wire::READ_DEADLINE).await {
+                    Ok(Some((wire, size))) => {
+                        if report
+                            .send(Inbound::Message(peer, wire, size))
+                            .await
+                            .is_err()
+                        {
+                            return;
+                        }
+                    }
+                    Ok(None) => return,
+                    Err(WireError::Io(e)) => {
+                        tracing::debug!("read from {peer}: {e}");
+                        return;
+                    }
+                    Err(e) => {
+                        let _ = report.send(Inbound::Broken(peer, e)).await;
+                        return;
+                    }
+                }
+            }
+        });
+    }
+
+    pub(super) fn send_to(&mut self, peer: &PeerId, wire: &Wire) {
+        let bytes = wire.encode();
+        if bytes.len() > MAX_MESSAGE {
+            tracing::error!("refusing to send a {}-byte message", bytes.len());
+            return;
+        }
+        if let Some(w) = self.peers.get(peer).and_then(|p| p.writer.as_ref()) {
+            let len = bytes.len() as u64 + 4;
+            if w.try_send(bytes).is_ok() {
+                self.traffic.messages_out += 1;
+                self.traffic.bytes_out += len;
+            } else {
+                tracing::debug!("send queue to {peer} full: message dropped");
+            }
+        }
+    }
+
+    pub(super) fn on_inbound(&mut self, msg: Inbound) {
+        match msg {
+            Inbound::Unsupported(peer) => self.incompatible(
+                peer,
+                "a protocol without ".to_string() + self.protocol.as_ref(),
+            ),
+            Inbound::Broken(peer, e) => self.misbehaved(peer, e.to_string()),
+            Inbound::WriterDown(peer, generation) => {
+                let current = self.peers.get(&peer).map(|p| p.generation);
+                if current == Some(generation) {
+                    if self.swarm.is_connected(&peer) {
+                        // Another connection to the peer is up: write over it, and say again
+                        // what may have been lost with the old stream.
+                        self.open_writer(peer);
+                        self.greet(peer);
+                    } else if let Some(p) = self.peers.get_mut(&peer) {
+                        p.writer = None;
+                    }
+                }
+            }
+            Inbound::Message(peer, wire, size) => {
+                if self.banned.get(&peer).is_some_and(|&u| u > self.now()) {
+                    return;
+                }
+                self.traffic.messages_in += 1;
+                self.traffic.bytes_in += size as u64 + 4;
+                let now = self.now();
+                let state = self.peers.entry(peer).or_default();
+                if now / 1000 != state.window {
+                    state.window = now / 1000;
+                    state.messages = 0;
+                    state.strays = 0;
+                }
+                state.messages += 1;
+                if state.messages > MAX_MESSAGES_PER_SECOND {
+                    self.misbehaved(
+                        peer,
+                        format!("more than {MAX_MESSAGES_PER_SECOND} messages a second"),
+                    );
+                    return;
+                }
+                let Some(key) = peer_key(&peer) else {
+                    self.misbehaved(peer, "its peer id holds no ed25519 key".into());
+                    return;
+                };
+                match wire {
+                    Wire::Hello { version, .. } if version != wire::WIRE_VERSION => {
+                        self.incompatible(peer, format!("shanghai-mahjong/{version}"));
+                    }
+                    Wire::Hello { .. } => {}
+                    Wire::Frame { table, to, bytes } => self.on_frame(peer, key, table, to, bytes),
+                    // A peer not found under the table code takes no part in the lobby.
+                    _ if !self.admitted(&peer) => {}
+                    other => {
+                        let acts = self.lobby.message(key, other, now);
+                        self.lobby_actions(acts);
+                    }
+                }
+            }
+        }
+    }
+
+    pub(super) fn on_frame(
+        &mut self,
+        peer: PeerId,
+        key: VerifyingKey,
+        table: TableId,
+        to: u8,
+        bytes: Vec<u8>,
+    ) {
+        let now = self.start.elapsed().as_millis() as u64;
+        // A frame of this table from one of its peers (the seat host follows a player back
+        // after a bot took its seat; it never counts a frame of the table as a stray).
+        let ours = self
+            .playing
+            .as_mut()
+            .is_some_and(|p| p.host.table() == table && p.host.frame(now, &key, to, bytes));
+        if !ours {
+            let state = self.peers.entry(peer).or_default();
+            state.strays += 1;
+            if state.strays > MAX_STRAY_FRAMES_PER_SECOND {
+                self.misbehaved(
+                    peer,
+                    format!("more than {MAX_STRAY_FRAMES_PER_SECOND} frames a second for a table it does not share"),
+                );
+            }
+        }
+    }
+
+    /// A peer of this table connected again: its seats, reported silent, have returned.
+    pub(super) fn reachable(&mut self, peer: PeerId) {
+        let Some(key) = peer_key(&peer) else {
+            return;
+        };
+        let Some(p) = self.playing.as_mut() else {
+            return;
+        };
+        if let Some((_, true)) = p.unreachable.remove(key.as_bytes()) {
+            for seat in p.host.seats_of(&key) {
+                self.emit(NetEvent::Table(TableEvent::SeatReturned { seat }));
+            }
+        }
+    }
+
+    /// Seats whose peer's connection has been down for [`PEER_SILENT_MS`]: reported silent.
+    pub(super) fn report_unreachable(&mut self, now: u64) {
+        let Some(p) = self.playing.as_mut() else {
+            return;
+        };
+        if p.host.is_over() {
+            return;
+        }
+        let mut silent = Vec::new();
+        for (peer, (since, told)) in p.unreachable.iter_mut() {
+            if !*told && now >= *since + PEER_SILENT_MS {
+                *told = true;
+                if let Ok(key) = VerifyingKey::from_bytes(peer) {
+                    silent.extend(p.host.seats_of(&key));
+                }
+            }
+        }
+        for seat in silent {
+            self.emit(NetEvent::Table(TableEvent::SeatSilent { seat }));
+        }
+    }
+}

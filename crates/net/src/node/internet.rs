@@ -1,0 +1,290 @@
+//! The event loop over the internet: the relay, the table code's rendezvous, and whether
+//! each friend's link is direct or relayed (docs/relay.md).
+
+use super::*;
+
+impl EventLoop {
+    // ---- over the internet: the relay, the table code, direct or relayed links ----
+
+    /// Switches to (another) table code and relay while running.
+    pub(super) fn meet(&mut self, internet: Internet) -> Result<(), String> {
+        let ns =
+            rendezvous::Namespace::new(internet.code.namespace()).map_err(|e| e.to_string())?;
+        if let Some((old, old_ns)) = self.internet.take() {
+            let relay = old.relay_peer;
+            if self.swarm.is_connected(&relay) {
+                self.swarm
+                    .behaviour_mut()
+                    .rendezvous
+                    .unregister(old_ns, relay);
+            }
+            if old.relay != internet.relay {
+                self.explicit.retain(|a| a != &old.relay);
+                self.explicit_redial.retain(|(a, _)| a != &old.relay);
+                if let Some(id) = self.relay_listener.take() {
+                    self.swarm.remove_listener(id);
+                }
+                self.reserved = false;
+                let _ = self.swarm.disconnect_peer_id(relay);
+            }
+        }
+        self.code_peers.clear();
+        self.registered = false;
+        self.last_register = 0;
+        self.last_discover = 0;
+        let relay = internet.relay.clone();
+        let relay_peer = internet.relay_peer;
+        tracing::info!(
+            "meeting the friends of table code {} at {relay}",
+            internet.code
+        );
+        self.internet = Some((internet, ns));
+        // Peers in the lobby that are not (yet) found under the code leave it.
+        let others: Vec<PeerId> = self
+            .peers
+            .iter()
+            .filter(|(_, s)| s.writer.is_some())
+            .map(|(p, _)| *p)
+            .filter(|p| !self.admitted(p))
+            .collect();
+        let now = self.now();
+        for peer in others {
+            self.peers.remove(&peer);
+            self.links.remove(&peer);
+            self.emit(NetEvent::Disconnected(peer));
+            if let Some(key) = peer_key(&peer) {
+                let acts = self.lobby.disconnected(key, now);
+                self.lobby_actions(acts);
+            }
+        }
+        if !self.explicit.contains(&relay) {
+            self.explicit.push(relay.clone());
+        }
+        if self.swarm.is_connected(&relay_peer) {
+            if self.reserved {
+                self.register();
+            } else {
+                self.relay_connected();
+            }
+        } else if let Err(e) = self.swarm.dial(relay.clone()) {
+            tracing::warn!("dial the relay {relay}: {e}");
+        }
+        Ok(())
+    }
+
+    pub(super) fn is_relay(&self, peer: &PeerId) -> bool {
+        self.internet
+            .as_ref()
+            .is_some_and(|(i, _)| i.relay_peer == *peer)
+    }
+
+    /// Whether a connected peer takes part in the lobby: on a LAN every peer; with a table
+    /// code, the peers found under it and those of the table this peer sits at.
+    pub(super) fn admitted(&self, peer: &PeerId) -> bool {
+        if self.internet.is_none() {
+            return true;
+        }
+        if self.is_relay(peer) {
+            return false;
+        }
+        self.code_peers.contains_key(peer)
+            || peer_key(peer).is_some_and(|k| {
+                self.playing
+                    .as_ref()
+                    .is_some_and(|p| p.seats.iter().any(|s| s.peer == k))
+            })
+    }
+
+    /// A peer of the lobby from now on: a writer, a hello, the lobby's state.
+    pub(super) fn admit(&mut self, peer: PeerId) {
+        tracing::info!("connected to {peer}");
+        self.reachable(peer);
+        self.open_writer(peer);
+        self.emit(NetEvent::Connected(peer));
+        self.greet(peer);
+        self.update_link(peer);
+    }
+
+    /// Connected to the relay: reserve a relayed address on it (once per connection).
+    pub(super) fn relay_connected(&mut self) {
+        if self.relay_listener.is_some() {
+            return;
+        }
+        let Some((i, _)) = &self.internet else {
+            return;
+        };
+        let circuit = i.relay.clone().with(Protocol::P2pCircuit);
+        match self.swarm.listen_on(circuit.clone()) {
+            Ok(id) => self.relay_listener = Some(id),
+            Err(e) => tracing::warn!("cannot listen on {circuit}: {e}"),
+        }
+    }
+
+    /// Registers the relayed address under the code's namespace.
+    pub(super) fn register(&mut self) {
+        let now = self.now();
+        let Some((i, ns)) = &self.internet else {
+            return;
+        };
+        let (relay, ns) = (i.relay_peer, ns.clone());
+        self.last_register = now;
+        if let Err(e) = self
+            .swarm
+            .behaviour_mut()
+            .rendezvous
+            .register(ns, relay, None)
+        {
+            tracing::debug!("rendezvous registration not yet possible: {e}");
+        }
+    }
+
+    pub(super) fn on_rendezvous(&mut self, ev: rendezvous::client::Event) {
+        match ev {
+            rendezvous::client::Event::Registered { ttl, .. } => {
+                tracing::info!("registered under the table code for {ttl} s");
+                self.registered = true;
+                self.last_discover = 0;
+            }
+            rendezvous::client::Event::RegisterFailed { error, .. } => {
+                tracing::warn!("the relay refused the registration: {error:?}");
+            }
+            rendezvous::client::Event::Discovered { registrations, .. } => {
+                let me = *self.swarm.local_peer_id();
+                let now = self.now();
+                for reg in registrations {
+                    let peer = reg.record.peer_id();
+                    if peer == me || self.is_relay(&peer) {
+                        continue;
+                    }
+                    if !self.code_peers.contains_key(&peer) {
+                        if self.code_peers.len() >= MAX_CODE_PEERS {
+                            continue;
+                        }
+                        tracing::info!("found {peer} under the table code");
+                        self.code_peers.insert(peer, now);
+                    }
+                    let known = self.addresses.entry(peer).or_default();
+                    for a in reg.record.addresses() {
+                        if !known.contains(a) && known.len() < 8 {
+                            known.push(a.clone());
+                        }
+                    }
+                    if self.banned.get(&peer).is_some_and(|&u| u > now) {
+                        continue;
+                    }
+                    if self.swarm.is_connected(&peer) {
+                        if self.peers.get(&peer).is_none_or(|p| p.writer.is_none()) {
+                            self.admit(peer);
+                        }
+                    } else if me < peer {
+                        // One circuit per pair: the lower peer id dials.
+                        self.dial_friend(peer);
+                    }
+                }
+            }
+            rendezvous::client::Event::DiscoverFailed { error, .. } => {
+                tracing::debug!("looking the friends up failed: {error:?}");
+            }
+            rendezvous::client::Event::Expired { .. } => {}
+        }
+    }
+
+    pub(super) fn dial_friend(&mut self, peer: PeerId) {
+        let addrs = self.addresses.get(&peer).cloned().unwrap_or_default();
+        let opts = DialOpts::peer_id(peer)
+            .addresses(addrs)
+            .condition(PeerCondition::DisconnectedAndNotDialing)
+            .build();
+        if let Err(e) = self.swarm.dial(opts) {
+            tracing::debug!("dial {peer}: {e}");
+        }
+    }
+
+    /// The relay's part of the lobby tick: register when due, look the friends up, and dial
+    /// a friend the lower peer id has not dialled within [`CODE_DIAL_GRACE_MS`].
+    pub(super) fn internet_tick(&mut self, now: u64) {
+        let Some((i, ns)) = self.internet.clone() else {
+            return;
+        };
+        if !self.reserved {
+            return;
+        }
+        if !self.registered && now >= self.last_register + 3000 {
+            self.register();
+        }
+        let every = if self.playing.is_some() {
+            DISCOVER_PLAYING_MS
+        } else {
+            DISCOVER_LOBBY_MS
+        };
+        if self.registered && (self.last_discover == 0 || now >= self.last_discover + every) {
+            self.last_discover = now;
+            self.swarm.behaviour_mut().rendezvous.discover(
+                Some(ns),
+                None,
+                Some(MAX_CODE_PEERS as u64),
+                i.relay_peer,
+            );
+        }
+        let me = *self.swarm.local_peer_id();
+        let late: Vec<PeerId> = self
+            .code_peers
+            .iter()
+            .filter(|(p, since)| {
+                me > **p
+                    && now >= **since + CODE_DIAL_GRACE_MS
+                    && !self.swarm.is_connected(p)
+                    && !self.redial.contains_key(p)
+                    && self.banned.get(p).is_none_or(|&u| u <= now)
+            })
+            .map(|(p, _)| *p)
+            .collect();
+        for peer in late {
+            self.redial.insert(
+                peer,
+                Redial {
+                    at: Instant::now(),
+                    backoff: Duration::from_millis(500),
+                },
+            );
+        }
+    }
+
+    /// A direct connection to `peer` is up: its relayed ones are closed, so that the table's
+    /// bytes no longer go through the relay.
+    pub(super) fn prefer_direct(&mut self, peer: PeerId) {
+        let Some(c) = self.conns.get(&peer) else {
+            return;
+        };
+        if !c.values().any(|relayed| !relayed) {
+            return;
+        }
+        let relayed: Vec<ConnectionId> = c
+            .iter()
+            .filter(|(_, relayed)| **relayed)
+            .map(|(id, _)| *id)
+            .collect();
+        for id in relayed {
+            tracing::debug!("closing the relayed connection to {peer}: a direct one is up");
+            self.swarm.close_connection(id);
+        }
+    }
+
+    /// Tells how a friend is linked when that changed.
+    pub(super) fn update_link(&mut self, peer: PeerId) {
+        let Some(c) = self.conns.get(&peer) else {
+            self.links.remove(&peer);
+            return;
+        };
+        let link = if c.values().any(|relayed| !relayed) {
+            Link::Direct
+        } else {
+            Link::Relayed
+        };
+        if self.links.get(&peer) != Some(&link) && self.links.len() < 1024 {
+            self.links.insert(peer, link);
+            tracing::info!("link to {peer}: {link:?}");
+            self.emit(NetEvent::Link { peer, link });
+        }
+    }
+}

@@ -1,0 +1,353 @@
+//! The event loop's table: the roster's checks, the seat host begun or resumed, and what
+//! each of its outputs says to do (the store first, then the frames, then the player's events).
+
+use super::*;
+
+impl EventLoop {
+    // ---- the table ----
+
+    pub(super) fn bot(&self, seat: Seat) -> Bot {
+        Bot::new(self.bot_level, self.seed ^ (seat as u64) << 56 ^ self.now())
+    }
+
+    /// Every check of a roster this peer is given, before anything of it is stored: the
+    /// host's signature and the table id bound to it, four distinct keys, one human seat of
+    /// this peer, a key this peer holds for every seat it runs, and a table not already in
+    /// its store (a table is begun once and never rewritten).
+    pub(super) fn check_roster(&mut self, roster: &Roster) -> Result<[SeatInfo; 4], String> {
+        let seats = roster.verify()?;
+        let table = roster.advert.table;
+        let keys: HashSet<[u8; 32]> = seats.iter().map(|s| *s.key.as_bytes()).collect();
+        if keys.len() != 4 {
+            return Err("the roster gives two seats the same key".into());
+        }
+        if let Some(s) = seats
+            .iter()
+            .find(|s| !mahjong_store::is_clean_name(&s.name))
+        {
+            return Err(format!(
+                "the roster names a seat {:?}: control characters, escapes or over {} characters",
+                mahjong_store::clean_name(&s.name),
+                mahjong_store::SHOWN_NAME_CHARS
+            ));
+        }
+        let mine = seats.iter().filter(|s| s.peer == self.me && !s.bot).count();
+        if mine != 1 {
+            return Err(format!(
+                "the roster gives this peer {mine} human seats, not one"
+            ));
+        }
+        for (i, s) in seats.iter().enumerate() {
+            if s.peer != self.me {
+                continue;
+            }
+            let key = if s.bot {
+                bot_key(&self.identity, &table, i as Seat).verifying_key()
+            } else {
+                self.me
+            };
+            if key != s.key {
+                return Err(format!(
+                    "the roster gives seat {i} a key this peer does not hold"
+                ));
+            }
+        }
+        if self
+            .storage
+            .has_table(&table)
+            .map_err(|e| format!("cannot read the store: {e}"))?
+        {
+            return Err(format!(
+                "the roster is for table {}, which this peer's store holds already",
+                &hex(&table)[..8]
+            ));
+        }
+        Ok(seats)
+    }
+
+    /// A roster from another host failed its checks: nothing of it is stored, the host is
+    /// disconnected as misbehaving, and the lobby looks for another table.
+    pub(super) fn refuse_roster(&mut self, roster: &Roster, why: String) {
+        let now = self.now();
+        let acts = self
+            .lobby
+            .abandon(roster.advert.host, roster.advert.table, now);
+        match peer_id(&roster.advert.host) {
+            Some(host) => self.misbehaved(host, format!("its roster was refused: {why}")),
+            None => tracing::warn!("a roster was refused: {why}"),
+        }
+        self.lobby_actions(acts);
+    }
+
+    /// The peers of the table this peer plays at are not counted against the connection
+    /// limits: strangers filling them cannot keep a seat from reconnecting.
+    pub(super) fn bypass_limits(&mut self, seats: &[SeatInfo; 4]) {
+        for s in seats {
+            if let Some(p) = peer_id(&s.peer) {
+                self.swarm.behaviour_mut().limits.bypass_peer_id(&p);
+            }
+        }
+    }
+
+    pub(super) fn begin(&mut self, roster: Roster) -> Result<(), String> {
+        let seats = match self.check_roster(&roster) {
+            Ok(seats) => seats,
+            Err(why) if roster.advert.host != self.me => {
+                self.refuse_roster(&roster, why);
+                return Ok(());
+            }
+            Err(why) => return Err(why),
+        };
+        let table = roster.advert.table;
+        self.storage
+            .begin_table(&roster)
+            .map_err(|e| e.to_string())?;
+        let mut new_seats = Vec::new();
+        let mut me = None;
+        for (i, s) in seats.iter().enumerate() {
+            let seat = i as Seat;
+            if s.peer != self.me {
+                continue;
+            }
+            let key = if s.bot {
+                bot_key(&self.identity, &table, seat)
+            } else {
+                me = Some(seat);
+                self.identity.clone()
+            };
+            if key.verifying_key() != s.key {
+                return Err(format!(
+                    "the roster gives seat {seat} a key this peer does not hold"
+                ));
+            }
+            let mut root = [0u8; 32];
+            rand_core::RngCore::fill_bytes(&mut rand_core::OsRng, &mut root);
+            let config = roster.config(&seats, seat);
+            let client = Client::new(config, key.clone(), root).map_err(|e| e.to_string())?;
+            new_seats.push(NewSeat {
+                client,
+                bot_key: s.bot.then_some(key),
+                bot: (s.bot || self.own_bot).then(|| self.bot(seat)),
+            });
+        }
+        let list: Vec<Seat> = me
+            .into_iter()
+            .chain(
+                new_seats
+                    .iter()
+                    .map(|s| s.client.seat())
+                    .filter(|s| Some(*s) != me),
+            )
+            .collect();
+        self.emit(NetEvent::Began {
+            roster: Box::new(roster.clone()),
+            seats: list,
+        });
+        tracing::info!("table {} began", hex(&table));
+        let host_seat = roster.host_seat;
+        self.bypass_limits(&seats);
+        let propose = (me == Some(host_seat)).then(|| {
+            let s = &self.settings;
+            // The options advertised (the settings' with `--disconnect-seconds` in them, or
+            // the player's set-up).
+            let options = self
+                .lying_proposal
+                .clone()
+                .or_else(|| self.proposal.clone())
+                .unwrap_or_else(|| s.options.clone());
+            Input::Propose {
+                options: Box::new(options),
+                stake: s.stake,
+                length: SessionLength::Hands(s.hands),
+            }
+        });
+        let setup = self.setup(&roster, &seats, me);
+        let (host, out) = Host::begin(setup, new_seats, propose);
+        self.playing = Some(Playing {
+            host,
+            seats,
+            unreachable: HashMap::new(),
+        });
+        self.apply(out)
+    }
+
+    /// What the seat host of a table of `roster` needs: who runs which seat, what this
+    /// peer's bots accept (the roster's terms, which the lobby matched against this peer's
+    /// settings or the player's choice), the bots' level and seed.
+    pub(super) fn setup(
+        &mut self,
+        roster: &Roster,
+        seats: &[SeatInfo; 4],
+        me: Option<Seat>,
+    ) -> Setup {
+        let terms = roster.advert.terms();
+        Setup {
+            table: roster.advert.table,
+            me: self.me,
+            peers: [0, 1, 2, 3].map(|i: usize| seats[i].peer),
+            host_seat: roster.host_seat,
+            player: me,
+            terms: Box::new(move |p| terms.check(p)),
+            never_accept: self.never_accept,
+            bot_level: self.bot_level,
+            seed: self.seed,
+            tamper: me.and_then(|m| Some((m, self.tamper.take()?))),
+            keep_log_in_store: true,
+            think: None,
+            pause_after_hand: false,
+        }
+    }
+
+    /// Resumes a table from the store: `Ok(false)` when it is over (it is marked finished and
+    /// not resumed: an over table is never played again).
+    pub(super) fn resume(&mut self, resume: crate::storage::Resume) -> Result<bool, String> {
+        let roster = resume.roster;
+        let seats = roster.verify()?;
+        let table = roster.advert.table;
+        let mut clients = Vec::new();
+        let mut me = None;
+        // Seats of other peers this peer took over with a bot: restored by the host once
+        // their controlling seat is (the bot's key derives from the controller's root).
+        let mut taken_over = Vec::new();
+        for p in resume.seats {
+            let seat = p.config.seat;
+            let info = seats
+                .get(seat as usize)
+                .ok_or_else(|| format!("the store has seat {seat}"))?;
+            if info.peer != self.me {
+                taken_over.push(p);
+                continue;
+            }
+            let key = if info.bot {
+                bot_key(&self.identity, &table, seat)
+            } else {
+                me = Some(seat);
+                self.identity.clone()
+            };
+            let client = Client::restore(p, key).map_err(|e| format!("cannot resume: {e}"))?;
+            let bot = (info.bot || self.own_bot).then(|| self.bot(seat));
+            clients.push((client, bot));
+        }
+        let setup = self.setup(&roster, &seats, me);
+        let now = self.now();
+        let (host, hands, following, view) = match Host::resume(setup, clients, taken_over, now)? {
+            Resumed::Over => {
+                tracing::info!("table {} is over: not resumed", hex(&table));
+                self.storage
+                    .finish_table(&table)
+                    .map_err(|e| e.to_string())?;
+                return Ok(false);
+            }
+            Resumed::Playing {
+                host,
+                hands,
+                following,
+                view,
+            } => (host, hands, following, view),
+        };
+        // The table's peers are known by key: dial what mDNS or --peer finds.
+        self.emit(NetEvent::Resumed {
+            roster: Box::new(roster.clone()),
+            hands,
+        });
+        if let Some((seat, hands)) = following {
+            self.emit(NetEvent::Following { seat, hands });
+        }
+        // The hand as this seat last saw it, at once (the player is not shown a blank table
+        // while the others answer).
+        if let Some(view) = view {
+            self.emit(NetEvent::View {
+                view,
+                now: self.now(),
+            });
+        }
+        self.bypass_limits(&seats);
+        self.playing = Some(Playing {
+            host: *host,
+            seats,
+            unreachable: HashMap::new(),
+        });
+        Ok(true)
+    }
+
+    pub(super) fn next_deadline(&self) -> Option<u64> {
+        self.playing.as_ref()?.host.next_deadline()
+    }
+
+    /// Runs the seat host's queued inputs and does what it says.
+    pub(super) fn pump(&mut self) -> Result<(), String> {
+        let now = self.now();
+        let Some(p) = self.playing.as_mut() else {
+            return Ok(());
+        };
+        let out = p.host.pump(now);
+        self.apply(out)
+    }
+
+    /// What the seat host gives to do, in its order: the store first (a failure stops before
+    /// anything is sent), older steps read back for the seats that asked, the frames (one
+    /// [`Wire::Frame`] per peer with a bit per seat), then the player's events.
+    pub(super) fn apply(&mut self, out: HostOut) -> Result<(), String> {
+        let HostOut {
+            durable,
+            load,
+            send,
+            updates,
+        } = out;
+        let Some(table) = self.playing.as_ref().map(|p| p.host.table()) else {
+            return Ok(());
+        };
+        for d in durable {
+            let done = match &d {
+                Durable::Seat { persisted, bot_key } => {
+                    self.storage.begin_seat(&table, persisted, bot_key.as_ref())
+                }
+                Durable::Append { seat, records } => self.storage.append(&table, *seat, records),
+                Durable::Book { results, log } => self.storage.book(&table, results, log),
+                Durable::Evidence(e) => self.storage.save_evidence(&table, e),
+                Durable::Finish => self.storage.finish_table(&table),
+            };
+            done.map_err(|e| e.to_string())?;
+        }
+        let now = self.now();
+        for l in load {
+            let steps = self
+                .storage
+                .steps(&table, l.seat, l.from, l.to)
+                .map_err(|e| e.to_string())?;
+            if let Some(p) = self.playing.as_mut() {
+                p.host.stored(now, &l, steps);
+            }
+        }
+        for s in send {
+            let Some(id) = peer_id(&s.peer) else {
+                continue;
+            };
+            self.send_to(
+                &id,
+                &Wire::Frame {
+                    table,
+                    to: s.to,
+                    bytes: s.frame,
+                },
+            );
+        }
+        for u in updates {
+            let ev = match u {
+                Update::Table(ev) => NetEvent::Table(ev),
+                Update::View { view, now } => NetEvent::View { view, now },
+                Update::Revealed { hand, hands } => NetEvent::Revealed { hand, hands },
+                Update::Following { seat, hands } => {
+                    tracing::info!(
+                        "seat {seat} is played by a bot now: following table {} to its end",
+                        hex(&table)
+                    );
+                    NetEvent::Following { seat, hands }
+                }
+                Update::Declined { why } => NetEvent::Declined { why },
+            };
+            self.emit(ev);
+        }
+        Ok(())
+    }
+}
