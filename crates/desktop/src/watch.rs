@@ -67,7 +67,7 @@ pub enum Update {
         /// Why.
         reason: mahjong_bot::Reason,
     },
-    /// A hand is over and signed; the engine is paused until [`Command::Next`].
+    /// A hand is over and signed; a practice table pauses until [`crate::engine::Command::Next`].
     HandEnded(Box<HandEnd>),
     /// A seat is proven at fault: the evidence was checked offline-style (replayed from the
     /// signed log alone) before it is shown.

@@ -2,13 +2,16 @@
 //! any bot seats (one to four), the bots that play them, the bots that replace a seat whose
 //! player went away, and where each seat's frames go.
 //!
-//! Sans-IO like the clients it drives: a [`Host`] is given the time and an input — a frame from
+//! Sans-IO like the clients it drives: a [`Host`] is given inputs with their time — a frame from
 //! a peer ([`Host::frame`]), the player's action ([`Host::act`], [`Host::accept`],
-//! [`Host::leave`]), a timer ([`Host::fire`]), steps read back from the store
-//! ([`Host::stored`]) — and [`Host::pump`] returns an [`Out`]: what to make durable (in order,
-//! **before** anything of the same `Out` is sent), the frames to send to each peer (one frame
-//! with a bit per seat of that peer), steps to read from the store, and [`Update`]s for the
-//! player's interface. [`Host::next_deadline`] says when to call again.
+//! [`Host::leave`]), steps read back from the store ([`Host::stored`]) — and queues them with
+//! its seats' timers and its bots' moves, each due at a time. [`Host::pump`] runs what is due
+//! and returns an [`Out`]: what to make durable (in order, **before** anything of the same
+//! `Out` is sent), the frames to send to each peer (one frame with a bit per seat of that
+//! peer), steps to read from the store, and [`Update`]s for the player's interface.
+//! [`Host::next_deadline`] says when to call again. Bots may think for a while ([`Think`], a
+//! practice table) or play at once (a networked peer), and the host may stop after each hand
+//! until the player goes on ([`Setup::pause_after_hand`]).
 //!
 //! Frames between two seats of the same program never leave it: they are queued in process.
 //! So a practice table is one host with four local seats, a LAN peer is one host with its

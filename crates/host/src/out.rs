@@ -5,7 +5,7 @@ use mahjong_rules::{Card, Seat, SeatView};
 use mahjong_table::{Evidence, HandResult, Persisted, Record, StepRecord, TableEvent};
 
 /// What one call gives the caller to do, in this order: make `durable` durable, read `load`
-/// and hand the steps back ([`Host::stored`]), send `send`, show `updates`.
+/// and hand the steps back ([`crate::Host::stored`]), send `send`, show `updates`.
 #[derive(Debug, Default)]
 pub struct Out {
     /// To keep before any frame of this `Out` is sent (a failure stops the table).

@@ -32,13 +32,13 @@ pub struct Setup {
     pub seed: u64,
     /// [`Tamper`] for one seat of this program (tests only).
     pub tamper: Option<(Seat, Tamper)>,
-    /// Each seat keeps only recent hands in memory and asks for older steps ([`Out::load`]):
-    /// for a program whose store holds every seat's journal ([`Durable::Append`]).
+    /// Each seat keeps only recent hands in memory and asks for older steps ([`crate::Out::load`]):
+    /// for a program whose store holds every seat's journal ([`crate::Durable::Append`]).
     pub keep_log_in_store: bool,
     /// How long bots think before they play; `None`: they play at once.
     pub think: Option<Think>,
     /// The host stops after each hand the player's seat sees end, until
-    /// [`Host::next_hand`] (a practice table: nobody's timer runs while the settlement is
+    /// [`crate::Host::next_hand`] (a practice table: nobody's timer runs while the settlement is
     /// read). A networked table never waits.
     pub pause_after_hand: bool,
 }
