@@ -1,8 +1,9 @@
 //! A finished hand rebuilt from its stored signed log, step by step, for the replay screen.
 //!
 //! The store keeps the player's seat's log of each table (the signed, hash-chained steps) and
-//! the booked result of each hand, whose set-up gives the dealer, dice and 荒番. The hand's
-//! deal messages (commitments, reveals, the four shuffles, the shares and the end-of-hand
+//! the booked result of each hand, whose set-up gives the dealer, dice and 荒番. The table
+//! crate reads the hand out of the log ([`mahjong_table::hand_log`], verifying the log through
+//! it as every peer did, with the replica's roster rule); the hand's deal messages (commitments, reveals, the four shuffles, the shares and the end-of-hand
 //! secrets) go through the deal crate's audit (`mahjong_deal::audit`, the same check every
 //! seat runs at the end of a hand), which gives the whole wall; then the rules engine deals it
 //! ([`HandState::new`]) and the moves of the log (`Play` entries and opened claim answers, in
@@ -18,10 +19,10 @@ use std::path::Path;
 use std::sync::Arc;
 
 use mahjong_bot::Level;
-use mahjong_deal::{CardTable, HandContext, SignedMessage, audit_with_cards};
+use mahjong_deal::{CardTable, HandContext, audit_with_cards};
 use mahjong_rules::{Card, Event, HandState, MeldShape, Move, Seat, SeatView, Setup, Wall};
 use mahjong_store::to_hex;
-use mahjong_table::{Body, HandResult, RosterVote, StepRecord};
+use mahjong_table::{HandLog, HandResult, LogFault, StepRecord};
 
 use crate::records::{self, RecordsError};
 
@@ -116,7 +117,7 @@ pub fn load(dir: &Path, table: &[u8; 32], hand: u32) -> Result<Replay, ReplayErr
         .unwrap_or_default();
     let log =
         mahjong_store::export::log_through_hand(&log, hand).ok_or(RecordsError::NotInLog(hand))?;
-    let steps = rebuild(log, &row.result, owner, crate::engine::cards())?;
+    let steps = rebuild(log, &row.result, owner, crate::records::cards())?;
     let practice = records::practice_levels(&info);
     Ok(Replay {
         table: *table,
@@ -129,21 +130,6 @@ pub fn load(dir: &Path, table: &[u8; 32], hand: u32) -> Result<Replay, ReplayErr
     })
 }
 
-/// The plays of one log step, in seat order.
-fn plays(rec: &StepRecord) -> Vec<Move> {
-    rec.entries
-        .iter()
-        .filter_map(|e| match &e.body {
-            Body::Play(p) | Body::ClaimOpen { play: p, .. } => Some(Move {
-                seat: e.seat,
-                action: p.action.clone(),
-                timed_out: p.timed_out,
-            }),
-            _ => None,
-        })
-        .collect()
-}
-
 /// Rebuilds the steps of `result`'s hand from `log` (the table's log through that hand's end),
 /// seen from `owner`.
 pub fn rebuild(
@@ -153,56 +139,25 @@ pub fn rebuild(
     cards: Arc<CardTable>,
 ) -> Result<Vec<Step>, ReplayError> {
     let hand = result.hand;
-    let proposal = match log.first().and_then(|r| r.entries.first()).map(|e| &e.body) {
-        Some(Body::Propose(p)) => p.clone(),
-        _ => return Err(ReplayError::NoSetup(String::new())),
-    };
     let no_audit = |why: String| ReplayError::NoAudit { hand, why };
     let disagree = |why: String| ReplayError::Disagree { hand, why };
     let setup: Setup = result
         .setup
         .clone()
         .ok_or_else(|| no_audit("it was aborted before the dice".into()))?;
-    // The roster in force: the proposal's, with every seat replaced by a bot before the hand.
-    let mut roster = proposal.roster;
-    let mut messages: Vec<SignedMessage> = Vec::new();
-    let mut groups: Vec<Vec<Move>> = Vec::new();
-    for rec in log {
-        match rec.hand() {
-            Some(h) if h == hand => {}
-            Some(h) if h > hand => break,
-            _ => {
-                let votes: Vec<&RosterVote> = rec
-                    .entries
-                    .iter()
-                    .filter_map(|e| match &e.body {
-                        Body::Roster(v) => Some(v),
-                        _ => None,
-                    })
-                    .collect();
-                if !votes.iter().any(|v| matches!(v, RosterVote::Stop)) {
-                    for v in votes {
-                        if let RosterVote::Replace { seat, key } = v {
-                            roster[(*seat & 3) as usize] = *key;
-                        }
-                    }
-                }
-                continue;
-            }
-        }
-        if rec.is_abort() {
-            continue;
-        }
-        for e in &rec.entries {
-            if let Body::Deal(msgs) = &e.body {
-                messages.extend(msgs.iter().cloned());
-            }
-        }
-        let moves = plays(rec);
-        if !moves.is_empty() {
-            groups.push(moves);
-        }
-    }
+    // The table crate walks the log (verifying it through the hand, with its own roster
+    // rule): the roster in force, the deal messages and the moves of the hand.
+    let HandLog {
+        proposal,
+        roster,
+        messages,
+        moves: groups,
+    } = match mahjong_table::hand_log(log, hand, cards.clone()) {
+        Ok(Some(h)) => h,
+        Ok(None) => return Err(no_audit("the log holds none of its deal".into())),
+        Err(LogFault::NoSetup) => return Err(ReplayError::NoSetup(String::new())),
+        Err(f) => return Err(disagree(format!("the log does not verify: {f}"))),
+    };
     let ctx = HandContext {
         table: proposal.table,
         hand,

@@ -460,16 +460,20 @@ fn a_log_that_is_not_the_booked_hand_is_refused_with_the_reason() {
     // Hand 2's result against hand 1's log: its deal is not there.
     let e = rerun::rebuild(through_1, &rows[1].result, 0, cards.clone()).expect_err("other hand");
     assert!(matches!(e, ReplayError::NoAudit { hand: 2, .. }), "{e}");
-    // Without the end-of-hand secrets (the hand's last deal step): no audit, no wall.
+    // Without the end-of-hand secrets (the hand's last deal step): the log is cut, and its
+    // verification through the hand says where.
     let last_deal = through_1
         .iter()
         .rposition(|r| r.entries.iter().any(|e| matches!(e.body, Body::Deal(_))))
         .expect("deal steps");
     let mut cut = through_1.to_vec();
     cut.remove(last_deal);
-    let e = rerun::rebuild(&cut, &rows[0].result, 0, cards.clone()).expect_err("no audit");
-    assert!(matches!(e, ReplayError::NoAudit { hand: 1, .. }), "{e}");
-    assert!(e.to_string().contains("hand 1"), "{e}");
+    let e = rerun::rebuild(&cut, &rows[0].result, 0, cards.clone()).expect_err("cut");
+    assert!(matches!(e, ReplayError::Disagree { hand: 1, .. }), "{e}");
+    assert!(
+        e.to_string().contains("hand 1") && e.to_string().contains("does not verify"),
+        "{e}"
+    );
     // A discard changed to another tile: the rules refuse it or the hand ends otherwise.
     let mut bent = through_1.to_vec();
     let (s, i) = bent

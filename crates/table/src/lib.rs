@@ -281,4 +281,4 @@ pub use evidence::{Charge, Culprit, Evidence, conflict};
 pub use hand::HandStage;
 pub use io::{Config, Input, Load, Output, Persisted, Record, Rejected, Stats};
 pub use replica::{Checkpoint, Ending, HandResult, Stage, StepRecord};
-pub use verify::{HandReport, LogFault, LogReport, verify_log};
+pub use verify::{HandLog, HandReport, LogFault, LogReport, hand_log, verify_log};

@@ -229,6 +229,98 @@ pub fn verify_log_with_cards(
     log: &[StepRecord],
     cards: Arc<CardTable>,
 ) -> Result<LogReport, LogFault> {
+    walk(log, cards, &mut |_, _| true)
+}
+
+/// One hand of a log, as the table played it: what a replay of the hand needs.
+#[derive(Clone, Debug)]
+pub struct HandLog {
+    /// The host's proposal.
+    pub proposal: Proposal,
+    /// The roster in force for the hand (the proposal's, with every seat replaced by a bot
+    /// before it, by the replica's own rule).
+    pub roster: [ed25519_dalek::VerifyingKey; 4],
+    /// The hand's deal messages, in log order (an aborted attempt's left out).
+    pub messages: Vec<mahjong_deal::SignedMessage>,
+    /// The moves of each log step that has any (plays and opened claim answers, in seat
+    /// order), as the table applied them.
+    pub moves: Vec<Vec<mahjong_rules::Move>>,
+}
+
+/// The moves of one log step, in seat order.
+fn plays(rec: &StepRecord) -> Vec<mahjong_rules::Move> {
+    rec.entries
+        .iter()
+        .filter_map(|e| match &e.body {
+            Body::Play(p) | Body::ClaimOpen { play: p, .. } => Some(mahjong_rules::Move {
+                seat: e.seat,
+                action: p.action.clone(),
+                timed_out: p.timed_out,
+            }),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Hand `hand` of `log`, read while the log is verified through that hand as [`verify_log`]
+/// verifies it (so the roster in force is the replica's): `None` when the log holds no step
+/// of it.
+pub fn hand_log(
+    log: &[StepRecord],
+    hand: u32,
+    cards: Arc<CardTable>,
+) -> Result<Option<HandLog>, LogFault> {
+    let Some(Body::Propose(proposal)) =
+        log.first().and_then(|r| r.entries.first()).map(|e| &e.body)
+    else {
+        return Err(LogFault::NoSetup);
+    };
+    let mut found: Option<HandLog> = None;
+    let report = walk(log, cards, &mut |replica, rec| {
+        match rec.hand() {
+            Some(h) if h == hand => {}
+            Some(h) if h > hand => return false,
+            _ => return true,
+        }
+        // A roster step (a seat replaced by a bot) carries the number of the hand it comes
+        // before: the roster in force is the one after it.
+        if rec
+            .entries
+            .iter()
+            .any(|e| matches!(e.body, Body::Roster(_)))
+        {
+            return true;
+        }
+        let entry = found.get_or_insert_with(|| HandLog {
+            proposal: Proposal::clone(proposal),
+            roster: replica.roster,
+            messages: Vec::new(),
+            moves: Vec::new(),
+        });
+        if rec.is_abort() {
+            return true;
+        }
+        for e in &rec.entries {
+            if let Body::Deal(msgs) = &e.body {
+                entry.messages.extend(msgs.iter().cloned());
+            }
+        }
+        let moves = plays(rec);
+        if !moves.is_empty() {
+            entry.moves.push(moves);
+        }
+        true
+    });
+    report.map(|_| found)
+}
+
+/// Replays `log` through a watcher replica, calling `before` with each step before it is
+/// applied (`false` stops the walk there).
+fn walk(
+    log: &[StepRecord],
+    cards: Arc<CardTable>,
+    before: &mut dyn FnMut(&Replica, &StepRecord) -> bool,
+) -> Result<LogReport, LogFault> {
     let proposal = match log.first().and_then(|r| r.entries.first()).map(|e| &e.body) {
         Some(Body::Propose(p)) => Proposal::clone(p),
         _ => return Err(LogFault::NoSetup),
@@ -243,6 +335,9 @@ pub fn verify_log_with_cards(
         let seq = i as u32;
         if rec.entries.is_empty() {
             return Err(LogFault::EmptyStep { seq });
+        }
+        if !before(&replica, rec) {
+            break;
         }
         let events = if rec.is_abort() {
             check_votes(&replica, seq, &rec.entries)?;

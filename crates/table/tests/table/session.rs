@@ -4,7 +4,7 @@ use mahjong_rules::{Outcome, Ruleset, Session, SessionLength};
 use mahjong_table::{BotError, Input, TableEvent};
 
 use crate::honest::play_session;
-use crate::sim::{Net, Sim, options};
+use crate::sim::{Net, Sim, cards, options};
 
 #[test]
 fn session_carries_dealer_rotation_and_huangfan_from_hand_to_hand() {
@@ -108,6 +108,24 @@ fn a_leaving_seat_is_aborted_at_once_and_a_bot_takes_its_place() {
     // baida: 60 stakes, 20 to each other seat.
     assert_eq!(results[0].payments[1].0, -6000);
     assert!(!results[1].aborted);
+    // The log walk of a replay sees the roster the replica sees: the leaver's own key in
+    // hand 1, the bot's in hand 2.
+    let log: Vec<mahjong_table::StepRecord> = sim.log(0).to_vec();
+    let first = mahjong_table::hand_log(&log, 1, cards())
+        .expect("verifies")
+        .expect("hand 1");
+    let second = mahjong_table::hand_log(&log, 2, cards())
+        .expect("verifies")
+        .expect("hand 2");
+    assert_eq!(first.roster[1], sim.keys[1].verifying_key());
+    assert_ne!(second.roster[1], sim.keys[1].verifying_key());
+    assert_eq!(second.roster[2], sim.keys[2].verifying_key());
+    assert!(!second.messages.is_empty() && !second.moves.is_empty());
+    assert!(
+        mahjong_table::hand_log(&log, 3, cards())
+            .expect("verifies")
+            .is_none()
+    );
     // The bot seat has a new key in the roster.
     let bot_key = sim.keys[1].verifying_key();
     assert!(
