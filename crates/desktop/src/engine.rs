@@ -19,7 +19,7 @@ use ed25519_dalek::SigningKey;
 use mahjong_bot::{Bot, Level};
 use mahjong_host::{Host, NewSeat, Setup, Think, Update as HostUpdate};
 use mahjong_rules::{Action, Money, Options, Ruleset, Seat, SessionLength};
-use mahjong_table::{Body, Client, Config, Envelope, Input, TableError, TableEvent};
+use mahjong_table::{Client, Config, Input, TableError, TableEvent};
 use rand_chacha::ChaCha8Rng;
 use rand_core::{RngCore, SeedableRng};
 
@@ -153,29 +153,19 @@ impl Engine {
             });
         }
         let me = keys[HUMAN as usize].verifying_key();
-        let setup = Setup {
-            table,
-            me,
-            // Every seat is this program's: frames never leave it.
-            peers: [me; 4],
-            host_seat: HUMAN,
-            player: Some(HUMAN),
-            // The bots accept the player's set-up, whatever it is.
-            terms: Box::new(|_| Ok(())),
-            never_accept: false,
-            bot_level: Level::Strong,
-            seed: config.seed,
-            tamper: None,
-            // The player's store keeps the player's log ([`crate::records::Recorder`]); the
-            // seats hold theirs in memory.
-            keep_log_in_store: false,
-            think: Some(Think {
-                least: config.think_ms.0,
-                most: config.think_ms.1,
-                rng,
-            }),
-            pause_after_hand: true,
-        };
+        // Every seat is this program's: frames never leave it. The bots accept the player's
+        // set-up, whatever it is.
+        let mut setup = Setup::new(table, me, [me; 4], HUMAN, Some(HUMAN), Box::new(|_| Ok(())));
+        setup.seed = config.seed;
+        // The player's store keeps the player's log ([`crate::records::Recorder`]); the seats
+        // hold theirs in memory.
+        setup.keep_log_in_store = false;
+        setup.think = Some(Think {
+            least: config.think_ms.0,
+            most: config.think_ms.1,
+            rng,
+        });
+        setup.pause_after_hand = true;
         let propose = Input::Propose {
             options: Box::new(config.options()),
             stake: config.stake,
@@ -232,7 +222,9 @@ impl Engine {
     /// and the other to the remaining two, exactly what an equivocating peer on a network
     /// could do. The honest seats find both signed versions, the hand stops with the
     /// evidence naming the seat, and the settlement shows it. Practice tables never call it.
+    #[cfg(feature = "test-hooks")]
     pub fn equivocate(&mut self, seat: Seat) {
+        use mahjong_table::{Body, Envelope};
         if seat == HUMAN || seat > 3 {
             return;
         }

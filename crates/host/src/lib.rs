@@ -125,6 +125,8 @@ pub struct Host {
     order: u64,
     /// The host's clock: the latest time it ran at.
     now: u64,
+    /// The time the current run goes to ([`Host::pump`]'s `now`).
+    until: u64,
     /// Stopped after a hand ([`Setup::pause_after_hand`]).
     paused: bool,
     /// Held by the player ([`Host::hold`]).
@@ -239,7 +241,9 @@ impl Host {
         self.now
     }
 
-    /// Makes one seat of this program send what `tamper` makes of its frames (tests only).
+    /// Makes one seat of this program send what `tamper` makes of its frames (the
+    /// `test-hooks` feature only).
+    #[cfg(feature = "test-hooks")]
     pub fn set_tamper(&mut self, seat: Seat, tamper: Tamper) {
         self.tamper = Some((seat, tamper));
     }
@@ -312,6 +316,7 @@ impl Host {
     pub fn pump(&mut self, now: u64) -> Out {
         let mut out = Out::default();
         let mut budget = PUMP_BUDGET;
+        self.until = now.max(self.now);
         while budget > 0 && !self.is_paused() {
             let Some(entry) = self.queue.first_entry() else {
                 break;
@@ -502,12 +507,14 @@ impl Host {
             self.route(now, seat, frame, 1 << (to & 3), true, out);
         }
         // The seat's timer: a new one when it is earlier than the one armed, or that one is
-        // due already.
+        // due already. One due already (a seat waiting on what has not come yet, steps from
+        // the store, a peer's answer) fires after this run, not in it: a seat that asks to be
+        // woken at once cannot keep the other inputs from their turn.
         if let Some(r) = self.runners.get_mut(&seat)
             && let Some(d) = deadline
             && r.timer.is_none_or(|t| d < t || t <= now)
         {
-            let at = d.max(now);
+            let at = if d <= now { self.until + 1 } else { d };
             r.timer = Some(at);
             self.enqueue(at, seat, Due::Timer);
         }

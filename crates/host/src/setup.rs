@@ -8,7 +8,9 @@ use mahjong_table::Client;
 use rand_chacha::ChaCha8Rng;
 use rand_core::RngCore;
 
-use crate::{TableId, Tamper, Terms};
+#[cfg(feature = "test-hooks")]
+use crate::Tamper;
+use crate::{TableId, Terms};
 
 /// Who sits where, as this program runs the table.
 pub struct Setup {
@@ -30,7 +32,8 @@ pub struct Setup {
     pub bot_level: Level,
     /// Seeds those bots.
     pub seed: u64,
-    /// [`Tamper`] for one seat of this program (tests only).
+    /// [`Tamper`] for one seat of this program (the `test-hooks` feature only).
+    #[cfg(feature = "test-hooks")]
     pub tamper: Option<(Seat, Tamper)>,
     /// Each seat keeps only recent hands in memory and asks for older steps ([`crate::Out::load`]):
     /// for a program whose store holds every seat's journal ([`crate::Durable::Append`]).
@@ -41,6 +44,38 @@ pub struct Setup {
     /// [`crate::Host::next_hand`] (a practice table: nobody's timer runs while the settlement is
     /// read). A networked table never waits.
     pub pause_after_hand: bool,
+}
+
+impl Setup {
+    /// A program at `table` (its key `me`, the roster's peer of each seat, the seat that
+    /// proposes, the player's seat here if any, what its bots accept), with the network's
+    /// defaults: strong bots that play at once, seeded 0, each seat's log kept in the store,
+    /// no pause between hands.
+    pub fn new(
+        table: TableId,
+        me: VerifyingKey,
+        peers: [VerifyingKey; 4],
+        host_seat: Seat,
+        player: Option<Seat>,
+        terms: Terms,
+    ) -> Setup {
+        Setup {
+            table,
+            me,
+            peers,
+            host_seat,
+            player,
+            terms,
+            never_accept: false,
+            bot_level: Level::Strong,
+            seed: 0,
+            #[cfg(feature = "test-hooks")]
+            tamper: None,
+            keep_log_in_store: true,
+            think: None,
+            pause_after_hand: false,
+        }
+    }
 }
 
 /// Bots' thinking time: a pass takes `least.min(150)` ms, any other move between `least` and

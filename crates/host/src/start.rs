@@ -38,7 +38,10 @@ impl Host {
             never_accept: setup.never_accept,
             bot_level: setup.bot_level,
             seed: setup.seed,
+            #[cfg(feature = "test-hooks")]
             tamper: setup.tamper,
+            #[cfg(not(feature = "test-hooks"))]
+            tamper: None,
             keep_log_in_store: setup.keep_log_in_store,
             think: setup.think,
             pause_after_hand: setup.pause_after_hand,
@@ -46,6 +49,7 @@ impl Host {
             queue: BTreeMap::new(),
             order: 0,
             now: 0,
+            until: 0,
             paused: false,
             held: false,
             pending_bots: Vec::new(),

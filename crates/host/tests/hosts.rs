@@ -81,6 +81,8 @@ struct World {
     wire: VecDeque<(u64, usize, VerifyingKey, u8, Vec<u8>)>,
     now: u64,
     frames: usize,
+    /// Each frame's delay is 5 ms plus this much times a pseudo-random 0..=9 (0: in order).
+    jitter: u64,
 }
 
 fn options() -> Options {
@@ -90,25 +92,21 @@ fn options() -> Options {
 }
 
 fn setup(me: VerifyingKey, peers: [VerifyingKey; 4], player: Option<Seat>) -> Setup {
-    Setup {
-        table: TABLE,
+    let mut s = Setup::new(
+        TABLE,
         me,
         peers,
-        host_seat: 0,
+        0,
         player,
-        terms: Box::new(|p| {
+        Box::new(|p| {
             (p.stake == Money::coins(1))
                 .then_some(())
                 .ok_or_else(|| "another stake".to_string())
         }),
-        never_accept: false,
-        bot_level: Level::Basic,
-        seed: 11,
-        tamper: None,
-        keep_log_in_store: true,
-        think: None,
-        pause_after_hand: false,
-    }
+    );
+    s.bot_level = Level::Basic;
+    s.seed = 11;
+    s
 }
 
 fn propose(hands: u32) -> Input {
@@ -160,6 +158,7 @@ impl World {
             wire: VecDeque::new(),
             now: 0,
             frames: 0,
+            jitter: 0,
         }
     }
 
@@ -194,7 +193,9 @@ impl World {
             );
             if let Some(to) = self.index(&s.peer) {
                 self.frames += 1;
-                self.wire.push_back((self.now + 5, to, from, s.to, s.frame));
+                let delay = 5 + self.jitter * ((self.frames as u64 * 7919) % 10);
+                self.wire
+                    .push_back((self.now + delay, to, from, s.to, s.frame));
             }
         }
         self.programs[i].updates.extend(updates);
@@ -215,8 +216,8 @@ impl World {
                     self.apply(i, out);
                 }
             }
-            while self.wire.front().is_some_and(|w| w.0 <= self.now) {
-                let Some((_, to, from, seats, frame)) = self.wire.pop_front() else {
+            while let Some(i) = self.wire.iter().position(|w| w.0 <= self.now) {
+                let Some((_, to, from, seats, frame)) = self.wire.remove(i) else {
                     break;
                 };
                 busy = true;
@@ -234,7 +235,7 @@ impl World {
                     .iter()
                     .filter_map(|p| p.host.as_ref()?.next_deadline())
                     .min();
-                let next_wire = self.wire.front().map(|w| w.0);
+                let next_wire = self.wire.iter().map(|w| w.0).min();
                 let next = [next_timer, next_wire].into_iter().flatten().min();
                 self.now = next.unwrap_or(limit).max(self.now + 1);
             }
@@ -306,6 +307,7 @@ fn one_host_runs_four_seats_with_no_frame_leaving_it() {
         wire: VecDeque::new(),
         now: 0,
         frames: 0,
+        jitter: 0,
     };
     w.apply(0, out);
     w.run_until(3_600_000, |w| w.programs[0].store.finished);
@@ -437,5 +439,60 @@ fn a_seat_that_leaves_is_replaced_and_a_restarted_controller_resumes_the_bot() {
     assert!(matches!(
         w.ledger(0)[0].outcome,
         Outcome::Abandoned { leaver: 1, .. }
+    ));
+}
+
+/// A program whose seat signs two versions of its first discard (one to the next seat, the
+/// other to the remaining two): the honest hosts find both, prove it, abort the hand with the
+/// liar at fault, and the session goes on with a bot in its seat.
+#[cfg(feature = "test-hooks")]
+#[test]
+fn an_equivocating_seat_is_proven_at_fault_and_replaced() {
+    use mahjong_table::{Body, Envelope};
+    let mut w = World::four(2);
+    w.jitter = 3;
+    let liar: Seat = 3;
+    let key = key(liar);
+    let mut done = false;
+    let tamper: mahjong_host::Tamper = Box::new(move |frame| {
+        let Ok(env) = Envelope::decode(&frame) else {
+            return vec![(None, frame)];
+        };
+        let Body::Play(p) = &env.body else {
+            return vec![(None, frame)];
+        };
+        if done || !matches!(p.action, mahjong_rules::Action::Discard { .. }) {
+            return vec![(None, frame)];
+        }
+        done = true;
+        let mut q = p.clone();
+        q.timed_out = !q.timed_out;
+        let variant =
+            Envelope::sign(env.table, env.header(), env.seat, Body::Play(q), &key).encode();
+        vec![
+            (Some(0), frame),
+            (Some(1), variant.clone()),
+            (Some(2), variant),
+        ]
+    });
+    w.programs[liar as usize]
+        .host
+        .as_mut()
+        .expect("host")
+        .set_tamper(liar, tamper);
+    w.run_until(4 * 3_600_000, |w| {
+        (0..3).all(|i| w.programs[i].store.finished)
+    });
+    for i in 0..3 {
+        assert!(
+            w.saw(i, |e| matches!(e, TableEvent::Evidence(_))) >= 1,
+            "program {i} proved nothing"
+        );
+        assert!(w.programs[i].store.finished, "program {i}");
+        assert_eq!(w.ledger(i), w.ledger(0), "program {i}");
+    }
+    assert!(matches!(
+        w.ledger(0)[0].outcome,
+        Outcome::Abandoned { leaver: 3, .. }
     ));
 }

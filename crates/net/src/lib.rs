@@ -39,8 +39,8 @@ pub mod wire;
 
 pub use code::{CodeError, TableCode};
 pub use lobby::{Lobby, Settings, TableSpec};
-pub use node::{
-    Command, Internet, Link, NetConfig, NetError, NetEvent, Network, Tamper, Traffic, spawn,
-};
+#[cfg(feature = "test-hooks")]
+pub use node::Tamper;
+pub use node::{Command, Internet, Link, NetConfig, NetError, NetEvent, Network, Traffic, spawn};
 pub use storage::{MemoryStorage, Resume, Storage, StorageError, StoreStorage};
 pub use wire::{Advert, PROTOCOL, PROTOCOL_VERSION, Roster, SeatInfo, TableId, TableState, Wire};

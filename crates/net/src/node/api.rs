@@ -23,9 +23,12 @@ pub struct NetConfig {
     /// The bots' level.
     pub bot_level: Level,
     /// The wire version this peer speaks: [`wire::WIRE_VERSION`]; another value exists only so
-    /// that tests can play a peer of another version.
+    /// that tests can play a peer of another version (the `test-hooks` feature only).
+    #[cfg(feature = "test-hooks")]
     pub wire_version: u32,
-    /// A lying peer's rewrite of its own seat's frames (tests only; see [`Tamper`]).
+    /// A lying peer's rewrite of its own seat's frames (the `test-hooks` feature only; see
+    /// [`Tamper`]).
+    #[cfg(feature = "test-hooks")]
     pub tamper: Option<Tamper>,
     /// The player chooses tables by hand ([`Network::host`], [`Network::sit`],
     /// [`Network::stand`]); the lobby never joins or opens one on its own (the desktop app).
@@ -119,7 +122,9 @@ impl NetConfig {
             mdns: true,
             own_bot: true,
             bot_level: Level::Strong,
+            #[cfg(feature = "test-hooks")]
             wire_version: wire::WIRE_VERSION,
+            #[cfg(feature = "test-hooks")]
             tamper: None,
             manual: false,
             disconnect_seconds: None,

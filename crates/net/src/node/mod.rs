@@ -149,6 +149,7 @@ pub const MAX_STREAMS_PER_CONNECTION: usize = 8;
 /// Rewrites the frames the player's own seat broadcasts (see [`mahjong_host::Tamper`]). For
 /// tests that play a lying peer (an equivocating entry) through the real shell; `mahjong play`
 /// never sets it.
+#[cfg(feature = "test-hooks")]
 pub use mahjong_host::Tamper;
 
 #[derive(NetworkBehaviour)]
@@ -252,6 +253,7 @@ pub struct EventLoop {
     start: Instant,
     traffic: Traffic,
     seed: u64,
+    #[cfg(feature = "test-hooks")]
     tamper: Option<Tamper>,
     generations: u64,
     /// Protocol versions identify reported, by peer.
@@ -316,15 +318,19 @@ impl EventLoop {
         let mut secret = config.identity.to_bytes();
         let keypair =
             libp2p::identity::Keypair::ed25519_from_bytes(&mut secret).map_err(transport)?;
-        let version = if config.wire_version == wire::WIRE_VERSION {
+        #[cfg(feature = "test-hooks")]
+        let wire_version = config.wire_version;
+        #[cfg(not(feature = "test-hooks"))]
+        let wire_version = wire::WIRE_VERSION;
+        let version = if wire_version == wire::WIRE_VERSION {
             PROTOCOL_VERSION.to_string()
         } else {
-            format!("shanghai-mahjong/{}", config.wire_version)
+            format!("shanghai-mahjong/{wire_version}")
         };
-        let protocol = if config.wire_version == wire::WIRE_VERSION {
+        let protocol = if wire_version == wire::WIRE_VERSION {
             StreamProtocol::new(PROTOCOL)
         } else {
-            StreamProtocol::try_from_owned(format!("/shanghai-mahjong/{}", config.wire_version))
+            StreamProtocol::try_from_owned(format!("/shanghai-mahjong/{wire_version}"))
                 .map_err(transport)?
         };
         let use_mdns = config.mdns;
@@ -430,6 +436,7 @@ impl EventLoop {
             start: Instant::now(),
             traffic: Traffic::default(),
             seed,
+            #[cfg(feature = "test-hooks")]
             tamper: config.tamper,
             generations: 0,
             versions: HashMap::new(),

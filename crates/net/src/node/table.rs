@@ -181,21 +181,22 @@ impl EventLoop {
         me: Option<Seat>,
     ) -> Setup {
         let terms = roster.advert.terms();
-        Setup {
-            table: roster.advert.table,
-            me: self.me,
-            peers: [0, 1, 2, 3].map(|i: usize| seats[i].peer),
-            host_seat: roster.host_seat,
-            player: me,
-            terms: Box::new(move |p| terms.check(p)),
-            never_accept: self.never_accept,
-            bot_level: self.bot_level,
-            seed: self.seed,
-            tamper: me.and_then(|m| Some((m, self.tamper.take()?))),
-            keep_log_in_store: true,
-            think: None,
-            pause_after_hand: false,
+        let mut setup = Setup::new(
+            roster.advert.table,
+            self.me,
+            [0, 1, 2, 3].map(|i: usize| seats[i].peer),
+            roster.host_seat,
+            me,
+            Box::new(move |p| terms.check(p)),
+        );
+        setup.never_accept = self.never_accept;
+        setup.bot_level = self.bot_level;
+        setup.seed = self.seed;
+        #[cfg(feature = "test-hooks")]
+        {
+            setup.tamper = me.and_then(|m| Some((m, self.tamper.take()?)));
         }
+        setup
     }
 
     /// Resumes a table from the store: `Ok(false)` when it is over (it is marked finished and

@@ -406,10 +406,13 @@ impl Client {
         out: &mut Output,
     ) {
         let i = seat as usize & 3;
-        // At most one answer per seat per half retransmission period, whatever it asks: a
-        // seat cannot make this one send its log over and over.
-        let (_, at) = self.last_reply[i];
-        if at != 0 && self.now < at + RETRANSMIT_MS / 2 {
+        // At most one answer per seat per half retransmission period, unless it asks from
+        // an earlier step than the last answer began at: a seat cannot make this one send its
+        // log over and over, and an answer to a routine request (from the step it waits for)
+        // does not swallow its request for the whole hand (its log went another way: the
+        // answer is how an equivocation shows).
+        let (last_from, at) = self.last_reply[i];
+        if at != 0 && self.now < at + RETRANSMIT_MS / 2 && from_seq >= last_from {
             return;
         }
         self.last_reply[i] = (from_seq, self.now.max(1));

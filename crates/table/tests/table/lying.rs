@@ -379,3 +379,63 @@ fn old_deal_message_in_a_new_entry_is_caught() {
         "aborted before the dice: the penalty alone"
     );
 }
+
+/// A seat's request for the whole hand (its log went another way: the answer is how an
+/// equivocation shows) is answered even just after an answer to its routine request for the
+/// step it waits for; a third request within the same half period, from no earlier step, is
+/// not (a seat cannot make another send its log over and over). Over real sockets, the
+/// routine request of each retransmission used to swallow the other for good.
+#[test]
+fn a_request_from_an_earlier_step_is_answered_right_after_a_routine_one() {
+    use mahjong_table::codec::Header;
+    use mahjong_table::{Client, Input};
+    let mut sim = Sim::new(
+        71,
+        Net::FAST,
+        options(Ruleset::Qiaoma),
+        SessionLength::Hands(1),
+    );
+    sim.run_until(3_600_000, |s| {
+        s.count(0, |e| matches!(e, TableEvent::Moved { .. })) >= 6
+    });
+    let mut client = Client::restore_with_cards(
+        sim.stores[0].clone(),
+        sim.keys[0].clone(),
+        crate::sim::cards(),
+    )
+    .expect("restores");
+    let next = client.next_step();
+    let hand = client.hand_number();
+    let first = sim
+        .log(0)
+        .iter()
+        .position(|r| r.hand() == Some(hand))
+        .expect("the hand's first step") as u32;
+    let request = |from_seq: u32| {
+        Envelope::sign(
+            sim.stores[0].config.table,
+            Header {
+                hand,
+                seq: next,
+                prev_hash: client.log_hash(),
+            },
+            1,
+            Body::Request { from_seq, have: 0 },
+            &sim.keys[1],
+        )
+        .encode()
+    };
+    let (routine, whole, again) = (request(next), request(first), request(next));
+    let t = sim.now + 10_000;
+    let a = client.handle(t, Input::Frame(routine));
+    let b = client.handle(t + 20, Input::Frame(whole));
+    let c = client.handle(t + 40, Input::Frame(again));
+    assert!(
+        b.reply.len() > a.reply.len(),
+        "the request for the whole hand got {} frames after {}",
+        b.reply.len(),
+        a.reply.len()
+    );
+    assert!(b.reply.iter().all(|(to, _)| *to == 1));
+    assert!(c.reply.is_empty(), "a third answer within the half period");
+}
