@@ -155,6 +155,14 @@ impl OptionSpec {
     /// the range or not among the choices is refused naming the option, and so is a
     /// combination [`Options::validate`] refuses.
     pub fn set(&self, options: &Options, value: &OptionValue) -> Result<Options, OptionsError> {
+        let o = self.put(options, value)?;
+        o.validate()?;
+        Ok(o)
+    }
+
+    /// [`OptionSpec::set`] without the check of combinations (an editor shows a combination
+    /// the rules refuse, and why, while the player changes it).
+    pub fn put(&self, options: &Options, value: &OptionValue) -> Result<Options, OptionsError> {
         let bad = |why: String| OptionsError::BadValue {
             name: self.name.into(),
             why,
@@ -179,7 +187,7 @@ impl OptionSpec {
         };
         let mut change = serde_json::Map::new();
         change.insert(self.name.into(), json);
-        options.apply_overrides(&serde_json::Value::Object(change))
+        options.merge_overrides(&serde_json::Value::Object(change))
     }
 
     /// One line for a command's help: the name, its values and each preset's default.

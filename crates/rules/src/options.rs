@@ -250,6 +250,15 @@ impl Options {
     /// Applies `{"name": value, ...}` over these options. Unknown names and bad values are
     /// errors naming the option.
     pub fn apply_overrides(&self, overrides: &serde_json::Value) -> Result<Options, OptionsError> {
+        let o = self.merge_overrides(overrides)?;
+        o.validate()?;
+        Ok(o)
+    }
+
+    /// [`Options::apply_overrides`] without the check of combinations: each value is of its
+    /// option's type, nothing more (an editor holds a combination the rules refuse while the
+    /// player changes it, and says why).
+    pub fn merge_overrides(&self, overrides: &serde_json::Value) -> Result<Options, OptionsError> {
         let obj = match overrides {
             serde_json::Value::Object(o) => o,
             serde_json::Value::Null => return Ok(self.clone()),
@@ -279,14 +288,12 @@ impl Options {
                 });
             }
         }
-        let o: Options = serde_json::from_value(serde_json::Value::Object(base)).map_err(|e| {
+        serde_json::from_value(serde_json::Value::Object(base)).map_err(|e| {
             OptionsError::BadValue {
                 name: "options".into(),
                 why: e.to_string(),
             }
-        })?;
-        o.validate()?;
-        Ok(o)
+        })
     }
 
     /// Checks ranges and combinations that make no sense. Every option of the rules is

@@ -37,9 +37,8 @@
 use crate::i18n::Text;
 use iced::widget::{button, column, container, row, text};
 use iced::{Alignment, Background, Border, Color, Element, Length, Theme};
-use mahjong_rules::{
-    BindingRule, HandsRule, MenqingEffect, Money, Options, OptionsError, Ruleset, SessionLength,
-};
+use mahjong_rules::catalogue::{self, OptionKind, OptionSpec, OptionValue};
+use mahjong_rules::{Money, Options, OptionsError, Ruleset, SessionLength};
 
 use super::{ACCENT, MUTED, ON_FELT, WARN, bold, label, preset_name};
 use crate::i18n::{Lang, T};
@@ -100,13 +99,23 @@ enum Control {
         max: u64,
         none: bool,
     },
-    /// The choices' labels, in the order of [`Val::Choice`].
-    Choice(&'static [T]),
+    /// The choices' names (as in files), in the order of [`Val::Choice`].
+    Choice(&'static [&'static str]),
 }
 
-const HANDS: &[T] = &[T::HandsRestricted, T::HandsDadiaoche, T::HandsStandard];
-const BINDING: &[T] = &[T::NoneValue, T::BindingQiaoma, T::BindingChiSanKou];
-const MENQING: &[T] = &[T::NoneValue, T::MenqingDouble, T::MenqingFlower];
+/// The label of a choice, by its name in the catalogue.
+fn choice_label(name: &str) -> T {
+    match name {
+        "restricted" => T::HandsRestricted,
+        "restricted_dadiaoche" => T::HandsDadiaoche,
+        "standard" => T::HandsStandard,
+        "double" => T::MenqingDouble,
+        "flower" => T::MenqingFlower,
+        "qiaoma" => T::BindingQiaoma,
+        "chi_san_kou" => T::BindingChiSanKou,
+        _ => T::NoneValue,
+    }
+}
 
 impl Opt {
     /// Every option the editor knows, in the order shown.
@@ -193,151 +202,65 @@ impl Opt {
         }
     }
 
+    /// The option in the rules crate's catalogue (its values, presets, whether a timer): the
+    /// editor reads everything but the words from there.
+    fn spec(self) -> Option<&'static OptionSpec> {
+        catalogue::option(self.name())
+    }
+
     fn control(self) -> Control {
-        let num = |min, max, none| Control::Num { min, max, none };
-        match self {
-            Opt::MustDeclareReady
-            | Opt::Wildcard
-            | Opt::DragonsAreFlowers
-            | Opt::WinOnDiscard
-            | Opt::Kaibao
-            | Opt::DiceHuangfan
-            | Opt::EightFlowers
-            | Opt::FourWildcards => Control::Bool,
-            Opt::Hands => Control::Choice(HANDS),
-            Opt::Binding => Control::Choice(BINDING),
-            Opt::Menqing => Control::Choice(MENQING),
-            Opt::BasePoints => num(1, 20, false),
-            Opt::LeziPoints => num(1, 100, true),
-            Opt::TableLimitLezi => num(1, 50, true),
-            Opt::LeaverPenalty => num(0, 500, false),
-            Opt::DiscardSeconds | Opt::ClaimSeconds => num(3, 300, false),
-            Opt::StartSeconds => num(3, 300, false),
-            Opt::TimeoutsBeforeLeaver => num(1, 50, true),
-            Opt::DisconnectSeconds => num(10, 3600, false),
-            Opt::ChipLimit => num(10, 100_000, true),
+        match self.spec().map(|s| s.kind) {
+            Some(OptionKind::Number { min, max, none }) => Control::Num { min, max, none },
+            Some(OptionKind::Choice(names)) => Control::Choice(names),
+            Some(OptionKind::Bool) | None => Control::Bool,
         }
     }
 
-    /// Whether the option is shown in `scope` under `preset` (what means nothing there is
-    /// hidden: no ready declaration and no lezi in 百搭, no wildcard outside it).
+    /// Whether the option is shown in `scope` under `preset`: where it means something
+    /// (no ready declaration and no lezi in 百搭, no wildcard outside it), and the start
+    /// countdown and the silence limit only for a LAN table.
     pub fn shown(self, preset: Ruleset, scope: Scope) -> bool {
-        let baida = preset == Ruleset::Baida;
-        match self {
-            Opt::StartSeconds | Opt::DisconnectSeconds => scope == Scope::Lan,
-            Opt::MustDeclareReady | Opt::LeziPoints | Opt::TableLimitLezi => !baida,
-            Opt::Wildcard | Opt::DragonsAreFlowers | Opt::FourWildcards => baida,
-            _ => true,
-        }
+        self.spec()
+            .is_some_and(|s| s.applies(preset) && (!s.network || scope == Scope::Lan))
     }
 
     /// A timer (shown with the stake and the length).
     pub fn is_timer(self) -> bool {
-        matches!(
-            self,
-            Opt::DiscardSeconds
-                | Opt::ClaimSeconds
-                | Opt::TimeoutsBeforeLeaver
-                | Opt::StartSeconds
-                | Opt::DisconnectSeconds
-        )
+        self.spec().is_some_and(|s| s.timer)
     }
 
     /// The option's value in `o`.
     pub fn get(self, o: &Options) -> Val {
-        let n = |x: u32| Val::Num(Some(u64::from(x)));
-        let on = |x: Option<u32>| Val::Num(x.map(u64::from));
-        match self {
-            Opt::MustDeclareReady => Val::Bool(o.must_declare_ready),
-            Opt::Hands => Val::Choice(match o.hands {
-                HandsRule::Restricted => 0,
-                HandsRule::RestrictedDadiaoche => 1,
-                HandsRule::Standard => 2,
-            }),
-            Opt::Wildcard => Val::Bool(o.wildcard),
-            Opt::DragonsAreFlowers => Val::Bool(o.dragons_are_flowers),
-            Opt::WinOnDiscard => Val::Bool(o.win_on_discard),
-            Opt::BasePoints => n(o.base_points),
-            Opt::LeziPoints => on(o.lezi_points),
-            Opt::TableLimitLezi => on(o.table_limit_lezi),
-            Opt::Binding => Val::Choice(match o.binding {
-                None => 0,
-                Some(BindingRule::Qiaoma) => 1,
-                Some(BindingRule::ChiSanKou) => 2,
-            }),
-            Opt::Kaibao => Val::Bool(o.kaibao),
-            Opt::DiceHuangfan => Val::Bool(o.dice_huangfan),
-            Opt::Menqing => Val::Choice(match o.menqing {
-                MenqingEffect::None => 0,
-                MenqingEffect::Double => 1,
-                MenqingEffect::Flower => 2,
-            }),
-            Opt::EightFlowers => Val::Bool(o.eight_flowers),
-            Opt::FourWildcards => Val::Bool(o.four_wildcards),
-            Opt::LeaverPenalty => n(o.leaver_penalty),
-            Opt::DiscardSeconds => n(o.discard_seconds),
-            Opt::ClaimSeconds => n(o.claim_seconds),
-            Opt::StartSeconds => n(o.start_seconds),
-            Opt::TimeoutsBeforeLeaver => on(o.timeouts_before_leaver),
-            Opt::DisconnectSeconds => n(o.disconnect_seconds),
-            Opt::ChipLimit => Val::Num(o.chip_limit),
+        let Some(spec) = self.spec() else {
+            return Val::Bool(false);
+        };
+        match (spec.get(o), spec.kind) {
+            (OptionValue::Bool(b), _) => Val::Bool(b),
+            (OptionValue::Number(n), _) => Val::Num(n),
+            (OptionValue::Choice(c), OptionKind::Choice(names)) => {
+                Val::Choice(names.iter().position(|n| *n == c).unwrap_or(0))
+            }
+            (OptionValue::Choice(_), _) => Val::Choice(0),
         }
     }
 
-    /// Sets the option in `o` (a value of the wrong kind is ignored).
+    /// Sets the option in `o` (a value of the wrong kind or out of range is ignored; a
+    /// combination the rules refuse is kept, and said, until the player changes it).
     pub fn set(self, o: &mut Options, v: Val) {
-        let small = |x: Option<u64>| x.map(|x| u32::try_from(x).unwrap_or(u32::MAX));
-        match (self, v) {
-            (Opt::MustDeclareReady, Val::Bool(b)) => o.must_declare_ready = b,
-            (Opt::Wildcard, Val::Bool(b)) => o.wildcard = b,
-            (Opt::DragonsAreFlowers, Val::Bool(b)) => o.dragons_are_flowers = b,
-            (Opt::WinOnDiscard, Val::Bool(b)) => o.win_on_discard = b,
-            (Opt::Kaibao, Val::Bool(b)) => o.kaibao = b,
-            (Opt::DiceHuangfan, Val::Bool(b)) => o.dice_huangfan = b,
-            (Opt::EightFlowers, Val::Bool(b)) => o.eight_flowers = b,
-            (Opt::FourWildcards, Val::Bool(b)) => o.four_wildcards = b,
-            (Opt::Hands, Val::Choice(i)) => {
-                o.hands = match i {
-                    0 => HandsRule::Restricted,
-                    1 => HandsRule::RestrictedDadiaoche,
-                    _ => HandsRule::Standard,
-                }
-            }
-            (Opt::Binding, Val::Choice(i)) => {
-                o.binding = match i {
-                    0 => None,
-                    1 => Some(BindingRule::Qiaoma),
-                    _ => Some(BindingRule::ChiSanKou),
-                }
-            }
-            (Opt::Menqing, Val::Choice(i)) => {
-                o.menqing = match i {
-                    0 => MenqingEffect::None,
-                    1 => MenqingEffect::Double,
-                    _ => MenqingEffect::Flower,
-                }
-            }
-            (Opt::LeziPoints, Val::Num(x)) => o.lezi_points = small(x),
-            (Opt::TableLimitLezi, Val::Num(x)) => o.table_limit_lezi = small(x),
-            (Opt::TimeoutsBeforeLeaver, Val::Num(x)) => o.timeouts_before_leaver = small(x),
-            (Opt::ChipLimit, Val::Num(x)) => o.chip_limit = x,
-            (Opt::BasePoints, Val::Num(Some(x))) => o.base_points = small(Some(x)).unwrap_or(1),
-            (Opt::LeaverPenalty, Val::Num(Some(x))) => {
-                o.leaver_penalty = small(Some(x)).unwrap_or(0)
-            }
-            (Opt::DiscardSeconds, Val::Num(Some(x))) => {
-                o.discard_seconds = small(Some(x)).unwrap_or(20)
-            }
-            (Opt::ClaimSeconds, Val::Num(Some(x))) => {
-                o.claim_seconds = small(Some(x)).unwrap_or(20)
-            }
-            (Opt::StartSeconds, Val::Num(Some(x))) => {
-                o.start_seconds = small(Some(x)).unwrap_or(15)
-            }
-            (Opt::DisconnectSeconds, Val::Num(Some(x))) => {
-                o.disconnect_seconds = small(Some(x)).unwrap_or(180)
-            }
-            _ => {}
+        let Some(spec) = self.spec() else {
+            return;
+        };
+        let value = match (v, spec.kind) {
+            (Val::Bool(b), _) => OptionValue::Bool(b),
+            (Val::Num(n), _) => OptionValue::Number(n),
+            (Val::Choice(i), OptionKind::Choice(names)) => match names.get(i) {
+                Some(n) => OptionValue::Choice((*n).to_string()),
+                None => return,
+            },
+            (Val::Choice(_), _) => return,
+        };
+        if let Ok(changed) = spec.put(o, &value) {
+            *o = changed;
         }
     }
 
@@ -674,7 +597,7 @@ impl Editor {
                 .enumerate()
                 .fold(row![].spacing(4), |r, (i, &k)| {
                     r.push(small(
-                        lang.t(k),
+                        lang.t(choice_label(k)),
                         Some(Message::Set(o, Val::Choice(i))),
                         i == c,
                         &control_id(o, &i.to_string()),
@@ -777,7 +700,7 @@ pub fn show(lang: Lang, o: Opt, v: Val) -> String {
         (_, Val::Bool(b)) => lang.t(if b { T::On } else { T::Off }).to_string(),
         (Control::Choice(labels), Val::Choice(i)) => labels
             .get(i)
-            .map_or_else(|| i.to_string(), |&k| lang.t(k).to_string()),
+            .map_or_else(|| i.to_string(), |&k| lang.t(choice_label(k)).to_string()),
         (_, Val::Num(None)) => lang.t(T::NoneValue).to_string(),
         (_, Val::Num(Some(x))) => match o {
             Opt::DiscardSeconds
@@ -956,6 +879,16 @@ mod tests {
         // tiles to put back, so a practice player could only wait for its timer to pass.
         let fields = json.as_object().map_or(0, |m| m.len());
         assert_eq!(fields, Opt::ALL.len() + 2, "ruleset and swap_five aside");
+        // The editor reads each option's values, presets and kind from the rules crate's
+        // catalogue: every option it shows is there, and every option there but 换牌 is shown.
+        for spec in catalogue::OPTIONS.iter().filter(|s| s.name != "swap_five") {
+            let o = Opt::from_name(spec.name).unwrap_or_else(|| panic!("{} not edited", spec.name));
+            assert_eq!(o.spec(), Some(spec));
+            for r in Ruleset::ALL {
+                let shown = o.shown(r, Scope::Lan);
+                assert_eq!(shown, spec.applies(r), "{} under {r}", spec.name);
+            }
+        }
     }
 
     #[test]
