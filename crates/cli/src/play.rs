@@ -1,5 +1,9 @@
 //! `mahjong play`: sit at a table on the LAN and play a session.
 //!
+//! One file on purpose (about 900 lines): the command's flags, its automatic and terminal
+//! players and the line it prints for each network event share one session's arguments and
+//! event loop.
+//!
 //! `mahjong play --bot --name NAME --data-dir DIR --hands N [--preset P] [--stake S]
 //! [--peer ADDR]… [--wait SECS] [--bots K]` joins the first open table it discovers on the
 //! network (mDNS, or the `--peer` addresses) with the same preset, stake and length, or opens

@@ -2,6 +2,10 @@
 //! subscriptions (the practice table's worker, the countdown while one runs, the keyboard,
 //! the window size).
 //!
+//! One file on purpose (about 1,150 lines): the top-level message and its dispatch to every
+//! screen; each screen's own state and logic live in `screens/`, so what stays here is the
+//! routing between them.
+//!
 //! A bar at the top switches the language and the tile faces at any time, mid-hand included;
 //! both are remembered in `settings.json`.
 

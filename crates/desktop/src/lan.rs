@@ -358,19 +358,18 @@ fn on_event(
                 seen.opened = true;
                 eprintln!("lobby: opened a table");
             }
-            if !seen.first_table && tables.iter().any(|a| a.host != me) {
-                seen.first_table = true;
-                if let Some(t) = LAUNCHED.get() {
-                    eprintln!(
-                        "lobby: first table of another peer seen {} ms after launch",
-                        t.elapsed().as_millis()
-                    );
-                }
+            if tables.iter().any(|a| a.host != me) {
+                first_table_seen(seen);
             }
             let _ = out.unbounded_send(Feed::Net(NetEvent::Lobby(tables)));
         }
         NetEvent::Began { ref roster, .. } | NetEvent::Resumed { ref roster, .. } => {
             seen.table = Some(roster.advert.table);
+            // A friend's table taken within one lobby tick of its advert is never listed:
+            // sitting at it is seeing it.
+            if matches!(ev, NetEvent::Began { .. }) && roster.advert.host != me {
+                first_table_seen(seen);
+            }
             if autoplay.is_some() {
                 eprintln!("table {} full", &node::hex(&roster.advert.table)[..8]);
             }
@@ -379,6 +378,20 @@ fn on_event(
         other => {
             let _ = out.unbounded_send(Feed::Net(other));
         }
+    }
+}
+
+/// The first time a table of another peer is seen: how long after launch (the lobby's
+/// figure, printed on standard error).
+fn first_table_seen(seen: &mut Seen) {
+    if std::mem::replace(&mut seen.first_table, true) {
+        return;
+    }
+    if let Some(t) = LAUNCHED.get() {
+        eprintln!(
+            "lobby: first table of another peer seen {} ms after launch",
+            t.elapsed().as_millis()
+        );
     }
 }
 

@@ -2,6 +2,9 @@
 //! started at the same moment to one table. Sans-IO like the table: messages and time in,
 //! [`Action`]s out; the event loop moves them.
 //!
+//! About 850 lines besides its tests: the lobby's rules are one state machine (adverts, seats,
+//! rosters, the tie-break between tables).
+//!
 //! **Rules.**
 //! - A host advertises its table to every peer it is connected to, at connection and at every
 //!   change ([`Wire::Advert`], newest `revision` wins; a peer keeps one table per host, so a

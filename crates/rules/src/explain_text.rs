@@ -2,6 +2,9 @@
 //! and one renderer ([`render`]) shared by the command line and the terminal game. A front
 //! end that draws its own widgets can reuse [`label`], the catalogues, or mirror them.
 //!
+//! About 840 lines, most of them the two phrase catalogues side by side: a phrase and its
+//! translation are changed together.
+//!
 //! Hands and modifiers are shown by their Chinese name with the id (`清一色 (qingyise)`) in
 //! both languages; the lines are wrapped to fit 80 columns (a CJK character counts as two).
 

@@ -1,6 +1,9 @@
 //! One hand as the table runs it: the deal crate's messages and the rules crate's moves, step
 //! by step, with what each seat must send at each step and the checks of what it did send.
 //!
+//! About 830 lines: one hand's state machine (deal, play, claims, settlement), whose steps read
+//! each other's state.
+//!
 //! Implements ARCHITECTURE.md "Randomness and dealing" and "Agreement" for one hand (docs/rules.en.md
 //! §2–§4 through the rules crate). A `HandPlay` is driven by [`crate::replica`]: it is given
 //! complete steps (every required entry, in seat order) and either moves on or names the seat

@@ -6,6 +6,9 @@
 //! once a table is full, the host's set-up with every difference from its preset highlighted
 //! and explained, the accept-or-leave choice and its countdown (`start_seconds`).
 //!
+//! About 830 lines besides its tests: the list, the form and the set-up view share the
+//! lobby's state.
+//!
 //! The screen only keeps what the network said ([`crate::lan`] feeds it) and what the player
 //! typed; every choice goes out as a [`Request`]. Bots are spread over the human peers by the
 //! lobby's rule (no peer runs two bots while another human runs none), and every seat shows

@@ -3,6 +3,9 @@
 //! default shown, changes from the preset highlighted, the rules crate's own check
 //! (`Options::validate`) shown plainly when a combination is refused, and a reset.
 //!
+//! About 850 lines besides its tests: the rows, their controls and the read-only summary share
+//! the editor's values and words.
+//!
 //! 换牌 (`swap_five`) is not offered: the table screen cannot yet choose the five tiles to put
 //! back.
 //!

@@ -3,6 +3,10 @@
 //! dice, 荒番, ready declarations, claims between seats), the preset with its options and the
 //! stake; the settlement is explained as soon as the hand is complete.
 //!
+//! One file on purpose (about 1,000 lines): the tile picker, the situation form and the
+//! explained settlement share one state, the hand being built; split, each part would reach
+//! into the others'.
+//!
 //! It builds the rules crate's `Settlement` and scores it with `scoring::settle`, the engine
 //! `mahjong score` runs on a settlement file, and shows the explanation with the hand end's
 //! own renderer ([`super::settle::explanation_lines`]). A click that cannot be right (a fifth

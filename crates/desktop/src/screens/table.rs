@@ -1,6 +1,9 @@
 //! The practice table's state and its update: what the player's client said, what the player
 //! chooses, the countdown, the hint, auto-play after 敲, the hand end.
 //!
+//! About 850 lines: the table's state and every message it takes (the updates, clicks, keys,
+//! the countdown); the drawing is `table_view.rs`.
+//!
 //! The table lives in a worker thread ([`crate::worker::practice`]); this screen keeps the
 //! latest view of the player's seat and sends commands. Only actions the rules list as legal
 //! are offered, so a click can never be refused; the table's own timers play for the player
