@@ -471,6 +471,8 @@ struct Lab<'a> {
     kill_relay: bool,
     /// Kill the relay once a hand is booked and start it again 3 s later.
     restart_relay: bool,
+    /// The relay drops this share of its packets, in %, at random.
+    lossy: u32,
 }
 
 /// Plays a table in the NAT lab; the figures' line (or `None`: the lab cannot be made here).
@@ -483,6 +485,7 @@ fn nat_table(lab_spec: Lab) -> Option<String> {
         mdns,
         kill_relay,
         restart_relay,
+        lossy,
     } = lab_spec;
     let Some(lab) = mahjong_testlan::Internet::new(per_home, nat) else {
         println!(
@@ -494,6 +497,9 @@ fn nat_table(lab_spec: Lab) -> Option<String> {
     assert_homes_are_closed(&lab, &dir);
     let listen = format!("/ip4/{}/tcp/4001", mahjong_testlan::SERVER_IP);
     let (mut relay, addr) = relay(Some(&lab.server), &listen, &dir);
+    if lossy > 0 {
+        assert!(lab.lossy_server(4001, lossy), "the lossy relay's rules");
+    }
     let start = Instant::now();
     let mut players: Vec<Proc> = lab
         .all_players()
@@ -598,6 +604,14 @@ fn nat_table(lab_spec: Lab) -> Option<String> {
             )))
             .unwrap_or_default(),
     );
+    let line = if lossy > 0 {
+        format!(
+            "{line}; the relay dropped {} packets ({lossy} %)",
+            lab.server_drops()
+        )
+    } else {
+        line
+    };
     println!("{line}");
     drop(lab);
     Some(line)
@@ -614,6 +628,7 @@ fn four_homes_behind_nats_meet_by_code_go_direct_and_play_on_without_the_relay()
         mdns: false,
         kill_relay: true,
         restart_relay: false,
+        lossy: 0,
     });
 }
 
@@ -628,6 +643,7 @@ fn behind_nats_that_pick_random_ports_the_relay_carries_the_whole_table() {
         mdns: false,
         kill_relay: false,
         restart_relay: false,
+        lossy: 0,
     }) else {
         return;
     };
@@ -645,12 +661,120 @@ fn two_friends_behind_one_nat_link_on_their_lan_and_the_others_by_hole_punching(
         mdns: true,
         kill_relay: false,
         restart_relay: false,
+        lossy: 0,
     }) else {
         return;
     };
     // The two at home found each other by mDNS (their router does not loop back to itself,
     // so hole punching between them fails); the others punched through.
     assert!(line.contains(": 6 of 6 links direct"), "{line}");
+}
+
+/// A relay that loses a tenth of its packets at random (nftables in its namespace: the relay
+/// forwards encrypted streams, so a loss is a TCP segment sent again): the relayed table
+/// stalls now and then and books the same four-signed hands everywhere.
+#[test]
+fn a_relay_dropping_a_tenth_of_its_packets_slows_a_relayed_table_and_books_the_same_hands() {
+    let _serial = serial();
+    let Some(line) = nat_table(Lab {
+        name: "nat-lossy",
+        per_home: &[1, 1, 1, 1],
+        nat: mahjong_testlan::Nat::Random,
+        hands: 2,
+        mdns: false,
+        kill_relay: false,
+        restart_relay: false,
+        lossy: 10,
+    }) else {
+        return;
+    };
+    assert!(line.contains(": 0 of 6 links direct"), "{line}");
+    let dropped: u64 = line
+        .rsplit_once("the relay dropped ")
+        .and_then(|(_, r)| r.split(' ').next()?.parse().ok())
+        .unwrap_or(0);
+    assert!(dropped > 0, "the relay dropped nothing: {line}");
+}
+
+/// A relay gone for good before any link went direct (routers with random ports): every
+/// player sees the others go silent, nothing more is booked anywhere, and what was booked
+/// before is the same everywhere. Nothing can be agreed without the others' signatures, so
+/// the table waits; a player that quits books nothing new.
+#[test]
+fn a_relay_gone_for_good_before_any_link_is_direct_leaves_the_table_waiting_and_booked_alike() {
+    let _serial = serial();
+    let Some(lab) = mahjong_testlan::Internet::new(&[1, 1, 1, 1], mahjong_testlan::Nat::Random)
+    else {
+        println!("skipped: the NAT lab needs root, iproute2 and nftables");
+        return;
+    };
+    let dir = scratch("relay-gone");
+    let listen = format!("/ip4/{}/tcp/4001", mahjong_testlan::SERVER_IP);
+    let (mut relay, addr) = relay(Some(&lab.server), &listen, &dir);
+    let mut players: Vec<Proc> = lab
+        .all_players()
+        .iter()
+        .enumerate()
+        .map(|(i, ns)| {
+            let mut c = mahjong(Some(ns));
+            c.args(play_args(&format!("p{i}"), &dir, 4, &addr, "7K3M-QX9P"));
+            Proc::spawn(c)
+        })
+        .collect();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    // The relay goes once the first hand is booked.
+    while players[0].lines_starting("hand ").is_empty() {
+        assert!(Instant::now() < deadline, "no hand: {:#?}", players[0].seen);
+        players.iter_mut().for_each(Proc::drain);
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(direct_pairs(&players), 0, "a link went direct");
+    kill(&mut relay);
+    let gone = Instant::now();
+    // Every player says its friends are silent.
+    while !players
+        .iter()
+        .all(|p| p.seen.iter().any(|l| l.ends_with(" is silent")))
+    {
+        assert!(
+            gone.elapsed() < Duration::from_secs(60),
+            "not every player saw the others go silent: {:#?}",
+            players.iter().map(|p| &p.seen).collect::<Vec<_>>()
+        );
+        players.iter_mut().for_each(Proc::drain);
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    std::thread::sleep(Duration::from_secs(5));
+    players.iter_mut().for_each(Proc::drain);
+    let hands: Vec<usize> = players
+        .iter()
+        .map(|p| p.lines_starting("hand ").len())
+        .collect();
+    for p in players.iter_mut() {
+        kill(p);
+    }
+    // What each booked is one history: the hands finished while the relay was there, the
+    // same rows everywhere (one that got the last signature of a hand just before the relay
+    // went may be a hand ahead of another; none holds a different hand).
+    let ledgers: Vec<Vec<support::Row>> = (0..4)
+        .map(|i| support::ledger(&dir.join(format!("p{i}"))))
+        .collect();
+    let longest = ledgers.iter().map(Vec::len).max().unwrap_or(0);
+    let booked = ledgers.iter().map(Vec::len).min().unwrap_or(0);
+    assert!(booked >= 1, "{hands:?}");
+    assert!(longest <= booked + 1, "{hands:?}");
+    let reference = ledgers
+        .iter()
+        .max_by_key(|l| l.len())
+        .cloned()
+        .unwrap_or_default();
+    for (i, l) in ledgers.iter().enumerate() {
+        assert_eq!(l[..], reference[..l.len()], "player {i}'s ledger");
+    }
+    println!(
+        "relay gone for good after hand {booked}: every player saw the others silent within {:.1} s; nothing more booked",
+        gone.elapsed().as_secs_f64() - 5.0
+    );
 }
 
 #[test]
@@ -664,6 +788,7 @@ fn a_relayed_table_pauses_while_its_relay_restarts_and_goes_on() {
         mdns: false,
         kill_relay: false,
         restart_relay: true,
+        lossy: 0,
     }) else {
         return;
     };

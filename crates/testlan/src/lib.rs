@@ -295,6 +295,49 @@ impl Internet {
         Some(net)
     }
 
+    /// Makes the server drop `percent` % of the TCP packets to and from its `port`, at random
+    /// (nftables `numgen random` in its namespace): a relay that loses frames. TCP sends them
+    /// again, so what the players see is a relay that stalls now and then. `false` when the
+    /// rules cannot be loaded.
+    pub fn lossy_server(&self, port: u16, percent: u32) -> bool {
+        let rules = format!(
+            "table inet lossy {{
+  chain input {{
+    type filter hook input priority 0; policy accept;
+    tcp dport {port} numgen random mod 100 < {percent} counter drop
+  }}
+  chain output {{
+    type filter hook output priority 0; policy accept;
+    tcp sport {port} numgen random mod 100 < {percent} counter drop
+  }}
+}}
+"
+        );
+        nft(&self.server, &rules)
+    }
+
+    /// Packets the server dropped so far ([`Internet::lossy_server`]).
+    pub fn server_drops(&self) -> u64 {
+        let out = Command::new("ip")
+            .args([
+                "netns",
+                "exec",
+                &self.server,
+                "nft",
+                "list",
+                "table",
+                "inet",
+                "lossy",
+            ])
+            .output();
+        let Ok(out) = out else { return 0 };
+        String::from_utf8_lossy(&out.stdout)
+            .split("packets ")
+            .skip(1)
+            .filter_map(|r| r.split_whitespace().next()?.parse::<u64>().ok())
+            .sum()
+    }
+
     /// Every player's namespace, home by home.
     pub fn all_players(&self) -> Vec<String> {
         self.players.iter().flatten().cloned().collect()
