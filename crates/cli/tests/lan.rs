@@ -962,7 +962,6 @@ fn a_peer_of_another_version_is_told_so_in_one_line() {
 #[test]
 fn an_equivocating_peer_is_caught_and_the_others_abort_with_evidence() {
     let _serial = serial();
-    use mahjong_table::{Body, Envelope};
     let net = Net::loopback(4);
     let Net::Loopback(ports) = &net else {
         unreachable!()
@@ -986,29 +985,8 @@ fn an_equivocating_peer_is_caught_and_the_others_abort_with_evidence() {
     seed[..2].copy_from_slice(&ports[3].to_le_bytes());
     seed[2] = 0x77;
     let key = ed25519_dalek::SigningKey::from_bytes(&seed);
-    let mut done = false;
-    let tamper: mahjong_net::Tamper = Box::new(move |frame| {
-        let Ok(env) = Envelope::decode(&frame) else {
-            return vec![(None, frame)];
-        };
-        let Body::Play(p) = &env.body else {
-            return vec![(None, frame)];
-        };
-        if done || !matches!(p.action, mahjong_rules::Action::Discard { .. }) {
-            return vec![(None, frame)];
-        }
-        done = true;
-        let mut q = p.clone();
-        q.timed_out = !q.timed_out;
-        let variant =
-            Envelope::sign(env.table, env.header(), env.seat, Body::Play(q), &key).encode();
-        let others: Vec<u8> = (0..4).filter(|s| *s != env.seat).collect();
-        vec![
-            (Some(others[0]), frame),
-            (Some(others[1]), variant.clone()),
-            (Some(others[2]), variant),
-        ]
-    });
+    // One honest seat gets one version of the liar's first discard, the two others the other.
+    let tamper = mahjong_net::equivocate_once(key);
     // The liar joins a table an honest peer opened (a host that leaves is a separate case).
     std::thread::sleep(Duration::from_millis(2500));
     let rt = tokio::runtime::Runtime::new().expect("runtime");

@@ -224,45 +224,12 @@ impl Engine {
     /// evidence naming the seat, and the settlement shows it. Practice tables never call it.
     #[cfg(feature = "test-hooks")]
     pub fn equivocate(&mut self, seat: Seat) {
-        use mahjong_table::{Body, Envelope};
         if seat == HUMAN || seat > 3 {
             return;
         }
         let key = self.keys[seat as usize].clone();
-        let mut done = false;
-        let tamper = move |frame: Vec<u8>| -> Vec<(Option<Seat>, Vec<u8>)> {
-            let same = vec![(None, frame.clone())];
-            if done {
-                return same;
-            }
-            let Ok(env) = Envelope::decode(&frame) else {
-                return same;
-            };
-            let Body::Play(p) = &env.body else {
-                return same;
-            };
-            if !matches!(p.action, Action::Discard { .. }) {
-                return same;
-            }
-            let mut other = p.clone();
-            other.timed_out = !other.timed_out;
-            let variant =
-                Envelope::sign(env.table, env.header(), env.seat, Body::Play(other), &key).encode();
-            done = true;
-            let next = (seat + 1) % 4;
-            (0..4u8)
-                .filter(|&to| to != seat)
-                .map(|to| {
-                    let f = if to == next {
-                        frame.clone()
-                    } else {
-                        variant.clone()
-                    };
-                    (Some(to), f)
-                })
-                .collect()
-        };
-        self.host.set_tamper(seat, Box::new(tamper));
+        self.host
+            .set_tamper(seat, mahjong_host::hooks::equivocate_once(key));
     }
 
     /// The engine clock (milliseconds).

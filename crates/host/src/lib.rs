@@ -39,6 +39,8 @@ use mahjong_table::{
     Client, Follower, Input, Output, Persisted, Proposal, Record, StepRecord, TableEvent,
 };
 
+#[cfg(feature = "test-hooks")]
+pub mod hooks;
 mod out;
 mod setup;
 mod start;

@@ -55,15 +55,9 @@ impl Store {
     }
 
     fn steps(&self, seat: Seat, from: u32, to: u32) -> Vec<mahjong_table::StepRecord> {
-        self.seats.get(&seat).map_or_else(Vec::new, |(p, _)| {
-            let base = p.base();
-            let lo = from.max(base).saturating_sub(base) as usize;
-            let hi = (to.saturating_sub(base) as usize).min(p.log.len());
-            p.log
-                .get(lo..hi.max(lo))
-                .map(<[_]>::to_vec)
-                .unwrap_or_default()
-        })
+        self.seats
+            .get(&seat)
+            .map_or_else(Vec::new, |(p, _)| p.steps(from, to))
     }
 }
 
@@ -448,33 +442,11 @@ fn a_seat_that_leaves_is_replaced_and_a_restarted_controller_resumes_the_bot() {
 #[cfg(feature = "test-hooks")]
 #[test]
 fn an_equivocating_seat_is_proven_at_fault_and_replaced() {
-    use mahjong_table::{Body, Envelope};
     let mut w = World::four(2);
     w.jitter = 3;
     let liar: Seat = 3;
-    let key = key(liar);
-    let mut done = false;
-    let tamper: mahjong_host::Tamper = Box::new(move |frame| {
-        let Ok(env) = Envelope::decode(&frame) else {
-            return vec![(None, frame)];
-        };
-        let Body::Play(p) = &env.body else {
-            return vec![(None, frame)];
-        };
-        if done || !matches!(p.action, mahjong_rules::Action::Discard { .. }) {
-            return vec![(None, frame)];
-        }
-        done = true;
-        let mut q = p.clone();
-        q.timed_out = !q.timed_out;
-        let variant =
-            Envelope::sign(env.table, env.header(), env.seat, Body::Play(q), &key).encode();
-        vec![
-            (Some(0), frame),
-            (Some(1), variant.clone()),
-            (Some(2), variant),
-        ]
-    });
+    // Seat 0 gets one version of the liar's first discard, seats 1 and 2 the other.
+    let tamper = mahjong_host::hooks::equivocate_once(key(liar));
     w.programs[liar as usize]
         .host
         .as_mut()

@@ -40,6 +40,8 @@ pub mod wire;
 pub use code::{CodeError, TableCode};
 pub use lobby::{Lobby, Settings, TableSpec};
 #[cfg(feature = "test-hooks")]
+pub use mahjong_host::hooks::equivocate_once;
+#[cfg(feature = "test-hooks")]
 pub use node::Tamper;
 pub use node::{Command, Internet, Link, NetConfig, NetError, NetEvent, Network, Traffic, spawn};
 pub use storage::{MemoryStorage, Resume, Storage, StorageError, StoreStorage};

@@ -189,15 +189,9 @@ impl Storage for MemoryStorage {
         to: u32,
     ) -> Result<Vec<StepRecord>, StorageError> {
         self.with(|m| {
-            m.seats.get(&seat).map_or_else(Vec::new, |p| {
-                let base = p.base();
-                let lo = from.max(base).saturating_sub(base) as usize;
-                let hi = (to.saturating_sub(base) as usize).min(p.log.len());
-                p.log
-                    .get(lo..hi.max(lo))
-                    .map(<[_]>::to_vec)
-                    .unwrap_or_default()
-            })
+            m.seats
+                .get(&seat)
+                .map_or_else(Vec::new, |p| p.steps(from, to))
         })
     }
 

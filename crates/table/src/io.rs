@@ -167,6 +167,18 @@ impl Persisted {
         }
     }
 
+    /// Steps `from..to` of the log this holds (fewer when it starts later): a store's answer
+    /// to a client's [`Load`].
+    pub fn steps(&self, from: u32, to: u32) -> Vec<StepRecord> {
+        let base = self.base();
+        let lo = from.max(base).saturating_sub(base) as usize;
+        let hi = (to.saturating_sub(base) as usize).min(self.log.len());
+        self.log
+            .get(lo..hi.max(lo))
+            .map(<[_]>::to_vec)
+            .unwrap_or_default()
+    }
+
     /// The same store starting at its checkpoint: the steps before it are left out (a
     /// restore then trusts the checkpoint, as it always does, and reads only what follows).
     pub fn from_checkpoint_on(mut self) -> Persisted {

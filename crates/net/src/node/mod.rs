@@ -628,21 +628,8 @@ impl EventLoop {
                 tracing::warn!("seat {seat} leaves without its journal: {e}");
             }
         }
-        let mut sent = false;
-        for s in out.send {
-            let Some(id) = peer_id(&s.peer) else {
-                continue;
-            };
-            self.send_to(
-                &id,
-                &Wire::Frame {
-                    table,
-                    to: s.to,
-                    bytes: s.frame,
-                },
-            );
-            sent = true;
-        }
+        let sent = !out.send.is_empty();
+        self.send_frames(table, out.send);
         tracing::info!("left table {}", hex(&table));
         sent || deferred
     }

@@ -285,6 +285,23 @@ impl EventLoop {
         self.apply(out)
     }
 
+    /// The seat host's frames, one [`Wire::Frame`] per peer with a bit per seat.
+    pub(super) fn send_frames(&mut self, table: TableId, send: Vec<mahjong_host::Outgoing>) {
+        for s in send {
+            let Some(id) = peer_id(&s.peer) else {
+                continue;
+            };
+            self.send_to(
+                &id,
+                &Wire::Frame {
+                    table,
+                    to: s.to,
+                    bytes: s.frame,
+                },
+            );
+        }
+    }
+
     /// What the seat host gives to do, in its order: the store first (a failure stops before
     /// anything is sent), older steps read back for the seats that asked, the frames (one
     /// [`Wire::Frame`] per peer with a bit per seat), then the player's events.
@@ -320,19 +337,7 @@ impl EventLoop {
                 p.host.stored(now, &l, steps);
             }
         }
-        for s in send {
-            let Some(id) = peer_id(&s.peer) else {
-                continue;
-            };
-            self.send_to(
-                &id,
-                &Wire::Frame {
-                    table,
-                    to: s.to,
-                    bytes: s.frame,
-                },
-            );
-        }
+        self.send_frames(table, send);
         for u in updates {
             let ev = match u {
                 Update::Table(ev) => NetEvent::Table(ev),
