@@ -288,16 +288,6 @@ impl Host {
         self.runners.values().all(|r| r.client.is_over())
     }
 
-    /// Whether `peer` is one of the roster's.
-    pub fn is_table_peer(&self, peer: &VerifyingKey) -> bool {
-        self.peers.contains(peer)
-    }
-
-    /// The roster's peers.
-    pub fn peers(&self) -> [VerifyingKey; 4] {
-        self.peers
-    }
-
     /// The seats `peer` runs now that this program does not.
     pub fn seats_of(&self, peer: &VerifyingKey) -> Vec<Seat> {
         (0..4u8)
