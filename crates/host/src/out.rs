@@ -18,24 +18,6 @@ pub struct Out {
     pub updates: Vec<Update>,
 }
 
-impl Out {
-    /// Nothing to do.
-    pub fn is_empty(&self) -> bool {
-        self.durable.is_empty()
-            && self.load.is_empty()
-            && self.send.is_empty()
-            && self.updates.is_empty()
-    }
-
-    /// Adds `other` after this.
-    pub fn extend(&mut self, other: Out) {
-        self.durable.extend(other.durable);
-        self.load.extend(other.load);
-        self.send.extend(other.send);
-        self.updates.extend(other.updates);
-    }
-}
-
 /// One frame for the seats `to` (a bit per seat) that `peer` runs.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Outgoing {
