@@ -348,13 +348,28 @@ impl Store {
         let ids = mahjong_table::verify::hand_ids(log);
         let mut added = 0;
         for result in fresh {
-            let (signatures, _) =
-                final_signatures(log, result.hand).ok_or_else(|| StoreError::NotFinal {
-                    table: to_hex(&table),
-                    hand: result.hand,
-                    why: "its signatures are not in the log".into(),
-                })?;
-            let id = ids.get(&result.hand).copied();
+            let (signatures, id) = match final_signatures(log, result.hand) {
+                Some((signatures, _)) => (signatures, ids.get(&result.hand).copied()),
+                None => {
+                    // The client holds the log from its checkpoint after the hand on (it was
+                    // restored after the hand's step was journalled but before it was
+                    // booked): the journal has the hand.
+                    let steps = self.hand_steps(&table, result.hand)?;
+                    let (signatures, _) =
+                        final_signatures(&steps, result.hand).ok_or_else(|| {
+                            StoreError::NotFinal {
+                                table: to_hex(&table),
+                                hand: result.hand,
+                                why: "its signatures are neither in the log nor in the journal"
+                                    .into(),
+                            }
+                        })?;
+                    let id = mahjong_table::verify::hand_ids(&steps)
+                        .get(&result.hand)
+                        .copied();
+                    (signatures, id)
+                }
+            };
             if self.book(&table, result, &signatures, id)? {
                 added += 1;
             }

@@ -226,6 +226,12 @@ impl EventLoop {
                 self.identity.clone()
             };
             let client = Client::restore(p, key).map_err(|e| format!("cannot resume: {e}"))?;
+            // A hand made final just before this peer stopped may not be booked yet (the
+            // journal's commit and the booking are two writes): book it now, the table over
+            // or not.
+            self.storage
+                .book(&table, client.results(), client.log())
+                .map_err(|e| e.to_string())?;
             let bot = (info.bot || self.own_bot).then(|| self.bot(seat));
             clients.push((client, bot));
         }

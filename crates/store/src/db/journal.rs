@@ -141,6 +141,48 @@ impl Store {
         Ok(steps)
     }
 
+    /// The steps of hand `hand` as the journals of this table's local seats recorded them
+    /// (the first seat whose journal holds the hand's final step, else the longest run
+    /// found): what books a hand whose client no longer holds its log (a restart between
+    /// the journal's commit and the booking, the client restored from the checkpoint after
+    /// the hand).
+    pub(crate) fn hand_steps(
+        &self,
+        table: &[u8; 32],
+        hand: u32,
+    ) -> Result<Vec<mahjong_table::StepRecord>, StoreError> {
+        let seats: Vec<u8> = self
+            .table(table)?
+            .map(|t| t.seats.iter().map(|s| s.config.seat).collect())
+            .unwrap_or_default();
+        let mut best: Vec<mahjong_table::StepRecord> = Vec::new();
+        for seat in seats {
+            let mut held: std::collections::BTreeMap<u32, mahjong_table::StepRecord> =
+                std::collections::BTreeMap::new();
+            self.each_record(table, seat, 0, |_, record| match record {
+                Record::Step(rec) => {
+                    if let (Some(seq), Some(h)) = (rec.seq(), rec.hand())
+                        && h == hand
+                    {
+                        held.insert(seq, rec);
+                    }
+                }
+                Record::Truncate(n) => {
+                    held.split_off(&n);
+                }
+                Record::Own(_) | Record::Checkpoint(_) => {}
+            })?;
+            let steps: Vec<_> = held.into_values().collect();
+            if crate::ledger::final_signatures(&steps, hand).is_some() {
+                return Ok(steps);
+            }
+            if steps.len() > best.len() {
+                best = steps;
+            }
+        }
+        Ok(best)
+    }
+
     /// Calls `f` with each journal record of a seat from row `from_id` on, in order, each
     /// decoded (a record that does not decode is an error naming its row).
     fn each_record(

@@ -68,6 +68,8 @@ pub struct Game {
     pub appends: Vec<(bool, std::time::Duration)>,
     /// Loads of older steps the clients asked for (they keep their log in the store).
     pub loads: usize,
+    /// Seats that journal but do not book (a process killed between the two writes).
+    pub unbooked: [bool; 4],
 }
 
 impl Game {
@@ -167,6 +169,7 @@ impl Game {
                 .collect(),
             appends: Vec::new(),
             loads: 0,
+            unbooked: [false; 4],
         }
     }
 
@@ -202,10 +205,11 @@ impl Game {
                 .any(|r| matches!(r, mahjong_table::Record::Own(_)));
             self.appends.push((own, started.elapsed()));
         }
-        if out
-            .events
-            .iter()
-            .any(|e| matches!(e, TableEvent::HandOver { .. }))
+        if !self.unbooked[seat]
+            && out
+                .events
+                .iter()
+                .any(|e| matches!(e, TableEvent::HandOver { .. }))
         {
             store.book_from_client(client).expect("book");
         }

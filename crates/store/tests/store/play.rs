@@ -67,6 +67,33 @@ fn a_client_restored_from_the_store_continues_the_hand() {
 }
 
 #[test]
+fn a_hand_journalled_but_not_booked_before_a_crash_is_booked_from_the_journal_after_it() {
+    // Killed between the journal's commit of a hand's settlement (with the checkpoint after
+    // it) and the booking: the restored client holds its log from that checkpoint on, so the
+    // hand's signatures are only in the journal.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut game = Game::new(dir.path(), 13, Ruleset::Qiaoma, 2);
+    game.unbooked[2] = true;
+    game.run_until(|g| g.client(2).results().len() == 1);
+    game.crash(2);
+    game.unbooked[2] = false;
+    game.restart(2);
+    let p = &game.players[2];
+    assert!(p.store.ledger().expect("ledger").is_empty(), "not booked");
+    let restored = game.client(2);
+    assert_eq!(restored.results().len(), 1);
+    assert!(
+        restored.log().iter().all(|r| r.hand() != Some(1)),
+        "the restored log starts after hand 1"
+    );
+    assert_eq!(p.store.book_from_client(restored).expect("book"), 1);
+    game.run();
+    game.assert_agree();
+    let rows = assert_ledgers(&game, 2);
+    assert_eq!(rows[0].hand, 1);
+}
+
+#[test]
 fn booking_is_idempotent_and_never_overwrites() {
     let dir = tempfile::tempdir().expect("tempdir");
     let mut game = Game::new(dir.path(), 12, Ruleset::Classic, 2);
