@@ -162,6 +162,9 @@ pub struct App {
     pub lan: Option<LanKey>,
     lan_options: LanOptions,
     link: Option<Link>,
+    /// At a LAN table, the key of each friend at their own seat (whose link the lobby
+    /// knows); `None` for the player's seat, bots and empty seats.
+    friends: [Option<ed25519_dalek::VerifyingKey>; 4],
 }
 
 impl App {
@@ -195,6 +198,7 @@ impl App {
             lan: None,
             lan_options: LanOptions::default(),
             link: None,
+            friends: Default::default(),
         };
         if let Some(l) = flags.lang {
             settings.lang = l;
@@ -457,6 +461,11 @@ impl App {
         self.generation += 1;
         let mut t = table::State::lan(config, self.generation, me, names);
         t.reduce_motion = self.settings.reduce_motion;
+        self.friends = std::array::from_fn(|i| match &a.seats[i] {
+            Some(s) if !s.bot && i != me as usize => Some(s.peer),
+            _ => None,
+        });
+        t.links = self.links();
         // Under --autoplay the strong bot plays the seat in the network loop: the screen only
         // shows the table.
         if self.lan_options.autoplay.is_none() {
@@ -466,6 +475,12 @@ impl App {
         }
         self.lobby.seated = None;
         self.screen = Screen::Table(Box::new(t));
+    }
+
+    /// Each friend's link at a table met over the internet (a LAN table shows none: every
+    /// link there is direct).
+    fn links(&self) -> [Option<bool>; 4] {
+        std::array::from_fn(|i| self.lobby.link_of(self.friends[i].as_ref()?))
     }
 
     fn on_lan(&mut self, feed: lan::Feed) -> Task<Message> {
@@ -491,10 +506,22 @@ impl App {
                 }
             }
             lan::Feed::Net(ev) => {
+                let link = matches!(
+                    ev,
+                    mahjong_net::NetEvent::Link { .. } | mahjong_net::NetEvent::Disconnected(_)
+                );
                 if self.lobby.on_net(ev, lang)
                     && let Some(s) = self.lobby.seated.clone()
                 {
                     self.lan_table(&s.roster);
+                }
+                if link {
+                    let links = self.links();
+                    if let Screen::Table(t) = &mut self.screen
+                        && t.is_lan()
+                    {
+                        t.links = links;
+                    }
                 }
             }
             lan::Feed::Table(u) => {

@@ -707,6 +707,44 @@ fn play_over_the_internet_meets_a_friend_by_table_code_and_remembers_the_relay()
     });
     assert!(h.find(Lang::Zh.t(T::NetRelayUp)));
     assert!(h.find(&Lang::Zh.f(T::NetLinks, &[&1, &0])));
+    // The friend's seat on the table's card says how the friend is linked.
+    assert!(h.find(&format!("1 · Bo · {}", Lang::Zh.t(T::LinkDirect))));
+    // At the friend's table, each friend's seat says how it is linked.
+    h.click(Lang::Zh.t(T::SitDown))?;
+    h.until("the proposal", |a| {
+        a.lobby
+            .seated
+            .as_ref()
+            .is_some_and(|s| s.proposal.is_some())
+    });
+    h.click(Lang::Zh.t(T::AcceptSetup))?;
+    h.until("the table screen", |a| a.table_state().is_some());
+    let t = h.app.table_state().expect("table");
+    let bo = 1 - t.me as usize; // the friend hosts seat 0, the app sits at seat 1
+    assert_eq!(t.links[bo], Some(true), "{:?}", t.links);
+    assert_eq!(
+        t.links.iter().filter(|l| l.is_some()).count(),
+        1,
+        "only the friend's own seat (not bots, not the player): {:?}",
+        t.links
+    );
+    h.until("the deal", |a| {
+        a.table_state()
+            .is_some_and(|t| t.view.as_ref().is_some_and(|v| !v.hand.is_empty()))
+    });
+    assert!(h.find(Lang::Zh.t(T::LinkDirect)));
+    assert!(!h.find(Lang::Zh.t(T::LinkRelayed)));
+    // Were the direct link to close, the seat says the moves come through the relay.
+    let peer = mahjong_net::node::peer_id(&SigningKey::from_bytes(&[43; 32]).verifying_key())
+        .expect("peer id");
+    h.send(Message::Lan(Feed::Net(NetEvent::Link {
+        peer,
+        link: mahjong_net::Link::Relayed,
+    })));
+    assert_eq!(h.app.table_state().expect("table").links[bo], Some(false));
+    assert!(h.find(Lang::Zh.t(T::LinkRelayed)));
+    assert!(!h.find(Lang::Zh.t(T::LinkDirect)));
+    let _ = rt.block_on(friend.shutdown());
     // The relay is remembered for the next time the app opens.
     let saved = Settings::load(&h.dir).expect("settings");
     assert_eq!(saved.relay.as_deref(), Some(relay.as_str()));

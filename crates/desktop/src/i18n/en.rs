@@ -648,6 +648,8 @@ pub fn text(key: T) -> &'static str {
         T::NetRelayUp => "Reachable through the relay",
         T::NetRelayDown => "Reaching the relay…",
         T::NetLinks => "Friends: {0} linked directly, {1} through the relay",
+        T::LinkDirect => "direct link",
+        T::LinkRelayed => "via the relay",
         T::NetBadCode => "A table code has 8 letters or digits, such as the one New code makes",
         T::NetBadRelay => "Not a relay's address: paste the whole line the relay printed",
         // (end of the keys)

@@ -102,7 +102,7 @@ keys! {
     Utc, VeUnreadable, VeBadFrame, VeHeader, VeResult, VeProven, VeEvidence, VeSeat, LfNoSetup, LfEmptyStep, LfGap, LfWrongTable, LfChain, LfSignature, LfUnexpected, LfMissing, LfAfterEnd, LfFault, LfAbort, LfInternal,
     // Internet play keys go below this line.
     NetTitle, NetRelay, NetCode, NetNewCode, NetMeet, NetMeeting, NetRelayUp, NetRelayDown,
-    NetLinks, NetBadCode, NetBadRelay, NetDetailInLog,
+    NetLinks, LinkDirect, LinkRelayed, NetBadCode, NetBadRelay, NetDetailInLog,
     // The records' troubles go below this line.
     ReFull, ReDenied, ReNotFound, ReNotAFolder, ReIsFolder, ReFileOther, ReCorrupt, ReNewer, ReOtherIdentity,
     ReDamaged, ReInUse, ReNoStore, ReNoTable, ReNoSeat, ReNoHand, ReNotInLog, ReStore, RpNoSetup, RpNoAudit,

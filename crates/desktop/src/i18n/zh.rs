@@ -566,6 +566,8 @@ pub fn text(key: T) -> &'static str {
         T::NetRelayUp => "已连上中继",
         T::NetRelayDown => "正在连接中继…",
         T::NetLinks => "朋友：{0} 位直连，{1} 位经中继",
+        T::LinkDirect => "直连",
+        T::LinkRelayed => "经中继",
         T::NetBadCode => "对局码是 8 个字母或数字，就像“生成对局码”给出的那样",
         T::NetBadRelay => "这不是中继地址：请粘贴中继程序显示的那一整行",
         // (end of the keys)

@@ -524,8 +524,27 @@ impl State {
             None => lang.t(T::SeatFree).to_string(),
             Some(s) if s.bot => lang.f(T::SeatBotOf, &[&runner(&s.peer)]),
             Some(s) if Some(s.peer) == self.me() => lang.f(T::SeatYou, &[&s.name]),
-            Some(s) => s.name.clone(),
+            // Met over the internet: how the friend is linked, once known.
+            Some(s) => match self.link_of(&s.peer) {
+                Some(direct) => {
+                    let link = if direct {
+                        T::LinkDirect
+                    } else {
+                        T::LinkRelayed
+                    };
+                    format!("{} · {}", s.name, lang.t(link))
+                }
+                None => s.name.clone(),
+            },
         }
+    }
+
+    /// A friend's link (direct or through the relay) when met over the internet; `None` on
+    /// a LAN and before it is known.
+    pub fn link_of(&self, peer: &VerifyingKey) -> Option<bool> {
+        self.meeting.as_ref()?;
+        let id = mahjong_net::node::peer_id(peer)?;
+        self.links.get(&id.to_string()).copied()
     }
 
     fn table_card<'a>(&'a self, a: &'a Advert, lang: Lang) -> Element<'a, Message> {

@@ -201,6 +201,10 @@ pub struct State {
     pub names: Option<[String; 4]>,
     /// Seats a bot took over after their player left (a LAN table).
     pub replaced: [bool; 4],
+    /// At a table met over the internet, each friend's link as last told: direct (`true`,
+    /// after hole punching) or through the relay (`false`); `None` where not known, at the
+    /// player's own seat, and at every seat of a LAN table.
+    pub links: [Option<bool>; 4],
     /// The player asked to leave and is asked to confirm.
     pub confirm_leave: bool,
     /// A table killed earlier is being played back (no sounds for what already happened).
@@ -255,6 +259,7 @@ impl State {
             me: HUMAN,
             names: None,
             replaced: [false; 4],
+            links: [None; 4],
             confirm_leave: false,
             replaying: false,
             watched: false,

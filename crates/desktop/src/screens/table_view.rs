@@ -213,6 +213,17 @@ fn seat_header<'a>(st: &State, v: &SeatView, seat: Seat, ctx: Ctx<'_>) -> Elemen
         top = top.push(bold(lang.t(mark), 14.0, WARN));
     }
     let mut details = vec![lang.t(relative(seat, v.seat)).to_string()];
+    // Over the internet: whether this friend's moves come straight or through the relay.
+    if let Some(direct) = st.links[seat as usize] {
+        details.push(
+            lang.t(if direct {
+                T::LinkDirect
+            } else {
+                T::LinkRelayed
+            })
+            .to_string(),
+        );
+    }
     if seat != HUMAN && st.names.is_none() {
         let level = st.config().levels[seat as usize - 1];
         details.push(lang.t(super::level_name(level)).to_string());
@@ -226,13 +237,20 @@ fn seat_header<'a>(st: &State, v: &SeatView, seat: Seat, ctx: Ctx<'_>) -> Elemen
         // The mark on the wildcards in the player's hand, explained where the hand is.
         details.push(lang.f(T::WildcardLegend, &[&tile_text(wc, ctx.faces, lang)]));
     }
+    let mut under = row![label(details.join(" · "), 12.0, MUTED)].spacing(6);
+    // Over the internet: whether this friend's moves come straight or through the relay.
+    if let Some(direct) = st.links[seat as usize] {
+        let link = if direct {
+            T::LinkDirect
+        } else {
+            T::LinkRelayed
+        };
+        under = under.push(label(lang.t(link), 12.0, ACCENT));
+    }
     // The row keeps its height with or without a call-out: nothing below it moves.
-    column![
-        top.height(Length::Fixed(30.0)),
-        label(details.join(" · "), 12.0, MUTED)
-    ]
-    .spacing(1)
-    .into()
+    column![top.height(Length::Fixed(30.0)), under]
+        .spacing(1)
+        .into()
 }
 
 /// A seat across or at a side. `wide`: the seat across, whose panel is wide and low — its
