@@ -109,7 +109,8 @@ pub struct PlayArgs {
     #[arg(long)]
     no_mdns: bool,
     /// Play over the internet: the relay's address as `mahjong relay` prints it
-    /// (/ip4/ADDRESS/tcp/PORT/p2p/PEER_ID); needs --code or --new-code.
+    /// (/ip4/ADDRESS/tcp/PORT/p2p/PEER_ID, or …/udp/PORT/quic-v1/… to meet and punch over
+    /// QUIC); needs --code or --new-code.
     #[arg(long)]
     relay: Option<String>,
     /// The table code the friends share (8 letters, e.g. 7K3M-QX9P; case, dashes and spaces

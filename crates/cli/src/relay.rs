@@ -16,7 +16,8 @@ use mahjong_relay::libp2p::multiaddr::Protocol;
 /// The arguments of `mahjong relay`.
 #[derive(Args)]
 pub struct RelayArgs {
-    /// An address to listen on (repeatable; default /ip4/0.0.0.0/tcp/4001 and /ip6/::/tcp/4001).
+    /// An address to listen on (repeatable; default TCP and QUIC on port 4001: /ip4/0.0.0.0/tcp/4001,
+    /// /ip6/::/tcp/4001, /ip4/0.0.0.0/udp/4001/quic-v1 and /ip6/::/udp/4001/quic-v1).
     #[arg(long = "listen", value_name = "MULTIADDR")]
     listen: Vec<String>,
     /// The relay's data directory (its identity key); default: `relay` in the player's data

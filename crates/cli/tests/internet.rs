@@ -159,6 +159,25 @@ fn relay(ns: Option<&str>, listen: &str, dir: &Path) -> (Proc, String) {
     (p, addr)
 }
 
+/// A relay listening on TCP at `listen` and on QUIC at the same host and port: the process
+/// and the QUIC address it printed (the players meet it over QUIC).
+fn relay_quic(ns: Option<&str>, listen: &str, dir: &Path) -> (Proc, String) {
+    let quic = listen.replace("/tcp/", "/udp/") + "/quic-v1";
+    let mut c = mahjong(ns);
+    c.args(["relay", "--listen", listen, "--listen", &quic, "--data-dir"])
+        .arg(dir.join("relay"));
+    let mut p = Proc::spawn(c);
+    let mut addr = String::new();
+    for _ in 0..2 {
+        let line = p.first_out_line(Duration::from_secs(20));
+        if line.contains("/quic-v1/") {
+            addr = line;
+        }
+    }
+    assert!(!addr.is_empty(), "the relay printed no QUIC address");
+    (p, addr)
+}
+
 fn play_args(name: &str, dir: &Path, hands: u32, relay: &str, code: &str) -> Vec<String> {
     play_args_waiting(name, dir, hands, relay, code, 60)
 }
@@ -473,6 +492,9 @@ struct Lab<'a> {
     restart_relay: bool,
     /// The relay drops this share of its packets, in %, at random.
     lossy: u32,
+    /// The relay listens on QUIC too and the players meet it over QUIC (so hole punching
+    /// goes over QUIC); otherwise TCP only.
+    quic: bool,
 }
 
 /// Plays a table in the NAT lab; the figures' line (or `None`: the lab cannot be made here).
@@ -486,6 +508,7 @@ fn nat_table(lab_spec: Lab) -> Option<String> {
         kill_relay,
         restart_relay,
         lossy,
+        quic,
     } = lab_spec;
     let Some(lab) = mahjong_testlan::Internet::new(per_home, nat) else {
         println!(
@@ -496,7 +519,11 @@ fn nat_table(lab_spec: Lab) -> Option<String> {
     let dir = scratch(name);
     assert_homes_are_closed(&lab, &dir);
     let listen = format!("/ip4/{}/tcp/4001", mahjong_testlan::SERVER_IP);
-    let (mut relay, addr) = relay(Some(&lab.server), &listen, &dir);
+    let (mut relay, addr) = if quic {
+        relay_quic(Some(&lab.server), &listen, &dir)
+    } else {
+        relay(Some(&lab.server), &listen, &dir)
+    };
     if lossy > 0 {
         assert!(lab.lossy_server(4001, lossy), "the lossy relay's rules");
     }
@@ -543,7 +570,11 @@ fn nat_table(lab_spec: Lab) -> Option<String> {
             kill(&mut relay);
             restarted_at_hand = Some(hands_done);
             std::thread::sleep(Duration::from_secs(3));
-            let (again, addr_again) = self::relay(Some(&lab.server), &listen, &dir);
+            let (again, addr_again) = if quic {
+                relay_quic(Some(&lab.server), &listen, &dir)
+            } else {
+                self::relay(Some(&lab.server), &listen, &dir)
+            };
             assert_eq!(addr_again, addr, "the relay came back at another address");
             relay = again;
         }
@@ -583,9 +614,10 @@ fn nat_table(lab_spec: Lab) -> Option<String> {
         })
         .sum();
     let line = format!(
-        "NAT lab ({nat:?} ports), homes {per_home:?}, mDNS {}: {} of 6 links direct{}; table \
+        "NAT lab ({nat:?} ports, {}), homes {per_home:?}, mDNS {}: {} of 6 links direct{}; table \
          full after {full:.1} s; {hands} hands in {:.1} s ({:.1} s a hand); the players sent \
          {bytes} bytes in all ({} a hand); the relay: peak RSS {} KiB, CPU {:.2} s{}",
+        if quic { "QUIC" } else { "TCP" },
         if mdns { "on" } else { "off" },
         direct_pairs(&players),
         direct_after.map_or(String::new(), |d| format!(
@@ -629,6 +661,7 @@ fn four_homes_behind_nats_meet_by_code_go_direct_and_play_on_without_the_relay()
         kill_relay: true,
         restart_relay: false,
         lossy: 0,
+        quic: false,
     });
 }
 
@@ -644,10 +677,40 @@ fn behind_nats_that_pick_random_ports_the_relay_carries_the_whole_table() {
         kill_relay: false,
         restart_relay: false,
         lossy: 0,
+        quic: false,
     }) else {
         return;
     };
     assert!(line.contains(": 0 of 6 links direct"), "{line}");
+}
+
+/// The same two labs over QUIC: the relay listens on QUIC too, the players meet it over QUIC
+/// and punch over UDP. The figure for docs/relay.md: whether QUIC makes more links direct.
+#[test]
+fn over_quic_routers_that_keep_ports_let_every_link_go_direct_and_random_ports_none() {
+    let _serial = serial();
+    for (nat, want) in [
+        (mahjong_testlan::Nat::Keeping, 6),
+        (mahjong_testlan::Nat::Random, 0),
+    ] {
+        let Some(line) = nat_table(Lab {
+            name: &format!("nat-quic-{nat:?}"),
+            per_home: &[1, 1, 1, 1],
+            nat,
+            hands: 2,
+            mdns: false,
+            kill_relay: false,
+            restart_relay: false,
+            lossy: 0,
+            quic: true,
+        }) else {
+            return;
+        };
+        assert!(
+            line.contains(&format!(": {want} of 6 links direct")),
+            "{line}"
+        );
+    }
 }
 
 #[test]
@@ -662,6 +725,7 @@ fn two_friends_behind_one_nat_link_on_their_lan_and_the_others_by_hole_punching(
         kill_relay: false,
         restart_relay: false,
         lossy: 0,
+        quic: false,
     }) else {
         return;
     };
@@ -685,6 +749,7 @@ fn a_relay_dropping_a_tenth_of_its_packets_slows_a_relayed_table_and_books_the_s
         kill_relay: false,
         restart_relay: false,
         lossy: 10,
+        quic: false,
     }) else {
         return;
     };
@@ -789,6 +854,7 @@ fn a_relayed_table_pauses_while_its_relay_restarts_and_goes_on() {
         kill_relay: false,
         restart_relay: true,
         lossy: 0,
+        quic: false,
     }) else {
         return;
     };

@@ -205,13 +205,8 @@ fn bad_input_gets_one_line_and_a_failure_code() {
             "--external",
         ),
         (
-            vec![
-                "--listen",
-                "/ip4/127.0.0.1/udp/0/quic-v1",
-                "--data-dir",
-                &data,
-            ],
-            "not a TCP address",
+            vec!["--listen", "/ip4/127.0.0.1/udp/0", "--data-dir", &data],
+            "not a TCP or QUIC address",
         ),
         (vec!["--listen", &taken, "--data-dir", &data], "in use"),
         (

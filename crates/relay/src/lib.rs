@@ -109,7 +109,12 @@ pub const IDENTIFY_VERSION: &str = "shanghai-mahjong-relay/1";
 
 /// The default listen addresses of `mahjong relay`: every IPv4 and IPv6 interface, port
 /// 4001 (where the libp2p world usually runs its relays; any port works).
-pub const DEFAULT_LISTEN: [&str; 2] = ["/ip4/0.0.0.0/tcp/4001", "/ip6/::/tcp/4001"];
+pub const DEFAULT_LISTEN: [&str; 4] = [
+    "/ip4/0.0.0.0/tcp/4001",
+    "/ip6/::/tcp/4001",
+    "/ip4/0.0.0.0/udp/4001/quic-v1",
+    "/ip6/::/udp/4001/quic-v1",
+];
 
 /// What can stop the relay from starting.
 #[derive(Debug, thiserror::Error)]
@@ -217,6 +222,7 @@ impl Relay {
                 yamux::Config::default,
             )
             .map_err(|e| transport(&e))?
+            .with_quic()
             .with_behaviour(|key| {
                 let me = key.public().to_peer_id();
                 Behaviour {
@@ -255,7 +261,7 @@ impl Relay {
                 Err(e) => {
                     let why = match e {
                         libp2p::TransportError::MultiaddrNotSupported(_) => {
-                            "not a TCP address (e.g. /ip4/0.0.0.0/tcp/4001)".to_string()
+                            "not a TCP or QUIC address (e.g. /ip4/0.0.0.0/tcp/4001 or /ip4/0.0.0.0/udp/4001/quic-v1)".to_string()
                         }
                         libp2p::TransportError::Other(io) => io.to_string(),
                     };

@@ -72,8 +72,14 @@ pub struct Internet {
 }
 
 impl Internet {
-    /// Checks the relay's address: a TCP address (`/ip4/…` or `/ip6/…`; names are not
-    /// resolved) ending in `/p2p/PEER`.
+    /// Whether the relay is met over QUIC: then this peer also listens on QUIC, and hole
+    /// punching goes over QUIC (the relay observes the UDP port the NAT gave this peer).
+    pub fn is_quic(&self) -> bool {
+        self.relay.iter().any(|p| p == Protocol::QuicV1)
+    }
+
+    /// Checks the relay's address: a TCP or QUIC address (`/ip4/…` or `/ip6/…`; names are
+    /// not resolved) ending in `/p2p/PEER`.
     pub fn new(relay: Multiaddr, code: TableCode) -> Result<Internet, String> {
         let Some(Protocol::P2p(relay_peer)) = relay.iter().last() else {
             return Err(format!(
@@ -82,11 +88,16 @@ impl Internet {
         };
         let mut parts = relay.iter();
         let host = matches!(parts.next(), Some(Protocol::Ip4(_) | Protocol::Ip6(_)));
-        let tcp = matches!(parts.next(), Some(Protocol::Tcp(_)));
+        let transport = match parts.next() {
+            Some(Protocol::Tcp(_)) => true,
+            Some(Protocol::Udp(_)) => matches!(parts.next(), Some(Protocol::QuicV1)),
+            _ => false,
+        };
         let end = matches!(parts.next(), Some(Protocol::P2p(_))) && parts.next().is_none();
-        if !(host && tcp && end) {
+        if !(host && transport && end) {
             return Err(format!(
-                "the relay address {relay} is not of the form /ip4/ADDRESS/tcp/PORT/p2p/PEER_ID"
+                "the relay address {relay} is not of the form /ip4/ADDRESS/tcp/PORT/p2p/PEER_ID \
+                 (or …/udp/PORT/quic-v1/p2p/PEER_ID)"
             ));
         }
         Ok(Internet {

@@ -28,6 +28,9 @@ impl EventLoop {
                 let _ = self.swarm.disconnect_peer_id(relay);
             }
         }
+        if internet.is_quic() {
+            self.listen_quic();
+        }
         self.code_peers.clear();
         self.registered = false;
         self.last_register = 0;
@@ -70,6 +73,19 @@ impl EventLoop {
             tracing::warn!("dial the relay {relay}: {e}");
         }
         Ok(())
+    }
+
+    /// Listens on QUIC (once): a relay met over QUIC observes this peer's UDP port, and
+    /// DCUtR punches from it.
+    fn listen_quic(&mut self) {
+        if std::mem::replace(&mut self.quic_up, true) {
+            return;
+        }
+        for addr in self.quic_listen.clone() {
+            if let Err(e) = self.swarm.listen_on(addr.clone()) {
+                tracing::warn!("cannot listen on {addr}: {e}");
+            }
+        }
     }
 
     pub(super) fn is_relay(&self, peer: &PeerId) -> bool {

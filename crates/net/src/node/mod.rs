@@ -276,6 +276,11 @@ pub struct EventLoop {
     internet: Option<(Internet, rendezvous::Namespace)>,
     /// The circuit listener on the relay, while it is up.
     relay_listener: Option<ListenerId>,
+    /// The QUIC addresses to listen on when a relay is met over QUIC: one per TCP listen
+    /// address, same host, any UDP port ([`EventLoop::listen_quic`]).
+    quic_listen: Vec<Multiaddr>,
+    /// Listening on QUIC already.
+    quic_up: bool,
     /// The relay holds a reservation for this peer.
     reserved: bool,
     /// Registered under the code's namespace since the reservation.
@@ -344,6 +349,7 @@ impl EventLoop {
                 yamux_config,
             )
             .map_err(transport)?
+            .with_quic()
             .with_relay_client(noise::Config::new, yamux_config)
             .map_err(transport)?
             .with_behaviour(|key, relay| {
@@ -385,6 +391,19 @@ impl EventLoop {
         for addr in &config.listen {
             swarm.listen_on(addr.clone()).map_err(transport)?;
         }
+        let quic_listen: Vec<Multiaddr> = config
+            .listen
+            .iter()
+            .filter_map(|a| match a.iter().next()? {
+                p @ (Protocol::Ip4(_) | Protocol::Ip6(_)) => Some(
+                    Multiaddr::empty()
+                        .with(p)
+                        .with(Protocol::Udp(0))
+                        .with(Protocol::QuicV1),
+                ),
+                _ => None,
+            })
+            .collect();
         let control = swarm.behaviour().stream.new_control();
         let (inbound_tx, inbound) = mpsc::channel(INBOUND_QUEUE);
         let me = config.identity.verifying_key();
@@ -400,6 +419,14 @@ impl EventLoop {
             }
             None => None,
         };
+        // Met over QUIC: listen on QUIC too, so that hole punching dials from the UDP port
+        // the relay saw.
+        let quic_up = internet.as_ref().is_some_and(|(i, _)| i.is_quic());
+        if quic_up {
+            for addr in &quic_listen {
+                swarm.listen_on(addr.clone()).map_err(transport)?;
+            }
+        }
         let mut explicit = config.peers.clone();
         // The relay is dialled at start and redialled like a `--peer`.
         if let Some((i, _)) = &internet {
@@ -449,6 +476,8 @@ impl EventLoop {
             lobby_dirty: false,
             internet,
             relay_listener: None,
+            quic_listen,
+            quic_up,
             reserved: false,
             registered: false,
             last_register: 0,
