@@ -178,6 +178,29 @@ fn relay_quic(ns: Option<&str>, listen: &str, dir: &Path) -> (Proc, String) {
     (p, addr)
 }
 
+/// The relay's name in the lab's hosts files.
+const RELAY_NAME: &str = "relay.mahjong.test";
+
+/// A relay listening on TCP at `listen` and announced by name (`--external
+/// /dns4/RELAY_NAME/tcp/4001`): the process and the named address it printed first.
+fn relay_named(ns: Option<&str>, listen: &str, dir: &Path) -> (Proc, String) {
+    let external = format!("/dns4/{RELAY_NAME}/tcp/4001");
+    let mut c = mahjong(ns);
+    c.args([
+        "relay",
+        "--listen",
+        listen,
+        "--external",
+        &external,
+        "--data-dir",
+    ])
+    .arg(dir.join("relay"));
+    let mut p = Proc::spawn(c);
+    let addr = p.first_out_line(Duration::from_secs(20));
+    assert!(addr.starts_with(&external), "{addr}");
+    (p, addr)
+}
+
 fn play_args(name: &str, dir: &Path, hands: u32, relay: &str, code: &str) -> Vec<String> {
     play_args_waiting(name, dir, hands, relay, code, 60)
 }
@@ -495,6 +518,9 @@ struct Lab<'a> {
     /// The relay listens on QUIC too and the players meet it over QUIC (so hole punching
     /// goes over QUIC); otherwise TCP only.
     quic: bool,
+    /// The relay is given by name (`/dns4/relay.mahjong.test/…`, its `--external` address),
+    /// found in the lab's hosts files.
+    by_name: bool,
 }
 
 /// Plays a table in the NAT lab; the figures' line (or `None`: the lab cannot be made here).
@@ -509,6 +535,7 @@ fn nat_table(lab_spec: Lab) -> Option<String> {
         restart_relay,
         lossy,
         quic,
+        by_name,
     } = lab_spec;
     let Some(lab) = mahjong_testlan::Internet::new(per_home, nat) else {
         println!(
@@ -519,7 +546,15 @@ fn nat_table(lab_spec: Lab) -> Option<String> {
     let dir = scratch(name);
     assert_homes_are_closed(&lab, &dir);
     let listen = format!("/ip4/{}/tcp/4001", mahjong_testlan::SERVER_IP);
-    let (mut relay, addr) = if quic {
+    if by_name {
+        assert!(
+            lab.name_host(RELAY_NAME, mahjong_testlan::SERVER_IP),
+            "the lab's hosts files"
+        );
+    }
+    let (mut relay, addr) = if by_name {
+        relay_named(Some(&lab.server), &listen, &dir)
+    } else if quic {
         relay_quic(Some(&lab.server), &listen, &dir)
     } else {
         relay(Some(&lab.server), &listen, &dir)
@@ -662,6 +697,7 @@ fn four_homes_behind_nats_meet_by_code_go_direct_and_play_on_without_the_relay()
         restart_relay: false,
         lossy: 0,
         quic: false,
+        by_name: false,
     });
 }
 
@@ -678,10 +714,34 @@ fn behind_nats_that_pick_random_ports_the_relay_carries_the_whole_table() {
         restart_relay: false,
         lossy: 0,
         quic: false,
+        by_name: false,
     }) else {
         return;
     };
     assert!(line.contains(": 0 of 6 links direct"), "{line}");
+}
+
+/// A relay given by its host name (`/dns4/relay.mahjong.test/tcp/4001/p2p/…`, as a VPS with a
+/// domain is): every player resolves it (from the hosts file: the lab has no DNS server, so
+/// the players run without a DNS configuration too), reserves, punches and plays.
+#[test]
+fn a_relay_given_by_its_host_name_is_met_and_the_table_plays() {
+    let _serial = serial();
+    let Some(line) = nat_table(Lab {
+        name: "nat-named",
+        per_home: &[1, 1, 1, 1],
+        nat: mahjong_testlan::Nat::Keeping,
+        hands: 1,
+        mdns: false,
+        kill_relay: false,
+        restart_relay: false,
+        lossy: 0,
+        quic: false,
+        by_name: true,
+    }) else {
+        return;
+    };
+    assert!(line.contains(": 6 of 6 links direct"), "{line}");
 }
 
 /// The same two labs over QUIC: the relay listens on QUIC too, the players meet it over QUIC
@@ -703,6 +763,7 @@ fn over_quic_routers_that_keep_ports_let_every_link_go_direct_and_random_ports_n
             restart_relay: false,
             lossy: 0,
             quic: true,
+            by_name: false,
         }) else {
             return;
         };
@@ -726,6 +787,7 @@ fn two_friends_behind_one_nat_link_on_their_lan_and_the_others_by_hole_punching(
         restart_relay: false,
         lossy: 0,
         quic: false,
+        by_name: false,
     }) else {
         return;
     };
@@ -750,6 +812,7 @@ fn a_relay_dropping_a_tenth_of_its_packets_slows_a_relayed_table_and_books_the_s
         restart_relay: false,
         lossy: 10,
         quic: false,
+        by_name: false,
     }) else {
         return;
     };
@@ -855,6 +918,7 @@ fn a_relayed_table_pauses_while_its_relay_restarts_and_goes_on() {
         restart_relay: true,
         lossy: 0,
         quic: false,
+        by_name: false,
     }) else {
         return;
     };

@@ -338,6 +338,23 @@ impl Internet {
             .sum()
     }
 
+    /// Names `ip` `host` in every namespace of the lab: `/etc/netns/NS/hosts`, which
+    /// `ip netns exec` binds over `/etc/hosts`, with an empty `/etc/netns/NS/resolv.conf` over
+    /// `/etc/resolv.conf` (no name server: nothing is ever asked of a real DNS server). Both
+    /// go with the lab. `false` when they cannot be written.
+    pub fn name_host(&self, host: &str, ip: &str) -> bool {
+        self.all.iter().all(|ns| {
+            let dir = std::path::Path::new("/etc/netns").join(ns);
+            std::fs::create_dir_all(&dir).is_ok()
+                && std::fs::write(
+                    dir.join("hosts"),
+                    format!("127.0.0.1 localhost\n{ip} {host}\n"),
+                )
+                .is_ok()
+                && std::fs::write(dir.join("resolv.conf"), "# no name server in the lab\n").is_ok()
+        })
+    }
+
     /// Every player's namespace, home by home.
     pub fn all_players(&self) -> Vec<String> {
         self.players.iter().flatten().cloned().collect()
@@ -362,6 +379,7 @@ impl Drop for Internet {
     fn drop(&mut self) {
         for ns in self.all.iter().rev() {
             ip(&["netns", "delete", ns]);
+            let _ = std::fs::remove_dir_all(std::path::Path::new("/etc/netns").join(ns));
         }
     }
 }

@@ -78,8 +78,9 @@ impl Internet {
         self.relay.iter().any(|p| p == Protocol::QuicV1)
     }
 
-    /// Checks the relay's address: a TCP or QUIC address (`/ip4/…` or `/ip6/…`; names are
-    /// not resolved) ending in `/p2p/PEER`.
+    /// Checks the relay's address: a TCP or QUIC address at an IP address (`/ip4/…`, `/ip6/…`)
+    /// or a host name (`/dns/…`, `/dns4/…`, `/dns6/…`, resolved when dialled), ending in
+    /// `/p2p/PEER`.
     pub fn new(relay: Multiaddr, code: TableCode) -> Result<Internet, String> {
         let Some(Protocol::P2p(relay_peer)) = relay.iter().last() else {
             return Err(format!(
@@ -87,7 +88,16 @@ impl Internet {
             ));
         };
         let mut parts = relay.iter();
-        let host = matches!(parts.next(), Some(Protocol::Ip4(_) | Protocol::Ip6(_)));
+        let host = matches!(
+            parts.next(),
+            Some(
+                Protocol::Ip4(_)
+                    | Protocol::Ip6(_)
+                    | Protocol::Dns(_)
+                    | Protocol::Dns4(_)
+                    | Protocol::Dns6(_)
+            )
+        );
         let transport = match parts.next() {
             Some(Protocol::Tcp(_)) => true,
             Some(Protocol::Udp(_)) => matches!(parts.next(), Some(Protocol::QuicV1)),
@@ -97,7 +107,7 @@ impl Internet {
         if !(host && transport && end) {
             return Err(format!(
                 "the relay address {relay} is not of the form /ip4/ADDRESS/tcp/PORT/p2p/PEER_ID \
-                 (or …/udp/PORT/quic-v1/p2p/PEER_ID)"
+                 (or /dns4/NAME/…, or …/udp/PORT/quic-v1/p2p/PEER_ID)"
             ));
         }
         Ok(Internet {
@@ -381,5 +391,68 @@ impl Network {
     /// Stops the loop (after the answer, the loop is gone).
     pub async fn shutdown(&self) -> Result<(), NetError> {
         self.call(Command::Shutdown).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PEER: &str = "12D3KooWDpJ7As7BWAwRMfu1VU2WCqNjvq387JEYKDBj4kx6nXTN";
+
+    fn internet(addr: &str) -> Result<Internet, String> {
+        let code: TableCode = "7K3M-QX9P".parse().expect("code");
+        Internet::new(addr.parse().expect("multiaddr"), code)
+    }
+
+    #[test]
+    fn a_relay_is_met_at_an_ip_or_a_name_over_tcp_or_quic() {
+        for (addr, quic) in [
+            (format!("/ip4/203.0.113.7/tcp/4001/p2p/{PEER}"), false),
+            (format!("/ip6/2001:db8::7/tcp/4001/p2p/{PEER}"), false),
+            (
+                format!("/ip4/203.0.113.7/udp/4001/quic-v1/p2p/{PEER}"),
+                true,
+            ),
+            (
+                format!("/dns4/relay.example.org/tcp/4001/p2p/{PEER}"),
+                false,
+            ),
+            (
+                format!("/dns/relay.example.org/udp/4001/quic-v1/p2p/{PEER}"),
+                true,
+            ),
+            (
+                format!("/dns6/relay.example.org/tcp/4001/p2p/{PEER}"),
+                false,
+            ),
+        ] {
+            let i = internet(&addr).unwrap_or_else(|e| panic!("{addr}: {e}"));
+            assert_eq!(i.is_quic(), quic, "{addr}");
+            assert_eq!(i.relay_peer.to_string(), PEER);
+        }
+    }
+
+    #[test]
+    fn other_relay_addresses_are_refused_saying_the_form() {
+        for addr in [
+            format!("/ip4/203.0.113.7/udp/4001/p2p/{PEER}"),
+            format!("/ip4/203.0.113.7/tcp/4001/p2p/{PEER}/p2p-circuit"),
+            format!("/ip4/203.0.113.7/p2p/{PEER}"),
+            format!("/dnsaddr/relay.example.org/p2p/{PEER}"),
+            format!("/p2p/{PEER}"),
+        ] {
+            let e = internet(&addr)
+                .err()
+                .unwrap_or_else(|| panic!("{addr} accepted"));
+            assert!(
+                e.contains("/ip4/ADDRESS/tcp/PORT/p2p/PEER_ID") || e.contains("/p2p/PEER_ID"),
+                "{addr}: {e}"
+            );
+        }
+        let e = internet("/ip4/203.0.113.7/tcp/4001")
+            .err()
+            .expect("no peer id");
+        assert!(e.contains("does not end in /p2p/PEER_ID"), "{e}");
     }
 }

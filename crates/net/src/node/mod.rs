@@ -341,6 +341,16 @@ impl EventLoop {
         let use_mdns = config.mdns;
         let hole_punching = config.hole_punching;
         let ident_version = version.clone();
+        // Relay addresses may name their host (`/dns4/relay.example.org/…`): resolved with the
+        // system's DNS configuration, or with the hosts file alone where there is none.
+        let (dns, dns_options) =
+            hickory_resolver::system_conf::read_system_conf().unwrap_or_else(|e| {
+                tracing::info!("no DNS configuration ({e}): host names from the hosts file only");
+                (
+                    hickory_resolver::config::ResolverConfig::from_name_servers(Vec::new()),
+                    hickory_resolver::config::ResolverOpts::default(),
+                )
+            });
         let mut swarm = libp2p::SwarmBuilder::with_existing_identity(keypair)
             .with_tokio()
             .with_tcp(
@@ -350,6 +360,7 @@ impl EventLoop {
             )
             .map_err(transport)?
             .with_quic()
+            .with_dns_config(dns, dns_options)
             .with_relay_client(noise::Config::new, yamux_config)
             .map_err(transport)?
             .with_behaviour(|key, relay| {
