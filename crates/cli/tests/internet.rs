@@ -744,6 +744,99 @@ fn a_relay_given_by_its_host_name_is_met_and_the_table_plays() {
     assert!(line.contains(": 6 of 6 links direct"), "{line}");
 }
 
+/// The pairs (player, friend) whose hole punching failed and that plan another try, from the
+/// players' logs.
+fn punch_failures(dir: &Path, players: usize) -> std::collections::BTreeSet<(usize, String)> {
+    let mut seen = std::collections::BTreeSet::new();
+    for i in 0..players {
+        let log = std::fs::read_to_string(dir.join(format!("p{i}")).join("mahjong.log"))
+            .unwrap_or_default();
+        for line in log.lines() {
+            if let Some(rest) = line.split_once("hole punching to ").map(|(_, r)| r)
+                && let Some((peer, _)) = rest.split_once(" failed: trying again")
+            {
+                seen.insert((i, peer.to_string()));
+            }
+        }
+    }
+    seen
+}
+
+/// Hole punching that fails at first (every router drops what its home sends to the other
+/// homes, so DCUtR gives up on every pair) and could succeed later (the routers let it through
+/// again): the players try again by themselves and every link goes direct.
+#[test]
+fn hole_punching_that_failed_is_tried_again_and_the_links_go_direct() {
+    let _serial = serial();
+    let Some(lab) = mahjong_testlan::Internet::new(&[1, 1, 1, 1], mahjong_testlan::Nat::Keeping)
+    else {
+        println!(
+            "skipped: the NAT lab needs root, iproute2 and nftables (scripts/setup.sh installs them)"
+        );
+        return;
+    };
+    let dir = scratch("punch-again");
+    assert!(lab.block_between_homes(), "the blocking rules");
+    let listen = format!("/ip4/{}/tcp/4001", mahjong_testlan::SERVER_IP);
+    let (_relay, addr) = relay(Some(&lab.server), &listen, &dir);
+    let start = Instant::now();
+    let mut players: Vec<Proc> = lab
+        .all_players()
+        .iter()
+        .enumerate()
+        .map(|(i, ns)| {
+            let mut c = mahjong(Some(ns));
+            c.args(play_args(&format!("p{i}"), &dir, 500, &addr, "7K3M-QX9P"));
+            Proc::spawn(c)
+        })
+        .collect();
+    let wait = |players: &mut Vec<Proc>, limit: Duration, done: &dyn Fn(&[Proc]) -> bool| {
+        let end = Instant::now() + limit;
+        while Instant::now() < end {
+            for p in players.iter_mut() {
+                p.drain();
+            }
+            if done(players) {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        false
+    };
+    // Every pair: one side's DCUtR gave up and planned another try.
+    let failed = wait(&mut players, Duration::from_secs(120), &|_| {
+        punch_failures(&dir, 4).len() >= 6
+    });
+    let failed_after = start.elapsed();
+    assert!(
+        failed,
+        "hole punching did not fail on every pair: {:?}; {} of 6 links direct",
+        punch_failures(&dir, 4),
+        direct_pairs(&players)
+    );
+    assert_eq!(
+        direct_pairs(&players),
+        0,
+        "a link went direct through the block"
+    );
+    assert!(lab.unblock_between_homes(), "the rules removed");
+    let open = Instant::now();
+    let direct = wait(&mut players, Duration::from_secs(90), &|p| {
+        direct_pairs(p) == 6
+    });
+    let hands = players[0].lines_starting("hand ").len();
+    println!(
+        "hole punching failed on all 6 pairs {:.1} s after the starts; the routers let it \
+         through again; {} of 6 links direct {:.1} s later (the table played {hands} hands \
+         meanwhile)",
+        failed_after.as_secs_f64(),
+        direct_pairs(&players),
+        open.elapsed().as_secs_f64()
+    );
+    assert!(direct, "{} of 6 links direct", direct_pairs(&players));
+    assert!(hands >= 1, "the relayed table played");
+}
+
 /// The same two labs over QUIC: the relay listens on QUIC too, the players meet it over QUIC
 /// and punch over UDP. The figure for docs/relay.md: whether QUIC makes more links direct.
 #[test]

@@ -338,6 +338,29 @@ impl Internet {
             .sum()
     }
 
+    /// Every router drops what its home sends to the other homes (anything on the public
+    /// segment but the server): hole punching fails while the relay still carries the table.
+    /// `false` when the rules cannot be loaded.
+    pub fn block_between_homes(&self) -> bool {
+        let rules = format!(
+            "table inet punchblock {{
+  chain forward {{
+    type filter hook forward priority -10; policy accept;
+    ip daddr 10.78.0.0/24 ip daddr != {SERVER_IP} counter drop
+  }}
+}}
+"
+        );
+        self.routers.iter().all(|r| nft(r, &rules))
+    }
+
+    /// Undoes [`Internet::block_between_homes`].
+    pub fn unblock_between_homes(&self) -> bool {
+        self.routers
+            .iter()
+            .all(|r| nft(r, "delete table inet punchblock\n"))
+    }
+
     /// Names `ip` `host` in every namespace of the lab: `/etc/netns/NS/hosts`, which
     /// `ip netns exec` binds over `/etc/hosts`, with an empty `/etc/netns/NS/resolv.conf` over
     /// `/etc/resolv.conf` (no name server: nothing is ever asked of a real DNS server). Both

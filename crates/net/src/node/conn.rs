@@ -242,8 +242,14 @@ impl EventLoop {
                 remote_peer_id,
                 result,
             })) => match result {
-                Ok(_) => tracing::info!("hole punched: a direct connection to {remote_peer_id}"),
-                Err(e) => tracing::info!("no direct connection to {remote_peer_id}: {e}"),
+                Ok(_) => {
+                    tracing::info!("hole punched: a direct connection to {remote_peer_id}");
+                    self.punch_retry.remove(&remote_peer_id);
+                }
+                Err(e) => {
+                    tracing::info!("no direct connection to {remote_peer_id}: {e}");
+                    self.punch_failed(remote_peer_id);
+                }
             },
             SwarmEvent::Behaviour(BehaviourEvent::Rendezvous(ev)) => self.on_rendezvous(ev),
             _ => {}

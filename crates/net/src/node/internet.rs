@@ -264,6 +264,100 @@ impl EventLoop {
                 },
             );
         }
+        self.punch_again(now);
+    }
+
+    /// DCUtR gave up on `peer`: the relayed connections it left beyond the first are closed
+    /// (the writer moves if it was on one), and another try is planned ([`PUNCH_RETRY_MS`]).
+    pub(super) fn punch_failed(&mut self, peer: PeerId) {
+        let Some(c) = self.conns.get(&peer) else {
+            return;
+        };
+        if c.values().any(|relayed| !relayed) {
+            return; // direct after all
+        }
+        let mut ids: Vec<ConnectionId> = c.keys().copied().collect();
+        ids.sort();
+        for id in ids.iter().skip(1) {
+            self.swarm.close_connection(*id);
+        }
+        let failures = self.punch_retry.get(&peer).map_or(0, |r| r.failures) + 1;
+        let Some(wait) = PUNCH_RETRY_MS.get(failures - 1) else {
+            tracing::info!(
+                "{peer} stays linked through the relay: hole punching failed {failures} times"
+            );
+            return;
+        };
+        // The higher peer id waits a little longer: of a pair, one dials again.
+        let me = *self.swarm.local_peer_id();
+        let wait = if me < peer { *wait } else { wait + 5000 };
+        tracing::info!(
+            "hole punching to {peer} failed: trying again in {} s",
+            wait / 1000
+        );
+        self.punch_retry.insert(
+            peer,
+            PunchRetry {
+                at: self.now() + wait,
+                failures,
+                conns: 1,
+            },
+        );
+    }
+
+    /// The planned hole punches that are due: a new relayed connection to the friend, over
+    /// which its DCUtR tries again. Skipped when the link went direct meanwhile or the friend
+    /// already dialled again.
+    fn punch_again(&mut self, now: u64) {
+        let due: Vec<(PeerId, PunchRetry)> = self
+            .punch_retry
+            .iter()
+            .filter(|(_, r)| r.at <= now && r.at != u64::MAX)
+            .map(|(p, r)| (*p, *r))
+            .collect();
+        for (peer, retry) in due {
+            let conns = self.conns.get(&peer).map_or(0, HashMap::len);
+            let direct = self
+                .conns
+                .get(&peer)
+                .is_some_and(|c| c.values().any(|relayed| !relayed));
+            if direct || conns == 0 {
+                self.punch_retry.remove(&peer);
+                continue;
+            }
+            // Kept (at no time) so that the count of failures goes on.
+            self.punch_retry.insert(
+                peer,
+                PunchRetry {
+                    at: u64::MAX,
+                    ..retry
+                },
+            );
+            if conns > retry.conns {
+                continue; // the friend dialled again: its connection makes this side punch
+            }
+            let addrs: Vec<Multiaddr> = self
+                .addresses
+                .get(&peer)
+                .map(|a| {
+                    a.iter()
+                        .filter(|a| a.iter().any(|p| p == Protocol::P2pCircuit))
+                        .cloned()
+                        .collect()
+                })
+                .unwrap_or_default();
+            if addrs.is_empty() {
+                continue;
+            }
+            tracing::info!("trying hole punching to {peer} again");
+            let opts = DialOpts::peer_id(peer)
+                .addresses(addrs)
+                .condition(PeerCondition::Always)
+                .build();
+            if let Err(e) = self.swarm.dial(opts) {
+                tracing::debug!("dial {peer} again through the relay: {e}");
+            }
+        }
     }
 
     /// A direct connection to `peer` is up: its relayed ones are closed, so that the table's

@@ -138,6 +138,11 @@ const MAX_CODE_PEERS: usize = 64;
 /// How long the higher peer id of a pair found under a code leaves the dial to the lower one
 /// (one circuit per pair) before it dials too (ms).
 const CODE_DIAL_GRACE_MS: u64 = 6000;
+/// After DCUtR gives up on a friend (its own three attempts failed), the loop tries again
+/// this long after each failure (ms), then leaves the link relayed: a new relayed connection
+/// makes the friend's DCUtR punch again, which helps when the failure was passing (a busy
+/// router, a lost packet), and costs a few packets when it was not.
+const PUNCH_RETRY_MS: [u64; 3] = [15_000, 60_000, 240_000];
 /// All connections at once.
 pub const MAX_CONNECTIONS: u32 = 96;
 /// Inbound streams of one peer read at once.
@@ -295,6 +300,18 @@ pub struct EventLoop {
     conns: HashMap<PeerId, HashMap<ConnectionId, bool>>,
     /// The link last told for each friend.
     links: HashMap<PeerId, Link>,
+    /// Friends whose hole punching failed: when to try again (ms), the failures so far, and
+    /// how many connections were up when it failed (more at the time due: the friend has
+    /// dialled again already).
+    punch_retry: HashMap<PeerId, PunchRetry>,
+}
+
+/// A hole punch to try again ([`PUNCH_RETRY_MS`]).
+#[derive(Clone, Copy, Debug)]
+struct PunchRetry {
+    at: u64,
+    failures: usize,
+    conns: usize,
 }
 
 /// Starts the network on the current tokio runtime: the handle and the events.
@@ -496,6 +513,7 @@ impl EventLoop {
             code_peers: HashMap::new(),
             conns: HashMap::new(),
             links: HashMap::new(),
+            punch_retry: HashMap::new(),
         })
     }
 
