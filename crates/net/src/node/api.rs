@@ -450,9 +450,7 @@ mod tests {
                 "{addr}: {e}"
             );
         }
-        let e = internet("/ip4/203.0.113.7/tcp/4001")
-            .err()
-            .expect("no peer id");
+        let e = internet("/ip4/203.0.113.7/tcp/4001").expect_err("no peer id");
         assert!(e.contains("does not end in /p2p/PEER_ID"), "{e}");
     }
 }
