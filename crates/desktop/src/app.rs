@@ -934,13 +934,16 @@ impl App {
         }
         r = r.push(iced::widget::Space::new().width(Length::Fill));
         // Leaving during a hand, said before it is confirmed (the settlement has its own
-        // way out).
+        // way out). While it is asked, the bar holds only the question and its two answers
+        // (the settings' buttons make room: on a 1024-wide window they would not fit).
+        let mut asking_leave = false;
         if let Screen::Table(t) = &self.screen
             && t.end.is_none()
             && self.rules.is_none()
             && !t.over
         {
             if t.confirm_leave {
+                asking_leave = true;
                 let ask = if t.is_lan() {
                     lang.f(T::LeaveAskLan, &[&t.config().options().leaver_penalty])
                 } else {
@@ -984,27 +987,29 @@ impl App {
         } else {
             T::MotionOn
         });
-        r = r
-            .push(
-                button(text(sound).size(14))
-                    .style(button::secondary)
-                    .on_press(Message::ToggleSound),
-            )
-            .push(
-                button(text(motion).size(14))
-                    .style(button::secondary)
-                    .on_press(Message::ToggleMotion),
-            )
-            .push(
-                button(text(lang.t(faces)).size(14))
-                    .style(button::secondary)
-                    .on_press(Message::ToggleFaces),
-            )
-            .push(
-                button(text(lang.t(T::OtherLang)).size(14))
-                    .style(button::secondary)
-                    .on_press(Message::ToggleLang),
-            );
+        if !asking_leave {
+            r = r
+                .push(
+                    button(text(sound).size(14))
+                        .style(button::secondary)
+                        .on_press(Message::ToggleSound),
+                )
+                .push(
+                    button(text(motion).size(14))
+                        .style(button::secondary)
+                        .on_press(Message::ToggleMotion),
+                )
+                .push(
+                    button(text(lang.t(faces)).size(14))
+                        .style(button::secondary)
+                        .on_press(Message::ToggleFaces),
+                )
+                .push(
+                    button(text(lang.t(T::OtherLang)).size(14))
+                        .style(button::secondary)
+                        .on_press(Message::ToggleLang),
+                );
+        }
         // A fixed height: what the bar says never moves the table below it.
         container(r)
             .padding([4, 8])

@@ -446,7 +446,18 @@ fn walk_table(w: &mut Walk) -> Result<(), Error> {
                 w.check(&h.app, "table: a tile picked");
                 send(&mut h, Message::Table(TableMsg::AskLeave));
                 w.check(&h.app, "table: leave?");
+                // While it is asked, the bar holds the question and its two answers only (the
+                // settings' buttons make room; with them it overflowed a 1024-wide window).
+                assert!(h.find(lang.t(T::LeaveYes)) && h.find(lang.t(T::LeaveNo)));
+                assert!(
+                    !h.find(lang.t(T::OtherLang)),
+                    "{lang:?}: the settings while asked"
+                );
                 send(&mut h, Message::Table(TableMsg::CancelLeave));
+                assert!(
+                    h.find(lang.t(T::OtherLang)),
+                    "{lang:?}: the settings are back"
+                );
                 send(&mut h, Message::OpenRules);
                 w.check(&h.app, "table: the rules over it");
                 send(&mut h, Message::Rules(rules::Message::Back));
