@@ -500,6 +500,30 @@ fn usage(pid: u32) -> (u64, f64) {
     (hwm, ticks / 100.0)
 }
 
+/// One `mahjong play --bot` per player of the lab (named p0, p1, …), all with one code at the
+/// relay `addr`; `mdns`: they also look on their home LAN.
+fn lab_players(
+    lab: &mahjong_testlan::Internet,
+    dir: &Path,
+    hands: u32,
+    addr: &str,
+    mdns: bool,
+) -> Vec<Proc> {
+    lab.all_players()
+        .iter()
+        .enumerate()
+        .map(|(i, ns)| {
+            let mut args = play_args(&format!("p{i}"), dir, hands, addr, "7K3M-QX9P");
+            if mdns {
+                args.retain(|a| a != "--no-mdns");
+            }
+            let mut c = mahjong(Some(ns));
+            c.args(args);
+            Proc::spawn(c)
+        })
+        .collect()
+}
+
 /// What a NAT lab table is.
 struct Lab<'a> {
     name: &'a str,
@@ -563,20 +587,7 @@ fn nat_table(lab_spec: Lab) -> Option<String> {
         assert!(lab.lossy_server(4001, lossy), "the lossy relay's rules");
     }
     let start = Instant::now();
-    let mut players: Vec<Proc> = lab
-        .all_players()
-        .iter()
-        .enumerate()
-        .map(|(i, ns)| {
-            let mut args = play_args(&format!("p{i}"), &dir, hands, &addr, "7K3M-QX9P");
-            if mdns {
-                args.retain(|a| a != "--no-mdns");
-            }
-            let mut c = mahjong(Some(ns));
-            c.args(args);
-            Proc::spawn(c)
-        })
-        .collect();
+    let mut players = lab_players(&lab, &dir, hands, &addr, mdns);
     let mut killed_at_hand = None;
     let mut restarted_at_hand = None;
     let mut direct_after = None;
@@ -780,16 +791,7 @@ fn hole_punching_that_failed_is_tried_again_and_the_links_go_direct() {
     let listen = format!("/ip4/{}/tcp/4001", mahjong_testlan::SERVER_IP);
     let (_relay, addr) = relay(Some(&lab.server), &listen, &dir);
     let start = Instant::now();
-    let mut players: Vec<Proc> = lab
-        .all_players()
-        .iter()
-        .enumerate()
-        .map(|(i, ns)| {
-            let mut c = mahjong(Some(ns));
-            c.args(play_args(&format!("p{i}"), &dir, 500, &addr, "7K3M-QX9P"));
-            Proc::spawn(c)
-        })
-        .collect();
+    let mut players = lab_players(&lab, &dir, 500, &addr, false);
     let wait = |players: &mut Vec<Proc>, limit: Duration, done: &dyn Fn(&[Proc]) -> bool| {
         let end = Instant::now() + limit;
         while Instant::now() < end {
@@ -932,16 +934,7 @@ fn a_relay_gone_for_good_before_any_link_is_direct_leaves_the_table_waiting_and_
     let dir = scratch("relay-gone");
     let listen = format!("/ip4/{}/tcp/4001", mahjong_testlan::SERVER_IP);
     let (mut relay, addr) = relay(Some(&lab.server), &listen, &dir);
-    let mut players: Vec<Proc> = lab
-        .all_players()
-        .iter()
-        .enumerate()
-        .map(|(i, ns)| {
-            let mut c = mahjong(Some(ns));
-            c.args(play_args(&format!("p{i}"), &dir, 4, &addr, "7K3M-QX9P"));
-            Proc::spawn(c)
-        })
-        .collect();
+    let mut players = lab_players(&lab, &dir, 4, &addr, false);
     let deadline = Instant::now() + Duration::from_secs(120);
     // The relay goes once the first hand is booked.
     while players[0].lines_starting("hand ").is_empty() {

@@ -282,6 +282,11 @@ fn the_left_copy_of_a_pair_is_discarded_by_two_mouse_clicks_in_a_real_window() {
                     "clicking the left copy of {tile} played: {line}"
                 );
                 assert!(line.contains("timed_out=false"), "the timer played: {line}");
+                // A practice table crosses no network: no network timing marks in its log.
+                assert!(
+                    !log.contains("mahjong_net::timing"),
+                    "a practice log with network timing marks"
+                );
                 let shot = std::env::temp_dir().join("shanghai-window-pair.png");
                 let _ = Command::new("import")
                     .args(["-window", "root"])

@@ -687,8 +687,13 @@ impl Host {
         }
     }
 
-    /// Timing marks in the log for the figures (a discard seen by each seat, a hand over).
+    /// Timing marks in the log for the LAN's figures (a discard seen by each seat, a hand
+    /// over); none where every seat is this program's (a practice table: nothing crosses a
+    /// network, and a player's log stays free of them).
     fn timing(&self, seat: Seat, ev: &TableEvent) {
+        if self.route.iter().all(|p| *p == self.me) {
+            return;
+        }
         match ev {
             TableEvent::Moved { mv, .. } if matches!(mv.action, Action::Discard { .. }) => {
                 let step = self
