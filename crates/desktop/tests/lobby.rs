@@ -139,6 +139,22 @@ impl Harness {
         self.ui().find(text).is_ok()
     }
 
+    /// How many texts on the screen contain `part`.
+    fn texts_containing(&self, part: &str) -> usize {
+        let mut n = 0;
+        let _ = self
+            .ui()
+            .find(|c: iced_test::selector::Candidate<'_>| -> Option<()> {
+                if let iced_test::selector::Candidate::Text { content, .. } = c
+                    && content.contains(part)
+                {
+                    n += 1;
+                }
+                None
+            });
+        n
+    }
+
     /// Feeds the app what the LAN thread says until `done` holds (or panics after 60 s).
     fn until(&mut self, what: &str, mut done: impl FnMut(&App) -> bool) {
         let end = Instant::now() + Duration::from_secs(60);
@@ -734,6 +750,8 @@ fn play_over_the_internet_meets_a_friend_by_table_code_and_remembers_the_relay()
     });
     assert!(h.find(Lang::Zh.t(T::LinkDirect)));
     assert!(!h.find(Lang::Zh.t(T::LinkRelayed)));
+    // Said once, under the friend's name (not again in the seat's details line).
+    assert_eq!(h.texts_containing(Lang::Zh.t(T::LinkDirect)), 1);
     // Were the direct link to close, the seat says the moves come through the relay.
     let peer = mahjong_net::node::peer_id(&SigningKey::from_bytes(&[43; 32]).verifying_key())
         .expect("peer id");

@@ -526,14 +526,7 @@ impl State {
             Some(s) if Some(s.peer) == self.me() => lang.f(T::SeatYou, &[&s.name]),
             // Met over the internet: how the friend is linked, once known.
             Some(s) => match self.link_of(&s.peer) {
-                Some(direct) => {
-                    let link = if direct {
-                        T::LinkDirect
-                    } else {
-                        T::LinkRelayed
-                    };
-                    format!("{} · {}", s.name, lang.t(link))
-                }
+                Some(direct) => format!("{} · {}", s.name, lang.t(super::link_word(direct))),
                 None => s.name.clone(),
             },
         }

@@ -115,6 +115,15 @@ pub fn level_name(l: Level) -> T {
     }
 }
 
+/// The catalogue key of a friend's link over the internet: direct, or through the relay.
+pub fn link_word(direct: bool) -> T {
+    if direct {
+        T::LinkDirect
+    } else {
+        T::LinkRelayed
+    }
+}
+
 /// The seat wind of `seat` in a hand dealt by `dealer` (the dealer is East).
 pub fn wind(seat: Seat, dealer: Seat) -> T {
     match (seat + 4 - dealer) % 4 {

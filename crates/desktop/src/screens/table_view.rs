@@ -213,17 +213,6 @@ fn seat_header<'a>(st: &State, v: &SeatView, seat: Seat, ctx: Ctx<'_>) -> Elemen
         top = top.push(bold(lang.t(mark), 14.0, WARN));
     }
     let mut details = vec![lang.t(relative(seat, v.seat)).to_string()];
-    // Over the internet: whether this friend's moves come straight or through the relay.
-    if let Some(direct) = st.links[seat as usize] {
-        details.push(
-            lang.t(if direct {
-                T::LinkDirect
-            } else {
-                T::LinkRelayed
-            })
-            .to_string(),
-        );
-    }
     if seat != HUMAN && st.names.is_none() {
         let level = st.config().levels[seat as usize - 1];
         details.push(lang.t(super::level_name(level)).to_string());
@@ -240,12 +229,7 @@ fn seat_header<'a>(st: &State, v: &SeatView, seat: Seat, ctx: Ctx<'_>) -> Elemen
     let mut under = row![label(details.join(" · "), 12.0, MUTED)].spacing(6);
     // Over the internet: whether this friend's moves come straight or through the relay.
     if let Some(direct) = st.links[seat as usize] {
-        let link = if direct {
-            T::LinkDirect
-        } else {
-            T::LinkRelayed
-        };
-        under = under.push(label(lang.t(link), 12.0, ACCENT));
+        under = under.push(label(lang.t(super::link_word(direct)), 12.0, ACCENT));
     }
     // The row keeps its height with or without a call-out: nothing below it moves.
     column![top.height(Length::Fixed(30.0)), under]
