@@ -116,20 +116,8 @@ impl Store {
         from: u32,
         to: u32,
     ) -> Result<Vec<mahjong_table::StepRecord>, StoreError> {
-        let mut held: std::collections::BTreeMap<u32, mahjong_table::StepRecord> =
-            std::collections::BTreeMap::new();
-        self.each_record(table, seat, 0, |_, record| match record {
-            Record::Step(rec) => {
-                if let Some(seq) = rec.seq()
-                    && (from..to).contains(&seq)
-                {
-                    held.insert(seq, rec);
-                }
-            }
-            Record::Truncate(n) => {
-                held.split_off(&n);
-            }
-            Record::Own(_) | Record::Checkpoint(_) => {}
+        let mut held = self.journal_steps(table, seat, |rec| {
+            rec.seq().is_some_and(|seq| (from..to).contains(&seq))
         })?;
         let mut steps: Vec<mahjong_table::StepRecord> = Vec::new();
         let mut next = to;
@@ -157,21 +145,7 @@ impl Store {
             .unwrap_or_default();
         let mut best: Vec<mahjong_table::StepRecord> = Vec::new();
         for seat in seats {
-            let mut held: std::collections::BTreeMap<u32, mahjong_table::StepRecord> =
-                std::collections::BTreeMap::new();
-            self.each_record(table, seat, 0, |_, record| match record {
-                Record::Step(rec) => {
-                    if let (Some(seq), Some(h)) = (rec.seq(), rec.hand())
-                        && h == hand
-                    {
-                        held.insert(seq, rec);
-                    }
-                }
-                Record::Truncate(n) => {
-                    held.split_off(&n);
-                }
-                Record::Own(_) | Record::Checkpoint(_) => {}
-            })?;
+            let held = self.journal_steps(table, seat, |rec| rec.hand() == Some(hand))?;
             let steps: Vec<_> = held.into_values().collect();
             if crate::ledger::final_signatures(&steps, hand).is_some() {
                 return Ok(steps);
@@ -181,6 +155,31 @@ impl Store {
             }
         }
         Ok(best)
+    }
+
+    /// The steps of a seat's journal that `keep` picks, by number, as the journal leaves them
+    /// (a `Truncate` drops the steps from its number on).
+    fn journal_steps(
+        &self,
+        table: &[u8; 32],
+        seat: u8,
+        keep: impl Fn(&mahjong_table::StepRecord) -> bool,
+    ) -> Result<std::collections::BTreeMap<u32, mahjong_table::StepRecord>, StoreError> {
+        let mut held = std::collections::BTreeMap::new();
+        self.each_record(table, seat, 0, |_, record| match record {
+            Record::Step(rec) => {
+                if let Some(seq) = rec.seq()
+                    && keep(&rec)
+                {
+                    held.insert(seq, rec);
+                }
+            }
+            Record::Truncate(n) => {
+                held.split_off(&n);
+            }
+            Record::Own(_) | Record::Checkpoint(_) => {}
+        })?;
+        Ok(held)
     }
 
     /// Calls `f` with each journal record of a seat from row `from_id` on, in order, each
