@@ -273,7 +273,7 @@ impl EventLoop {
         let Some(c) = self.conns.get(&peer) else {
             return;
         };
-        if c.values().any(|relayed| !relayed) {
+        if is_direct(c) {
             return; // direct after all
         }
         let mut ids: Vec<ConnectionId> = c.keys().copied().collect();
@@ -317,10 +317,7 @@ impl EventLoop {
             .collect();
         for (peer, retry) in due {
             let conns = self.conns.get(&peer).map_or(0, HashMap::len);
-            let direct = self
-                .conns
-                .get(&peer)
-                .is_some_and(|c| c.values().any(|relayed| !relayed));
+            let direct = self.conns.get(&peer).is_some_and(is_direct);
             if direct || conns == 0 {
                 self.punch_retry.remove(&peer);
                 continue;
@@ -366,7 +363,7 @@ impl EventLoop {
         let Some(c) = self.conns.get(&peer) else {
             return;
         };
-        if !c.values().any(|relayed| !relayed) {
+        if !is_direct(c) {
             return;
         }
         let relayed: Vec<ConnectionId> = c
@@ -386,7 +383,7 @@ impl EventLoop {
             self.links.remove(&peer);
             return;
         };
-        let link = if c.values().any(|relayed| !relayed) {
+        let link = if is_direct(c) {
             Link::Direct
         } else {
             Link::Relayed
@@ -397,4 +394,9 @@ impl EventLoop {
             self.emit(NetEvent::Link { peer, link });
         }
     }
+}
+
+/// Whether one of a peer's connections (each: whether it is relayed) is direct.
+fn is_direct(conns: &HashMap<ConnectionId, bool>) -> bool {
+    conns.values().any(|relayed| !relayed)
 }
