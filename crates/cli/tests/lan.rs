@@ -720,7 +720,8 @@ mod hostile {
         name_len: usize,
         hold: Duration,
     ) -> u32 {
-        let key = ed25519_dalek::SigningKey::from_bytes(&seed).verifying_key();
+        let signer = ed25519_dalek::SigningKey::from_bytes(&seed);
+        let key = signer.verifying_key();
         let Some((mut swarm, mut control, peer)) = connect_as(addr, seed).await else {
             return 0;
         };
@@ -746,6 +747,7 @@ mod hostile {
             seats: [Some(seat.clone()), Some(seat.clone()), Some(seat), None],
             state: mahjong_net::TableState::Open,
             revision: 1,
+            chosen: false,
         };
         let written = std::sync::Arc::new(std::sync::atomic::AtomicU32::new(0));
         let count = written.clone();
@@ -755,7 +757,8 @@ mod hostile {
             };
             for r in 0..adverts {
                 advert.revision = 2 + u64::from(r);
-                let bytes = mahjong_net::Wire::Advert(Box::new(advert.clone())).encode();
+                let signed = mahjong_net::SignedAdvert::sign(advert.clone(), &signer);
+                let bytes = mahjong_net::Wire::Advert(Box::new(signed)).encode();
                 if s.write_all(&framed(&bytes)).await.is_err() || s.flush().await.is_err() {
                     return;
                 }
@@ -925,7 +928,7 @@ fn a_peer_of_another_version_is_told_so_in_one_line() {
     args[pos] = "6".into();
     let mut honest = Peer::spawn(net.command(0, &args));
     let rt = tokio::runtime::Runtime::new().expect("runtime");
-    let events = in_process_peer(&rt, ports[1], &ports[..1], 2, None);
+    let events = in_process_peer(&rt, ports[1], &ports[..1], 3, None);
     let mut told = None;
     let end = Instant::now() + Duration::from_secs(20);
     while Instant::now() < end && told.is_none() {
@@ -941,7 +944,7 @@ fn a_peer_of_another_version_is_told_so_in_one_line() {
     // that the other lacks its protocol: either way one clear line.
     let told = told.expect("the newer peer was told");
     assert!(
-        told == "shanghai-mahjong/1" || told == "a protocol without /shanghai-mahjong/2",
+        told == "shanghai-mahjong/2" || told == "a protocol without /shanghai-mahjong/3",
         "{told}"
     );
     let lines: Vec<&String> = honest
@@ -951,8 +954,8 @@ fn a_peer_of_another_version_is_told_so_in_one_line() {
         .collect();
     assert_eq!(lines.len(), 1, "{:#?}", honest.seen);
     assert!(
-        lines[0].contains("speaks shanghai-mahjong/2")
-            || lines[0].contains("speaks a protocol without /shanghai-mahjong/1"),
+        lines[0].contains("speaks shanghai-mahjong/3")
+            || lines[0].contains("speaks a protocol without /shanghai-mahjong/2"),
         "{}",
         lines[0]
     );

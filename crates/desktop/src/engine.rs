@@ -174,7 +174,7 @@ impl Engine {
                 l => l,
             },
         };
-        let (host, _) = Host::begin(setup, seats, Some(propose));
+        let (host, _) = Host::begin(setup, seats, Some(propose), 0);
         let engine = Engine {
             host,
             watcher: crate::watch::Watcher::new(Some(Bot::new(Level::Strong, config.seed ^ 0xad))),

@@ -141,6 +141,8 @@ pub struct Host {
     followers: HashMap<[u8; 32], u64>,
     over: bool,
     failed_at: Option<u64>,
+    /// The seats that did not accept the set-up, when it failed.
+    culprits: Vec<Seat>,
     /// This program said it leaves: a seat that ends is not followed.
     leaving: bool,
 }
@@ -281,6 +283,12 @@ impl Host {
     /// When the set-up failed (the table is over for every seat).
     pub fn failed_at(&self) -> Option<u64> {
         self.failed_at
+    }
+
+    /// The seats that declined or never answered the set-up, when it failed (the lobby does
+    /// not seat their players again for a while).
+    pub fn setup_culprits(&self) -> &[Seat] {
+        &self.culprits
     }
 
     /// Every seat of this program is over.
@@ -610,8 +618,9 @@ impl Host {
                     }
                 }
             }
-            TableEvent::SetupFailed { .. } if self.failed_at.is_none() => {
+            TableEvent::SetupFailed { seat: culprit } if self.failed_at.is_none() => {
                 // The table is over for everyone who took part: never resumed.
+                self.culprits.push(*culprit);
                 self.over = true;
                 self.failed_at = Some(now);
                 out.durable.push(Durable::Finish);

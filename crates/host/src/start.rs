@@ -56,6 +56,7 @@ impl Host {
             followers: HashMap::new(),
             over: false,
             failed_at: None,
+            culprits: Vec::new(),
             leaving: false,
         };
         // A resumed table: the seats already replaced run on their controllers' peers.
@@ -74,8 +75,15 @@ impl Host {
 
     /// A new table: each seat is kept in the store first ([`Durable::Seat`]), `propose` (the
     /// host seat's `Input::Propose`, if this program proposes) is its first input, and every
-    /// seat is ticked once so that its timers start.
-    pub fn begin(setup: Setup, seats: Vec<NewSeat>, propose: Option<Input>) -> (Host, Out) {
+    /// seat is ticked once so that its timers start. `now` is the caller's clock: the host's
+    /// clock starts there, so the first step's timers run from the table's start (a table
+    /// begun after a long wait in the lobby does not see its seats silent since time 0).
+    pub fn begin(
+        setup: Setup,
+        seats: Vec<NewSeat>,
+        propose: Option<Input>,
+        now: u64,
+    ) -> (Host, Out) {
         let mut out = Out::default();
         let mut runners = BTreeMap::new();
         let keep = setup.keep_log_in_store;
@@ -88,12 +96,13 @@ impl Host {
             runners.insert(s.client.seat(), Runner::new(s.client, s.bot, keep));
         }
         let mut host = Host::with(setup, runners);
+        host.now = now;
         if let Some(p) = propose {
-            host.push(0, host.host_seat, p);
+            host.push(now, host.host_seat, p);
         }
         let seats: Vec<Seat> = host.runners.keys().copied().collect();
         for seat in seats {
-            host.push(0, seat, Input::Tick);
+            host.push(now, seat, Input::Tick);
         }
         (host, out)
     }

@@ -124,6 +124,11 @@ fn client(seat: Seat, roster: [VerifyingKey; 4]) -> Client {
 impl World {
     /// Four programs, one seat each, a bot playing each player's seat.
     fn four(hands: u32) -> World {
+        World::four_at(hands, 0)
+    }
+
+    /// [`World::four`] begun at `start` (the programs' clocks have run that long before).
+    fn four_at(hands: u32, start: u64) -> World {
         let roster = [0, 1, 2, 3].map(|i| key(i).verifying_key());
         let mut programs = Vec::new();
         for seat in 0..4u8 {
@@ -135,6 +140,7 @@ impl World {
                     bot: Some(Bot::new(Level::Strong, seat as u64)),
                 }],
                 (seat == 0).then(|| propose(hands)),
+                start,
             );
             let mut p = Program {
                 key: key(seat),
@@ -150,7 +156,7 @@ impl World {
         World {
             programs,
             wire: VecDeque::new(),
-            now: 0,
+            now: start,
             frames: 0,
             jitter: 0,
         }
@@ -249,6 +255,24 @@ impl World {
     }
 }
 
+/// A table begun after its programs' clocks ran for minutes (a long wait in the lobby) calls
+/// no seat silent and never pauses: its timers run from its start, not from the clock's zero.
+#[test]
+fn a_table_begun_after_a_long_wait_calls_no_seat_silent() {
+    let start = 600_000;
+    let mut w = World::four_at(1, start);
+    w.run_until(start + 3_600_000, |w| {
+        (0..4).all(|i| w.programs[i].store.finished)
+    });
+    for i in 0..4 {
+        assert!(w.programs[i].store.finished, "program {i} did not finish");
+        let alarms = w.saw(i, |e| {
+            matches!(e, TableEvent::SeatSilent { .. } | TableEvent::Paused { .. })
+        });
+        assert_eq!(alarms, 0, "program {i} called a seat silent");
+    }
+}
+
 #[test]
 fn four_hosts_play_a_session_and_book_the_same_four_signed_hands() {
     let mut w = World::four(2);
@@ -290,7 +314,7 @@ fn one_host_runs_four_seats_with_no_frame_leaving_it() {
             bot: Some(Bot::new(Level::Basic, s as u64)),
         })
         .collect();
-    let (host, out) = Host::begin(setup(me, peers, Some(0)), seats, Some(propose(1)));
+    let (host, out) = Host::begin(setup(me, peers, Some(0)), seats, Some(propose(1)), 0);
     let mut w = World {
         programs: vec![Program {
             key: key(0),
@@ -335,6 +359,7 @@ fn a_proposal_other_than_the_terms_is_declined_and_the_table_set_up_fails() {
             stake: Money::coins(5),
             length: SessionLength::Hands(1),
         }),
+        0,
     );
     w.programs[0].host = Some(host);
     w.programs[0].store = Store::default();

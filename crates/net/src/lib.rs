@@ -45,4 +45,6 @@ pub use mahjong_host::hooks::equivocate_once;
 pub use node::Tamper;
 pub use node::{Command, Internet, Link, NetConfig, NetError, NetEvent, Network, Traffic, spawn};
 pub use storage::{MemoryStorage, Resume, Storage, StorageError, StoreStorage};
-pub use wire::{Advert, PROTOCOL, PROTOCOL_VERSION, Roster, SeatInfo, TableId, TableState, Wire};
+pub use wire::{
+    Advert, PROTOCOL, PROTOCOL_VERSION, Roster, SeatInfo, SignedAdvert, TableId, TableState, Wire,
+};

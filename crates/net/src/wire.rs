@@ -20,14 +20,18 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::time::Duration;
 
-/// The version of the lobby and table wire protocol.
-pub const WIRE_VERSION: u32 = 1;
+/// The version of the lobby and table wire protocol (2: adverts signed by their host and
+/// relayed by the peers seated at the table).
+pub const WIRE_VERSION: u32 = 2;
 
 /// The protocol name of the streams (lobby and table messages), version included.
-pub const PROTOCOL: &str = "/shanghai-mahjong/1";
+pub const PROTOCOL: &str = "/shanghai-mahjong/2";
 
 /// What identify announces: peers that announce anything else are of another version.
-pub const PROTOCOL_VERSION: &str = "shanghai-mahjong/1";
+pub const PROTOCOL_VERSION: &str = "shanghai-mahjong/2";
+
+/// Most peers a `Join` names as not to sit with ([`Wire::Join`]).
+pub const MAX_JOIN_AVOID: usize = 16;
 
 /// Largest message on the wire: one table frame plus the [`Wire::Frame`] header.
 pub const MAX_MESSAGE: usize = mahjong_table::MAX_FRAME + 256;
@@ -119,6 +123,9 @@ pub struct Advert {
     pub state: TableState,
     /// Bumped at every change (the newest advert wins).
     pub revision: u64,
+    /// Hosted by a person who chose it (the app's lobby), not opened by a peer on its own: at
+    /// an equal count of players, peers that choose on their own prefer it.
+    pub chosen: bool,
 }
 
 impl Advert {
@@ -161,6 +168,45 @@ impl Advert {
     /// Whether a peer that agrees to `terms` could sit at this table.
     pub fn fits(&self, terms: &Terms) -> bool {
         self.state == TableState::Open && self.free() > 0 && self.terms() == *terms
+    }
+}
+
+/// An advert under its host's signature. Peers keep and pass on only signed adverts: a peer
+/// seated at a table passes the host's newest advert of it to every peer it knows, so a host
+/// that tells two peers two stories (seats each joiner alone, drops a seated peer who did not
+/// leave, two adverts of one revision) is caught by the peers it lied to
+/// (`crate::lobby`'s rules).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SignedAdvert {
+    /// The advert.
+    pub advert: Advert,
+    /// The host's signature over [`SignedAdvert::digest`].
+    pub signature: Signature,
+}
+
+impl SignedAdvert {
+    fn digest(advert: &Advert) -> [u8; 32] {
+        let mut h = Sha256::new();
+        h.update(b"shanghai-mahjong/advert/1");
+        h.update(postcard::to_allocvec(advert).unwrap_or_default());
+        h.finalize().into()
+    }
+
+    /// The host signs its advert.
+    pub fn sign(advert: Advert, key: &SigningKey) -> SignedAdvert {
+        let signature = key.sign(&SignedAdvert::digest(&advert));
+        SignedAdvert { advert, signature }
+    }
+
+    /// Whether the advert is its host's word: the host's signature, and the table id bound
+    /// to the host.
+    pub fn verify(&self) -> bool {
+        self.advert.id_is_bound()
+            && self
+                .advert
+                .host
+                .verify(&SignedAdvert::digest(&self.advert), &self.signature)
+                .is_ok()
     }
 }
 
@@ -304,8 +350,9 @@ pub enum Wire {
         /// The player's name.
         name: String,
     },
-    /// A host's table (sent to every peer on connect and at every change).
-    Advert(Box<Advert>),
+    /// A host's table under its signature (sent by the host to every peer on connect and at
+    /// every change, and passed on by the peers seated at it).
+    Advert(Box<SignedAdvert>),
     /// Asks the host for a seat. `bot_keys[s]` is the key this peer would give a bot at seat
     /// `s` (the host picks one if it makes this peer run a bot).
     Join {
@@ -317,6 +364,10 @@ pub enum Wire {
         key: VerifyingKey,
         /// Per seat, the key of a bot this peer would run there.
         bot_keys: [VerifyingKey; 4],
+        /// Peers this one will not sit with (they failed a set-up with it lately): the host
+        /// refuses them while this peer sits there, and this peer while one of them does (at
+        /// most [`MAX_JOIN_AVOID`]).
+        avoid: Vec<VerifyingKey>,
     },
     /// The host cannot seat the peer.
     Refuse {
@@ -483,6 +534,7 @@ mod tests {
             ],
             state: TableState::Started,
             revision: 4,
+            chosen: false,
         }
     }
 
@@ -493,7 +545,7 @@ mod tests {
                 version: WIRE_VERSION,
                 name: "ann".into(),
             },
-            Wire::Advert(Box::new(advert())),
+            Wire::Advert(Box::new(SignedAdvert::sign(advert(), &key(1)))),
             Wire::Frame {
                 table: [1; 32],
                 to: 0b1010,
@@ -615,6 +667,23 @@ mod tests {
         assert_eq!(got, m);
         let quiet = tokio::time::timeout(limit * 2, read_message_within(&mut r, limit)).await;
         assert!(quiet.is_err(), "a quiet stream is left alone: {quiet:?}");
+    }
+
+    #[test]
+    fn an_advert_is_its_hosts_word_only_under_its_signature() {
+        let signed = SignedAdvert::sign(advert(), &key(1));
+        assert!(signed.verify());
+        let forged = SignedAdvert::sign(advert(), &key(2));
+        assert!(!forged.verify(), "signed by another key");
+        let mut changed = signed.clone();
+        changed.advert.seats.swap(1, 3);
+        assert!(!changed.verify(), "seats changed after signing");
+        let mut other_id = advert();
+        other_id.table = [9; 32];
+        assert!(
+            !SignedAdvert::sign(other_id, &key(1)).verify(),
+            "an id not its host's"
+        );
     }
 
     #[test]

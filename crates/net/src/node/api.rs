@@ -45,6 +45,7 @@ pub struct NetConfig {
     pub lying_proposal: Option<Options>,
     /// A lying host: changes every roster before signing it (tests only, like
     /// [`NetConfig::lying_proposal`]).
+    #[cfg(feature = "test-hooks")]
     pub lying_roster: Option<fn(&mut Advert)>,
     /// Play over the internet: meet the friends who have the same table code through this
     /// relay (see [`Internet`]).
@@ -151,6 +152,7 @@ impl NetConfig {
             disconnect_seconds: None,
             never_accept: false,
             lying_proposal: None,
+            #[cfg(feature = "test-hooks")]
             lying_roster: None,
             internet: None,
             hole_punching: true,

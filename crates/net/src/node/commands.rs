@@ -96,13 +96,8 @@ impl EventLoop {
                 // connection died (two connections to one peer, one closed) is lost, and
                 // nothing else would tell that peer of the table.
                 self.last_advert = now;
-                let peers: Vec<PeerId> = self.peers.keys().copied().collect();
-                for peer in peers {
-                    if let Some(key) = peer_key(&peer) {
-                        let acts = self.lobby.connected(key);
-                        self.lobby_actions(acts);
-                    }
-                }
+                let acts = self.lobby.repeat();
+                self.lobby_actions(acts);
             }
             let acts = self.lobby.tick(now);
             self.lobby_actions(acts);
@@ -116,12 +111,25 @@ impl EventLoop {
         }
     }
 
-    /// The table is over: back in the lobby, free to open or take another table.
+    /// The table is over: back in the lobby, free to open or take another table. The lobby
+    /// keeps what it knows of the others' tables and who it set aside; the peers whose seats
+    /// did not accept a failed set-up are not seated again for a while
+    /// ([`Lobby::restart`]).
     pub(super) fn back_to_lobby(&mut self, now: u64) {
-        self.playing = None;
+        let (table, failed) = match self.playing.take() {
+            Some(p) => {
+                let failed: Vec<VerifyingKey> = p
+                    .host
+                    .setup_culprits()
+                    .iter()
+                    .map(|&s| p.seats[s as usize & 3].peer)
+                    .collect();
+                (Some(p.host.table()), failed)
+            }
+            None => (None, Vec::new()),
+        };
         self.proposal = None;
-        self.lobby = Lobby::new(self.identity.clone(), self.settings.clone(), now);
-        self.lobby.set_manual(self.manual);
+        self.lobby.restart(now, table, &failed);
         self.emit(NetEvent::Lobby(self.lobby.tables()));
     }
 

@@ -271,8 +271,6 @@ pub struct EventLoop {
     proposal: Option<Options>,
     /// [`NetConfig::lying_proposal`] (tests only).
     lying_proposal: Option<Options>,
-    /// The lobby is manual ([`NetConfig::manual`]).
-    manual: bool,
     /// [`NetConfig::never_accept`].
     never_accept: bool,
     /// The lobby acted since the tables were last shown ([`NetEvent::Lobby`] at the next tick).
@@ -462,6 +460,7 @@ impl EventLoop {
         }
         let mut lobby = Lobby::new(config.identity.clone(), settings.clone(), 0);
         lobby.set_manual(config.manual);
+        #[cfg(feature = "test-hooks")]
         lobby.set_roster_tamper(config.lying_roster);
         Ok(EventLoop {
             lobby,
@@ -499,7 +498,6 @@ impl EventLoop {
             hang_up: Vec::new(),
             proposal: None,
             lying_proposal: config.lying_proposal,
-            manual: config.manual,
             never_accept: config.never_accept,
             lobby_dirty: false,
             internet,

@@ -162,7 +162,7 @@ impl EventLoop {
             }
         });
         let setup = self.setup(&roster, &seats, me);
-        let (host, out) = Host::begin(setup, new_seats, propose);
+        let (host, out) = Host::begin(setup, new_seats, propose, self.now());
         self.playing = Some(Playing {
             host,
             seats,
