@@ -275,6 +275,9 @@ async fn session(
     lobby_lines.reset();
     let wanted = (config_preset, config_stake, args.hands);
     let over_internet = args.relay.is_some();
+    // The relay, while it is gone and every friend was linked through it: nothing reaches
+    // them until it is back, so the table waits for the relay (not for silent seats).
+    let mut relay_gone: Option<String> = None;
     let outcome = loop {
         let asking = human.as_ref().and_then(Human::next_alarm);
         let far = tokio::time::Instant::now() + Duration::from_secs(3600);
@@ -315,6 +318,13 @@ async fn session(
                 let what = waiting.as_ref().map_or(WaitFor::Table, |w| w.what);
                 // Nobody to tell: the table stays in the store, to be resumed later.
                 stay = what != WaitFor::Table;
+                if what == WaitFor::Relay && table.is_some() {
+                    // Every friend was linked through the relay: each of them ends the
+                    // table here alike, so every ledger holds the same final hands.
+                    if let Ok(Err(e)) = network.end_table().await {
+                        eprintln!("cannot mark the table ended in the store: {e}");
+                    }
+                }
                 let id = table.as_ref().map_or_else(String::new, |t| node::hex(t)[..8].to_string());
                 break Err(match what {
                     WaitFor::Table => anyhow!("no table filled within {} seconds", args.wait),
@@ -324,6 +334,17 @@ async fn session(
                     ),
                     WaitFor::Paused => anyhow!(
                         "the table {id} stayed paused for {} seconds: two or more seats are silent",
+                        args.wait
+                    ),
+                    WaitFor::Relay if table.is_some() => anyhow!(
+                        "the relay {} did not come back within {} seconds: the table {id} ends \
+                         here unfinished (the hands booked stay booked, as in every friend's ledger)",
+                        relay_gone.as_deref().unwrap_or("?"),
+                        args.wait
+                    ),
+                    WaitFor::Relay => anyhow!(
+                        "the relay {} did not come back within {} seconds",
+                        relay_gone.as_deref().unwrap_or("?"),
                         args.wait
                     ),
                 });
@@ -343,10 +364,29 @@ async fn session(
         }
         match ev {
             NetEvent::Listening(a) => eprintln!("listening on {a}"),
-            NetEvent::RelayReserved(a) => eprintln!("reachable through the relay at {a}"),
-            NetEvent::RelayLost => {
-                eprintln!("lost the relay: redialling it (direct links go on)")
+            NetEvent::RelayReserved(a) => {
+                if let Some(relay) = relay_gone.take() {
+                    eprintln!("the relay {relay} is back: the table goes on");
+                    if waiting.as_ref().is_some_and(|w| w.what == WaitFor::Relay) {
+                        waiting =
+                            (table.is_none()).then(|| Waiting::new(WaitFor::Table, args.wait));
+                    }
+                }
+                eprintln!("reachable through the relay at {a}");
             }
+            NetEvent::RelayLost { relay, direct: 0 } => {
+                eprintln!(
+                    "the relay {relay} is gone; every friend was linked through it; waiting {} s for it",
+                    args.wait
+                );
+                relay_gone = Some(relay.to_string());
+                waiting = Some(Waiting::new(WaitFor::Relay, args.wait));
+            }
+            NetEvent::RelayLost { relay, direct } => eprintln!(
+                "lost the relay {relay}: redialling it ({direct} direct link{} go{} on)",
+                if direct == 1 { "" } else { "s" },
+                if direct == 1 { "es" } else { "" }
+            ),
             NetEvent::Link { peer, link } if over_internet => match link {
                 mahjong_net::Link::Direct => eprintln!("link to {peer}: direct"),
                 mahjong_net::Link::Relayed => {
@@ -413,6 +453,9 @@ async fn session(
                 eprintln!("{who}");
                 fault.get_or_insert(who);
             }
+            // While the relay is gone every friend is silent: the relay is what is waited for.
+            NetEvent::Table(TableEvent::SeatSilent { .. } | TableEvent::Paused { .. })
+                if relay_gone.is_some() => {}
             NetEvent::Table(TableEvent::SeatSilent { seat }) => {
                 eprintln!("seat {seat} is silent");
             }
@@ -573,6 +616,8 @@ enum WaitFor {
     Resume,
     /// A paused table to go on.
     Paused,
+    /// The relay every friend was linked through to come back.
+    Relay,
 }
 
 struct Waiting {

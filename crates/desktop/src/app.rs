@@ -506,6 +506,21 @@ impl App {
                 }
             }
             lan::Feed::Net(ev) => {
+                // The relay every friend was linked through is gone, or back: said at the
+                // table (it waits for the relay, not for silent seats).
+                let relay = match &ev {
+                    mahjong_net::NetEvent::RelayLost { relay, direct: 0 } => {
+                        Some(Some(relay.to_string()))
+                    }
+                    mahjong_net::NetEvent::RelayReserved(_) => Some(None),
+                    _ => None,
+                };
+                if let Some(gone) = relay
+                    && let Screen::Table(t) = &mut self.screen
+                    && t.is_lan()
+                {
+                    t.relay_gone = gone;
+                }
                 let link = matches!(
                     ev,
                     mahjong_net::NetEvent::Link { .. } | mahjong_net::NetEvent::Disconnected(_)

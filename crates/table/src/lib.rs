@@ -220,8 +220,8 @@
 //! in practice the window (8 steps, this hand and the next, one entry and one vote per seat
 //! and step); one proof per culprit per hand (its two envelopes, at most 2 × 64 KiB);
 //! nothing for envelopes of logged steps or earlier hands (compared with the log, not kept);
-//! at most [`MAX_REPLY_BYTES`] per answer to a request, one answer per seat per
-//! `RETRANSMIT_MS / 2`. Measured (`cargo test -p mahjong-table --test table flood --
+//! at most [`MAX_REPLY_BYTES`] per answer to a request, and answers to a seat at most
+//! [`REPLY_BYTES_PER_SECOND`] on average, whatever it asks for. Measured (`cargo test -p mahjong-table --test table flood --
 //! --nocapture`): 10,000 validly signed 32.8 KB entries of one seat for steps ahead, in this
 //! hand and the next, mostly conflicting with one another, left 525 KB buffered, one proof
 //! and one evidence event; the process RSS grew by 1.5 MiB; CPU per frame stayed at
@@ -271,8 +271,8 @@ pub mod replica;
 pub mod verify;
 
 pub use client::{
-    BotError, Client, Follower, MAX_AHEAD, MAX_BUFFER_BYTES, MAX_REPLY_BYTES, RETRANSMIT_MS,
-    SILENT_GRACE_MS,
+    BotError, Client, Follower, MAX_AHEAD, MAX_BUFFER_BYTES, MAX_REPLY_BYTES,
+    REPLY_BYTES_PER_SECOND, RETRANSMIT_MS, SILENT_GRACE_MS,
 };
 pub use codec::{Body, Envelope, Hash, MAX_FRAME, Next, Play, Proposal, RosterVote, VERSION, Void};
 pub use error::{ActError, EvidenceError, Fault, FrameError, Offence, StepError, TableError};

@@ -314,6 +314,7 @@ pub fn text(key: T) -> &'static str {
         T::NetStopped => "The network has stopped: restart the app to play on the LAN.",
         T::NetNotUp => "The network is not up yet: try again in a moment.",
         T::LanProblem => "Network: {0}",
+        T::RelayGone => "The relay {0} is gone; every friend was linked through it: waiting for it",
         T::Length => "Length",
         T::SeatBot => "bot",
         T::HostSilent => "The host did not answer: ask again or choose another table",

@@ -272,6 +272,7 @@ pub fn text(key: T) -> &'static str {
         T::NetStopped => "网络已停止：请重新启动程序再在局域网上玩。",
         T::NetNotUp => "网络尚未就绪：请稍后再试。",
         T::LanProblem => "网络：{0}",
+        T::RelayGone => "中继 {0} 断开了，所有牌友都经它相连：正在等它恢复",
         T::Length => "长度",
         T::SeatBot => "机器人",
         T::HostSilent => "桌主没有回应：请再试一次或换一桌",

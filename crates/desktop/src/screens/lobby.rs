@@ -333,7 +333,7 @@ impl State {
                     .insert(peer.to_string(), link == mahjong_net::Link::Direct);
             }
             NetEvent::RelayReserved(_) => self.relay_up = true,
-            NetEvent::RelayLost => self.relay_up = false,
+            NetEvent::RelayLost { .. } => self.relay_up = false,
             NetEvent::Lobby(tables) => {
                 self.tables = tables;
                 if let Some(t) = self.asking

@@ -166,6 +166,9 @@ pub struct State {
     pub ready_mode: bool,
     /// Seats gone silent.
     pub silent: [bool; 4],
+    /// The relay every friend was linked through, while it is gone (a table met over the
+    /// internet): the table waits for it, not for silent seats.
+    pub relay_gone: Option<String>,
     /// The last move seen.
     pub last: Option<LastMove>,
     /// The player's own last move was played by the timer (shown until the next prompt).
@@ -242,6 +245,7 @@ impl State {
             picked: None,
             ready_mode: false,
             silent: [false; 4],
+            relay_gone: None,
             last: None,
             timed_out: false,
             timed_out_action: None,

@@ -203,7 +203,7 @@ fn seat_header<'a>(st: &State, v: &SeatView, seat: Seat, ctx: Ctx<'_>) -> Elemen
     }
     if st.replaced[seat as usize] {
         top = top.push(bold(lang.t(T::ReplacedByBot), 14.0, WARN));
-    } else if st.silent[seat as usize] {
+    } else if st.silent[seat as usize] && st.relay_gone.is_none() {
         // At a LAN table a silent friend is a dropped connection the table waits for.
         let mark = if st.names.is_some() {
             T::Reconnecting
@@ -713,6 +713,9 @@ fn notes(st: &State, v: &SeatView, ctx: Ctx<'_>) -> Vec<(String, iced::Color)> {
     let lang = ctx.lang;
     let names = st.names(ctx.name);
     let mut out = Vec::new();
+    if let Some(relay) = &st.relay_gone {
+        out.push((lang.f(T::RelayGone, &[relay]), WARN));
+    }
     if let Some(f) = &st.failed {
         out.push((lang.f(T::Failed, &[&crate::i18n::failure(lang, f)]), WARN));
     }

@@ -251,7 +251,13 @@ pub enum NetEvent {
     /// The relay accepted this peer's reservation: friends reach it at this address.
     RelayReserved(Multiaddr),
     /// The connection to the relay was lost (it is redialled); links already direct go on.
-    RelayLost,
+    RelayLost {
+        /// The relay's address.
+        relay: Multiaddr,
+        /// Friends linked directly at that moment (none: every friend was linked through the
+        /// relay, and nothing reaches them until it is back).
+        direct: usize,
+    },
     /// A friend's link changed (or is first known): direct or through the relay.
     Link {
         /// The friend.
@@ -306,6 +312,8 @@ pub enum Command {
     Links(oneshot::Sender<Vec<(PeerId, Link)>>),
     /// Meet the friends of a table code at a relay from now on (see [`Network::meet`]).
     Meet(Box<Internet>, oneshot::Sender<Result<(), String>>),
+    /// End the table played here, unfinished, for good (see [`Network::end_table`]).
+    EndTable(oneshot::Sender<Result<(), String>>),
 }
 
 /// The cheap cloneable handle of the event loop.
@@ -388,6 +396,15 @@ impl Network {
     /// How each connected friend is linked now: direct or through the relay.
     pub async fn links(&self) -> Result<Vec<(PeerId, Link)>, NetError> {
         self.call(Command::Links).await
+    }
+
+    /// Ends the table this peer plays at, unfinished, for good: nothing more of it is played
+    /// or sent, it is marked over in the store (never resumed), and what was booked stays
+    /// booked. For a table none of whose peers can be reached any more (every friend was
+    /// linked through a relay that is gone): each peer ends it alike, so every ledger holds
+    /// the same final hands and none the hand that was in play.
+    pub async fn end_table(&self) -> Result<Result<(), String>, NetError> {
+        self.call(Command::EndTable).await
     }
 
     /// Stops the loop (after the answer, the loop is gone).

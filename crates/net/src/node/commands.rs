@@ -248,6 +248,17 @@ impl EventLoop {
             Command::Meet(internet, tx) => {
                 let _ = tx.send(self.meet(*internet));
             }
+            Command::EndTable(tx) => {
+                let ended = match self.playing.take() {
+                    Some(p) => {
+                        let table = p.host.table();
+                        tracing::info!("table {} ended here, unfinished", hex(&table));
+                        self.storage.finish_table(&table).map_err(|e| e.to_string())
+                    }
+                    None => Ok(()),
+                };
+                let _ = tx.send(ended);
+            }
             Command::Links(tx) => {
                 let mut links: Vec<(PeerId, Link)> =
                     self.links.iter().map(|(p, l)| (*p, *l)).collect();

@@ -95,7 +95,13 @@ impl EventLoop {
                         }
                         self.reserved = false;
                         self.registered = false;
-                        self.emit(NetEvent::RelayLost);
+                        let relay = self
+                            .internet
+                            .as_ref()
+                            .map(|(i, _)| i.relay.clone())
+                            .unwrap_or_else(Multiaddr::empty);
+                        let direct = self.direct_friends();
+                        self.emit(NetEvent::RelayLost { relay, direct });
                     }
                     return;
                 }
@@ -400,6 +406,13 @@ impl EventLoop {
                 peer,
                 "a protocol without ".to_string() + self.protocol.as_ref(),
             ),
+            // A peer of the table played whose message came slowly was most likely busy
+            // (or this peer was): the stream is dropped and the peer may connect again at
+            // once (the table's requests fill what was lost), never banned for it.
+            Inbound::Broken(peer, e @ WireError::Slow(_)) if self.is_table_peer(&peer) => {
+                tracing::info!("peer {peer}: {e}: the stream is dropped");
+                self.hang_up.push((peer, self.now()));
+            }
             Inbound::Broken(peer, e) => self.misbehaved(peer, e.to_string()),
             Inbound::WriterDown(peer, generation) => {
                 let current = self.peers.get(&peer).map(|p| p.generation);
@@ -481,6 +494,15 @@ impl EventLoop {
                 );
             }
         }
+    }
+
+    /// Whether `peer` is a peer of the table this peer plays at.
+    pub(super) fn is_table_peer(&self, peer: &PeerId) -> bool {
+        peer_key(peer).is_some_and(|k| {
+            self.playing
+                .as_ref()
+                .is_some_and(|p| p.seats.iter().any(|s| s.peer == k))
+        })
     }
 
     /// A peer of this table connected again: its seats, reported silent, have returned.

@@ -103,12 +103,7 @@ impl EventLoop {
         if self.is_relay(peer) {
             return false;
         }
-        self.code_peers.contains_key(peer)
-            || peer_key(peer).is_some_and(|k| {
-                self.playing
-                    .as_ref()
-                    .is_some_and(|p| p.seats.iter().any(|s| s.peer == k))
-            })
+        self.code_peers.contains_key(peer) || self.is_table_peer(peer)
     }
 
     /// A peer of the lobby from now on: a writer, a hello, the lobby's state.
@@ -397,6 +392,16 @@ impl EventLoop {
 }
 
 /// Whether one of a peer's connections (each: whether it is relayed) is direct.
+impl EventLoop {
+    /// Friends (peers of the lobby or the table, not the relay) with a direct connection up.
+    pub(super) fn direct_friends(&self) -> usize {
+        self.conns
+            .iter()
+            .filter(|(p, c)| !self.is_relay(p) && self.admitted(p) && is_direct(c))
+            .count()
+    }
+}
+
 fn is_direct(conns: &HashMap<ConnectionId, bool>) -> bool {
     conns.values().any(|relayed| !relayed)
 }

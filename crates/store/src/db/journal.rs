@@ -108,7 +108,10 @@ impl Store {
 
     /// Steps `from..to` of a seat's log as its journal recorded them: the run without gaps
     /// that ends at `to - 1` (fewer steps when the journal starts later). Answers
-    /// [`mahjong_table::Output::load`]; reads the whole journal but keeps only those steps.
+    /// [`mahjong_table::Output::load`]. Reads the journal from the last checkpoint at or
+    /// before step `from` (a checkpoint's steps are all journalled before it), so a load of
+    /// recent steps reads about a hand, not the whole session; the whole journal only when
+    /// that part does not hold them all (a journal without checkpoints, or rewritten).
     pub fn steps(
         &self,
         table: &[u8; 32],
@@ -116,7 +119,34 @@ impl Store {
         from: u32,
         to: u32,
     ) -> Result<Vec<mahjong_table::StepRecord>, StoreError> {
-        let mut held = self.journal_steps(table, seat, |rec| {
+        let start: Option<i64> = self
+            .conn
+            .query_row(
+                "SELECT max(id) FROM journal WHERE table_id = ?1 AND seat = ?2 \
+                 AND checkpoint IS NOT NULL AND checkpoint <= ?3",
+                params![&table[..], seat, from],
+                |r| r.get(0),
+            )
+            .map_err(StoreError::sql("find a checkpoint"))?;
+        if let Some(first) = start {
+            let steps = self.steps_from_row(table, seat, first, from, to)?;
+            if steps.first().and_then(|r| r.seq()) == Some(from) || from >= to {
+                return Ok(steps);
+            }
+        }
+        self.steps_from_row(table, seat, 0, from, to)
+    }
+
+    /// [`Store::steps`] reading the journal from row `first_id` on.
+    fn steps_from_row(
+        &self,
+        table: &[u8; 32],
+        seat: u8,
+        first_id: i64,
+        from: u32,
+        to: u32,
+    ) -> Result<Vec<mahjong_table::StepRecord>, StoreError> {
+        let mut held = self.journal_steps_from(table, seat, first_id, |rec| {
             rec.seq().is_some_and(|seq| (from..to).contains(&seq))
         })?;
         let mut steps: Vec<mahjong_table::StepRecord> = Vec::new();
@@ -165,8 +195,19 @@ impl Store {
         seat: u8,
         keep: impl Fn(&mahjong_table::StepRecord) -> bool,
     ) -> Result<std::collections::BTreeMap<u32, mahjong_table::StepRecord>, StoreError> {
+        self.journal_steps_from(table, seat, 0, keep)
+    }
+
+    /// [`Store::journal_steps`] from row `first_id` on.
+    fn journal_steps_from(
+        &self,
+        table: &[u8; 32],
+        seat: u8,
+        first_id: i64,
+        keep: impl Fn(&mahjong_table::StepRecord) -> bool,
+    ) -> Result<std::collections::BTreeMap<u32, mahjong_table::StepRecord>, StoreError> {
         let mut held = std::collections::BTreeMap::new();
-        self.each_record(table, seat, 0, |_, record| match record {
+        self.each_record(table, seat, first_id, |_, record| match record {
             Record::Step(rec) => {
                 if let Some(seq) = rec.seq()
                     && keep(&rec)

@@ -4,7 +4,10 @@
 
 use mahjong_rules::Seat;
 
-use super::{Client, MAX_AHEAD, MAX_BUFFER_BYTES, MAX_REPLY_BYTES, Proof, RETRANSMIT_MS};
+use super::{
+    Client, MAX_AHEAD, MAX_BUFFER_BYTES, MAX_REPLY_BYTES, Proof, REPLY_BYTES_PER_SECOND,
+    RETRANSMIT_MS,
+};
 use crate::codec::{Body, Envelope, Header};
 use crate::error::FrameError;
 use crate::event::TableEvent;
@@ -406,13 +409,19 @@ impl Client {
         out: &mut Output,
     ) {
         let i = seat as usize & 3;
-        // At most one answer per seat per half retransmission period, unless it asks from
-        // an earlier step than the last answer began at: a seat cannot make this one send its
-        // log over and over, and an answer to a routine request (from the step it waits for)
-        // does not swallow its request for the whole hand (its log went another way: the
-        // answer is how an equivocation shows).
+        // Within half a retransmission period a seat's requests are answered once, unless
+        // one asks from an earlier step than the last answer began at: an answer to a
+        // routine request (from the step it waits for) does not swallow a request for the
+        // whole hand (its log went another way: the answer is how an equivocation shows).
+        // What bounds the answers is the seat's byte budget ([`REPLY_BYTES_PER_SECOND`]),
+        // not the order of its requests: a seat asking for ever earlier steps, or a peer far
+        // behind asking for a whole session, gets answers at that pace and no faster. An
+        // answer reads the store only when its budget allows one.
         let (last_from, at) = self.last_reply[i];
         if at != 0 && self.now < at + RETRANSMIT_MS / 2 && from_seq >= last_from {
+            return;
+        }
+        if self.reply_budget_of(seat) < MIN_REPLY_BUDGET {
             return;
         }
         self.last_reply[i] = (from_seq, self.now.max(1));
@@ -429,6 +438,16 @@ impl Client {
         self.send_reply(seat, from_seq, have, returning, &[], out);
     }
 
+    /// The bytes `seat` may be sent in answers now (its budget filled since last time).
+    fn reply_budget_of(&mut self, seat: Seat) -> u64 {
+        let now = self.now;
+        let b = &mut self.reply_budget[seat as usize & 3];
+        let filled = now.saturating_sub(b.1) * REPLY_BYTES_PER_SECOND / 1000;
+        b.0 = (b.0 + filled).min(MAX_REPLY_BYTES as u64);
+        b.1 = now;
+        b.0
+    }
+
     /// The answer of [`Client::reply`], with `earlier`: steps `from_seq..base` read from the
     /// store (none when `from_seq` is held in memory).
     pub(super) fn send_reply(
@@ -442,6 +461,7 @@ impl Client {
     ) {
         let mut frames: Vec<Vec<u8>> = Vec::new();
         let mut bytes = 0;
+        let budget = (self.reply_budget_of(seat) as usize).min(MAX_REPLY_BYTES);
         let held = self.replica.logged(from_seq as usize, usize::MAX);
         let logged = earlier.iter().chain(held).flat_map(|r| r.entries.iter());
         let pending = self
@@ -455,12 +475,14 @@ impl Client {
                 continue;
             }
             let f = e.encode();
-            bytes += f.len();
-            frames.push(f);
-            if bytes > MAX_REPLY_BYTES {
+            if bytes + f.len() > budget && !frames.is_empty() {
                 break;
             }
+            bytes += f.len();
+            frames.push(f);
         }
+        let b = &mut self.reply_budget[seat as usize & 3];
+        b.0 = b.0.saturating_sub(bytes as u64);
         for f in frames {
             self.stats.reply_frames += 1;
             self.stats.reply_bytes += f.len() as u64;
@@ -524,6 +546,9 @@ impl Client {
         self.broadcast(env.encode(), out);
     }
 }
+
+/// The least budget a request is answered with (about a hand's worth of ordinary steps).
+const MIN_REPLY_BUDGET: u64 = 32 << 10;
 
 /// The log prefix an equivocation record of `e` needs, in `log` (from step 0): up to the start
 /// of its hand (after the roster step that opens it, unless `e` is of that step; after the

@@ -55,7 +55,12 @@ pub const MAX_AHEAD: u32 = 8;
 pub const MAX_BUFFER_BYTES: usize = 1 << 20;
 
 /// Largest reply to one request, in bytes (the rest is asked for again).
-pub const MAX_REPLY_BYTES: usize = 4 << 20;
+pub const MAX_REPLY_BYTES: usize = 1 << 20;
+
+/// Bytes of answers a seat may be sent per second, on average: its requests are answered
+/// from a budget that fills at this rate up to [`MAX_REPLY_BYTES`] (a seat far behind
+/// catches up at this pace; one that asks for ever earlier steps gets no more).
+pub const REPLY_BYTES_PER_SECOND: u64 = 256 << 10;
 
 /// Entries and votes received for one step, with their sizes (counted against each seat's
 /// [`MAX_BUFFER_BYTES`]).
@@ -148,6 +153,8 @@ pub struct Client {
     next_retransmit: u64,
     last_request: [u64; 4],
     last_reply: [(u32, u64); 4],
+    /// Each seat's answer budget: bytes it may be sent now, and when it was last filled.
+    reply_budget: [(u64, u64); 4],
     next_pref: Next,
     /// This seat left after it had signed the settlement of this hand (with "go on"): the
     /// hand ends as agreed, and the seat votes against itself at the next hand's first step.
@@ -248,6 +255,7 @@ impl Client {
             next_retransmit: 0,
             last_request: [0; 4],
             last_reply: [(u32::MAX, 0); 4],
+            reply_budget: [(MAX_REPLY_BYTES as u64, 0); 4],
             next_pref: Next::Continue,
             leave_after: None,
             halted_hand: None,
