@@ -161,6 +161,7 @@ mod message;
 mod observer;
 mod proof;
 mod seat;
+mod shuffle_argument;
 mod shuffle_proof;
 
 use serde::{Deserialize, Serialize};
@@ -177,6 +178,10 @@ pub use message::{
 pub use observer::{Accepted, Observer, Opening};
 pub use proof::{DleqProof, SchnorrProof};
 pub use seat::{DealSeat, HandSecrets, SeatSnapshot};
+pub use shuffle_argument::{
+    HadamardArgument, MultiExpArgument, ProductArgument, ShuffleArgument,
+    SingleValueProductArgument, ZeroArgument,
+};
 pub use shuffle_proof::ShuffleProof;
 
 /// Number of cards, and of wall positions.
