@@ -172,8 +172,9 @@ pub use elgamal::{CardTable, Ciphertext, CompressedCiphertext, permutation};
 pub use error::{AuditRevealFault, DealError, KeyFault, ShareFault, ShuffleFault};
 pub use hash::{JointRandomness, seed_commitment, shuffle_commitment};
 pub use message::{
-    AuditReveal, Body, KeyAnnouncement, MAX_MESSAGE_BYTES, Message, PROTOCOL_VERSION, SeedCommit,
-    SeedReveal, SetAside, ShareKind, ShareMessage, ShuffleOutput, SignedMessage, Step,
+    AuditReveal, Body, KeyAnnouncement, LinearShuffleOutput, MAX_MESSAGE_BYTES, Message,
+    PROTOCOL_VERSION, SeedCommit, SeedReveal, SetAside, ShareKind, ShareMessage, ShuffleOutput,
+    SignedMessage, Step,
 };
 pub use observer::{Accepted, Observer, Opening};
 pub use proof::{DleqProof, SchnorrProof};

@@ -35,12 +35,13 @@
 //! `E_m = Σ x^p·input_p`, the zero argument's `c_D_{m+1} = com(0; 0)`, the Hadamard
 //! argument's first and last commitments) and checks each equation with one variable-time
 //! multiscalar multiplication; the two of the multi-exponentiation argument that touch the
-//! walls cost about `2N` points each.
+//! walls (their C1 and C2 halves) are checked as one, weighted by a last challenge: about
+//! `4N` points.
 
 use curve25519_dalek::constants::{RISTRETTO_BASEPOINT_POINT, RISTRETTO_BASEPOINT_TABLE};
 use curve25519_dalek::ristretto::{CompressedRistretto, RistrettoPoint};
 use curve25519_dalek::scalar::Scalar;
-use curve25519_dalek::traits::{Identity, IsIdentity, MultiscalarMul, VartimeMultiscalarMul};
+use curve25519_dalek::traits::{IsIdentity, MultiscalarMul, VartimeMultiscalarMul};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha512};
 
@@ -49,9 +50,9 @@ use crate::hash::{DomainHash, Purpose, domain_tag};
 use crate::{HandContext, SeatIndex, WALL_SIZE};
 
 /// `m`: the number of columns (commitments) the wall is split into.
-pub(crate) const ROWS: usize = 9;
+pub(crate) const ROWS: usize = 6;
 /// `n`: the values in one column (generators of the commitment key).
-pub(crate) const COLS: usize = 16;
+pub(crate) const COLS: usize = 24;
 const _: () = assert!(ROWS * COLS == WALL_SIZE && ROWS >= 2 && COLS >= 2);
 
 /// The commitment key: `G_1..G_n` and `H`.
@@ -213,6 +214,7 @@ mod tag {
     pub const MULTI: u8 = 14;
     pub const MULTI_E: u8 = 15;
     pub const MULTI_X: u8 = 16;
+    pub const BATCH: u8 = 17;
 }
 
 /// The Fiat–Shamir transcript: SHA-512 over the statement and the prover's messages.
@@ -281,7 +283,12 @@ struct Nonces {
 }
 
 impl Nonces {
-    fn new(ctx: &HandContext, seat: SeatIndex, shuffle_seed: &[u8; 32], statement: &[u8; 64]) -> Self {
+    fn new(
+        ctx: &HandContext,
+        seat: SeatIndex,
+        shuffle_seed: &[u8; 32],
+        statement: &[u8; 64],
+    ) -> Self {
         let base = DomainHash::sha512(Purpose::ShuffleArgumentNonce)
             .ctx(ctx)
             .seat(seat)
@@ -406,7 +413,8 @@ pub(crate) fn prove(
         &output.compressed,
     );
     let nonces = Nonces::new(ctx, seat, shuffle_seed, &tr.digest());
-    let columns = |v: &[Scalar]| -> Vec<Vec<Scalar>> { v.chunks(COLS).map(<[_]>::to_vec).collect() };
+    let columns =
+        |v: &[Scalar]| -> Vec<Vec<Scalar>> { v.chunks(COLS).map(<[_]>::to_vec).collect() };
 
     let a: Vec<Scalar> = shuffled.perm.iter().map(|&p| Scalar::from(p)).collect();
     let a_cols = columns(&a);
@@ -418,7 +426,11 @@ pub(crate) fn prove(
     let x = tr.challenge(tag::X);
     let x_pow = powers(&x, WALL_SIZE);
 
-    let b: Vec<Scalar> = shuffled.perm.iter().map(|&p| x_pow[usize::from(p)]).collect();
+    let b: Vec<Scalar> = shuffled
+        .perm
+        .iter()
+        .map(|&p| x_pow[usize::from(p)])
+        .collect();
     let b_cols = columns(&b);
     let s = nonces.vector(nonce::R_B, ROWS);
     let c_b: Vec<CompressedRistretto> = (0..ROWS)
@@ -484,7 +496,12 @@ pub(crate) fn verify(
     let z = tr.challenge(tag::Z);
 
     let c_f: Vec<RistrettoPoint> = (0..ROWS)
-        .map(|j| RistrettoPoint::vartime_multiscalar_mul([y, Scalar::ONE, -z], [c_a[j], c_b[j], ck.g_sum]))
+        .map(|j| {
+            RistrettoPoint::vartime_multiscalar_mul(
+                [y, Scalar::ONE, -z],
+                [c_a[j], c_b[j], ck.g_sum],
+            )
+        })
         .collect();
     let target: Scalar = x_pow
         .iter()
@@ -492,7 +509,16 @@ pub(crate) fn verify(
         .map(|(p, xp)| y * Scalar::from(p as u64) + xp - z)
         .product();
     verify_product(&mut tr, ck, &c_f, &target, &proof.product)
-        && verify_multi_exp(&mut tr, ck, key, input, output, &x_pow, &c_b, &proof.multi_exp)
+        && verify_multi_exp(
+            &mut tr,
+            ck,
+            key,
+            input,
+            output,
+            &x_pow,
+            &c_b,
+            &proof.multi_exp,
+        )
 }
 
 fn prove_product(
@@ -528,7 +554,8 @@ fn verify_product(
         return false;
     };
     tr.points(tag::PRODUCT, &[arg.c_b]);
-    verify_hadamard(tr, ck, c_cols, &c_b, &arg.hadamard) && verify_single(tr, ck, &c_b, target, &arg.single)
+    verify_hadamard(tr, ck, c_cols, &c_b, &arg.hadamard)
+        && verify_single(tr, ck, &c_b, target, &arg.single)
 }
 
 /// Columns `a_1..a_m` (randomness `r`) and `b = a_1 ∘ … ∘ a_m` (randomness `s`).
@@ -605,7 +632,10 @@ fn verify_hadamard(
     let mut left: Vec<RistrettoPoint> = c_a[1..].to_vec();
     left.push(-ck.g_sum);
     let mut right: Vec<RistrettoPoint> = (0..m - 1).map(|k| x_pow[k + 1] * c_runs[k]).collect();
-    right.push(RistrettoPoint::vartime_multiscalar_mul(&x_pow[1..m], &c_runs[1..]));
+    right.push(RistrettoPoint::vartime_multiscalar_mul(
+        &x_pow[1..m],
+        &c_runs[1..],
+    ));
     verify_zero(tr, ck, &left, &right, &y, &arg.zero)
 }
 
@@ -660,7 +690,10 @@ fn prove_zero(
     let x_pow = powers(&x, 2 * mu + 1);
 
     let a = combine(&x_pow[..=mu], lefts.iter().map(|(v, _)| v.as_slice()));
-    let r = dot(&x_pow[..=mu], &lefts.iter().map(|(_, r)| *r).collect::<Vec<_>>());
+    let r = dot(
+        &x_pow[..=mu],
+        &lefts.iter().map(|(_, r)| *r).collect::<Vec<_>>(),
+    );
     // b_j weighted by x^{μ+1−j}: b_1 by x^μ, …, b_{μ+1} by x^0.
     let w_b: Vec<Scalar> = (0..=mu).map(|jm1| x_pow[mu - jm1]).collect();
     let b = combine(&w_b, rights.iter().map(|(v, _)| v.as_slice()));
@@ -687,8 +720,7 @@ fn verify_zero(
     arg: &ZeroArgument,
 ) -> bool {
     let mu = left.len();
-    if right.len() != mu || arg.c_d.len() != 2 * mu || arg.a.len() != COLS || arg.b.len() != COLS
-    {
+    if right.len() != mu || arg.c_d.len() != 2 * mu || arg.a.len() != COLS || arg.b.len() != COLS {
         return false;
     }
     let (Some(c_a0), Some(c_b_last), Some(c_d)) = (
@@ -810,7 +842,9 @@ fn verify_single(
     if !eq.holds() {
         return false;
     }
-    let v: Vec<Scalar> = (0..n - 1).map(|i| x * bt[i + 1] - bt[i] * a[i + 1]).collect();
+    let v: Vec<Scalar> = (0..n - 1)
+        .map(|i| x * bt[i + 1] - bt[i] * a[i + 1])
+        .collect();
     let mut eq = Equation::default();
     eq.push(x, c_upper);
     eq.push(Scalar::ONE, c_lower);
@@ -839,11 +873,21 @@ fn prove_multi_exp(
     let mut rands = vec![nonces.scalar(nonce::MULTI_R0, 0)];
     rands.extend(r);
     let pick = |label: u8, k: usize, at_m: Scalar| {
-        if k == m { at_m } else { nonces.scalar(label, k) }
+        if k == m {
+            at_m
+        } else {
+            nonces.scalar(label, k)
+        }
     };
-    let b: Vec<Scalar> = (0..2 * m).map(|k| pick(nonce::MULTI_B, k, Scalar::ZERO)).collect();
-    let s: Vec<Scalar> = (0..2 * m).map(|k| pick(nonce::MULTI_S, k, Scalar::ZERO)).collect();
-    let tau: Vec<Scalar> = (0..2 * m).map(|k| pick(nonce::MULTI_TAU, k, *rho)).collect();
+    let b: Vec<Scalar> = (0..2 * m)
+        .map(|k| pick(nonce::MULTI_B, k, Scalar::ZERO))
+        .collect();
+    let s: Vec<Scalar> = (0..2 * m)
+        .map(|k| pick(nonce::MULTI_S, k, Scalar::ZERO))
+        .collect();
+    let tau: Vec<Scalar> = (0..2 * m)
+        .map(|k| pick(nonce::MULTI_TAU, k, *rho))
+        .collect();
     let c_a0 = ck.commit(&cols[0], &rands[0]).compress();
     let ks: Vec<usize> = (0..2 * m).filter(|&k| k != m).collect();
     let c_b: Vec<CompressedRistretto> = ks
@@ -868,7 +912,8 @@ fn prove_multi_exp(
                     c2s.push(c.c2);
                 }
             }
-            let c1 = RistrettoPoint::multiscalar_mul(&scalars, &c1s) + &tau[k] * RISTRETTO_BASEPOINT_TABLE;
+            let c1 = RistrettoPoint::multiscalar_mul(&scalars, &c1s)
+                + &tau[k] * RISTRETTO_BASEPOINT_TABLE;
             scalars.extend([b[k], tau[k]]);
             c2s.extend([g, *key]);
             let c2 = RistrettoPoint::multiscalar_mul(&scalars, &c2s);
@@ -947,32 +992,29 @@ fn verify_multi_exp(
         return false;
     }
     // x^m·E_m + Σ_{k≠m} x^k E_k = Enc(b·G; τ) + Σ_i x^{m−i} <a, row i>, with
-    // E_m = Σ_p x_shuffle^p·input_p; once for C1, once for C2.
+    // E_m = Σ_p x_shuffle^p·input_p: the C1 equation plus w times the C2 one, in one
+    // multiscalar multiplication (w drawn from the whole transcript: a false pair of
+    // equations passes with probability 1/ℓ).
+    let w = tr.challenge(tag::BATCH);
     let g = RISTRETTO_BASEPOINT_POINT;
-    for second in [false, true] {
-        let part = |c: &Ciphertext| if second { c.c2 } else { c.c1 };
-        let mut eq = Equation::default();
-        for (p, c) in input.points.iter().enumerate() {
-            eq.push(x_pow[m] * x_shuffle[p], part(c));
-        }
-        for (k, c) in ks.clone().zip(&e) {
-            eq.push(x_pow[k], part(c));
-        }
-        for (p, c) in output.points.iter().enumerate() {
-            let row = p / COLS + 1;
-            eq.push(-(x_pow[m - row] * arg.a[p % COLS]), part(c));
-        }
-        if second {
-            eq.push(-arg.b, g);
-            eq.push(-arg.tau, *key);
-        } else {
-            eq.push(-arg.tau, g);
-        }
-        if !eq.holds() {
-            return false;
-        }
+    let mut eq = Equation::default();
+    let mut both = |s: Scalar, c: &Ciphertext| {
+        eq.push(s, c.c1);
+        eq.push(s * w, c.c2);
+    };
+    for (p, c) in input.points.iter().enumerate() {
+        both(x_pow[m] * x_shuffle[p], c);
     }
-    true
+    for (k, c) in ks.zip(&e) {
+        both(x_pow[k], c);
+    }
+    for (p, c) in output.points.iter().enumerate() {
+        let row = p / COLS + 1;
+        both(-(x_pow[m - row] * arg.a[p % COLS]), c);
+    }
+    eq.push(-arg.tau - w * arg.b, g);
+    eq.push(-w * arg.tau, *key);
+    eq.holds()
 }
 
 #[cfg(test)]
@@ -1001,11 +1043,26 @@ mod tests {
         let ck = CommitKey::new();
         let key = RistrettoPoint::mul_base(&Scalar::from(31337u64));
         let table = RistrettoBasepointTable::create(&key);
-        let first = shuffle(&ctx(), SeatIndex::ALL[0], &[1; 32], &table, cards.initial_wall());
+        let first = shuffle(
+            &ctx(),
+            SeatIndex::ALL[0],
+            &[1; 32],
+            &table,
+            cards.initial_wall(),
+        );
         let input = Wall::from_points(first.output);
         let shuffled = shuffle(&ctx(), seat, &[2; 32], &table, &input.points);
         let output = Wall::from_points(shuffled.output.clone());
-        let proof = prove(&ctx(), seat, &ck, &key, &input, &output, &shuffled, &[2; 32]);
+        let proof = prove(
+            &ctx(),
+            seat,
+            &ck,
+            &key,
+            &input,
+            &output,
+            &shuffled,
+            &[2; 32],
+        );
         Case {
             ck,
             key,
@@ -1026,7 +1083,10 @@ mod tests {
         assert!(check(&c, s1, &c.output, &c.proof));
         let size = postcard::to_allocvec(&c.proof).expect("encodes").len();
         assert!(size < 6_500, "{size} bytes");
-        assert!(!check(&c, SeatIndex::ALL[2], &c.output, &c.proof), "bound to the seat");
+        assert!(
+            !check(&c, SeatIndex::ALL[2], &c.output, &c.proof),
+            "bound to the seat"
+        );
     }
 
     #[test]
@@ -1038,7 +1098,216 @@ mod tests {
         let s0 = SeatIndex::ALL[0];
         let shuffled = shuffle(&ctx(), s0, &[3; 32], &table, cards.initial_wall());
         let output = Wall::from_points(shuffled.output.clone());
-        let proof = prove(&ctx(), s0, &ck, &key, cards.initial(), &output, &shuffled, &[3; 32]);
-        assert!(verify(&ctx(), s0, &ck, &key, cards.initial(), &output, &proof));
+        let proof = prove(
+            &ctx(),
+            s0,
+            &ck,
+            &key,
+            cards.initial(),
+            &output,
+            &shuffled,
+            &[3; 32],
+        );
+        assert!(verify(
+            &ctx(),
+            s0,
+            &ck,
+            &key,
+            cards.initial(),
+            &output,
+            &proof
+        ));
+    }
+
+    /// Every point of a proof, mutably (the `E_k` as their two halves).
+    fn points_mut(p: &mut ShuffleArgument) -> Vec<&mut [u8; 32]> {
+        let mut out: Vec<&mut [u8; 32]> = Vec::new();
+        out.extend(p.c_a.iter_mut().map(|c| &mut c.0));
+        out.extend(p.c_b.iter_mut().map(|c| &mut c.0));
+        let pr = &mut p.product;
+        out.push(&mut pr.c_b.0);
+        out.extend(pr.hadamard.c_b.iter_mut().map(|c| &mut c.0));
+        let z = &mut pr.hadamard.zero;
+        out.push(&mut z.c_a0.0);
+        out.push(&mut z.c_b_last.0);
+        out.extend(z.c_d.iter_mut().map(|c| &mut c.0));
+        let sv = &mut pr.single;
+        out.push(&mut sv.c_d.0);
+        out.push(&mut sv.c_lower_delta.0);
+        out.push(&mut sv.c_upper_delta.0);
+        let me = &mut p.multi_exp;
+        out.push(&mut me.c_a0.0);
+        out.extend(me.c_b.iter_mut().map(|c| &mut c.0));
+        for e in &mut me.e {
+            out.push(&mut e.c1);
+            out.push(&mut e.c2);
+        }
+        out
+    }
+
+    /// Every scalar of a proof, mutably.
+    fn scalars_mut(p: &mut ShuffleArgument) -> Vec<&mut Scalar> {
+        let mut out: Vec<&mut Scalar> = Vec::new();
+        let z = &mut p.product.hadamard.zero;
+        out.extend(z.a.iter_mut());
+        out.extend(z.b.iter_mut());
+        out.extend([&mut z.r, &mut z.s, &mut z.t]);
+        let sv = &mut p.product.single;
+        out.extend(sv.a_tilde.iter_mut());
+        out.extend(sv.b_tilde.iter_mut());
+        out.extend([&mut sv.r_tilde, &mut sv.s_tilde]);
+        let me = &mut p.multi_exp;
+        out.extend(me.a.iter_mut());
+        out.extend([&mut me.r, &mut me.b, &mut me.s, &mut me.tau]);
+        out
+    }
+
+    #[test]
+    fn every_tampered_component_is_refused() {
+        let s1 = SeatIndex::ALL[1];
+        let c = case(s1);
+        let mut probe = c.proof.clone();
+        let (n_points, n_scalars) = (points_mut(&mut probe).len(), scalars_mut(&mut probe).len());
+        assert_eq!(n_points, 11 * ROWS + 2);
+        assert_eq!(n_scalars, 5 * COLS + 9);
+        let g = RISTRETTO_BASEPOINT_POINT;
+        for i in 0..n_points {
+            let mut p = c.proof.clone();
+            let slot = points_mut(&mut p).swap_remove(i);
+            let moved = CompressedRistretto(*slot).decompress().expect("valid") + g;
+            *slot = moved.compress().to_bytes();
+            assert!(!check(&c, s1, &c.output, &p), "point {i} changed");
+            // Not a point at all.
+            let mut p = c.proof.clone();
+            *points_mut(&mut p).swap_remove(i) = [0xFF; 32];
+            assert!(!check(&c, s1, &c.output, &p), "point {i} invalid");
+        }
+        for i in 0..n_scalars {
+            let mut p = c.proof.clone();
+            *scalars_mut(&mut p).swap_remove(i) += Scalar::ONE;
+            assert!(!check(&c, s1, &c.output, &p), "scalar {i} changed");
+        }
+        // Vectors of the wrong length.
+        let mut p = c.proof.clone();
+        p.c_a.pop();
+        assert!(!check(&c, s1, &c.output, &p));
+        let mut p = c.proof.clone();
+        p.multi_exp.a.push(Scalar::ONE);
+        assert!(!check(&c, s1, &c.output, &p));
+        let mut p = c.proof.clone();
+        p.product.hadamard.zero.c_d.pop();
+        assert!(!check(&c, s1, &c.output, &p));
+        let mut p = c.proof.clone();
+        p.product.single.b_tilde.pop();
+        assert!(!check(&c, s1, &c.output, &p));
+    }
+
+    #[test]
+    fn other_walls_and_contexts_are_refused() {
+        let s1 = SeatIndex::ALL[1];
+        let c = case(s1);
+        // Two output ciphertexts swapped (still a shuffle, not the proven one).
+        let mut swapped = c.output.points.clone();
+        swapped.swap(3, 4);
+        assert!(!check(&c, s1, &Wall::from_points(swapped), &c.proof));
+        // One output replaced by a fresh encryption of a card.
+        let cards = CardTable::new();
+        let mut replaced = c.output.points.clone();
+        let r = Scalar::from(5u64);
+        replaced[7] = Ciphertext {
+            c1: RistrettoPoint::mul_base(&r),
+            c2: cards.points()[0] + c.key * r,
+        };
+        assert!(!check(&c, s1, &Wall::from_points(replaced), &c.proof));
+        // One output duplicating another (re-encrypted).
+        let mut dup = c.output.points.clone();
+        dup[1] = dup[0].rerandomize(
+            &Scalar::from(9u64),
+            &RistrettoBasepointTable::create(&c.key),
+        );
+        assert!(!check(&c, s1, &Wall::from_points(dup), &c.proof));
+        // Another hand, table, key or input.
+        let other_hand = HandContext { hand: 10, ..ctx() };
+        let other_table = HandContext {
+            table: [5; 32],
+            ..ctx()
+        };
+        for other in [other_hand, other_table] {
+            assert!(!verify(
+                &other, s1, &c.ck, &c.key, &c.input, &c.output, &c.proof
+            ));
+        }
+        let key2 = c.key + RISTRETTO_BASEPOINT_POINT;
+        assert!(!verify(
+            &ctx(),
+            s1,
+            &c.ck,
+            &key2,
+            &c.input,
+            &c.output,
+            &c.proof
+        ));
+        let mut input2 = c.input.points.clone();
+        input2.swap(0, 1);
+        let input2 = Wall::from_points(input2);
+        assert!(!verify(
+            &ctx(),
+            s1,
+            &c.ck,
+            &c.key,
+            &input2,
+            &c.output,
+            &c.proof
+        ));
+    }
+
+    /// A cheating prover that runs the honest algorithm on a witness that is not a
+    /// permutation (one input taken twice, one dropped): its own proof of its own output
+    /// fails.
+    #[test]
+    fn a_non_permutation_cannot_be_proven() {
+        let cards = CardTable::new();
+        let ck = CommitKey::new();
+        let key = RistrettoPoint::mul_base(&Scalar::from(31337u64));
+        let table = RistrettoBasepointTable::create(&key);
+        let s0 = SeatIndex::ALL[0];
+        let s1 = SeatIndex::ALL[1];
+        let input =
+            Wall::from_points(shuffle(&ctx(), s0, &[1; 32], &table, cards.initial_wall()).output);
+        let honest = shuffle(&ctx(), s1, &[2; 32], &table, &input.points);
+        for (victim, twice) in [(0usize, 1usize), (143, 5), (70, 71)] {
+            let mut perm = honest.perm;
+            perm[victim] = perm[twice];
+            let output: Vec<Ciphertext> = perm
+                .iter()
+                .zip(&honest.rerandomizers)
+                .map(|(&from, r)| input.points[usize::from(from)].rerandomize(r, &table))
+                .collect();
+            let cheat = Shuffled {
+                output: output.clone(),
+                perm,
+                rerandomizers: honest.rerandomizers.clone(),
+            };
+            let output = Wall::from_points(output);
+            let proof = prove(&ctx(), s1, &ck, &key, &input, &output, &cheat, &[2; 32]);
+            assert!(!verify(&ctx(), s1, &ck, &key, &input, &output, &proof));
+        }
+        // A card replaced by another card (the permutation kept, one plaintext changed).
+        let mut output = honest.output.clone();
+        output[9].c2 += cards.points()[1] - cards.points()[0];
+        let cheat = Shuffled {
+            output: output.clone(),
+            perm: honest.perm,
+            rerandomizers: honest.rerandomizers.clone(),
+        };
+        let output = Wall::from_points(output);
+        let proof = prove(&ctx(), s1, &ck, &key, &input, &output, &cheat, &[2; 32]);
+        assert!(!verify(&ctx(), s1, &ck, &key, &input, &output, &proof));
+    }
+
+    #[test]
+    fn the_argument_is_deterministic() {
+        let s2 = SeatIndex::ALL[2];
+        assert_eq!(case(s2).proof, case(s2).proof);
     }
 }

@@ -109,7 +109,11 @@ fn breakdown(ruleset: Ruleset, hands: u64) {
                 b
             }
         };
-        add("deal msg: header (version, table, hand, seat)", 1, total - 64 - body);
+        add(
+            "deal msg: header (version, table, hand, seat)",
+            1,
+            total - 64 - body,
+        );
     };
     for seed in 0..hands {
         let sim = one_hand(1000 + seed, ruleset);
@@ -118,7 +122,11 @@ fn breakdown(ruleset: Ruleset, hands: u64) {
                 let total = e.encode().len() as u64;
                 let body = postcard::to_allocvec(&e.body).unwrap().len() as u64;
                 add("envelope: signature", 1, 64);
-                add("envelope: header (version, table, hand, seq, prev, seat)", 1, total - 64 - body);
+                add(
+                    "envelope: header (version, table, hand, seq, prev, seat)",
+                    1,
+                    total - 64 - body,
+                );
                 let mut inner = 0u64;
                 let shows: Vec<&SignedMessage> = match &e.body {
                     Body::Deal(ms) => ms.iter().collect(),

@@ -6,6 +6,7 @@ mod attacks;
 mod common;
 mod fuzz;
 mod honest;
+mod linear;
 mod review;
 mod set_aside;
 mod statistics;
