@@ -82,7 +82,7 @@ fn breakdown(ruleset: Ruleset, hands: u64) {
         e.0 += n;
         e.1 += bytes;
     };
-    let mut deal = |m: &SignedMessage, add: &mut dyn FnMut(&'static str, u64, u64)| {
+    let deal = |m: &SignedMessage, add: &mut dyn FnMut(&'static str, u64, u64)| {
         let total = m.to_bytes().unwrap().len() as u64;
         add("deal msg: signature", 1, 64);
         let body = match &m.message.body {
@@ -115,10 +115,12 @@ fn breakdown(ruleset: Ruleset, hands: u64) {
             total - 64 - body,
         );
     };
+    let mut frames = 0u64;
     for seed in 0..hands {
         let sim = one_hand(1000 + seed, ruleset);
         for r in sim.client(0).log() {
             for e in &r.entries {
+                frames += e.frame().len() as u64;
                 let total = e.encode().len() as u64;
                 let body = postcard::to_allocvec(&e.body).unwrap().len() as u64;
                 add("envelope: signature", 1, 64);
@@ -161,7 +163,16 @@ fn breakdown(ruleset: Ruleset, hands: u64) {
             *b as f64 * 100.0 / total as f64
         );
     }
-    eprintln!("  {:<58} {:>16.1} KB", "total", total as f64 / per / 1000.0);
+    eprintln!(
+        "  {:<58} {:>16.1} KB",
+        "total (the full encoding, as journaled)",
+        total as f64 / per / 1000.0
+    );
+    eprintln!(
+        "  {:<58} {:>16.1} KB",
+        "as frames sent (compact)",
+        frames as f64 / per / 1000.0
+    );
 }
 
 fn bench(c: &mut Criterion) {

@@ -16,9 +16,20 @@
 //!
 //! Signatures cover `domain tag ‖ postcard(version, table, hand, seq, prev_hash, seat, body)`
 //! and are checked with `verify_strict` (no malleable or small-order signatures).
+//!
+//! Two encodings of one envelope ([`Envelope::decode`] reads both):
+//! - the **full** one ([`Envelope::encode`]): postcard of every field. It names the envelope
+//!   in the log hash ([`Envelope::id`]), and the journal and exports hold it;
+//! - the **frame** sent to peers ([`Envelope::frame`]): the byte [`COMPACT_FRAME`], then the
+//!   postcard of the same fields without the version (the byte implies it) and with each deal
+//!   message inside the body cut to its body and signature: its version, table, hand and seat
+//!   are the envelope's (35 bytes saved per deal message). An envelope whose deal messages
+//!   name another table, hand or seat (a lying seat's) is sent in full. The frame decodes to
+//!   the full envelope, whose signatures (the envelope's and every deal message's) are
+//!   checked over the full bytes as before: nothing signed or hashed changes.
 
 use ed25519_dalek::{Signature, Signer, SigningKey, VerifyingKey};
-use mahjong_deal::SignedMessage;
+use mahjong_deal::{Message as DealMessage, SeatIndex, SignedMessage};
 use mahjong_rules::{Action, Money, Options, Ruleset, Seat, SessionLength};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -30,6 +41,10 @@ pub const VERSION: u16 = 1;
 
 /// Largest encoded envelope (one frame), in bytes.
 pub const MAX_FRAME: usize = 64 * 1024;
+
+/// The first byte of a compact frame ([`Envelope::frame`]). A full encoding starts with its
+/// version ([`VERSION`], one byte), so the two never meet.
+pub const COMPACT_FRAME: u8 = 0xC1;
 
 /// A 32-byte hash (sha256).
 pub type Hash = [u8; 32];
@@ -382,12 +397,20 @@ impl Envelope {
         encode_value(self)
     }
 
-    /// Decodes one frame: at most [`MAX_FRAME`] bytes, no trailing bytes, canonical encoding,
-    /// a seat in 0..4 and this protocol [`VERSION`]. Checks no signature (that needs the
+    /// Decodes one frame, compact ([`Envelope::frame`]) or full ([`Envelope::encode`]): at
+    /// most [`MAX_FRAME`] bytes, no trailing bytes, the canonical bytes of its form, a seat in
+    /// 0..4 and this protocol [`VERSION`]. Checks no signature (that needs the
     /// roster): see [`Envelope::verify`].
     pub fn decode(bytes: &[u8]) -> Result<Envelope, FrameError> {
         if bytes.len() > MAX_FRAME {
             return Err(FrameError::TooLarge { len: bytes.len() });
+        }
+        if bytes.first() == Some(&COMPACT_FRAME) {
+            let env = Self::decode_compact(bytes)?;
+            if env.seat > 3 {
+                return Err(FrameError::NoSuchSeat(env.seat));
+            }
+            return Ok(env);
         }
         let env: Envelope = decode_value(bytes)?;
         if env.version != VERSION {
@@ -402,7 +425,35 @@ impl Envelope {
         Ok(env)
     }
 
-    /// `sha256(tag ‖ frame bytes)`: the envelope's identity in the log hash.
+    /// The bytes sent to peers: the compact frame (see the module header), or the full
+    /// encoding when a deal message inside names another table, hand or seat.
+    pub fn frame(&self) -> Vec<u8> {
+        match CompactEnvelope::of(self) {
+            Some(c) => {
+                let mut out = vec![COMPACT_FRAME];
+                out.extend_from_slice(&encode_value(&c));
+                out
+            }
+            None => self.encode(),
+        }
+    }
+
+    /// Decodes a compact frame (after its first byte), canonical and within the limits.
+    fn decode_compact(bytes: &[u8]) -> Result<Envelope, FrameError> {
+        let c: CompactEnvelope = decode_value(bytes.get(1..).unwrap_or_default())?;
+        let env = c.into_envelope()?;
+        if env.frame() != bytes {
+            return Err(FrameError::NotCanonical);
+        }
+        // The full encoding is what the journal and exports keep: within the limit too.
+        let full = env.encode().len();
+        if full > MAX_FRAME {
+            return Err(FrameError::TooLarge { len: full });
+        }
+        Ok(env)
+    }
+
+    /// `sha256(tag ‖ full encoding)`: the envelope's identity in the log hash.
     pub fn id(&self) -> Hash {
         tagged_hash("envelope-id", &self.encode())
     }
@@ -425,6 +476,138 @@ impl Envelope {
             }
             _ => None,
         }
+    }
+}
+
+/// A deal message inside a compact frame: its version, table, hand and seat are the
+/// envelope's.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct DealEntry {
+    body: mahjong_deal::Body,
+    signature: Signature,
+}
+
+/// A [`Play`] inside a compact frame.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct CompactPlay {
+    action: Action,
+    timed_out: bool,
+    shows: Vec<DealEntry>,
+}
+
+/// The body of a compact frame: the bodies that carry deal messages, cut; any other as is.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+enum CompactBody {
+    Deal(Vec<DealEntry>),
+    Play(CompactPlay),
+    ClaimOpen { play: CompactPlay, nonce: Hash },
+    Other(Body),
+}
+
+/// An envelope as a compact frame carries it (after [`COMPACT_FRAME`]).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct CompactEnvelope {
+    table: [u8; 32],
+    hand: u32,
+    seq: u32,
+    prev_hash: Hash,
+    seat: Seat,
+    body: CompactBody,
+    signature: Signature,
+}
+
+impl CompactEnvelope {
+    /// The compact form, if every deal message inside is of this envelope's table, hand and
+    /// seat and of the deal crate's protocol version.
+    fn of(env: &Envelope) -> Option<CompactEnvelope> {
+        if env.version != VERSION {
+            return None;
+        }
+        let cut = |ms: &[SignedMessage]| -> Option<Vec<DealEntry>> {
+            ms.iter()
+                .map(|m| {
+                    let h = &m.message;
+                    (h.version == mahjong_deal::PROTOCOL_VERSION
+                        && h.table == env.table
+                        && h.hand == env.hand
+                        && h.seat.get() == env.seat)
+                        .then(|| DealEntry {
+                            body: h.body.clone(),
+                            signature: m.signature,
+                        })
+                })
+                .collect()
+        };
+        let play = |p: &Play| -> Option<CompactPlay> {
+            Some(CompactPlay {
+                action: p.action.clone(),
+                timed_out: p.timed_out,
+                shows: cut(&p.shows)?,
+            })
+        };
+        let body = match &env.body {
+            Body::Deal(ms) => CompactBody::Deal(cut(ms)?),
+            Body::Play(p) => CompactBody::Play(play(p)?),
+            Body::ClaimOpen { play: p, nonce } => CompactBody::ClaimOpen {
+                play: play(p)?,
+                nonce: *nonce,
+            },
+            other => CompactBody::Other(other.clone()),
+        };
+        Some(CompactEnvelope {
+            table: env.table,
+            hand: env.hand,
+            seq: env.seq,
+            prev_hash: env.prev_hash,
+            seat: env.seat,
+            body,
+            signature: env.signature,
+        })
+    }
+
+    /// The envelope, its deal messages given back their version, table, hand and seat.
+    fn into_envelope(self) -> Result<Envelope, FrameError> {
+        let seat = SeatIndex::new(self.seat).ok_or(FrameError::NoSuchSeat(self.seat))?;
+        let (table, hand) = (self.table, self.hand);
+        let restore = |entries: Vec<DealEntry>| -> Vec<SignedMessage> {
+            entries
+                .into_iter()
+                .map(|e| SignedMessage {
+                    message: DealMessage {
+                        version: mahjong_deal::PROTOCOL_VERSION,
+                        table,
+                        hand,
+                        seat,
+                        body: e.body,
+                    },
+                    signature: e.signature,
+                })
+                .collect()
+        };
+        let play = |p: CompactPlay| Play {
+            action: p.action,
+            timed_out: p.timed_out,
+            shows: restore(p.shows),
+        };
+        let body = match self.body {
+            CompactBody::Deal(entries) => Body::Deal(restore(entries)),
+            CompactBody::Play(p) => Body::Play(play(p)),
+            CompactBody::ClaimOpen { play: p, nonce } => Body::ClaimOpen {
+                play: play(p),
+                nonce,
+            },
+            CompactBody::Other(body) => body,
+        };
+        Ok(Envelope {
+            version: VERSION,
+            table,
+            hand,
+            seq: self.seq,
+            prev_hash: self.prev_hash,
+            seat: self.seat,
+            body,
+            signature: self.signature,
+        })
     }
 }
 
@@ -586,5 +769,91 @@ mod tests {
             Envelope::decode(&bytes),
             Err(FrameError::Decode(_))
         ));
+    }
+
+    /// A deal envelope with two deal messages of its own seat (a commit and a reveal).
+    fn deal_envelope(inner_table: [u8; 32], inner_hand: u32) -> Envelope {
+        use mahjong_deal::{Body as D, HandContext, Message, SeedCommit, SeedReveal};
+        let ctx = HandContext {
+            table: inner_table,
+            hand: inner_hand,
+        };
+        let seat = SeatIndex::new(2).unwrap();
+        let msgs = vec![
+            Message::new(
+                &ctx,
+                seat,
+                D::Commit(SeedCommit {
+                    commitment: [3; 32],
+                }),
+            )
+            .sign(&key(2))
+            .unwrap(),
+            Message::new(
+                &ctx,
+                seat,
+                D::Reveal(SeedReveal {
+                    seed: [4; 32],
+                    nonce: [5; 32],
+                }),
+            )
+            .sign(&key(2))
+            .unwrap(),
+        ];
+        let header = Header {
+            hand: 3,
+            seq: 17,
+            prev_hash: [9; 32],
+        };
+        Envelope::sign([1; 32], header, 2, Body::Deal(msgs), &key(2))
+    }
+
+    #[test]
+    fn a_compact_frame_is_the_same_envelope_in_fewer_bytes() {
+        let e = deal_envelope([1; 32], 3);
+        let (full, frame) = (e.encode(), e.frame());
+        assert_eq!(frame[0], COMPACT_FRAME);
+        // 35 bytes a deal message; the mark takes the version's byte.
+        assert_eq!(full.len() - frame.len(), 2 * 35);
+        let back = Envelope::decode(&frame).unwrap();
+        assert_eq!(back, e);
+        assert_eq!(back.id(), e.id());
+        back.verify(&key(2).verifying_key()).unwrap();
+        // The full encoding still decodes (old frames, the journal, exports).
+        assert_eq!(Envelope::decode(&full).unwrap(), e);
+        // Any other envelope too.
+        let plain = sample();
+        assert_eq!(Envelope::decode(&plain.frame()).unwrap(), plain);
+        // Trailing bytes and a non-canonical length are refused.
+        let mut long = frame.clone();
+        long.push(0);
+        assert!(Envelope::decode(&long).is_err());
+    }
+
+    #[test]
+    fn deal_messages_of_another_table_or_hand_go_in_full() {
+        for e in [deal_envelope([7; 32], 3), deal_envelope([1; 32], 4)] {
+            let frame = e.frame();
+            assert_eq!(frame, e.encode());
+            assert_eq!(Envelope::decode(&frame).unwrap(), e);
+        }
+    }
+
+    #[test]
+    fn every_mutated_compact_frame_fails_or_changes_the_envelope() {
+        let e = deal_envelope([1; 32], 3);
+        let frame = e.frame();
+        for i in 0..frame.len() {
+            for mask in [0x01u8, 0x80] {
+                let mut m = frame.clone();
+                m[i] ^= mask;
+                if let Ok(d) = Envelope::decode(&m) {
+                    assert!(
+                        d != e,
+                        "byte {i} mask {mask:#x} decodes to the same envelope"
+                    );
+                }
+            }
+        }
     }
 }

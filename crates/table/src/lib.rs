@@ -274,7 +274,9 @@ pub use client::{
     BotError, Client, Follower, MAX_AHEAD, MAX_BUFFER_BYTES, MAX_REPLY_BYTES, RETRANSMIT_MS,
     SILENT_GRACE_MS,
 };
-pub use codec::{Body, Envelope, Hash, MAX_FRAME, Next, Play, Proposal, RosterVote, VERSION, Void};
+pub use codec::{
+    Body, COMPACT_FRAME, Envelope, Hash, MAX_FRAME, Next, Play, Proposal, RosterVote, VERSION, Void,
+};
 pub use error::{ActError, EvidenceError, Fault, FrameError, Offence, StepError, TableError};
 pub use event::TableEvent;
 pub use evidence::{Charge, Culprit, Evidence, conflict};

@@ -2,6 +2,7 @@
 
 #![allow(clippy::unwrap_used)]
 
+mod argument;
 mod attacks;
 mod common;
 mod fuzz;

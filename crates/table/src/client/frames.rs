@@ -312,7 +312,7 @@ impl Client {
             second,
         };
         for e in [&proof.first, &proof.second] {
-            let f = e.encode();
+            let f = e.frame();
             self.broadcast(f, out);
         }
         if held {
@@ -387,7 +387,7 @@ impl Client {
             },
             Body::Request { from_seq, have: 0 },
         );
-        let bytes = env.encode();
+        let bytes = env.frame();
         self.stats.reply_frames += 1;
         self.stats.reply_bytes += bytes.len() as u64;
         out.reply.push((seat, bytes));
@@ -454,7 +454,7 @@ impl Client {
             if (e.seat == seat && !returning) || held {
                 continue;
             }
-            let f = e.encode();
+            let f = e.frame();
             bytes += f.len();
             frames.push(f);
             if bytes > MAX_REPLY_BYTES {
@@ -483,7 +483,7 @@ impl Client {
             .filter(|((h, _), _)| *h >= hand)
             .flat_map(|(_, slot)| [&slot.entries[me], &slot.votes[me]])
             .flatten()
-            .map(Envelope::encode)
+            .map(Envelope::frame)
             .collect();
         for f in own {
             self.broadcast(f, out);
@@ -493,7 +493,7 @@ impl Client {
             .proofs
             .iter()
             .filter(|p| self.sanction & (1 << (p.seat & 3)) != 0)
-            .flat_map(|p| [p.first.encode(), p.second.encode()])
+            .flat_map(|p| [p.first.frame(), p.second.frame()])
             .collect();
         for f in proofs {
             self.broadcast(f, out);
@@ -521,7 +521,7 @@ impl Client {
             },
             Body::Request { from_seq, have },
         );
-        self.broadcast(env.encode(), out);
+        self.broadcast(env.frame(), out);
     }
 }
 
