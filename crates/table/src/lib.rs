@@ -275,7 +275,8 @@ pub use client::{
     SILENT_GRACE_MS,
 };
 pub use codec::{
-    Body, COMPACT_FRAME, Envelope, Hash, MAX_FRAME, Next, Play, Proposal, RosterVote, VERSION, Void,
+    Body, COMPACT_FRAME, Envelope, Hash, MAX_FRAME, Next, Play, Proposal, RosterVote, STORED_STEP,
+    VERSION, Void, from_stored_step, stored_step,
 };
 pub use error::{ActError, EvidenceError, Fault, FrameError, Offence, StepError, TableError};
 pub use event::TableEvent;
