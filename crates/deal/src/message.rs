@@ -6,9 +6,14 @@
 //! no maps, no floats). The table crate wraps a [`SignedMessage`] in its own envelope; this
 //! crate does no I/O.
 //!
-//! Sizes (postcard): a shuffle is about 32.5 KB (144 × 64 bytes of compressed ciphertexts and
-//! a 23 KB proof of shuffle), a share about 210 bytes, the others under 250 bytes: one seat
-//! sends about 33 KB for the set-up of a hand.
+//! Sizes (postcard): a shuffle is about 15.6 KB (144 × 64 bytes of compressed ciphertexts and
+//! a 6.3 KB proof of shuffle; 32.6 KB with the linear proof of older hands), a share about 210
+//! bytes, the others under 250 bytes: one seat sends about 16 KB for the set-up of a hand.
+//!
+//! Compatibility: postcard names an enum variant by its index, so [`Body`] only ever grows at
+//! the end. The compact shuffle is [`Body::Shuffle`] (the last variant); the linear one keeps
+//! its old index as [`Body::LinearShuffle`], so every message logged before decodes, hashes
+//! and verifies as it did.
 
 use curve25519_dalek::ristretto::{CompressedRistretto, RistrettoPoint};
 use curve25519_dalek::scalar::Scalar;

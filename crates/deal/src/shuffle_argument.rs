@@ -1,7 +1,13 @@
 //! The compact proof of shuffle: Bayer and Groth's argument ("Efficient zero-knowledge
 //! argument for correctness of a shuffle", EUROCRYPT 2012), whose size grows with the square
-//! root of the wall. It replaces the linear proof of `shuffle_proof` (about 23 KB) with about
-//! 6 KB for the 144 cards; that proof's verifier stays, so hands dealt before still verify.
+//! root of the wall. It replaces the linear proof of `shuffle_proof` (23,338 bytes) with 6,315
+//! bytes for the 144 cards; that proof's verifier stays, so hands dealt before still verify.
+//!
+//! Layout: 6 columns of 24. The size, `11m + 2` points and `5n + 9` scalars, is nearly flat
+//! near its minimum (9 × 16: 6,091 bytes; 12 × 12: 6.5 KB), while the prover's work, mostly
+//! the `2m − 1` ciphertexts `E_k` of the multi-exponentiation argument, grows with `m`
+//! (`2mN` constant-time point multiplications): 9 × 16 took 41.6 ms to make, 6 × 24 takes
+//! 35 ms, about the linear proof's 31 ms, and 8 ms to check against its 11.5 ms.
 //!
 //! Written additively over ristretto255 from the paper and the structure of the Swiss Post
 //! "crypto-primitives" specification (`GenShuffleArgument` and its sub-arguments), with

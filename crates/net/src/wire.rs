@@ -417,7 +417,9 @@ fn frame_in<'de, D: serde::Deserializer<'de>>(d: D) -> Result<(TableId, u8, Vec<
         return Ok((table, to, full));
     }
     if rest.starts_with(&table) && STRIPPED.iter().any(|(f, _)| *f == first) {
-        return Err(serde::de::Error::custom("a table frame sent with its table id"));
+        return Err(serde::de::Error::custom(
+            "a table frame sent with its table id",
+        ));
     }
     Ok((table, to, bytes))
 }
@@ -577,26 +579,26 @@ mod tests {
     fn a_table_frame_travels_without_its_table_id() {
         let table = [5; 32];
         for first in [mahjong_table::COMPACT_FRAME, mahjong_table::VERSION as u8] {
-        let mut frame = vec![first];
-        frame.extend_from_slice(&table);
-        frame.extend_from_slice(&[1, 2, 3]);
-        let m = Wire::Frame {
-            table,
-            to: 0b0110,
-            bytes: frame.clone(),
-        };
-        let plain = Wire::Frame {
-            table: [6; 32],
-            to: 0b0110,
-            bytes: frame.clone(),
-        };
-        assert_eq!(plain.encode().len() - m.encode().len(), 32);
-        assert_eq!(Wire::decode(&m.encode()).expect("decodes"), m);
-        assert_eq!(Wire::decode(&plain.encode()).expect("decodes"), plain);
-        // Sent with its table id in place: refused (one encoding per message).
-        let mut unstripped = plain.encode();
-        unstripped[1..33].copy_from_slice(&table);
-        assert!(Wire::decode(&unstripped).is_err());
+            let mut frame = vec![first];
+            frame.extend_from_slice(&table);
+            frame.extend_from_slice(&[1, 2, 3]);
+            let m = Wire::Frame {
+                table,
+                to: 0b0110,
+                bytes: frame.clone(),
+            };
+            let plain = Wire::Frame {
+                table: [6; 32],
+                to: 0b0110,
+                bytes: frame.clone(),
+            };
+            assert_eq!(plain.encode().len() - m.encode().len(), 32);
+            assert_eq!(Wire::decode(&m.encode()).expect("decodes"), m);
+            assert_eq!(Wire::decode(&plain.encode()).expect("decodes"), plain);
+            // Sent with its table id in place: refused (one encoding per message).
+            let mut unstripped = plain.encode();
+            unstripped[1..33].copy_from_slice(&table);
+            assert!(Wire::decode(&unstripped).is_err());
         }
     }
 

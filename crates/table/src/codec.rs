@@ -648,9 +648,9 @@ struct StoredStep {
 
 /// The stored form of the envelopes of one step of table `table`: [`STORED_STEP`], then the
 /// step's hand, number and previous hash once, and for each envelope its seat, its body (its
-/// deal messages cut as in [`Envelope::frame`]) and its signature. About 100 bytes an
-/// envelope less than their full encodings (the table id, the header three times in four, a
-/// deal message's version, table, hand and seat). `None` when the envelopes are not all of
+/// deal messages cut as in [`Envelope::frame`]) and its signature: about 58 bytes an
+/// envelope less than their full encodings (the table id, the header three times in four),
+/// and 35 more a deal message (its version, table, hand and seat). `None` when the envelopes are not all of
 /// this version, table and one step header (then keep their full encodings).
 /// [`from_stored_step`] gives back the same envelopes: what is signed and hashed is their
 /// full encoding, as ever.

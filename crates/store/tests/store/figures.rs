@@ -96,7 +96,10 @@ fn figures() {
     );
     // The journal's records (what the seat keeps), and the database once its last connection
     // closed (SQLite then folds the WAL into the file and removes it).
-    let journal: u64 = p.store.journal_bytes(&game.table, 0).expect("journal bytes");
+    let journal: u64 = p
+        .store
+        .journal_bytes(&game.table, 0)
+        .expect("journal bytes");
     let path = p.store.path().to_path_buf();
     drop(restored);
     drop(game);

@@ -17,7 +17,12 @@ const SHUFFLE_FRAME: usize = 16_000;
 
 #[test]
 fn a_hand_costs_no_more_bytes_than_its_ceiling() {
-    let mut sim = Sim::new(77, Net::FAST, options(Ruleset::Qiaoma), SessionLength::Hands(1));
+    let mut sim = Sim::new(
+        77,
+        Net::FAST,
+        options(Ruleset::Qiaoma),
+        SessionLength::Hands(1),
+    );
     sim.run(3_600_000);
     assert!((0..4).all(|s| sim.client(s).is_over()));
     let mut logged = 0usize;
@@ -28,7 +33,10 @@ fn a_hand_costs_no_more_bytes_than_its_ceiling() {
             "seat {s} sent {} bytes of frames in one hand",
             st.broadcast_bytes
         );
-        assert_eq!(st.reply_bytes, 0, "a perfect network asks for nothing again");
+        assert_eq!(
+            st.reply_bytes, 0,
+            "a perfect network asks for nothing again"
+        );
     }
     for r in sim.client(0).log() {
         for e in &r.entries {
@@ -39,7 +47,11 @@ fn a_hand_costs_no_more_bytes_than_its_ceiling() {
             if let Body::Deal(ms) = &e.body
                 && ms.iter().any(|m| m.step() == mahjong_deal::Step::Shuffle)
             {
-                assert!(frame.len() <= SHUFFLE_FRAME, "a shuffle of {} bytes", frame.len());
+                assert!(
+                    frame.len() <= SHUFFLE_FRAME,
+                    "a shuffle of {} bytes",
+                    frame.len()
+                );
             }
         }
     }
