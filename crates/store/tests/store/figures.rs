@@ -100,6 +100,19 @@ fn figures() {
         .store
         .journal_bytes(&game.table, 0)
         .expect("journal bytes");
+    {
+        let conn = rusqlite::Connection::open(p.store.path()).expect("open");
+        let pragma = |name: &str| -> i64 {
+            conn.query_row(&format!("PRAGMA {name}"), [], |r| r.get(0))
+                .unwrap_or(-1)
+        };
+        println!(
+            "database pages: {} of {} bytes, {} free",
+            pragma("page_count"),
+            pragma("page_size"),
+            pragma("freelist_count")
+        );
+    }
     let path = p.store.path().to_path_buf();
     drop(restored);
     drop(game);
