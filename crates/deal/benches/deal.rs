@@ -13,7 +13,8 @@ use criterion::measurement::{Measurement, ValueFormatter, WallTime};
 use criterion::{BatchSize, Criterion, criterion_main};
 use ed25519_dalek::SigningKey;
 use mahjong_deal::{
-    CardTable, DealSeat, HandContext, HandSecrets, SeatIndex, SignedMessage, Step, audit_with_cards,
+    Body, CardTable, Ciphertext, DealSeat, HandContext, HandSecrets, LinearShuffleOutput,
+    SeatIndex, ShuffleOutput, SignedMessage, Step, audit_with_cards,
 };
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
@@ -210,6 +211,53 @@ fn benches(c: &mut Criterion<CpuTime>) {
             |mut s| black_box(s.receive(third.clone()).expect("shuffle")),
             BatchSize::LargeInput,
         )
+    });
+    g.finish();
+
+    // One proof of shuffle of the 144 cards, alone: the compact argument (dealt now) and the
+    // linear proof (hands logged before it), made (the shuffle with its proof) and checked.
+    let key = *ready1.observer().joint_key().expect("joint key");
+    let input: Vec<Ciphertext> = ready1
+        .observer()
+        .messages()
+        .iter()
+        .find_map(|m| match &m.message.body {
+            Body::Shuffle(s) if m.seat().index() == 0 => Some(s.wall.clone()),
+            _ => None,
+        })
+        .expect("seat 0's wall")
+        .iter()
+        .map(|c| c.decompress().expect("valid"))
+        .collect();
+    let (ctx, s1, seed) = (h.ctx, SeatIndex::ALL[1], *h.secrets[1].shuffle_seed());
+    let compact = ShuffleOutput::new(&ctx, s1, &seed, &key, &input, &cards);
+    let linear = LinearShuffleOutput::new(&ctx, s1, &seed, &key, &input, &cards);
+    assert!(compact.verify(&ctx, s1, &key, &input, &cards));
+    assert!(linear.verify(&ctx, s1, &key, &input, &cards));
+    let size = |v: &dyn Fn() -> usize| v();
+    eprintln!(
+        "proof of shuffle of 144 cards: compact {} bytes, linear {} bytes (the wall: {} bytes)",
+        size(&|| postcard::to_allocvec(&compact.proof).expect("encode").len()),
+        size(&|| postcard::to_allocvec(&linear.proof).expect("encode").len()),
+        size(&|| postcard::to_allocvec(&compact.wall).expect("encode").len()),
+    );
+    let mut g = c.benchmark_group("proof_of_shuffle_144");
+    g.sample_size(20);
+    g.bench_function("compact/make", |b| {
+        b.iter(|| black_box(ShuffleOutput::new(&ctx, s1, &seed, &key, &input, &cards)))
+    });
+    g.bench_function("compact/verify", |b| {
+        b.iter(|| assert!(black_box(compact.verify(&ctx, s1, &key, &input, &cards))))
+    });
+    g.bench_function("linear/make", |b| {
+        b.iter(|| {
+            black_box(LinearShuffleOutput::new(
+                &ctx, s1, &seed, &key, &input, &cards,
+            ))
+        })
+    });
+    g.bench_function("linear/verify", |b| {
+        b.iter(|| assert!(black_box(linear.verify(&ctx, s1, &key, &input, &cards))))
     });
     g.finish();
 

@@ -31,6 +31,7 @@ use rand_core::{RngCore, SeedableRng};
 use serde::{Deserialize, Serialize};
 
 use crate::hash::{DomainHash, Purpose, card_points};
+use crate::shuffle_argument::CommitKey;
 use crate::{CardIndex, HandContext, Position, SeatIndex, WALL_SIZE};
 
 /// An ElGamal ciphertext `(C1, C2) = (r·G, M + r·Y)`.
@@ -104,6 +105,8 @@ pub struct CardTable {
     lookup: HashMap<[u8; 32], CardIndex>,
     initial: Wall,
     pub(crate) generators: ShuffleGenerators,
+    /// The commitment key of the compact shuffle argument.
+    pub(crate) argument_key: CommitKey,
 }
 
 /// Generators `H_0, H_1, …, H_144` for the shuffle proof: hash-to-ristretto of
@@ -170,6 +173,7 @@ impl CardTable {
             lookup,
             initial,
             generators: ShuffleGenerators::new(),
+            argument_key: CommitKey::new(),
         }
     }
 

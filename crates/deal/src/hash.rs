@@ -58,6 +58,12 @@ pub(crate) enum Purpose {
     MessageId,
     /// Per-hand secrets derived from a root seed.
     SecretDerivation,
+    /// Fiat–Shamir transcript of the compact (Bayer–Groth) shuffle argument.
+    ShuffleArgument,
+    /// Deterministic randomness of the compact shuffle argument.
+    ShuffleArgumentNonce,
+    /// Commitment key of the compact shuffle argument.
+    ShuffleArgumentGenerator,
 }
 
 impl Purpose {
@@ -82,6 +88,9 @@ impl Purpose {
             Purpose::Signature => "signed-message",
             Purpose::MessageId => "message-id",
             Purpose::SecretDerivation => "secret-derivation",
+            Purpose::ShuffleArgument => "shuffle-argument",
+            Purpose::ShuffleArgumentNonce => "shuffle-argument-nonce",
+            Purpose::ShuffleArgumentGenerator => "shuffle-argument-generator",
         }
     }
 }
@@ -338,6 +347,9 @@ mod tests {
             Purpose::Signature,
             Purpose::MessageId,
             Purpose::SecretDerivation,
+            Purpose::ShuffleArgument,
+            Purpose::ShuffleArgumentNonce,
+            Purpose::ShuffleArgumentGenerator,
         ];
         let mut labels: Vec<_> = all.iter().map(|p| p.label()).collect();
         labels.sort_unstable();

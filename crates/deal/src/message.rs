@@ -6,9 +6,14 @@
 //! no maps, no floats). The table crate wraps a [`SignedMessage`] in its own envelope; this
 //! crate does no I/O.
 //!
-//! Sizes (postcard): a shuffle is about 32.5 KB (144 × 64 bytes of compressed ciphertexts and
-//! a 23 KB proof of shuffle), a share about 210 bytes, the others under 250 bytes: one seat
-//! sends about 33 KB for the set-up of a hand.
+//! Sizes (postcard): a shuffle is about 15.6 KB (144 × 64 bytes of compressed ciphertexts and
+//! a 6.3 KB proof of shuffle; 32.6 KB with the linear proof of older hands), a share about 210
+//! bytes, the others under 250 bytes: one seat sends about 16 KB for the set-up of a hand.
+//!
+//! Compatibility: postcard names an enum variant by its index, so [`Body`] only ever grows at
+//! the end. The compact shuffle is [`Body::Shuffle`] (the last variant); the linear one keeps
+//! its old index as [`Body::LinearShuffle`], so every message logged before decodes, hashes
+//! and verifies as it did.
 
 use curve25519_dalek::ristretto::{CompressedRistretto, RistrettoPoint};
 use curve25519_dalek::scalar::Scalar;
@@ -20,7 +25,10 @@ use crate::error::DealError;
 use crate::hash::shuffle_commitment;
 use crate::hash::{DomainHash, Purpose, domain_tag};
 use crate::proof::{DleqProof, SchnorrProof, ShareStatement, prove_key, prove_share};
-use crate::shuffle_proof::{ShuffleProof, prove as prove_shuffle};
+use crate::shuffle_argument::{
+    ShuffleArgument, prove as prove_argument, verify as verify_argument,
+};
+use crate::shuffle_proof::{ShuffleProof, prove as prove_shuffle, verify as verify_linear};
 use crate::{HandContext, Position, SeatIndex};
 use curve25519_dalek::ristretto::RistrettoBasepointTable;
 
@@ -101,14 +109,14 @@ impl KeyAnnouncement {
     }
 }
 
-/// A seat's shuffle: the whole wall after its permutation and re-encryption, with a proof
-/// that it is one.
+/// A seat's shuffle: the whole wall after its permutation and re-encryption, with the compact
+/// proof ([`ShuffleArgument`], Bayer–Groth, about 6 KB) that it is one.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ShuffleOutput {
     /// 144 ciphertexts; position `p` of the final wall is `wall[p]` of seat 3's output.
     pub wall: Vec<CompressedCiphertext>,
     /// Proof that `wall` is a permutation and re-encryption of the previous seat's wall.
-    pub proof: Box<ShuffleProof>,
+    pub proof: Box<ShuffleArgument>,
 }
 
 impl ShuffleOutput {
@@ -147,10 +155,10 @@ impl ShuffleOutput {
         let key_table = RistrettoBasepointTable::create(joint_key);
         let shuffled = shuffle(ctx, seat, shuffle_seed, &key_table, &input.points);
         let output = Wall::from_points(shuffled.output.clone());
-        let proof = prove_shuffle(
+        let proof = prove_argument(
             ctx,
             seat,
-            &cards.generators,
+            &cards.argument_key,
             joint_key,
             input,
             &output,
@@ -165,6 +173,113 @@ impl ShuffleOutput {
             output,
         )
     }
+
+    /// Whether the proof shows `wall` to be `seat`'s shuffle of `input` under `joint_key`:
+    /// the proof check [`crate::Observer::receive`] makes (which also refuses a wall with an
+    /// invalid, unrandomized or repeated ciphertext). For tools, benchmarks and fuzzing.
+    pub fn verify(
+        &self,
+        ctx: &HandContext,
+        seat: SeatIndex,
+        joint_key: &RistrettoPoint,
+        input: &[Ciphertext],
+        cards: &CardTable,
+    ) -> bool {
+        let Some(output) = decompress_wall(&self.wall) else {
+            return false;
+        };
+        let input = Wall::from_points(input.to_vec());
+        verify_argument(
+            ctx,
+            seat,
+            &cards.argument_key,
+            joint_key,
+            &input,
+            &output,
+            &self.proof,
+        )
+    }
+}
+
+/// A seat's shuffle as dealt before the compact proof: the wall with the linear proof
+/// ([`ShuffleProof`], Terelius–Wikström, about 23 KB). Hands logged with it still verify;
+/// new hands are dealt with [`ShuffleOutput`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LinearShuffleOutput {
+    /// 144 ciphertexts; position `p` of the final wall is `wall[p]` of seat 3's output.
+    pub wall: Vec<CompressedCiphertext>,
+    /// Proof that `wall` is a permutation and re-encryption of the previous seat's wall.
+    pub proof: Box<ShuffleProof>,
+}
+
+impl LinearShuffleOutput {
+    /// Like [`ShuffleOutput::new`], with the linear proof: for tools and tests that make a
+    /// hand as it was dealt before the compact proof.
+    pub fn new(
+        ctx: &HandContext,
+        seat: SeatIndex,
+        shuffle_seed: &[u8; 32],
+        joint_key: &RistrettoPoint,
+        input: &[Ciphertext],
+        cards: &CardTable,
+    ) -> Self {
+        let key_table = RistrettoBasepointTable::create(joint_key);
+        let input = Wall::from_points(input.to_vec());
+        let shuffled = shuffle(ctx, seat, shuffle_seed, &key_table, &input.points);
+        let output = Wall::from_points(shuffled.output.clone());
+        let proof = prove_shuffle(
+            ctx,
+            seat,
+            &cards.generators,
+            joint_key,
+            &input,
+            &output,
+            &shuffled,
+            shuffle_seed,
+        );
+        LinearShuffleOutput {
+            wall: output.compressed,
+            proof: Box::new(proof),
+        }
+    }
+
+    /// Whether the proof shows `wall` to be `seat`'s shuffle of `input` under `joint_key`:
+    /// the proof check [`crate::Observer::receive`] makes (which also refuses a wall with an
+    /// invalid, unrandomized or repeated ciphertext). For tools, benchmarks and fuzzing.
+    pub fn verify(
+        &self,
+        ctx: &HandContext,
+        seat: SeatIndex,
+        joint_key: &RistrettoPoint,
+        input: &[Ciphertext],
+        cards: &CardTable,
+    ) -> bool {
+        let Some(output) = decompress_wall(&self.wall) else {
+            return false;
+        };
+        let input = Wall::from_points(input.to_vec());
+        verify_linear(
+            ctx,
+            seat,
+            &cards.generators,
+            joint_key,
+            &input,
+            &output,
+            &self.proof,
+        )
+    }
+}
+
+/// The points of a wall on the wire, if every one is valid.
+fn decompress_wall(wall: &[CompressedCiphertext]) -> Option<Wall> {
+    let points = wall
+        .iter()
+        .map(CompressedCiphertext::decompress)
+        .collect::<Option<Vec<_>>>()?;
+    Some(Wall {
+        points,
+        compressed: wall.to_vec(),
+    })
 }
 
 /// A decryption share `x·C1` for one wall position, with its DLEQ proof.
@@ -244,8 +359,9 @@ pub enum Body {
     Reveal(SeedReveal),
     /// Hand key and shuffle-seed commitment.
     Key(KeyAnnouncement),
-    /// The seat's shuffle of the wall.
-    Shuffle(ShuffleOutput),
+    /// The seat's shuffle of the wall with the linear proof (hands dealt before the compact
+    /// proof; still accepted and verified).
+    LinearShuffle(LinearShuffleOutput),
     /// A decryption share (private draw, show, or public open).
     Share(ShareMessage),
     /// End-of-hand secrets.
@@ -253,6 +369,9 @@ pub enum Body {
     /// Cards the sender drew privately and now sets aside face down for good: it may never
     /// show them, and nobody may draw or open them again before the audit.
     SetAside(SetAside),
+    /// The seat's shuffle of the wall with the compact proof (last, so that the messages
+    /// logged before it keep their encoding).
+    Shuffle(ShuffleOutput),
 }
 
 /// Cards set aside face down by the seat that drew them (for a game that lets a player put
@@ -311,7 +430,7 @@ impl Body {
             Body::Commit(_) => Step::Commit,
             Body::Reveal(_) => Step::Reveal,
             Body::Key(_) => Step::Key,
-            Body::Shuffle(_) => Step::Shuffle,
+            Body::Shuffle(_) | Body::LinearShuffle(_) => Step::Shuffle,
             Body::Share(s) => match s.kind {
                 ShareKind::Draw { .. } => Step::DrawShare,
                 ShareKind::Show => Step::Show,

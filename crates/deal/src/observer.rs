@@ -25,6 +25,7 @@ use crate::error::{AuditRevealFault, DealError, KeyFault, ShareFault, ShuffleFau
 use crate::hash::{JointRandomness, seed_commitment, shuffle_commitment};
 use crate::message::{Body, PROTOCOL_VERSION, ShareKind, SignedMessage, Step};
 use crate::proof::{ShareStatement, verify_key, verify_share};
+use crate::shuffle_argument::verify as verify_argument;
 use crate::shuffle_proof::verify as verify_shuffle;
 use crate::{CardIndex, HandContext, Position, SeatIndex, WALL_SIZE};
 
@@ -114,7 +115,7 @@ impl Slot {
             Body::Commit(_) => Slot::Commit(seat),
             Body::Reveal(_) => Slot::Reveal(seat),
             Body::Key(_) => Slot::Key(seat),
-            Body::Shuffle(_) => Slot::Shuffle(seat),
+            Body::Shuffle(_) | Body::LinearShuffle(_) => Slot::Shuffle(seat),
             Body::Share(s) => Slot::Share(seat, s.position, s.kind),
             Body::AuditReveal(_) => Slot::AuditReveal(seat),
             Body::SetAside(_) => Slot::SetAside(seat),
@@ -455,7 +456,12 @@ impl Observer {
                     None,
                 )
             }
-            Body::Shuffle(out) => {
+            body @ (Body::Shuffle(_) | Body::LinearShuffle(_)) => {
+                let wall_bytes: &[CompressedCiphertext] = match body {
+                    Body::Shuffle(out) => &out.wall,
+                    Body::LinearShuffle(out) => &out.wall,
+                    _ => &[],
+                };
                 if self.joint_key.is_none() {
                     return Err(DealError::OutOfOrder {
                         seat,
@@ -475,7 +481,7 @@ impl Observer {
                 let wall = match own_wall {
                     Some(w) if trusted => w,
                     _ => {
-                        let wall = check_wall(seat, &out.wall)?;
+                        let wall = check_wall(seat, wall_bytes)?;
                         let input = match seat.prev() {
                             Some(prev) => self.walls[prev.index()].as_ref(),
                             None => Some(self.cards.initial()),
@@ -485,10 +491,28 @@ impl Observer {
                                 needs: Step::Shuffle,
                             });
                         };
-                        let generators = &self.cards.generators;
-                        if !verify_shuffle(
-                            &self.ctx, seat, generators, key, input, &wall, &out.proof,
-                        ) {
+                        let proven = match body {
+                            Body::Shuffle(out) => verify_argument(
+                                &self.ctx,
+                                seat,
+                                &self.cards.argument_key,
+                                key,
+                                input,
+                                &wall,
+                                &out.proof,
+                            ),
+                            Body::LinearShuffle(out) => verify_shuffle(
+                                &self.ctx,
+                                seat,
+                                &self.cards.generators,
+                                key,
+                                input,
+                                &wall,
+                                &out.proof,
+                            ),
+                            _ => false,
+                        };
+                        if !proven {
                             return Err(DealError::BadShuffle {
                                 seat,
                                 fault: ShuffleFault::BadProof,

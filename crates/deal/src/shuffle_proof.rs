@@ -2,6 +2,10 @@
 //! so a seat that replaces, duplicates or drops a card in its shuffle is caught on receipt,
 //! not only at the audit.
 //!
+//! Hands are now dealt with the compact argument (`shuffle_argument`, a quarter of the size);
+//! this proof is kept so that every hand logged with it ([`crate::Body::LinearShuffle`])
+//! still verifies, and [`crate::LinearShuffleOutput::new`] still makes one for tests.
+//!
 //! Goes beyond ARCHITECTURE.md "Randomness and dealing" item 2 (which relies on the end-of-hand
 //! audit). This is the proof of a shuffle of Terelius and Wikström ("Proofs of restricted
 //! shuffles", AFRICACRYPT 2010), in the form of the CHVote specification's

@@ -2,7 +2,8 @@
 //!
 //! One libp2p stream per direction and peer carries [`Wire`] messages, each a 4-byte
 //! big-endian length followed by its `postcard` encoding (the same stable format as the table's
-//! envelopes). A message is at most [`MAX_MESSAGE`] bytes: a table frame
+//! envelopes; a table frame travels without the table id it repeats:
+//! [`FRAME_WITHOUT_TABLE`]). A message is at most [`MAX_MESSAGE`] bytes: a table frame
 //! ([`mahjong_table::MAX_FRAME`]) plus a small header. A length above that, or bytes that do
 //! not decode, end the stream and the peer is disconnected ([`WireError`]); nothing is ever
 //! allocated past the limit, and a message's buffer grows as its bytes arrive (not to its
@@ -384,6 +385,10 @@ pub enum Wire {
     /// The table is full: the signed roster (to every seated peer).
     Start(Box<Roster>),
     /// A table frame from one of the sender's seats for the seats in `to` (a bit per seat).
+    /// A table frame names its table right after its first byte: on the wire those 32
+    /// bytes, the same as `table`, are left out ([`FRAME_WITHOUT_TABLE`]); `bytes` is always
+    /// the whole frame.
+    #[serde(serialize_with = "frame_out", deserialize_with = "frame_in")]
     Frame {
         /// The table.
         table: TableId,
@@ -411,6 +416,63 @@ impl Wire {
         }
         Ok(wire)
     }
+}
+
+/// The first byte of a table frame on the wire without its table id. Every table frame
+/// names its table right after its first byte (a full envelope after its version, 1; a
+/// compact one after [`mahjong_table::COMPACT_FRAME`]); that id is the [`Wire::Frame`]'s own
+/// `table`, so those 32 bytes are left out and this byte stands for the first byte:
+/// [`FRAME_WITHOUT_TABLE`] for a compact frame, [`FRAME_WITHOUT_TABLE`] + 1 for a full one.
+/// The receiver puts the first byte and the table back. A frame sent with its own table id
+/// in place is refused, so that every message has one encoding.
+pub const FRAME_WITHOUT_TABLE: u8 = 0xC2;
+
+/// The first bytes of the table frames whose table id is left out on the wire, and the byte
+/// each is sent as.
+const STRIPPED: [(u8, u8); 2] = [
+    (mahjong_table::COMPACT_FRAME, FRAME_WITHOUT_TABLE),
+    (mahjong_table::VERSION as u8, FRAME_WITHOUT_TABLE + 1),
+];
+const _: () = assert!(mahjong_table::VERSION < 0x80, "a one-byte version varint");
+
+/// The [`Wire::Frame`] fields as sent: `bytes` without its table id.
+fn frame_out<S: serde::Serializer>(
+    table: &TableId,
+    to: &u8,
+    bytes: &Vec<u8>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    if let Some((&first, rest)) = bytes.split_first()
+        && rest.starts_with(table)
+        && let Some(&(_, sent_as)) = STRIPPED.iter().find(|(f, _)| *f == first)
+    {
+        let mut sent = Vec::with_capacity(bytes.len() - table.len());
+        sent.push(sent_as);
+        sent.extend_from_slice(&rest[table.len()..]);
+        return (table, to, &sent).serialize(s);
+    }
+    (table, to, bytes).serialize(s)
+}
+
+/// The [`Wire::Frame`] fields as received, the table id put back.
+fn frame_in<'de, D: serde::Deserializer<'de>>(d: D) -> Result<(TableId, u8, Vec<u8>), D::Error> {
+    let (table, to, bytes): (TableId, u8, Vec<u8>) = Deserialize::deserialize(d)?;
+    let Some((&first, rest)) = bytes.split_first() else {
+        return Ok((table, to, bytes));
+    };
+    if let Some(&(original, _)) = STRIPPED.iter().find(|(_, s)| *s == first) {
+        let mut full = Vec::with_capacity(1 + table.len() + rest.len());
+        full.push(original);
+        full.extend_from_slice(&table);
+        full.extend_from_slice(rest);
+        return Ok((table, to, full));
+    }
+    if rest.starts_with(&table) && STRIPPED.iter().any(|(f, _)| *f == first) {
+        return Err(serde::de::Error::custom(
+            "a table frame sent with its table id",
+        ));
+    }
+    Ok((table, to, bytes))
 }
 
 /// Writes one length-prefixed message.
@@ -563,6 +625,33 @@ mod tests {
             assert_eq!(len, m.encode().len());
         }
         assert!(block_on(read_message(&mut r)).expect("eof").is_none());
+    }
+
+    #[test]
+    fn a_table_frame_travels_without_its_table_id() {
+        let table = [5; 32];
+        for first in [mahjong_table::COMPACT_FRAME, mahjong_table::VERSION as u8] {
+            let mut frame = vec![first];
+            frame.extend_from_slice(&table);
+            frame.extend_from_slice(&[1, 2, 3]);
+            let m = Wire::Frame {
+                table,
+                to: 0b0110,
+                bytes: frame.clone(),
+            };
+            let plain = Wire::Frame {
+                table: [6; 32],
+                to: 0b0110,
+                bytes: frame.clone(),
+            };
+            assert_eq!(plain.encode().len() - m.encode().len(), 32);
+            assert_eq!(Wire::decode(&m.encode()).expect("decodes"), m);
+            assert_eq!(Wire::decode(&plain.encode()).expect("decodes"), plain);
+            // Sent with its table id in place: refused (one encoding per message).
+            let mut unstripped = plain.encode();
+            unstripped[1..33].copy_from_slice(&table);
+            assert!(Wire::decode(&unstripped).is_err());
+        }
     }
 
     #[test]

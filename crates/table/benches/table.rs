@@ -67,7 +67,116 @@ fn figures() {
     }
 }
 
+/// Where the bytes of a hand go, per seat per hand (set-up included): every logged
+/// envelope, split into its header, its signature and its body, and the deal messages inside
+/// bodies into their own header and signature, the walls, the proofs of shuffle and the
+/// shares with their proofs. Counted once per envelope (as broadcast; a peer sending to
+/// each of three others separately sends three times this).
+fn breakdown(ruleset: Ruleset, hands: u64) {
+    use mahjong_deal::{Body as Deal, SignedMessage, Step};
+    use mahjong_table::Body;
+    use std::collections::BTreeMap;
+    let mut rows: BTreeMap<&'static str, (u64, u64)> = BTreeMap::new();
+    let mut add = |k: &'static str, n: u64, bytes: u64| {
+        let e = rows.entry(k).or_default();
+        e.0 += n;
+        e.1 += bytes;
+    };
+    let deal = |m: &SignedMessage, add: &mut dyn FnMut(&'static str, u64, u64)| {
+        let total = m.to_bytes().unwrap().len() as u64;
+        add("deal msg: signature", 1, 64);
+        let body = match &m.message.body {
+            Deal::Shuffle(s) => {
+                let wall = postcard::to_allocvec(&s.wall).unwrap().len() as u64;
+                let proof = postcard::to_allocvec(&s.proof).unwrap().len() as u64;
+                add("deal: shuffle wall", 1, wall);
+                add("deal: proof of shuffle", 1, proof);
+                wall + proof + 1
+            }
+            Deal::Share(sh) => {
+                let b = postcard::to_allocvec(&sh).unwrap().len() as u64;
+                let name = match m.step() {
+                    Step::DrawShare => "deal: draw share (point, DLEQ, position, kind)",
+                    Step::Show => "deal: show share (point, DLEQ, position, kind)",
+                    _ => "deal: public share",
+                };
+                add(name, 1, b + 1);
+                b + 1
+            }
+            other => {
+                let b = postcard::to_allocvec(other).unwrap().len() as u64;
+                add("deal: commit/key/reveal/audit", 1, b);
+                b
+            }
+        };
+        add(
+            "deal msg: header (version, table, hand, seat)",
+            1,
+            total - 64 - body,
+        );
+    };
+    let mut frames = 0u64;
+    for seed in 0..hands {
+        let sim = one_hand(1000 + seed, ruleset);
+        for r in sim.client(0).log() {
+            for e in &r.entries {
+                frames += e.frame().len() as u64;
+                let total = e.encode().len() as u64;
+                let body = postcard::to_allocvec(&e.body).unwrap().len() as u64;
+                add("envelope: signature", 1, 64);
+                add(
+                    "envelope: header (version, table, hand, seq, prev, seat)",
+                    1,
+                    total - 64 - body,
+                );
+                let mut inner = 0u64;
+                let shows: Vec<&SignedMessage> = match &e.body {
+                    Body::Deal(ms) => ms.iter().collect(),
+                    Body::Play(p) => p.shows.iter().collect(),
+                    Body::ClaimOpen { play, .. } => play.shows.iter().collect(),
+                    _ => Vec::new(),
+                };
+                for m in shows {
+                    inner += m.to_bytes().unwrap().len() as u64;
+                    deal(m, &mut add);
+                }
+                let name = match &e.body {
+                    Body::Deal(_) => "body rest: deal (tags, lengths)",
+                    Body::Play(_) => "body rest: play (action, tags)",
+                    Body::ClaimCommit { .. } => "body rest: claim commit (hash)",
+                    Body::ClaimOpen { .. } => "body rest: claim open (answer, nonce)",
+                    Body::Settle { .. } | Body::SettleVoided { .. } => "body rest: settle",
+                    _ => "body rest: set-up and other",
+                };
+                add(name, 1, body - inner);
+            }
+        }
+    }
+    let per = (hands * 4) as f64;
+    let total: u64 = rows.values().map(|v| v.1).sum();
+    eprintln!("{ruleset}: bytes per seat per hand by part (logged envelopes, counted once):");
+    for (k, (n, b)) in &rows {
+        eprintln!(
+            "  {k:<58} {:>7.1} items {:>8.1} KB {:>5.1} %",
+            *n as f64 / per,
+            *b as f64 / per / 1000.0,
+            *b as f64 * 100.0 / total as f64
+        );
+    }
+    eprintln!(
+        "  {:<58} {:>16.1} KB",
+        "total (the full encoding, as journaled)",
+        total as f64 / per / 1000.0
+    );
+    eprintln!(
+        "  {:<58} {:>16.1} KB",
+        "as frames sent (compact)",
+        frames as f64 / per / 1000.0
+    );
+}
+
 fn bench(c: &mut Criterion) {
+    breakdown(Ruleset::Qiaoma, 4);
     figures();
     let mut g = c.benchmark_group("table");
     g.sample_size(10);

@@ -16,9 +16,21 @@
 //!
 //! Signatures cover `domain tag ‖ postcard(version, table, hand, seq, prev_hash, seat, body)`
 //! and are checked with `verify_strict` (no malleable or small-order signatures).
+//!
+//! Two encodings of one envelope ([`Envelope::decode`] reads both):
+//! - the **full** one ([`Envelope::encode`]): postcard of every field. It names the envelope
+//!   in the log hash ([`Envelope::id`]), and the journal and exports hold it;
+//! - the **frame** sent to peers ([`Envelope::frame`]): for an envelope that carries deal
+//!   messages, the byte [`COMPACT_FRAME`], then the postcard of the same fields without the
+//!   version (the byte implies it) and with each deal message inside the body cut to its body
+//!   and signature: its version, table, hand and seat are the envelope's (35 bytes saved per
+//!   deal message). Any other envelope, or one whose deal messages name another table, hand or
+//!   seat (a lying seat's), is sent in full. The frame decodes to
+//!   the full envelope, whose signatures (the envelope's and every deal message's) are
+//!   checked over the full bytes as before: nothing signed or hashed changes.
 
 use ed25519_dalek::{Signature, Signer, SigningKey, VerifyingKey};
-use mahjong_deal::SignedMessage;
+use mahjong_deal::{Message as DealMessage, SeatIndex, SignedMessage};
 use mahjong_rules::{Action, Money, Options, Ruleset, Seat, SessionLength};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -30,6 +42,10 @@ pub const VERSION: u16 = 1;
 
 /// Largest encoded envelope (one frame), in bytes.
 pub const MAX_FRAME: usize = 64 * 1024;
+
+/// The first byte of a compact frame ([`Envelope::frame`]). A full encoding starts with its
+/// version ([`VERSION`], one byte), so the two never meet.
+pub const COMPACT_FRAME: u8 = 0xC1;
 
 /// A 32-byte hash (sha256).
 pub type Hash = [u8; 32];
@@ -382,12 +398,20 @@ impl Envelope {
         encode_value(self)
     }
 
-    /// Decodes one frame: at most [`MAX_FRAME`] bytes, no trailing bytes, canonical encoding,
-    /// a seat in 0..4 and this protocol [`VERSION`]. Checks no signature (that needs the
+    /// Decodes one frame, compact ([`Envelope::frame`]) or full ([`Envelope::encode`]): at
+    /// most [`MAX_FRAME`] bytes, no trailing bytes, the canonical bytes of its form, a seat in
+    /// 0..4 and this protocol [`VERSION`]. Checks no signature (that needs the
     /// roster): see [`Envelope::verify`].
     pub fn decode(bytes: &[u8]) -> Result<Envelope, FrameError> {
         if bytes.len() > MAX_FRAME {
             return Err(FrameError::TooLarge { len: bytes.len() });
+        }
+        if bytes.first() == Some(&COMPACT_FRAME) {
+            let env = Self::decode_compact(bytes)?;
+            if env.seat > 3 {
+                return Err(FrameError::NoSuchSeat(env.seat));
+            }
+            return Ok(env);
         }
         let env: Envelope = decode_value(bytes)?;
         if env.version != VERSION {
@@ -402,7 +426,35 @@ impl Envelope {
         Ok(env)
     }
 
-    /// `sha256(tag ‖ frame bytes)`: the envelope's identity in the log hash.
+    /// The bytes sent to peers: the compact frame (see the module header) when the envelope
+    /// carries deal messages, all of its own table, hand and seat; else the full encoding.
+    pub fn frame(&self) -> Vec<u8> {
+        match CompactEnvelope::of(self) {
+            Some(c) => {
+                let mut out = vec![COMPACT_FRAME];
+                out.extend_from_slice(&encode_value(&c));
+                out
+            }
+            None => self.encode(),
+        }
+    }
+
+    /// Decodes a compact frame (after its first byte), canonical and within the limits.
+    fn decode_compact(bytes: &[u8]) -> Result<Envelope, FrameError> {
+        let c: CompactEnvelope = decode_value(bytes.get(1..).unwrap_or_default())?;
+        let env = c.into_envelope()?;
+        if env.frame() != bytes {
+            return Err(FrameError::NotCanonical);
+        }
+        // The full encoding is what the journal and exports keep: within the limit too.
+        let full = env.encode().len();
+        if full > MAX_FRAME {
+            return Err(FrameError::TooLarge { len: full });
+        }
+        Ok(env)
+    }
+
+    /// `sha256(tag ‖ full encoding)`: the envelope's identity in the log hash.
     pub fn id(&self) -> Hash {
         tagged_hash("envelope-id", &self.encode())
     }
@@ -426,6 +478,247 @@ impl Envelope {
             _ => None,
         }
     }
+}
+
+/// A deal message inside a compact frame: its version, table, hand and seat are the
+/// envelope's.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct DealEntry {
+    body: mahjong_deal::Body,
+    signature: Signature,
+}
+
+/// A [`Play`] inside a compact frame.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct CompactPlay {
+    action: Action,
+    timed_out: bool,
+    shows: Vec<DealEntry>,
+}
+
+/// The body of a compact frame: one that carries deal messages, cut.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+enum CompactBody {
+    Deal(Vec<DealEntry>),
+    Play(CompactPlay),
+    ClaimOpen { play: CompactPlay, nonce: Hash },
+}
+
+/// An envelope as a compact frame carries it (after [`COMPACT_FRAME`]).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct CompactEnvelope {
+    table: [u8; 32],
+    hand: u32,
+    seq: u32,
+    prev_hash: Hash,
+    seat: Seat,
+    body: CompactBody,
+    signature: Signature,
+}
+
+impl CompactEnvelope {
+    /// The compact form, if the envelope carries deal messages and every one is of its
+    /// table, hand and seat and of the deal crate's protocol version (any other envelope is
+    /// no smaller compact).
+    fn of(env: &Envelope) -> Option<CompactEnvelope> {
+        let carried = match &env.body {
+            Body::Deal(ms) => ms.len(),
+            Body::Play(p) | Body::ClaimOpen { play: p, .. } => p.shows.len(),
+            _ => 0,
+        };
+        if env.version != VERSION || carried == 0 {
+            return None;
+        }
+        let cut = |ms: &[SignedMessage]| -> Option<Vec<DealEntry>> {
+            ms.iter()
+                .map(|m| {
+                    let h = &m.message;
+                    (h.version == mahjong_deal::PROTOCOL_VERSION
+                        && h.table == env.table
+                        && h.hand == env.hand
+                        && h.seat.get() == env.seat)
+                        .then(|| DealEntry {
+                            body: h.body.clone(),
+                            signature: m.signature,
+                        })
+                })
+                .collect()
+        };
+        let play = |p: &Play| -> Option<CompactPlay> {
+            Some(CompactPlay {
+                action: p.action.clone(),
+                timed_out: p.timed_out,
+                shows: cut(&p.shows)?,
+            })
+        };
+        let body = match &env.body {
+            Body::Deal(ms) => CompactBody::Deal(cut(ms)?),
+            Body::Play(p) => CompactBody::Play(play(p)?),
+            Body::ClaimOpen { play: p, nonce } => CompactBody::ClaimOpen {
+                play: play(p)?,
+                nonce: *nonce,
+            },
+            _ => return None,
+        };
+        Some(CompactEnvelope {
+            table: env.table,
+            hand: env.hand,
+            seq: env.seq,
+            prev_hash: env.prev_hash,
+            seat: env.seat,
+            body,
+            signature: env.signature,
+        })
+    }
+
+    /// The envelope, its deal messages given back their version, table, hand and seat.
+    fn into_envelope(self) -> Result<Envelope, FrameError> {
+        let seat = SeatIndex::new(self.seat).ok_or(FrameError::NoSuchSeat(self.seat))?;
+        let (table, hand) = (self.table, self.hand);
+        let restore = |entries: Vec<DealEntry>| -> Vec<SignedMessage> {
+            entries
+                .into_iter()
+                .map(|e| SignedMessage {
+                    message: DealMessage {
+                        version: mahjong_deal::PROTOCOL_VERSION,
+                        table,
+                        hand,
+                        seat,
+                        body: e.body,
+                    },
+                    signature: e.signature,
+                })
+                .collect()
+        };
+        let play = |p: CompactPlay| Play {
+            action: p.action,
+            timed_out: p.timed_out,
+            shows: restore(p.shows),
+        };
+        let body = match self.body {
+            CompactBody::Deal(entries) => Body::Deal(restore(entries)),
+            CompactBody::Play(p) => Body::Play(play(p)),
+            CompactBody::ClaimOpen { play: p, nonce } => Body::ClaimOpen {
+                play: play(p),
+                nonce,
+            },
+        };
+        Ok(Envelope {
+            version: VERSION,
+            table,
+            hand,
+            seq: self.seq,
+            prev_hash: self.prev_hash,
+            seat: self.seat,
+            body,
+            signature: self.signature,
+        })
+    }
+}
+
+/// The first byte of a step of the log in its stored form ([`stored_step`]). A postcard
+/// `Record` of the journal starts with its variant's index (0 to 3), so the two never meet.
+pub const STORED_STEP: u8 = 0xC5;
+
+/// An entry of a stored step: what is its own (the step's table, hand, number and previous
+/// hash are the step's).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct StoredEntry {
+    seat: Seat,
+    body: StoredBody,
+    signature: Signature,
+}
+
+/// A stored entry's body: cut as in a compact frame when it carries deal messages of its
+/// own table, hand and seat, else whole.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+enum StoredBody {
+    Cut(CompactBody),
+    Whole(Body),
+}
+
+/// A step of the log as a journal keeps it (after [`STORED_STEP`]).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct StoredStep {
+    hand: u32,
+    seq: u32,
+    prev_hash: Hash,
+    entries: Vec<StoredEntry>,
+}
+
+/// The stored form of the envelopes of one step of table `table`: [`STORED_STEP`], then the
+/// step's hand, number and previous hash once, and for each envelope its seat, its body (its
+/// deal messages cut as in [`Envelope::frame`]) and its signature: about 58 bytes an
+/// envelope less than their full encodings (the table id, the header three times in four),
+/// and 35 more a deal message (its version, table, hand and seat). `None` when the envelopes are not all of
+/// this version, table and one step header (then keep their full encodings).
+/// [`from_stored_step`] gives back the same envelopes: what is signed and hashed is their
+/// full encoding, as ever.
+pub fn stored_step(table: &[u8; 32], entries: &[Envelope]) -> Option<Vec<u8>> {
+    let first = entries.first()?;
+    let header = first.header();
+    let mut stored = Vec::with_capacity(entries.len());
+    for e in entries {
+        if e.version != VERSION || &e.table != table || e.header() != header {
+            return None;
+        }
+        let body = match CompactEnvelope::of(e) {
+            Some(c) => StoredBody::Cut(c.body),
+            None => StoredBody::Whole(e.body.clone()),
+        };
+        stored.push(StoredEntry {
+            seat: e.seat,
+            body,
+            signature: e.signature,
+        });
+    }
+    let mut out = vec![STORED_STEP];
+    out.extend_from_slice(&encode_value(&StoredStep {
+        hand: header.hand,
+        seq: header.seq,
+        prev_hash: header.prev_hash,
+        entries: stored,
+    }));
+    Some(out)
+}
+
+/// The envelopes of a step stored by [`stored_step`] for table `table`. Refuses bytes that
+/// are not the stored form it makes of what they decode to.
+pub fn from_stored_step(table: &[u8; 32], bytes: &[u8]) -> Result<Vec<Envelope>, FrameError> {
+    let Some((&STORED_STEP, rest)) = bytes.split_first() else {
+        return Err(FrameError::Decode("not a stored step".into()));
+    };
+    let step: StoredStep = decode_value(rest)?;
+    let mut entries = Vec::with_capacity(step.entries.len());
+    for e in step.entries {
+        let env = match e.body {
+            StoredBody::Cut(body) => CompactEnvelope {
+                table: *table,
+                hand: step.hand,
+                seq: step.seq,
+                prev_hash: step.prev_hash,
+                seat: e.seat,
+                body,
+                signature: e.signature,
+            }
+            .into_envelope()?,
+            StoredBody::Whole(body) => Envelope {
+                version: VERSION,
+                table: *table,
+                hand: step.hand,
+                seq: step.seq,
+                prev_hash: step.prev_hash,
+                seat: e.seat,
+                body,
+                signature: e.signature,
+            },
+        };
+        entries.push(env);
+    }
+    if stored_step(table, &entries).as_deref() != Some(bytes) {
+        return Err(FrameError::NotCanonical);
+    }
+    Ok(entries)
 }
 
 /// The log hash through step `seq` from the hash through the step before and the step's
@@ -586,5 +879,135 @@ mod tests {
             Envelope::decode(&bytes),
             Err(FrameError::Decode(_))
         ));
+    }
+
+    /// A deal envelope with two deal messages of its own seat (a commit and a reveal).
+    fn deal_envelope(inner_table: [u8; 32], inner_hand: u32) -> Envelope {
+        use mahjong_deal::{Body as D, HandContext, Message, SeedCommit, SeedReveal};
+        let ctx = HandContext {
+            table: inner_table,
+            hand: inner_hand,
+        };
+        let seat = SeatIndex::new(2).unwrap();
+        let msgs = vec![
+            Message::new(
+                &ctx,
+                seat,
+                D::Commit(SeedCommit {
+                    commitment: [3; 32],
+                }),
+            )
+            .sign(&key(2))
+            .unwrap(),
+            Message::new(
+                &ctx,
+                seat,
+                D::Reveal(SeedReveal {
+                    seed: [4; 32],
+                    nonce: [5; 32],
+                }),
+            )
+            .sign(&key(2))
+            .unwrap(),
+        ];
+        let header = Header {
+            hand: 3,
+            seq: 17,
+            prev_hash: [9; 32],
+        };
+        Envelope::sign([1; 32], header, 2, Body::Deal(msgs), &key(2))
+    }
+
+    #[test]
+    fn a_compact_frame_is_the_same_envelope_in_fewer_bytes() {
+        let e = deal_envelope([1; 32], 3);
+        let (full, frame) = (e.encode(), e.frame());
+        assert_eq!(frame[0], COMPACT_FRAME);
+        // 35 bytes a deal message; the mark takes the version's byte.
+        assert_eq!(full.len() - frame.len(), 2 * 35);
+        let back = Envelope::decode(&frame).unwrap();
+        assert_eq!(back, e);
+        assert_eq!(back.id(), e.id());
+        back.verify(&key(2).verifying_key()).unwrap();
+        // The full encoding still decodes (old frames, the journal, exports).
+        assert_eq!(Envelope::decode(&full).unwrap(), e);
+        // Any other envelope is sent in full; a compact form of it is refused.
+        let plain = sample();
+        assert_eq!(plain.frame(), plain.encode());
+        assert_eq!(Envelope::decode(&plain.frame()).unwrap(), plain);
+        // Trailing bytes and a non-canonical length are refused.
+        let mut long = frame.clone();
+        long.push(0);
+        assert!(Envelope::decode(&long).is_err());
+    }
+
+    #[test]
+    fn deal_messages_of_another_table_or_hand_go_in_full() {
+        for e in [deal_envelope([7; 32], 3), deal_envelope([1; 32], 4)] {
+            let frame = e.frame();
+            assert_eq!(frame, e.encode());
+            assert_eq!(Envelope::decode(&frame).unwrap(), e);
+        }
+    }
+
+    #[test]
+    fn a_stored_step_gives_back_its_envelopes() {
+        let deal = deal_envelope([1; 32], 3);
+        let plain = Envelope::sign(
+            [1; 32],
+            deal.header(),
+            0,
+            Body::ClaimCommit {
+                commitment: [8; 32],
+            },
+            &key(0),
+        );
+        let entries = vec![plain, deal];
+        let bytes = stored_step(&[1; 32], &entries).unwrap();
+        let full: usize = entries.iter().map(|e| e.encode().len()).sum();
+        assert!(bytes.len() + 100 < full, "{} against {full}", bytes.len());
+        assert_eq!(from_stored_step(&[1; 32], &bytes).unwrap(), entries);
+        // Another table's envelopes, or two step headers, are not stored this way.
+        assert!(stored_step(&[2; 32], &entries).is_none());
+        let other = Envelope::sign(
+            [1; 32],
+            Header {
+                seq: 18,
+                ..entries[0].header()
+            },
+            1,
+            Body::Decline,
+            &key(1),
+        );
+        assert!(stored_step(&[1; 32], &[entries[0].clone(), other]).is_none());
+        // Read back for another table, the signatures no longer hold.
+        let moved = from_stored_step(&[2; 32], &bytes).unwrap();
+        assert!(moved[0].verify(&key(0).verifying_key()).is_err());
+        // A flipped byte never gives back the same envelopes.
+        for i in 0..bytes.len() {
+            let mut m = bytes.clone();
+            m[i] ^= 0x40;
+            if let Ok(back) = from_stored_step(&[1; 32], &m) {
+                assert_ne!(back, entries, "byte {i}");
+            }
+        }
+    }
+
+    #[test]
+    fn every_mutated_compact_frame_fails_or_changes_the_envelope() {
+        let e = deal_envelope([1; 32], 3);
+        let frame = e.frame();
+        for i in 0..frame.len() {
+            for mask in [0x01u8, 0x80] {
+                let mut m = frame.clone();
+                m[i] ^= mask;
+                if let Ok(d) = Envelope::decode(&m) {
+                    assert!(
+                        d != e,
+                        "byte {i} mask {mask:#x} decodes to the same envelope"
+                    );
+                }
+            }
+        }
     }
 }

@@ -100,7 +100,7 @@ impl Req {
             (Req::Commit, DealBody::Commit(_))
             | (Req::Key, DealBody::Key(_))
             | (Req::Reveal, DealBody::Reveal(_))
-            | (Req::Shuffle, DealBody::Shuffle(_))
+            | (Req::Shuffle, DealBody::Shuffle(_) | DealBody::LinearShuffle(_))
             | (Req::AuditReveal, DealBody::AuditReveal(_)) => true,
             (Req::Draw { pos, requester }, DealBody::Share(s)) => {
                 s.position == pos

@@ -195,8 +195,9 @@
 //! `cargo bench -p mahjong-table --bench table` on the 2-core x86_64 development machine
 //! (AMD EPYC, AVX2), a whole hand (set-up of the hand, play, audit, settlement) of four
 //! bot-driven seats over a perfect in-memory network, per seat, with the claim commitments:
-//! qiaoma 188 frames and 85.6 KB sent (each frame broadcast once; ×3 if sent to each peer
-//! separately: 257 KB); classic 178 frames, 83.2 KB; baida 92 frames, 64.3 KB. A hand has
+//! qiaoma 188 frames and 64.4 KB sent (each frame broadcast once; ×3 if sent to each peer
+//! separately: 193 KB); classic 178 frames, 62.1 KB; baida 92 frames, 44.1 KB (85.6, 83.2
+//! and 64.3 KB before the compact proof of shuffle and frames, [`Envelope::frame`]). A hand has
 //! 72 (qiaoma), 68 (classic) or 30 (baida) claim windows (every discard, and every added
 //! kong that may be robbed); each costs the answering seats one more step: three
 //! commitments of 166 bytes (about one frame and 0.5 KB per seat per discard, +40% frames
@@ -274,7 +275,10 @@ pub use client::{
     BotError, Client, Follower, MAX_AHEAD, MAX_BUFFER_BYTES, MAX_REPLY_BYTES,
     REPLY_BYTES_PER_SECOND, RETRANSMIT_MS, SILENT_GRACE_MS,
 };
-pub use codec::{Body, Envelope, Hash, MAX_FRAME, Next, Play, Proposal, RosterVote, VERSION, Void};
+pub use codec::{
+    Body, COMPACT_FRAME, Envelope, Hash, MAX_FRAME, Next, Play, Proposal, RosterVote, STORED_STEP,
+    VERSION, Void, from_stored_step, stored_step,
+};
 pub use error::{ActError, EvidenceError, Fault, FrameError, Offence, StepError, TableError};
 pub use event::TableEvent;
 pub use evidence::{Charge, Culprit, Evidence, conflict};

@@ -145,6 +145,10 @@ fn change(msg: &mut SignedMessage, c: &FieldChange) {
                     Some(c) => &mut c.c1,
                     None => return,
                 },
+                Body::LinearShuffle(s) => match s.wall.get_mut(*i % 144) {
+                    Some(c) => &mut c.c1,
+                    None => return,
+                },
                 Body::Share(s) => &mut s.share.0,
                 Body::AuditReveal(a) => &mut a.shuffle_seed,
                 Body::SetAside(sa) => &mut sa.positions,

@@ -2,10 +2,12 @@
 
 #![allow(clippy::unwrap_used)]
 
+mod argument;
 mod attacks;
 mod common;
 mod fuzz;
 mod honest;
+mod linear;
 mod review;
 mod set_aside;
 mod statistics;

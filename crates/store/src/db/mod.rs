@@ -671,6 +671,83 @@ fn insert_seat(conn: &Connection, table: &[u8; 32], seat: &LocalSeat) -> Result<
 mod tests {
     use super::*;
 
+    /// A journal whose older rows hold steps as postcard `Record`s and whose newer rows hold
+    /// them in the stored form reads back the same envelopes from both, and the stored form
+    /// is smaller.
+    #[test]
+    fn steps_read_back_from_both_encodings() {
+        use mahjong_table::{Body, Envelope, StepRecord};
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(DB_FILE);
+        let key = SigningKey::from_bytes(&[3; 32]);
+        let table = [9u8; 32];
+        let config = Config {
+            table,
+            seat: 1,
+            roster: [key.verifying_key(); 4],
+            host: 0,
+        };
+        let step = |seq: u32| StepRecord {
+            entries: (0..4u8)
+                .map(|seat| {
+                    let header = mahjong_table::codec::Header {
+                        hand: 1,
+                        seq,
+                        prev_hash: [seq as u8; 32],
+                    };
+                    Envelope::sign(
+                        table,
+                        header,
+                        seat,
+                        Body::ClaimCommit {
+                            commitment: [seat; 32],
+                        },
+                        &key,
+                    )
+                })
+                .collect(),
+        };
+        {
+            let conn = Connection::open(&path).unwrap();
+            conn.execute_batch(SCHEMA_V1).unwrap();
+            conn.pragma_update(None, "application_id", APPLICATION_ID)
+                .unwrap();
+            conn.execute(
+                "INSERT INTO tables (id, names, created_ms) VALUES (?1, ?2, 5)",
+                params![&table[..], r#"["a","b","c","d"]"#],
+            )
+            .unwrap();
+            conn.execute(
+                "INSERT INTO seats (table_id, seat, config, root) VALUES (?1, 1, ?2, ?3)",
+                params![
+                    &table[..],
+                    postcard::to_allocvec(&config).unwrap(),
+                    &[4u8; 32][..]
+                ],
+            )
+            .unwrap();
+            conn.execute(
+                "INSERT INTO journal (table_id, seat, record) VALUES (?1, 1, ?2)",
+                params![
+                    &table[..],
+                    postcard::to_allocvec(&Record::Step(step(0))).unwrap()
+                ],
+            )
+            .unwrap();
+        }
+        let store = Store::open_file(&path).unwrap();
+        let old = store.journal_bytes(&table, 1).unwrap();
+        store.append(&table, 1, &[Record::Step(step(1))]).unwrap();
+        let new = store.journal_bytes(&table, 1).unwrap() - old;
+        assert!(new + 4 * 50 < old, "stored {new} bytes against {old}");
+        assert_eq!(
+            store.steps(&table, 1, 0, 2).unwrap(),
+            vec![step(0), step(1)]
+        );
+        let persisted = store.persisted(&table, 1).unwrap().unwrap();
+        assert_eq!(persisted.log, vec![step(0), step(1)]);
+    }
+
     /// A version-1 database with a table and a journal record is migrated on open, and
     /// keeps its data.
     #[test]

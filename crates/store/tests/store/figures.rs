@@ -18,10 +18,14 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
 #[test]
 #[ignore = "prints measured figures; slow"]
 fn figures() {
-    const HANDS: u32 = 4;
+    // `STORE_FIGURES_HANDS=N` for a longer session (the per-hand growth of the journal).
+    let hands_wanted: u32 = std::env::var("STORE_FIGURES_HANDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(4);
     // On the real disk (not a tmpfs), so that fsync costs what it costs.
     let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("tempdir");
-    let mut game = Game::new(dir.path(), 41, Ruleset::Qiaoma, HANDS);
+    let mut game = Game::new(dir.path(), 41, Ruleset::Qiaoma, hands_wanted);
     let started = Instant::now();
     game.run();
     let played = started.elapsed();
@@ -89,5 +93,37 @@ fn figures() {
     println!(
         "verify: {took:?} ({:?} per hand)",
         took / hands.max(1) as u32
+    );
+    // The journal's records (what the seat keeps), and the database once its last connection
+    // closed (SQLite then folds the WAL into the file and removes it).
+    let journal: u64 = p
+        .store
+        .journal_bytes(&game.table, 0)
+        .expect("journal bytes");
+    {
+        let conn = rusqlite::Connection::open(p.store.path()).expect("open");
+        let pragma = |name: &str| -> i64 {
+            conn.query_row(&format!("PRAGMA {name}"), [], |r| r.get(0))
+                .unwrap_or(-1)
+        };
+        println!(
+            "database pages: {} of {} bytes, {} free",
+            pragma("page_count"),
+            pragma("page_size"),
+            pragma("freelist_count")
+        );
+    }
+    let path = p.store.path().to_path_buf();
+    drop(restored);
+    drop(game);
+    let closed = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+    let wal = std::fs::metadata(path.with_extension("sqlite3-wal")).map_or(0, |m| m.len());
+    println!(
+        "seat 0 journal: {} KB of records ({} KB per hand); the closed database {} KB \
+         ({} KB per hand; WAL left {wal} bytes)",
+        journal / 1000,
+        journal / 1000 / u64::from(hands.max(1) as u32),
+        closed / 1000,
+        closed / 1000 / u64::from(hands.max(1) as u32),
     );
 }

@@ -244,6 +244,35 @@ fn a_seat_keeps_two_hands_in_memory_and_restarts_from_its_last_checkpoint() {
     let cp = tail.checkpoint.clone().expect("a checkpoint");
     assert_eq!(tail.base(), cp.seq);
     assert!(tail.log.len() < 400, "{} steps read", tail.log.len());
+    // The journal keeps one copy of what its seat signed: the seat's own records of the
+    // hands before the last checkpoint's are gone (the fold drops them there anyway), and a
+    // hand costs about what docs/performance.md says (275 KB of records; counted, not timed).
+    let conn = rusqlite::Connection::open(store.path()).expect("open");
+    let mut stmt = conn
+        .prepare(
+            "SELECT record FROM journal WHERE table_id = ?1 AND seat = 1 AND id < \
+             (SELECT max(id) FROM journal WHERE table_id = ?1 AND seat = 1 \
+              AND checkpoint IS NOT NULL)",
+        )
+        .expect("query");
+    let rows: Vec<Vec<u8>> = stmt
+        .query_map([&table[..]], |r| r.get(0))
+        .expect("rows")
+        .map(|r| r.expect("row"))
+        .collect();
+    for bytes in rows {
+        if let Ok(mahjong_table::Record::Own(e)) = postcard::from_bytes(&bytes) {
+            assert!(e.hand >= cp.hand, "an own record of hand {} kept", e.hand);
+        }
+    }
+    let hands = game.client(1).results().len() as u64 + 1;
+    let bytes = store.journal_bytes(&table, 1).expect("bytes");
+    assert!(
+        bytes <= 300_000 * hands,
+        "{bytes} bytes of journal for {hands} hands"
+    );
+    drop(stmt);
+    drop(conn);
     game.crash(1);
     game.restart(1);
     assert_eq!(game.client(1).first_step_held(), cp.seq);

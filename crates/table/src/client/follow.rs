@@ -296,7 +296,7 @@ impl Follower {
             },
             &self.key,
         );
-        let bytes = env.encode();
+        let bytes = env.frame();
         for t in (0..4u8).filter(|&t| t != self.seat) {
             out.reply.push((t, bytes.clone()));
         }

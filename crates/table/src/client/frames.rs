@@ -315,7 +315,7 @@ impl Client {
             second,
         };
         for e in [&proof.first, &proof.second] {
-            let f = e.encode();
+            let f = e.frame();
             self.broadcast(f, out);
         }
         if held {
@@ -390,7 +390,7 @@ impl Client {
             },
             Body::Request { from_seq, have: 0 },
         );
-        let bytes = env.encode();
+        let bytes = env.frame();
         self.stats.reply_frames += 1;
         self.stats.reply_bytes += bytes.len() as u64;
         out.reply.push((seat, bytes));
@@ -474,7 +474,7 @@ impl Client {
             if (e.seat == seat && !returning) || held {
                 continue;
             }
-            let f = e.encode();
+            let f = e.frame();
             if bytes + f.len() > budget && !frames.is_empty() {
                 break;
             }
@@ -505,7 +505,7 @@ impl Client {
             .filter(|((h, _), _)| *h >= hand)
             .flat_map(|(_, slot)| [&slot.entries[me], &slot.votes[me]])
             .flatten()
-            .map(Envelope::encode)
+            .map(Envelope::frame)
             .collect();
         for f in own {
             self.broadcast(f, out);
@@ -515,7 +515,7 @@ impl Client {
             .proofs
             .iter()
             .filter(|p| self.sanction & (1 << (p.seat & 3)) != 0)
-            .flat_map(|p| [p.first.encode(), p.second.encode()])
+            .flat_map(|p| [p.first.frame(), p.second.frame()])
             .collect();
         for f in proofs {
             self.broadcast(f, out);
@@ -543,7 +543,7 @@ impl Client {
             },
             Body::Request { from_seq, have },
         );
-        self.broadcast(env.encode(), out);
+        self.broadcast(env.frame(), out);
     }
 }
 

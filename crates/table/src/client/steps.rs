@@ -32,7 +32,7 @@ impl Client {
             body,
         );
         self.journal.push(Record::Own(Box::new(env.clone())));
-        self.broadcast(env.encode(), out);
+        self.broadcast(env.frame(), out);
         let slot = self.slots.entry((exp.hand, exp.seq)).or_default();
         slot.entries[self.config.seat as usize] = Some(env);
     }
@@ -145,7 +145,7 @@ impl Client {
             },
         );
         self.journal.push(Record::Own(Box::new(env.clone())));
-        self.broadcast(env.encode(), out);
+        self.broadcast(env.frame(), out);
         self.slots.entry((hand, seq)).or_default().votes[me] = Some(env);
     }
 

@@ -4,6 +4,7 @@
 mod adversary;
 mod attack;
 mod audit;
+mod bytes;
 mod fuzz;
 mod honest;
 mod kept;
