@@ -129,6 +129,10 @@ pub struct PlayArgs {
     /// table itself (a host's proposal is its acceptance), it only joins.
     #[arg(long, hide = true)]
     test_never_accept: bool,
+    /// Tests only (hidden): like `--test-never-accept` at the first table only (a player who
+    /// misses one Accept, then accepts at the next table).
+    #[arg(long, hide = true)]
+    test_miss_accept: bool,
     /// Tests only (hidden): no hole punching, so the relay carries every link.
     #[arg(long, hide = true)]
     test_no_hole_punching: bool,
@@ -204,8 +208,12 @@ pub fn run(args: PlayArgs) -> Result<()> {
     config.internet = internet;
     config.hole_punching = !args.test_no_hole_punching;
     config.disconnect_seconds = args.disconnect_seconds;
-    config.never_accept = args.test_never_accept;
-    if args.test_never_accept {
+    config.never_accept = if args.test_never_accept {
+        u32::MAX
+    } else {
+        u32::from(args.test_miss_accept)
+    };
+    if args.test_never_accept || args.test_miss_accept {
         config.settings.open_after_ms = u64::MAX / 4;
     }
     let rt = tokio::runtime::Builder::new_current_thread()

@@ -535,8 +535,8 @@ struct Lab<'a> {
     mdns: bool,
     /// Kill the relay once every link is direct and a hand is booked.
     kill_relay: bool,
-    /// Kill the relay once a hand is booked and start it again 3 s later.
-    restart_relay: bool,
+    /// Kill the relay once a hand is booked and start it again this many seconds later.
+    restart_relay: Option<u64>,
     /// The relay drops this share of its packets, in %, at random.
     lossy: u32,
     /// The relay listens on QUIC too and the players meet it over QUIC (so hole punching
@@ -612,10 +612,13 @@ fn nat_table(lab_spec: Lab) -> Option<String> {
             kill(&mut relay);
             killed_at_hand = Some(hands_done);
         }
-        if restart_relay && restarted_at_hand.is_none() && hands_done >= 1 {
+        if let Some(after) = restart_relay
+            && restarted_at_hand.is_none()
+            && hands_done >= 1
+        {
             kill(&mut relay);
             restarted_at_hand = Some(hands_done);
-            std::thread::sleep(Duration::from_secs(3));
+            std::thread::sleep(Duration::from_secs(after));
             let (again, addr_again) = if quic {
                 relay_quic(Some(&lab.server), &listen, &dir)
             } else {
@@ -639,6 +642,31 @@ fn nat_table(lab_spec: Lab) -> Option<String> {
     }
     let names: Vec<String> = (0..players.len()).map(|i| format!("p{i}")).collect();
     assert_same_ledgers(&dir, &names, hands as usize);
+    if restart_relay.is_some() {
+        // Every friend was linked through the relay: each player named it while it was
+        // gone and waited for it, not for silent seats, and said when it was back.
+        for (i, p) in players.iter().enumerate() {
+            assert!(
+                p.seen
+                    .iter()
+                    .any(|l| l.contains("is gone; every friend was linked through it; waiting")),
+                "player {i} did not name the relay: {:#?}",
+                p.seen
+            );
+            assert!(
+                p.seen
+                    .iter()
+                    .any(|l| l.contains("is back: the table goes on")),
+                "player {i}: {:#?}",
+                p.seen
+            );
+            assert!(
+                !p.seen.iter().any(|l| l.starts_with("the table is paused")),
+                "player {i} waited for silent seats: {:#?}",
+                p.seen
+            );
+        }
+    }
     if kill_relay {
         assert!(
             killed_at_hand.is_some_and(|h| (h as u32) < hands),
@@ -678,7 +706,8 @@ fn nat_table(lab_spec: Lab) -> Option<String> {
         killed_at_hand
             .map(|h| format!(" (then killed after hand {h}: the table went on to the end)"))
             .or(restarted_at_hand.map(|h| format!(
-                " (killed after hand {h} and started again 3 s later: the table paused and went on)"
+                " (killed after hand {h} and started again {} s later: the table waited for it and went on)",
+                restart_relay.unwrap_or(0)
             )))
             .unwrap_or_default(),
     );
@@ -705,7 +734,7 @@ fn four_homes_behind_nats_meet_by_code_go_direct_and_play_on_without_the_relay()
         hands: 4,
         mdns: false,
         kill_relay: true,
-        restart_relay: false,
+        restart_relay: None,
         lossy: 0,
         quic: false,
         by_name: false,
@@ -722,7 +751,7 @@ fn behind_nats_that_pick_random_ports_the_relay_carries_the_whole_table() {
         hands: 3,
         mdns: false,
         kill_relay: false,
-        restart_relay: false,
+        restart_relay: None,
         lossy: 0,
         quic: false,
         by_name: false,
@@ -745,7 +774,7 @@ fn a_relay_given_by_its_host_name_is_met_and_the_table_plays() {
         hands: 1,
         mdns: false,
         kill_relay: false,
-        restart_relay: false,
+        restart_relay: None,
         lossy: 0,
         quic: false,
         by_name: true,
@@ -855,7 +884,7 @@ fn over_quic_routers_that_keep_ports_let_every_link_go_direct_and_random_ports_n
             hands: 2,
             mdns: false,
             kill_relay: false,
-            restart_relay: false,
+            restart_relay: None,
             lossy: 0,
             quic: true,
             by_name: false,
@@ -879,7 +908,7 @@ fn two_friends_behind_one_nat_link_on_their_lan_and_the_others_by_hole_punching(
         hands: 2,
         mdns: true,
         kill_relay: false,
-        restart_relay: false,
+        restart_relay: None,
         lossy: 0,
         quic: false,
         by_name: false,
@@ -904,7 +933,7 @@ fn a_relay_dropping_a_tenth_of_its_packets_slows_a_relayed_table_and_books_the_s
         hands: 2,
         mdns: false,
         kill_relay: false,
-        restart_relay: false,
+        restart_relay: None,
         lossy: 10,
         quic: false,
         by_name: false,
@@ -920,11 +949,13 @@ fn a_relay_dropping_a_tenth_of_its_packets_slows_a_relayed_table_and_books_the_s
 }
 
 /// A relay gone for good before any link went direct (routers with random ports): every
-/// player sees the others go silent, nothing more is booked anywhere, and what was booked
-/// before is the same everywhere. Nothing can be agreed without the others' signatures, so
-/// the table waits; a player that quits books nothing new.
+/// player names the relay ("the relay ADDR is gone; every friend was linked through it;
+/// waiting N s for it"), waits for it rather than for silent seats, and when it never comes
+/// back ends the table unfinished with the cause in one line (exit 1). Nothing can be agreed
+/// without the others' signatures, so nothing more is booked anywhere, and what was booked
+/// before is the same everywhere; the table is never resumed.
 #[test]
-fn a_relay_gone_for_good_before_any_link_is_direct_leaves_the_table_waiting_and_booked_alike() {
+fn a_relay_gone_for_good_before_any_link_is_direct_is_named_and_the_table_ends_alike() {
     let _serial = serial();
     let Some(lab) = mahjong_testlan::Internet::new(&[1, 1, 1, 1], mahjong_testlan::Nat::Random)
     else {
@@ -934,7 +965,24 @@ fn a_relay_gone_for_good_before_any_link_is_direct_leaves_the_table_waiting_and_
     let dir = scratch("relay-gone");
     let listen = format!("/ip4/{}/tcp/4001", mahjong_testlan::SERVER_IP);
     let (mut relay, addr) = relay(Some(&lab.server), &listen, &dir);
-    let mut players = lab_players(&lab, &dir, 4, &addr, false);
+    let wait = 20;
+    let mut players: Vec<Proc> = lab
+        .all_players()
+        .iter()
+        .enumerate()
+        .map(|(i, ns)| {
+            let mut c = mahjong(Some(ns));
+            c.args(play_args_waiting(
+                &format!("p{i}"),
+                &dir,
+                8,
+                &addr,
+                "7K3M-QX9P",
+                wait,
+            ));
+            Proc::spawn(c)
+        })
+        .collect();
     let deadline = Instant::now() + Duration::from_secs(120);
     // The relay goes once the first hand is booked.
     while players[0].lines_starting("hand ").is_empty() {
@@ -945,27 +993,31 @@ fn a_relay_gone_for_good_before_any_link_is_direct_leaves_the_table_waiting_and_
     assert_eq!(direct_pairs(&players), 0, "a link went direct");
     kill(&mut relay);
     let gone = Instant::now();
-    // Every player says its friends are silent.
-    while !players
-        .iter()
-        .all(|p| p.seen.iter().any(|l| l.ends_with(" is silent")))
-    {
-        assert!(
-            gone.elapsed() < Duration::from_secs(60),
-            "not every player saw the others go silent: {:#?}",
-            players.iter().map(|p| &p.seen).collect::<Vec<_>>()
-        );
-        players.iter_mut().for_each(Proc::drain);
-        std::thread::sleep(Duration::from_millis(200));
-    }
-    std::thread::sleep(Duration::from_secs(5));
-    players.iter_mut().for_each(Proc::drain);
-    let hands: Vec<usize> = players
-        .iter()
-        .map(|p| p.lines_starting("hand ").len())
+    let codes: Vec<Option<i32>> = players
+        .iter_mut()
+        .map(|p| p.wait(Duration::from_secs(wait + 40)))
         .collect();
-    for p in players.iter_mut() {
-        kill(p);
+    for (i, (p, c)) in players.iter().zip(&codes).enumerate() {
+        assert_eq!(*c, Some(1), "player {i}: {:#?}", p.seen);
+        let named = p
+            .seen
+            .iter()
+            .find(|l| l.contains("is gone; every friend was linked through it"))
+            .unwrap_or_else(|| panic!("player {i} did not name the relay: {:#?}", p.seen));
+        assert!(
+            named.contains(&addr) && named.ends_with(&format!("waiting {wait} s for it")),
+            "{named}"
+        );
+        let last = p.seen.last().expect("a last line");
+        assert!(
+            last.contains("did not come back within") && last.contains("ends here unfinished"),
+            "player {i}: {last}"
+        );
+        assert!(
+            !p.seen.iter().any(|l| l.starts_with("the table is paused")),
+            "player {i} waited for silent seats: {:#?}",
+            p.seen
+        );
     }
     // What each booked is one history: the hands finished while the relay was there, the
     // same rows everywhere (one that got the last signature of a hand just before the relay
@@ -975,8 +1027,8 @@ fn a_relay_gone_for_good_before_any_link_is_direct_leaves_the_table_waiting_and_
         .collect();
     let longest = ledgers.iter().map(Vec::len).max().unwrap_or(0);
     let booked = ledgers.iter().map(Vec::len).min().unwrap_or(0);
-    assert!(booked >= 1, "{hands:?}");
-    assert!(longest <= booked + 1, "{hands:?}");
+    assert!(booked >= 1, "{ledgers:?}");
+    assert!(longest <= booked + 1, "{ledgers:?}");
     let reference = ledgers
         .iter()
         .max_by_key(|l| l.len())
@@ -985,9 +1037,15 @@ fn a_relay_gone_for_good_before_any_link_is_direct_leaves_the_table_waiting_and_
     for (i, l) in ledgers.iter().enumerate() {
         assert_eq!(l[..], reference[..l.len()], "player {i}'s ledger");
     }
+    // The table ended for good: a restarted player does not resume it.
+    let store = mahjong_store::Store::open(&dir.join("p0")).expect("store");
+    assert!(
+        store.unfinished_tables().expect("tables").is_empty(),
+        "the ended table would be resumed"
+    );
     println!(
-        "relay gone for good after hand {booked}: every player saw the others silent within {:.1} s; nothing more booked",
-        gone.elapsed().as_secs_f64() - 5.0
+        "relay gone for good after hand {booked}: every player named it, waited {wait} s and ended the table alike ({:.1} s after the relay went)",
+        gone.elapsed().as_secs_f64()
     );
 }
 
@@ -1001,7 +1059,7 @@ fn a_relayed_table_pauses_while_its_relay_restarts_and_goes_on() {
         hands: 3,
         mdns: false,
         kill_relay: false,
-        restart_relay: true,
+        restart_relay: Some(30),
         lossy: 0,
         quic: false,
         by_name: false,

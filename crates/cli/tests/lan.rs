@@ -1365,25 +1365,25 @@ fn a_controller_restarted_resumes_the_bot_it_runs() {
     drop(net);
 }
 
-/// A joiner who never accepts (its own timer declines after `start_seconds`): the set-up
-/// fails for all four, each is back in the lobby (the three others open and join a table
-/// again, and say so) instead of exiting; the failed table is over in every store, so all
-/// four restarted on the same data dirs do not resume it: they sit at a new table and play.
+/// A friend who misses the Accept (its seat's timer declines the host's proposal): the set-up
+/// fails for all four, nothing is booked, and everyone — the late friend too, who accepts
+/// this time — is back at one new table, which plays. The late friend is not seated again
+/// for the lobby's set-aside of a failed set-up (`lobby::SHUN_MS`, 20 s); the three others
+/// wait for it at a table of theirs meanwhile.
 #[test]
-fn a_missed_accept_ends_the_table_for_all_and_a_restart_plays_a_new_one() {
+fn a_missed_accept_ends_the_table_for_all_and_everyone_is_back_at_one_new_table() {
     let _serial = serial();
     let net = Net::new(4);
     let dir = scratch("noaccept");
     let late = 3;
-    let args = |i: usize, extra: &[&str]| play_args(&format!("p{i}"), &dir, 1, extra);
     let mut peers: Vec<Peer> = (0..4)
         .map(|i| {
             let extra: &[&str] = if i == late {
-                &["--test-never-accept"]
+                &["--test-miss-accept"]
             } else {
                 &[]
             };
-            Peer::spawn(net.command(i, &args(i, extra)))
+            Peer::spawn(net.command(i, &play_args(&format!("p{i}"), &dir, 1, extra)))
         })
         .collect();
     for p in peers.iter_mut() {
@@ -1403,7 +1403,6 @@ fn a_missed_accept_ends_the_table_for_all_and_a_restart_plays_a_new_one() {
     let failed = format!(
         "the set-up failed: seat {late_seat} declined or never answered; back in the lobby"
     );
-    let full_at = Instant::now();
     for p in peers.iter_mut() {
         assert!(
             wait_for(p, &failed, Duration::from_secs(60)),
@@ -1412,57 +1411,161 @@ fn a_missed_accept_ends_the_table_for_all_and_a_restart_plays_a_new_one() {
         );
     }
     let failed_at = Instant::now();
-    // The late joiner leaves for good; the three others wait in the lobby and say what they
-    // see there (a line every 5 s): a table of theirs again, three of four seated.
-    let _ = peers[late].child.kill();
-    let _ = peers[late].child.wait();
-    for p in peers.iter_mut().take(3) {
-        assert!(
-            wait_until(p, Duration::from_secs(30), |l| l.starts_with("lobby: ")
-                && l.contains("3 of 4 players seated")),
-            "not back in a lobby: {:#?}",
-            p.seen
-        );
-        assert!(
-            matches!(p.child.try_wait(), Ok(None)),
-            "it exited: {:#?}",
-            p.seen
-        );
+    let codes = wait_all(&mut peers, Duration::from_secs(120));
+    for (i, (p, c)) in peers.iter().zip(&codes).enumerate() {
+        assert_eq!(*c, Some(0), "peer {i}: {:#?}", p.seen);
+        let tables: Vec<&String> = p.seen.iter().filter(|l| l.starts_with("table ")).collect();
+        assert_eq!(tables.len(), 2, "peer {i}: {tables:?}");
+        assert!(!tables[1].contains(&failed_table), "{}", tables[1]);
     }
     println!(
-        "set-up failed {:.1} s after the table filled; the three others at one new table \
-         (3 of 4 seated, said on their 5-second lobby line) {:.1} s later",
-        failed_at.duration_since(full_at).as_secs_f64(),
+        "the set-up failed; all four at one new table and its hand played {:.1} s later",
         failed_at.elapsed().as_secs_f64()
     );
-    for p in peers.iter_mut() {
-        let _ = p.child.kill();
-        let _ = p.child.wait();
-    }
-    // Everyone restarted on the same data dirs: nobody resumes the failed table.
-    let restart = Instant::now();
-    let mut peers: Vec<Peer> = (0..4)
-        .map(|i| Peer::spawn(net.command(i, &args(i, &[]))))
-        .collect();
-    let codes = wait_all(&mut peers, Duration::from_secs(150));
-    for (i, (p, c)) in peers.iter().zip(&codes).enumerate() {
-        assert_eq!(*c, Some(0), "peer {i} after the restart: {:#?}", p.seen);
-        assert!(
-            !p.seen.iter().any(|l| l.starts_with("resuming table")),
-            "peer {i} resumed a table: {:#?}",
-            p.seen
-        );
-        let table = p
-            .seen
-            .iter()
-            .find(|l| l.starts_with("table "))
-            .expect("table");
-        assert!(!table.contains(&failed_table), "{table}");
-    }
-    println!("restarted, a new table played in {:?}", restart.elapsed());
     assert_same_hands(&peers, 1);
+    // Nothing of the failed table was booked: one hand, of the new table, everywhere.
     assert_same_ledgers(&dir, &names(4), 1);
     drop(net);
+}
+
+/// Issue 26: two peers started together and two more 15 s later (each in its own namespace
+/// on one bridge) sit at one table within 5 s of the fourth start and play it; nobody waits
+/// alone at a table of its own.
+#[test]
+fn two_peers_then_two_more_fifteen_seconds_later_sit_at_one_table() {
+    let _serial = serial();
+    let net = Net::new(4);
+    let dir = scratch("stagger");
+    let args = |i: usize| play_args(&format!("p{i}"), &dir, 2, &[]);
+    let mut peers: Vec<Peer> = (0..2)
+        .map(|i| Peer::spawn(net.command(i, &args(i))))
+        .collect();
+    std::thread::sleep(Duration::from_secs(15));
+    peers.extend((2..4).map(|i| Peer::spawn(net.command(i, &args(i)))));
+    let codes = wait_all(&mut peers, Duration::from_secs(150));
+    for (i, (p, c)) in peers.iter().zip(&codes).enumerate() {
+        assert_eq!(*c, Some(0), "peer {i}: {:#?}", p.seen);
+    }
+    // The last two say how long after their own start the table filled.
+    let late: Vec<f64> = peers[2..]
+        .iter()
+        .map(|p| full_after(p).expect("full line"))
+        .collect();
+    println!("the table filled {late:?} s after the last two started");
+    for t in &late {
+        assert!(*t <= 5.0, "{t} s after the fourth start");
+    }
+    assert_same_hands(&peers, 2);
+    assert_same_ledgers(&dir, &names(4), 2);
+    drop(net);
+}
+
+/// The soak of staggered starts: 100 times, 4–8 peers each started after a random delay of
+/// 0–20 s; every start ends with ⌊n/4⌋ tables played and the others still waiting. Prints
+/// the time from the last start to the last table's 1-hand session played.
+/// `cargo test -p mahjong-cli --test lan staggered_starts -- --ignored --nocapture` (root)
+#[test]
+#[ignore = "long: 100 staggered starts of 4-8 peers"]
+fn a_hundred_staggered_starts() {
+    let _serial = serial();
+    let rounds: u32 = std::env::var("STAGGER_STARTS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(100);
+    let mut seed: u64 = 26;
+    let mut next = move |m: u64| {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (seed >> 33) % m
+    };
+    let mut took = Vec::new();
+    let mut failed = Vec::new();
+    for round in 0..rounds {
+        let n = 4 + next(5) as usize;
+        let delays: Vec<u64> = (0..n).map(|_| next(20_001)).collect();
+        match staggered(round, &delays) {
+            Ok(t) => took.push(t),
+            Err(why) => {
+                println!("start {round} ({n} peers, delays {delays:?} ms): FAILED: {why}");
+                failed.push(round);
+            }
+        }
+    }
+    took.sort_by(f64::total_cmp);
+    let pct = |q: f64| {
+        took.get(((took.len().max(1) - 1) as f64 * q) as usize)
+            .copied()
+    };
+    println!(
+        "staggered starts: {} of {rounds} gave every full table; its hand played after the last start: median {:?} s, p90 {:?} s, max {:?} s",
+        took.len(),
+        pct(0.5),
+        pct(0.9),
+        took.last()
+    );
+    assert!(failed.is_empty(), "failed starts: {failed:?}");
+}
+
+/// One staggered start: peer `i` starts `delays[i]` ms after the first. Returns the time
+/// from the last start to the last table's session played (s).
+fn staggered(round: u32, delays: &[u64]) -> Result<f64, String> {
+    let n = delays.len();
+    let net = Net::new(n);
+    let dir = scratch(&format!("stagger{round}"));
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by_key(|&i| delays[i]);
+    let start = Instant::now();
+    let mut peers: Vec<Option<Peer>> = (0..n).map(|_| None).collect();
+    for &i in &order {
+        let at = start + Duration::from_millis(delays[i]);
+        std::thread::sleep(at.saturating_duration_since(Instant::now()));
+        peers[i] = Some(Peer::spawn(
+            net.command(i, &play_args(&format!("p{i}"), &dir, 1, &[])),
+        ));
+    }
+    let last_start = Instant::now();
+    let mut peers: Vec<Peer> = peers.into_iter().flatten().collect();
+    let tables = n / 4;
+    // Wait for 4 × tables peers to exit 0; the others must still be waiting.
+    let end = Instant::now() + Duration::from_secs(60 + tables as u64 * 30);
+    let mut done = 0;
+    while Instant::now() < end {
+        done = 0;
+        for p in peers.iter_mut() {
+            p.drain();
+            if let Ok(Some(status)) = p.child.try_wait() {
+                if status.code() != Some(0) {
+                    return Err(format!("a peer ended with {status}: {:#?}", p.seen));
+                }
+                done += 1;
+            }
+        }
+        if done == 4 * tables {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    if done != 4 * tables {
+        return Err(format!("{done} of {n} peers played, not {}", 4 * tables));
+    }
+    let full = peers
+        .iter()
+        .filter_map(|p| {
+            p.seen
+                .iter()
+                .find(|l| l.contains(" full after "))
+                .map(|_| p)
+        })
+        .count();
+    if full != 4 * tables {
+        return Err(format!("{full} peers sat at a table, not {}", 4 * tables));
+    }
+    let took = last_start.elapsed().as_secs_f64();
+    drop(peers);
+    drop(net);
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(took)
 }
 
 /// A peer restarted on its data dir whose table's other peers never come back gives up

@@ -504,6 +504,20 @@ impl Host {
             }
         }
         for (to, frame) in reply {
+            if to & mahjong_table::TO_RETURNING != 0 {
+                // For the player who came back to follow the seat, not for the bot that
+                // plays it: its own program only.
+                let t = to & 3;
+                let original = self.peers[t as usize];
+                if original != self.me {
+                    out.send.push(Outgoing {
+                        peer: original,
+                        to: 1 << t,
+                        frame,
+                    });
+                }
+                continue;
+            }
             self.route(now, seat, frame, 1 << (to & 3), true, out);
         }
         // The seat's timer: a new one when it is earlier than the one armed, or that one is

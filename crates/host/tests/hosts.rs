@@ -493,3 +493,69 @@ fn an_equivocating_seat_is_proven_at_fault_and_replaced() {
         Outcome::Abandoned { leaver: 3, .. }
     ));
 }
+
+/// Issue 26, item 2: a player killed mid-session (no leave: its program is gone), replaced
+/// by a bot after the disconnect limit, comes back on its store and follows the session;
+/// the three others must never stall (they did on a loaded machine: the returning player's
+/// catching up took the answers the bot playing its seat needed). Over several deliveries
+/// (in order, jittered), every program finishes the session with the same ledger.
+#[test]
+fn a_player_back_after_a_bot_took_its_seat_never_stalls_the_others() {
+    let roster = [0, 1, 2, 3].map(|i| key(i).verifying_key());
+    let hands = 8;
+    for jitter in [0, 3, 11] {
+        let mut w = World::four(hands);
+        w.jitter = jitter;
+        // Killed in hand 2.
+        w.run_until(3_600_000, |w| {
+            w.ledger(0).len() == 1 && w.saw(0, |e| matches!(e, TableEvent::Moved { .. })) >= 60
+        });
+        let victim = 2;
+        let kept = w.programs[victim].store.seats[&(victim as Seat)].0.clone();
+        w.programs[victim].host = None;
+        // The others replace it after the disconnect limit (20 s here) and play on a while.
+        w.run_until(w.now + 3_600_000, |w| {
+            w.saw(0, |e| matches!(e, TableEvent::SeatReplaced { seat: 2, .. })) == 1
+                && w.ledger(0).len() >= 3
+        });
+        assert!(
+            w.saw(0, |e| matches!(e, TableEvent::SeatReplaced { seat: 2, .. })) == 1,
+            "jitter {jitter}: the seat was not replaced"
+        );
+        // It comes back on what its store kept.
+        let c = Client::restore(kept, key(victim as u8)).expect("restore");
+        let resumed = Host::resume(
+            setup(roster[victim], roster, Some(victim as Seat)),
+            vec![(c, Some(Bot::new(Level::Strong, 7)))],
+            Vec::new(),
+            w.now,
+        )
+        .expect("resume");
+        let Resumed::Playing { host, .. } = resumed else {
+            panic!("jitter {jitter}: the table is over");
+        };
+        w.programs[victim].host = Some(*host);
+        let back = w.now;
+        w.run_until(back + 4 * 3_600_000, |w| {
+            (0..4).all(|i| w.programs[i].store.finished)
+        });
+        for i in 0..4 {
+            assert!(
+                w.programs[i].store.finished,
+                "jitter {jitter}: program {i} did not finish ({} hands booked, {} s after the return)",
+                w.ledger(i).len(),
+                (w.now - back) / 1000
+            );
+            assert!(
+                w.ledger(i).len() >= hands as usize,
+                "jitter {jitter}: program {i}"
+            );
+            assert_eq!(w.ledger(i), w.ledger(0), "jitter {jitter}: program {i}");
+            assert_eq!(
+                w.saw(i, |e| matches!(e, TableEvent::Paused { .. })),
+                0,
+                "jitter {jitter}: program {i} paused"
+            );
+        }
+    }
+}

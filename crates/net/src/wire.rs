@@ -365,10 +365,11 @@ pub enum Wire {
         key: VerifyingKey,
         /// Per seat, the key of a bot this peer would run there.
         bot_keys: [VerifyingKey; 4],
-        /// Peers this one will not sit with (they failed a set-up with it lately): the host
-        /// refuses them while this peer sits there, and this peer while one of them does (at
-        /// most [`MAX_JOIN_AVOID`]).
-        avoid: Vec<VerifyingKey>,
+        /// Peers this one will not sit with for a while (they failed a set-up with it lately),
+        /// each with the milliseconds left: the host refuses them while this peer sits there
+        /// (for that long at most), and this peer while one of them does (at most
+        /// [`MAX_JOIN_AVOID`]).
+        avoid: Vec<(VerifyingKey, u64)>,
     },
     /// The host cannot seat the peer.
     Refuse {

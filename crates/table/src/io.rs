@@ -193,12 +193,18 @@ impl Persisted {
     }
 }
 
+/// In [`Output::reply`], the bit that addresses an answer to the returning player of a seat
+/// (see there).
+pub const TO_RETURNING: Seat = 0x80;
+
 /// What comes out of a client.
 #[derive(Clone, Debug, Default)]
 pub struct Output {
     /// Frames to broadcast to the other three seats.
     pub send: Vec<Vec<u8>>,
-    /// Frames for one seat only (answers to its requests).
+    /// Frames for one seat only (answers to its requests). A seat with [`TO_RETURNING`] set
+    /// is the player of that seat who came back to follow the table after a bot took it:
+    /// the answer is for that player's program only, not for the bot's.
     pub reply: Vec<(Seat, Vec<u8>)>,
     /// Events, in order.
     pub events: Vec<TableEvent>,

@@ -178,8 +178,9 @@ enum State {
     Hosting {
         advert: Advert,
         bot_keys: BTreeMap<[u8; 32], [VerifyingKey; 4]>,
-        /// What each seated joiner will not sit with ([`Wire::Join`]'s `avoid`).
-        avoids: BTreeMap<[u8; 32], Vec<VerifyingKey>>,
+        /// What each seated joiner will not sit with, and until when ([`Wire::Join`]'s
+        /// `avoid`).
+        avoids: BTreeMap<[u8; 32], Vec<(VerifyingKey, u64)>>,
     },
     Joining {
         table: TableId,
@@ -692,7 +693,10 @@ impl Lobby {
                 name: self.settings.name.clone(),
                 key: self.me,
                 bot_keys: self.bot_keys(&advert.table),
-                avoid: avoid.into_iter().map(|(_, k)| k).collect(),
+                avoid: avoid
+                    .into_iter()
+                    .map(|(until, k)| (k, until - now))
+                    .collect(),
             },
         )]
     }
@@ -1216,7 +1220,7 @@ impl Lobby {
         name: String,
         key: VerifyingKey,
         keys: [VerifyingKey; 4],
-        mut avoid: Vec<VerifyingKey>,
+        avoid: Vec<(VerifyingKey, u64)>,
         now: u64,
     ) -> Vec<Action> {
         let refuse = |reason: &str| {
@@ -1249,12 +1253,21 @@ impl Lobby {
         if shunned {
             return refuse("you did not accept the last set-up here: try again in a while");
         }
-        avoid.truncate(MAX_JOIN_AVOID);
+        // Each for as long as the joiner said, at most the longest set-aside of a set-up.
+        let avoid: Vec<(VerifyingKey, u64)> = avoid
+            .into_iter()
+            .take(MAX_JOIN_AVOID)
+            .map(|(k, left)| (k, now + left.min(SHUN_MS * 10)))
+            .collect();
         let seated: Vec<VerifyingKey> = advert.seats.iter().flatten().map(|s| s.peer).collect();
-        if seated.iter().any(|p| avoid.contains(p)) {
+        if avoid.iter().any(|(k, _)| seated.contains(k)) {
             return refuse("a player you set aside sits here");
         }
-        if avoids.values().any(|a| a.contains(&from)) {
+        if avoids
+            .values()
+            .flatten()
+            .any(|(k, until)| *k == from && *until > now)
+        {
             return refuse("a player here set you aside");
         }
         if advert.free() == 0 {

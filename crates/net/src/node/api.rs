@@ -37,9 +37,10 @@ pub struct NetConfig {
     /// vote it out and a bot takes its seat (`None`: the preset's). Part of the options this
     /// peer agrees to, so at a table it joins too.
     pub disconnect_seconds: Option<u32>,
-    /// Tests only: the own seat's bot never accepts a proposal, so the seat's own timer
-    /// declines it after `start_seconds` (a player who misses the Accept).
-    pub never_accept: bool,
+    /// Tests only: the own seat's bot does not accept the proposals of this many tables, so
+    /// the seat's own timer declines each after `start_seconds` (a player who misses the
+    /// Accept; `u32::MAX`: never accepts).
+    pub never_accept: u32,
     /// A lying host: proposes these options instead of the ones it advertised (tests only,
     /// to play a hostile peer through the real shell; `mahjong play` never sets it).
     pub lying_proposal: Option<Options>,
@@ -150,7 +151,7 @@ impl NetConfig {
             tamper: None,
             manual: false,
             disconnect_seconds: None,
-            never_accept: false,
+            never_accept: 0,
             lying_proposal: None,
             #[cfg(feature = "test-hooks")]
             lying_roster: None,

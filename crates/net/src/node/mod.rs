@@ -271,8 +271,8 @@ pub struct EventLoop {
     proposal: Option<Options>,
     /// [`NetConfig::lying_proposal`] (tests only).
     lying_proposal: Option<Options>,
-    /// [`NetConfig::never_accept`].
-    never_accept: bool,
+    /// [`NetConfig::never_accept`]: the tables whose proposal this peer still misses.
+    never_accept: u32,
     /// The lobby acted since the tables were last shown ([`NetEvent::Lobby`] at the next tick).
     lobby_dirty: bool,
     /// [`NetConfig::internet`], with the code's rendezvous namespace.

@@ -189,7 +189,8 @@ impl EventLoop {
             me,
             Box::new(move |p| terms.check(p)),
         );
-        setup.never_accept = self.never_accept;
+        setup.never_accept = self.never_accept > 0;
+        self.never_accept = self.never_accept.saturating_sub(1);
         setup.bot_level = self.bot_level;
         setup.seed = self.seed;
         #[cfg(feature = "test-hooks")]

@@ -408,7 +408,10 @@ impl Client {
         returning: bool,
         out: &mut Output,
     ) {
-        let i = seat as usize & 3;
+        // The player of a seat a bot took, back to follow the table, asks under the seat's
+        // number too: it is answered apart (slots 4..8), so that its catching up never takes
+        // the answers the bot playing the seat needs.
+        let i = (seat as usize & 3) + if returning { 4 } else { 0 };
         // Within half a retransmission period a seat's requests are answered once, unless
         // one asks from an earlier step than the last answer began at: an answer to a
         // routine request (from the step it waits for) does not swallow a request for the
@@ -421,7 +424,7 @@ impl Client {
         if at != 0 && self.now < at + RETRANSMIT_MS / 2 && from_seq >= last_from {
             return;
         }
-        if self.reply_budget_of(seat) < MIN_REPLY_BUDGET {
+        if self.reply_budget_of(i) < MIN_REPLY_BUDGET {
             return;
         }
         self.last_reply[i] = (from_seq, self.now.max(1));
@@ -438,10 +441,11 @@ impl Client {
         self.send_reply(seat, from_seq, have, returning, &[], out);
     }
 
-    /// The bytes `seat` may be sent in answers now (its budget filled since last time).
-    fn reply_budget_of(&mut self, seat: Seat) -> u64 {
+    /// The bytes the asker `i` (a seat, or 4 + a seat for its returning player) may be sent
+    /// in answers now (its budget filled since last time).
+    fn reply_budget_of(&mut self, i: usize) -> u64 {
         let now = self.now;
-        let b = &mut self.reply_budget[seat as usize & 3];
+        let b = &mut self.reply_budget[i & 7];
         let filled = now.saturating_sub(b.1) * REPLY_BYTES_PER_SECOND / 1000;
         b.0 = (b.0 + filled).min(MAX_REPLY_BYTES as u64);
         b.1 = now;
@@ -461,7 +465,8 @@ impl Client {
     ) {
         let mut frames: Vec<Vec<u8>> = Vec::new();
         let mut bytes = 0;
-        let budget = (self.reply_budget_of(seat) as usize).min(MAX_REPLY_BYTES);
+        let asker = (seat as usize & 3) + if returning { 4 } else { 0 };
+        let budget = (self.reply_budget_of(asker) as usize).min(MAX_REPLY_BYTES);
         let held = self.replica.logged(from_seq as usize, usize::MAX);
         let logged = earlier.iter().chain(held).flat_map(|r| r.entries.iter());
         let pending = self
@@ -481,12 +486,17 @@ impl Client {
             bytes += f.len();
             frames.push(f);
         }
-        let b = &mut self.reply_budget[seat as usize & 3];
+        let b = &mut self.reply_budget[asker];
         b.0 = b.0.saturating_sub(bytes as u64);
+        let to = if returning {
+            seat | crate::io::TO_RETURNING
+        } else {
+            seat
+        };
         for f in frames {
             self.stats.reply_frames += 1;
             self.stats.reply_bytes += f.len() as u64;
-            out.reply.push((seat, f));
+            out.reply.push((to, f));
         }
     }
 
@@ -547,8 +557,8 @@ impl Client {
     }
 }
 
-/// The least budget a request is answered with (about a hand's worth of ordinary steps).
-const MIN_REPLY_BUDGET: u64 = 32 << 10;
+/// The least budget a request is answered with (a few steps' worth).
+const MIN_REPLY_BUDGET: u64 = 16 << 10;
 
 /// The log prefix an equivocation record of `e` needs, in `log` (from step 0): up to the start
 /// of its hand (after the roster step that opens it, unless `e` is of that step; after the

@@ -54,13 +54,15 @@ pub const MAX_AHEAD: u32 = 8;
 /// yet; what is over is dropped (retransmission heals an honest lag).
 pub const MAX_BUFFER_BYTES: usize = 1 << 20;
 
-/// Largest reply to one request, in bytes (the rest is asked for again).
-pub const MAX_REPLY_BYTES: usize = 1 << 20;
+/// Largest reply to one request, in bytes (the rest is asked for again): about a hand of
+/// frames, some 600 of them at most, well within what a peer's send queue holds.
+pub const MAX_REPLY_BYTES: usize = 128 << 10;
 
 /// Bytes of answers a seat may be sent per second, on average: its requests are answered
 /// from a budget that fills at this rate up to [`MAX_REPLY_BYTES`] (a seat far behind
-/// catches up at this pace; one that asks for ever earlier steps gets no more).
-pub const REPLY_BYTES_PER_SECOND: u64 = 256 << 10;
+/// catches up at this pace, a hand or so a second; one that asks for ever earlier steps gets
+/// no more).
+pub const REPLY_BYTES_PER_SECOND: u64 = 128 << 10;
 
 /// Entries and votes received for one step, with their sizes (counted against each seat's
 /// [`MAX_BUFFER_BYTES`]).
@@ -152,9 +154,11 @@ pub struct Client {
     clock: StepClock,
     next_retransmit: u64,
     last_request: [u64; 4],
-    last_reply: [(u32, u64); 4],
-    /// Each seat's answer budget: bytes it may be sent now, and when it was last filled.
-    reply_budget: [(u64, u64); 4],
+    /// The last answer to each seat (4..8: to the returning player of each seat).
+    last_reply: [(u32, u64); 8],
+    /// Each asker's answer budget (as `last_reply`): bytes it may be sent now, and when it
+    /// was last filled.
+    reply_budget: [(u64, u64); 8],
     next_pref: Next,
     /// This seat left after it had signed the settlement of this hand (with "go on"): the
     /// hand ends as agreed, and the seat votes against itself at the next hand's first step.
@@ -254,8 +258,8 @@ impl Client {
             },
             next_retransmit: 0,
             last_request: [0; 4],
-            last_reply: [(u32::MAX, 0); 4],
-            reply_budget: [(MAX_REPLY_BYTES as u64, 0); 4],
+            last_reply: [(u32::MAX, 0); 8],
+            reply_budget: [(MAX_REPLY_BYTES as u64, 0); 8],
             next_pref: Next::Continue,
             leave_after: None,
             halted_hand: None,

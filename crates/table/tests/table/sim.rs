@@ -301,6 +301,11 @@ impl Sim {
             }
         }
         for (to, frame) in reply {
+            if to & mahjong_table::TO_RETURNING != 0 {
+                // For the returning player of that seat only.
+                self.deliver(seat, RETURNER, frame);
+                continue;
+            }
             // A liar lies consistently: its answers to requests go through its hook too.
             let rewritten = match self.hooks[seat].as_mut() {
                 Some(hook) => match Envelope::decode(&frame) {
