@@ -149,15 +149,24 @@ fn render(rows: &[LedgerRow], tables: &BTreeMap<[u8; 32], TableInfo>, dir: &Path
         out,
         "\n(each cell: the hand's payment (running total at the table), in coins)"
     );
-    let _ = writeln!(out, "\n{:<W$}{:>12}  level", "player", "balance");
-    for (_, name, balance) in &players {
+    // By key, never by name alone: two players who used one name are two lines, told apart
+    // by their fingerprints (the words their apps show).
+    let _ = writeln!(
+        out,
+        "\n{:<W$}{:>8}  {:<12}fingerprint",
+        "player", "balance", "level"
+    );
+    for (key, name, balance) in &players {
         let l = level(*balance);
+        let fingerprint = mahjong_store::from_hex32(key)
+            .and_then(|k| ed25519_dalek::VerifyingKey::from_bytes(&k).ok())
+            .map(|k| mahjong_store::Fingerprint::of(&k).to_string())
+            .unwrap_or_default();
+        let level = format!("{} {}", l.number, l.name);
         let _ = writeln!(
             out,
-            "{name:<W$}{:>12}  {} {}",
+            "{name:<W$}{:>8}  {level:<12}{fingerprint}",
             signed(*balance),
-            l.number,
-            l.name
         );
     }
     out

@@ -6,12 +6,14 @@
 //! - `mahjong solo`: play in the terminal against three computer players.
 //! - `mahjong ledger`, `mahjong export`, `mahjong verify`: the ledger and signed logs of the
 //!   tables played (`ledger.rs`, `export.rs`).
+//! - `mahjong contacts`: the players sat with, by key, and their fingerprints.
 //! - `mahjong play`: sit at a table on the LAN (mDNS or `--peer`) and play a session.
 //! - `mahjong relay`: run the relay that friends in different homes meet through
 //!   (docs/relay.md).
 
 mod arena;
 mod bench;
+mod contacts;
 mod export;
 mod ledger;
 mod play;
@@ -52,6 +54,8 @@ enum Command {
     Relay(relay::RelayArgs),
     /// The ledger of finished hands in the data directory.
     Ledger(ledger::LedgerArgs),
+    /// The players sat with, by key: fingerprints, names, tables together; --nickname.
+    Contacts(contacts::ContactsArgs),
     /// Write a self-contained file of a table's signed log.
     Export(export::ExportArgs),
     /// Check a log or evidence file offline (exit 1: a fault, 2: unreadable input).
@@ -68,6 +72,7 @@ fn main() -> ExitCode {
         Command::Play(a) => play::run(a),
         Command::Relay(a) => relay::run(a),
         Command::Ledger(a) => ledger::run(a),
+        Command::Contacts(a) => contacts::run(a),
         Command::Export(a) => export::run_export(a),
         Command::Verify(a) => return export::run_verify(a),
     };

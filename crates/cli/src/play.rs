@@ -124,6 +124,15 @@ pub struct PlayArgs {
     /// the preset's, 180); one of the options agreed, so the same at every peer of a table.
     #[arg(long)]
     disconnect_seconds: Option<u32>,
+    /// Sit only with players this data dir has sat with before (by key, whatever name they
+    /// type) and those named by --friend: a table seating anyone else is neither joined nor
+    /// stayed at, and nobody else gets a seat at this peer's own table.
+    #[arg(long)]
+    only_known: bool,
+    /// A friend's fingerprint, the four words their app or terminal shows (e.g. "apple tiger
+    /// river lamp", or in 中文), or its 8 hex digits: known from now on (repeatable).
+    #[arg(long = "friend", value_name = "FINGERPRINT")]
+    friends: Vec<String>,
     /// Tests only (hidden): this peer never accepts a proposal, so its seat's own timer
     /// declines after `start_seconds` (a player who misses the Accept); it never opens a
     /// table itself (a host's proposal is its acceptance), it only joins.
@@ -133,6 +142,11 @@ pub struct PlayArgs {
     /// misses one Accept, then accepts at the next table).
     #[arg(long, hide = true)]
     test_miss_accept: bool,
+    /// Tests only (hidden): a stranger who learnt the table code's namespace (from the relay)
+    /// but not the code: it registers and looks up under the namespace, and proves another
+    /// code to the peers it meets.
+    #[arg(long, hide = true)]
+    test_wrong_code_proof: bool,
     /// Tests only (hidden): no hole punching, so the relay carries every link.
     #[arg(long, hide = true)]
     test_no_hole_punching: bool,
@@ -178,6 +192,12 @@ pub fn run(args: PlayArgs) -> Result<()> {
         );
     }
     let internet = internet(&args)?;
+    let mut friends = std::collections::BTreeSet::new();
+    for f in &args.friends {
+        friends.insert(
+            mahjong_store::Fingerprint::parse(f).map_err(|e| anyhow!("--friend {f:?}: {e}"))?,
+        );
+    }
     let data_dir = match &args.data_dir {
         Some(d) => d.clone(),
         None => mahjong_store::default_data_dir(),
@@ -190,7 +210,20 @@ pub fn run(args: PlayArgs) -> Result<()> {
     let storage = StoreStorage::open(&data_dir)?;
     let identity = identity.key;
     let me = identity.verifying_key();
-    let settings = node::settings(&args.name, preset, stake, args.hands, args.bots);
+    let mut settings = node::settings(&args.name, preset, stake, args.hands, args.bots);
+    if args.only_known {
+        let contacts = mahjong_store::Store::open(&data_dir)?.contacts()?;
+        eprintln!(
+            "sitting only with the {} player{} this data dir knows and {} named by --friend",
+            contacts.len(),
+            if contacts.len() == 1 { "" } else { "s" },
+            friends.len()
+        );
+        settings.admit = Some(mahjong_net::Admit {
+            keys: contacts.iter().map(|c| *c.key.as_bytes()).collect(),
+            fingerprints: friends.clone(),
+        });
+    }
     let mut config = NetConfig::new(identity, settings);
     config.own_bot = args.bot;
     config.peers = peers;
@@ -221,7 +254,8 @@ pub fn run(args: PlayArgs) -> Result<()> {
         .build()
         .context("cannot start the async runtime")?;
     let human = (!args.bot).then(|| Human::new(me, preset, stake, args.hands, lang));
-    rt.block_on(session(config, storage, &data_dir, &args, human, me))
+    let strangers = Strangers::new(mahjong_store::Store::open(&data_dir)?, me, friends);
+    rt.block_on(session(config, storage, &data_dir, &args, human, strangers))
 }
 
 /// `--relay` with `--code` or `--new-code`, checked before anything is opened.
@@ -244,9 +278,12 @@ fn internet(args: &PlayArgs) -> Result<Option<mahjong_net::Internet>> {
             bail!("--relay needs --code CODE (the friends' table code) or --new-code (to make one)")
         }
     };
-    mahjong_net::Internet::new(relay, code)
-        .map(Some)
-        .map_err(|e| anyhow!("--relay: {e}"))
+    let mut internet =
+        mahjong_net::Internet::new(relay, code).map_err(|e| anyhow!("--relay: {e}"))?;
+    if args.test_wrong_code_proof {
+        internet.proof = mahjong_net::TableCode::generate();
+    }
+    Ok(Some(internet))
 }
 
 async fn session(
@@ -255,8 +292,9 @@ async fn session(
     data_dir: &std::path::Path,
     args: &PlayArgs,
     mut human: Option<Human>,
-    me: VerifyingKey,
+    mut strangers: Strangers,
 ) -> Result<()> {
+    let me = strangers.me;
     let (config_preset, config_stake) = (config.settings.preset, config.settings.stake);
     let (network, mut events) = mahjong_net::spawn(config, Box::new(storage))?;
     // The player's lines come from a thread (a read of the terminal blocks), so the table's
@@ -401,7 +439,12 @@ async fn session(
                     eprintln!("link to {peer}: relayed (through the relay)")
                 }
             },
-            NetEvent::Lobby(tables) => lobby = tables,
+            NetEvent::Lobby(tables) => {
+                for line in strangers.lobby(&tables, wanted) {
+                    eprintln!("{line}");
+                }
+                lobby = tables;
+            }
             NetEvent::Connected(p) => {
                 connected.insert(p);
             }
@@ -428,6 +471,9 @@ async fn session(
                     roster_line(&roster),
                     seats
                 );
+                for line in strangers.seated(&roster) {
+                    eprintln!("{line}");
+                }
             }
             NetEvent::Resumed { roster, hands } => {
                 // Resumed, not yet playing: the others must come back within --wait.
@@ -548,6 +594,115 @@ async fn session(
         network.quit().await
     };
     outcome
+}
+
+/// Who is new and who takes a friend's name, said once each (in the lobby, at the table).
+struct Strangers {
+    store: mahjong_store::Store,
+    me: VerifyingKey,
+    /// Fingerprints named by `--friend`.
+    friends: std::collections::BTreeSet<mahjong_store::Fingerprint>,
+    /// (key, name) pairs already flagged, and tables already said filled.
+    said: std::collections::HashSet<([u8; 32], String)>,
+}
+
+impl Strangers {
+    fn new(
+        store: mahjong_store::Store,
+        me: VerifyingKey,
+        friends: std::collections::BTreeSet<mahjong_store::Fingerprint>,
+    ) -> Strangers {
+        Strangers {
+            store,
+            me,
+            friends,
+            said: Default::default(),
+        }
+    }
+
+    /// What the player of `key`, named `name`, is to this player: `None` when known (or
+    /// named by `--friend`), else why not, in a few words.
+    fn flag(&self, key: &VerifyingKey, name: &str, table: Option<&[u8; 32]>) -> Option<String> {
+        use mahjong_store::{Fingerprint, Recognition};
+        let fp = Fingerprint::of(key);
+        let name = clean(name);
+        match self.store.recognise_before(key, &name, table) {
+            Ok(Recognition::Me | Recognition::Known(_)) => None,
+            Ok(Recognition::NameClash { known, .. }) => Some(format!(
+                "\"{name}\" is not the {} you know: fingerprint {fp}, yours is {}",
+                clean(known.shown_name()),
+                known.fingerprint()
+            )),
+            Ok(Recognition::New) if self.friends.contains(&fp) => None,
+            Ok(Recognition::New) => Some(format!("\"{name}\" is new: fingerprint {fp}")),
+            Err(e) => Some(format!(
+                "\"{name}\" cannot be looked up ({e}): fingerprint {fp}"
+            )),
+        }
+    }
+
+    /// Lines for the players in the lobby not flagged yet, and for a table that fits this
+    /// peer and filled with a player it does not know.
+    fn lobby(
+        &mut self,
+        tables: &[mahjong_net::Advert],
+        (preset, stake, hands): (Ruleset, Money, u32),
+    ) -> Vec<String> {
+        let mut lines = Vec::new();
+        for a in tables {
+            let mine = a.seats.iter().flatten().any(|s| s.peer == self.me);
+            let mut unknown = Vec::new();
+            for s in a
+                .seats
+                .iter()
+                .flatten()
+                .filter(|s| !s.bot && s.peer != self.me)
+            {
+                let Some(flag) = self.flag(&s.key, &s.name, None) else {
+                    continue;
+                };
+                unknown.push(format!(
+                    "{} ({})",
+                    clean(&s.name),
+                    mahjong_store::Fingerprint::of(&s.key)
+                ));
+                if self.said.insert((*s.key.as_bytes(), s.name.clone())) {
+                    lines.push(format!("lobby: at \"{}\", {flag}", clean(&a.name)));
+                }
+            }
+            let fits = a.preset == preset && a.stake == stake && a.hands == hands;
+            let filled = a.state == mahjong_net::TableState::Started
+                || (a.state == mahjong_net::TableState::Open && a.free() == 0);
+            if fits
+                && filled
+                && !mine
+                && !unknown.is_empty()
+                && self.said.insert((a.table, String::new()))
+            {
+                lines.push(format!(
+                    "the table \"{}\" filled with a player you do not know: {}",
+                    clean(&a.name),
+                    unknown.join(", ")
+                ));
+            }
+        }
+        lines
+    }
+
+    /// Lines for the players of the table just begun that are new or take a friend's name.
+    fn seated(&mut self, roster: &mahjong_net::Roster) -> Vec<String> {
+        roster
+            .advert
+            .seats
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| {
+                let s = s.as_ref().filter(|s| !s.bot && s.peer != self.me)?;
+                let flag = self.flag(&s.key, &s.name, Some(&roster.advert.table))?;
+                Some(format!("seat {i}: {flag}"))
+            })
+            .collect()
+    }
 }
 
 /// How often a peer waiting for a table says what it sees in the lobby.

@@ -387,6 +387,26 @@ fn four_players_with_one_code_meet_at_a_relay_on_loopback_and_play() {
         .args(["--listen", "/ip4/127.0.0.1/tcp/0"]);
         Proc::spawn(c)
     };
+    // Someone who learnt the friends' namespace (the relay answers a look-up without one
+    // with every registration) but not the code: it registers there and meets the friends,
+    // and cannot prove the code, so it never enters their lobby.
+    let mut intruder = {
+        let mut c = mahjong(None);
+        c.args(play_args_waiting(
+            "intruder",
+            &dir,
+            2,
+            &addr,
+            "7K3M-QX9P",
+            12,
+        ))
+        .args([
+            "--listen",
+            "/ip4/127.0.0.1/tcp/0",
+            "--test-wrong-code-proof",
+        ]);
+        Proc::spawn(c)
+    };
     let end = Instant::now() + Duration::from_secs(120);
     let codes: Vec<Option<i32>> = players
         .iter_mut()
@@ -417,11 +437,42 @@ fn four_players_with_one_code_meet_at_a_relay_on_loopback_and_play() {
         assert!(
             p.lines_starting("lobby: ")
                 .iter()
-                .all(|l| !l.contains("stranger")),
+                .all(|l| !l.contains("stranger") && !l.contains("intruder")),
             "{:#?}",
             p.seen
         );
     }
+    // a_stranger_who_knows_the_namespace_but_not_the_code_never_enters_the_lobby
+    assert_eq!(
+        intruder.wait(Duration::from_secs(40)),
+        Some(1),
+        "{:#?}",
+        intruder.seen
+    );
+    assert!(
+        intruder
+            .seen
+            .iter()
+            .filter(|l| l.starts_with("lobby: "))
+            .all(|l| l.contains("0 peers connected") && !l.contains("\"p")),
+        "the intruder entered the lobby: {:#?}",
+        intruder.seen
+    );
+    let refused = players
+        .iter()
+        .flat_map(|p| p.seen.iter())
+        .filter(|l| l.contains("does not know the table code"))
+        .count();
+    let met = intruder
+        .seen
+        .iter()
+        .filter(|l| l.contains("does not know the table code"))
+        .count();
+    assert!(
+        refused + met > 0,
+        "the intruder never met a friend (the test would prove nothing): {:#?}",
+        intruder.seen
+    );
     let full = players.iter().filter_map(full_after).fold(0.0, f64::max);
     println!(
         "loopback: four players by code, two hands: {:.1} s in all, table full after {full:.1} s; \

@@ -1460,6 +1460,69 @@ fn two_peers_then_two_more_fifteen_seconds_later_sit_at_one_table() {
     drop(net);
 }
 
+/// Issue 27: a squatter — a peer that joins every open table and never answers a set-up —
+/// started first among four honest peers. It costs them one set-up timeout at most (the
+/// preset's 15 s to accept) before they sit without it: each peer at the failed table sets it
+/// aside (20 s, doubled at each failure), hosts refuse its joins meanwhile, and peers that
+/// meet it later refuse tables where it sits. The four play; the squatter never does.
+#[test]
+fn a_squatter_at_every_table_costs_one_set_up_and_the_four_play_without_it() {
+    let _serial = serial();
+    let net = Net::new(5);
+    let dir = scratch("squatter");
+    let start = Instant::now();
+    let mut squatter =
+        Peer::spawn(net.command(4, &play_args("squatter", &dir, 1, &["--test-never-accept"])));
+    std::thread::sleep(Duration::from_millis(500));
+    let mut peers: Vec<Peer> = (0..4)
+        .map(|i| Peer::spawn(net.command(i, &play_args(&format!("p{i}"), &dir, 1, &[]))))
+        .collect();
+    let codes = wait_all(&mut peers, Duration::from_secs(120));
+    let took = start.elapsed();
+    for (i, (p, c)) in peers.iter().zip(&codes).enumerate() {
+        assert_eq!(*c, Some(0), "peer {i}: {:#?}", p.seen);
+        let last = p
+            .seen
+            .iter()
+            .rev()
+            .find(|l| l.starts_with("table "))
+            .expect("a table line");
+        assert!(
+            !last.contains("squatter"),
+            "peer {i} played with it: {last}"
+        );
+    }
+    let failures = peers
+        .iter()
+        .map(|p| {
+            p.seen
+                .iter()
+                .filter(|l| l.starts_with("the set-up failed"))
+                .count()
+        })
+        .max()
+        .unwrap_or(0);
+    println!(
+        "with a squatter: the four played their hand {:.1} s after the start, after {failures} \
+         failed set-up(s)",
+        took.as_secs_f64()
+    );
+    assert!(
+        failures <= 1,
+        "the squatter cost more than one set-up: {failures}"
+    );
+    assert_same_hands(&peers, 1);
+    assert_same_ledgers(&dir, &names(4), 1);
+    let _ = squatter.child.kill();
+    squatter.wait(Duration::from_secs(10));
+    assert!(
+        squatter.seen.iter().all(|l| !l.starts_with("hand ")),
+        "the squatter played: {:#?}",
+        squatter.seen
+    );
+    drop(net);
+}
+
 /// The soak of staggered starts: 100 times, 4–8 peers each started after a random delay of
 /// 0–20 s; every start ends with ⌊n/4⌋ tables played and the others still waiting. Prints
 /// the time from the last start to the last table's 1-hand session played.

@@ -556,6 +556,7 @@ impl App {
                 self.notice = Some(lang.f(T::LanProblem, &[&why]));
             }
             lan::Feed::Done => return iced::exit(),
+            lan::Feed::Strangers(s) => self.lobby.strangers = s,
         }
         Task::none()
     }

@@ -141,6 +141,39 @@ pub enum Feed {
     Failed(String),
     /// `--autoplay`: the session is over and booked; quit.
     Done,
+    /// The players in the lobby (or at the table just begun) who are new to this player or
+    /// take a friend's name (sent before the tables they sit at).
+    Strangers(Vec<(VerifyingKey, crate::screens::lobby::Stranger)>),
+}
+
+/// Who, among the humans of `tables`, is new to this player or takes the name of another
+/// friend, as each was before that table (a table just begun has noted its players).
+fn strangers(
+    store: &mahjong_store::Store,
+    me: VerifyingKey,
+    tables: &[&mahjong_net::Advert],
+) -> Vec<(VerifyingKey, crate::screens::lobby::Stranger)> {
+    use crate::screens::lobby::Stranger;
+    use mahjong_store::{Fingerprint, Recognition};
+    let mut out = Vec::new();
+    for a in tables {
+        for s in a.seats.iter().flatten().filter(|s| !s.bot && s.peer != me) {
+            let fingerprint = Fingerprint::of(&s.key);
+            let flag = match store.recognise_before(&s.key, &s.name, Some(&a.table)) {
+                Ok(Recognition::Me | Recognition::Known(_)) => continue,
+                Ok(Recognition::NameClash { known, .. }) => Stranger::NotTheOne {
+                    known: mahjong_store::clean_name(known.shown_name()),
+                    fingerprint,
+                    known_fingerprint: known.fingerprint(),
+                },
+                Ok(Recognition::New) | Err(_) => Stranger::New { fingerprint },
+            };
+            if !out.iter().any(|(k, _)| *k == s.key) {
+                out.push((s.key, flag));
+            }
+        }
+    }
+    out
 }
 
 /// The subscription that runs the LAN side for `key`.
@@ -232,6 +265,8 @@ async fn session(key: LanKey, out: Out) -> Result<(), String> {
     let me = config.identity.verifying_key();
     let (network, mut events) =
         mahjong_net::spawn(config, Box::new(storage)).map_err(|e| e.to_string())?;
+    // The players this data dir has sat with: who is new, who takes a friend's name.
+    let contacts = mahjong_store::Store::open(&key.data_dir).ok();
     let (req_tx, mut requests) = tokio_mpsc::unbounded_channel();
     // The table screen's commands come straight into this loop.
     let (cmd_tx, mut table_cmds) = tokio_mpsc::unbounded_channel();
@@ -263,6 +298,16 @@ async fn session(key: LanKey, out: Out) -> Result<(), String> {
                     return Ok(());
                 };
                 let over = matches!(ev, NetEvent::Table(TableEvent::SessionOver { .. }));
+                if let Some(store) = &contacts {
+                    let tables: Vec<&mahjong_net::Advert> = match &ev {
+                        NetEvent::Lobby(tables) => tables.iter().collect(),
+                        NetEvent::Began { roster, .. } => vec![&roster.advert],
+                        _ => Vec::new(),
+                    };
+                    if !tables.is_empty() {
+                        let _ = out.unbounded_send(Feed::Strangers(strangers(store, me, &tables)));
+                    }
+                }
                 on_event(ev, me, &out, &mut seen, autoplay.as_ref());
                 if over && autoplay.is_some() {
                     // Stay a moment so a peer missing one of this seat's last entries can ask.

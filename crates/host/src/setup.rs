@@ -44,6 +44,10 @@ pub struct Setup {
     /// [`crate::Host::next_hand`] (a practice table: nobody's timer runs while the settlement is
     /// read). A networked table never waits.
     pub pause_after_hand: bool,
+    /// The display name each seat of this program signs at the set-up (the roster's; a
+    /// bot's "bot of NAME"), so that every result names the player who signed it
+    /// ([`mahjong_table::Client::set_name`]); `None`: the seats sign none.
+    pub names: Option<[String; 4]>,
 }
 
 impl Setup {
@@ -74,6 +78,7 @@ impl Setup {
             keep_log_in_store: true,
             think: None,
             pause_after_hand: false,
+            names: None,
         }
     }
 }

@@ -26,7 +26,12 @@ pub enum Resumed {
 }
 
 impl Host {
-    pub(crate) fn with(setup: Setup, runners: BTreeMap<Seat, Runner>) -> Host {
+    pub(crate) fn with(setup: Setup, mut runners: BTreeMap<Seat, Runner>) -> Host {
+        if let Some(names) = &setup.names {
+            for (seat, r) in runners.iter_mut() {
+                r.client.set_name(&names[*seat as usize & 3]);
+            }
+        }
         let mut host = Host {
             table: setup.table,
             me: setup.me,

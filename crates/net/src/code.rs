@@ -6,9 +6,12 @@
 //! read as the digits they look like (`O` → `0`, `I` and `L` → `1`).
 //!
 //! The relay never sees the code: the players register and look each other up under a
-//! rendezvous namespace that is a hash of it ([`TableCode::namespace`]). Whoever knows the
-//! code can sit at the table's lobby; the table itself is still signed end to end by the four
-//! players' keys, so a stranger who guessed a code could at worst take a free seat.
+//! rendezvous namespace that is a hash of it ([`TableCode::namespace`]). Knowing the namespace
+//! is not enough to take part: two peers found under it each prove to the other that they know
+//! the code itself ([`TableCode::proof`], a MAC under a key derived from the code apart from
+//! the namespace, bound to both peer ids so that it cannot be replayed to a third), and only
+//! then share a lobby. The table itself is still signed end to end by the four players' keys,
+//! so a stranger who guessed a code could at worst take a free seat.
 
 use std::fmt;
 use std::str::FromStr;
@@ -22,6 +25,9 @@ const ALPHABET: &[u8; 32] = b"0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 pub const CODE_LEN: usize = 8;
 /// What the namespace hash is domain-separated with.
 const NAMESPACE_DOMAIN: &[u8] = b"shanghai-mahjong/table-code/v1/";
+
+/// What the proof key is domain-separated with (another hash than the namespace's).
+const PROOF_DOMAIN: &[u8] = b"shanghai-mahjong/table-code-proof/v1/";
 
 /// A table code, normalised (8 upper-case letters of the alphabet).
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
@@ -54,6 +60,26 @@ impl TableCode {
         h.update(self.0);
         let digest = h.finalize();
         crate::wire::hex(&digest[..16])
+    }
+
+    /// The proof that `prover` knows the code, for `verifier` (peer ids as bytes):
+    /// `sha256(k ‖ prover ‖ verifier)` with `k = sha256(PROOF_DOMAIN ‖ code)`. Both peer ids
+    /// are authenticated by the connection's handshake, so a proof works only between those
+    /// two; `k` is a hash of the code apart from the namespace, so the namespace (which the
+    /// relay sees and answers look-ups with) does not give it.
+    pub fn proof(&self, prover: &[u8], verifier: &[u8]) -> [u8; 32] {
+        let key: [u8; 32] = Sha256::new()
+            .chain_update(PROOF_DOMAIN)
+            .chain_update(self.0)
+            .finalize()
+            .into();
+        let mut h = Sha256::new();
+        h.update(key);
+        for id in [prover, verifier] {
+            h.update((id.len() as u32).to_be_bytes());
+            h.update(id);
+        }
+        h.finalize().into()
     }
 
     /// The code's 8 letters without the dash.
@@ -106,6 +132,20 @@ impl fmt::Debug for TableCode {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_code_proof_binds_the_code_and_both_peers_and_is_not_the_namespace() {
+        let a: TableCode = "7K3M-QX9P".parse().expect("code");
+        let b: TableCode = "7K3M-QX9Q".parse().expect("code");
+        let p = a.proof(b"ann", b"bo");
+        assert_eq!(p, a.proof(b"ann", b"bo"), "stable");
+        assert_ne!(p, a.proof(b"bo", b"ann"), "one way");
+        assert_ne!(p, a.proof(b"ann", b"cy"), "bound to the verifier");
+        assert_ne!(p, b.proof(b"ann", b"bo"), "bound to the code");
+        // Ids are length-prefixed: "an"+"nbo" is not "ann"+"bo".
+        assert_ne!(p, a.proof(b"an", b"nbo"));
+        assert!(!crate::wire::hex(&p).contains(&a.namespace()));
+    }
 
     #[test]
     fn typing_is_forgiving() {

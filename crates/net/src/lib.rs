@@ -38,7 +38,7 @@ pub mod storage;
 pub mod wire;
 
 pub use code::{CodeError, TableCode};
-pub use lobby::{Lobby, Settings, TableSpec};
+pub use lobby::{Admit, Lobby, Settings, TableSpec};
 #[cfg(feature = "test-hooks")]
 pub use mahjong_host::hooks::equivocate_once;
 #[cfg(feature = "test-hooks")]

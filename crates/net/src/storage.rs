@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-use ed25519_dalek::SigningKey;
+use ed25519_dalek::{SigningKey, VerifyingKey};
 use mahjong_rules::Seat;
 use mahjong_store::{LocalSeat, Store, TableInfo};
 use mahjong_table::{Evidence, HandResult, Persisted, Record, StepRecord};
@@ -260,7 +260,19 @@ impl Storage for StoreStorage {
             })
             .map_err(err)?;
         let bytes = postcard::to_allocvec(roster).map_err(err)?;
-        self.store.save_roster(&table, &bytes).map_err(err)
+        self.store.save_roster(&table, &bytes).map_err(err)?;
+        // The friends sat with, by key (bots are not noted: their keys are new each table).
+        let players: Vec<(VerifyingKey, String)> = roster
+            .advert
+            .seats
+            .iter()
+            .flatten()
+            .filter(|s| !s.bot)
+            .map(|s| (s.key, s.name.clone()))
+            .collect();
+        self.store
+            .note_players(&table, &players, mahjong_store::now_ms())
+            .map_err(err)
     }
 
     fn begin_seat(

@@ -398,6 +398,14 @@ pub enum Wire {
         /// The envelope bytes (at most `MAX_FRAME`).
         bytes: Vec<u8>,
     },
+    /// Over the internet: proof that the sender knows the table code
+    /// ([`crate::TableCode::proof`] from the sender's peer id to the receiver's). Sent first
+    /// to a peer found under the code; nothing else is taken from it until it has sent its
+    /// own.
+    CodeProof {
+        /// The MAC.
+        mac: [u8; 32],
+    },
 }
 
 impl Wire {

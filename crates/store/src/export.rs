@@ -16,7 +16,11 @@
 //! results this player's ledger booked (readable: outcome, payments in coins, the session
 //! after the hand); they are claims that verification checks against the signed replay, hand
 //! by hand (a hand the ledger missed is simply not claimed; the replay still reports it).
-//! `names` are display names, not signed. With `hand: N` the file holds the log up to the end
+//! `names` are the seats' display names: each seat signs its own at the table's set-up (the
+//! host with its proposal, the others with their acceptance, [`mahjong_table::signed_names`]),
+//! so a file whose names differ from the signed ones is refused with the seat named; a table
+//! from before names were signed (protocol 2) has none, and its names are only shown, marked
+//! "not signed". With `hand: N` the file holds the log up to the end
 //! of hand N only: a hand cannot be checked without the hands before it (the dealer, the 荒番
 //! counter, the balances and any replaced seat come from them), so "one hand" is the shortest
 //! verifiable prefix, and the report is about that hand.
@@ -138,10 +142,17 @@ impl LogFile {
         let proposal = log
             .first()
             .and_then(|r| r.entries.first())
-            .and_then(|e| match &e.body {
-                mahjong_table::Body::Propose(p) => Some(p),
-                _ => None,
-            });
+            .and_then(|e| e.body.proposal());
+        // The names each seat signed at the set-up, where it signed one.
+        let signed = mahjong_table::signed_names(log);
+        let names: Vec<String> = (0..4)
+            .map(|s| {
+                signed[s]
+                    .clone()
+                    .or_else(|| names.get(s).cloned())
+                    .unwrap_or_default()
+            })
+            .collect();
         LogFile {
             format: LOG_FORMAT.into(),
             version: FILE_VERSION,
@@ -151,7 +162,7 @@ impl LogFile {
             roster: proposal
                 .map(|p| p.roster.iter().map(|k| to_hex(k.as_bytes())).collect())
                 .unwrap_or_default(),
-            names: clean_names(names),
+            names: clean_names(&names),
             steps: frames(log),
             results,
         }
@@ -263,8 +274,10 @@ pub enum Checked {
 /// A verified log file.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LogCheck {
-    /// Display names (from the file, not signed).
+    /// Each seat's display name: the one it signed, else the file's.
     pub names: Vec<String>,
+    /// Which seats signed their name (all four at a table from protocol 2 on).
+    pub signed: [bool; 4],
     /// The hand the file is about, if it was exported for one.
     pub hand: Option<u32>,
     /// What the replay checked.
@@ -295,6 +308,15 @@ pub enum VerifyError {
         fault: LogFault,
         /// Display names from the file.
         names: Vec<String>,
+    },
+    /// A seat's name in the file is not the one its key signed at the set-up.
+    Name {
+        /// The seat.
+        seat: Seat,
+        /// The name the file gives it (`None`: none, or removed).
+        file: Option<String>,
+        /// The name it signed.
+        signed: String,
     },
     /// The file's claimed result of a hand is not the one its seats signed.
     Result {
@@ -369,6 +391,19 @@ impl fmt::Display for VerifyError {
                     None => write!(f, "; no seat to blame: the file was altered or cut"),
                 }
             }
+            VerifyError::Name { seat, file, signed } => match file {
+                Some(name) => write!(
+                    f,
+                    "FAULT in the names: the file names seat {seat} \"{}\" but the name its key signed is \"{}\"; no seat to blame: the file was altered",
+                    clean_name(name),
+                    clean_name(signed)
+                ),
+                None => write!(
+                    f,
+                    "FAULT in the names: the file gives seat {seat} no name but its key signed \"{}\"; no seat to blame: the file was altered",
+                    clean_name(signed)
+                ),
+            },
             VerifyError::Result { hand, why } => write!(
                 f,
                 "FAULT in hand {hand}: the file's result is not the one the seats signed ({why}); no seat to blame: the file was altered"
@@ -415,9 +450,20 @@ impl fmt::Display for LogCheck {
         for (seat, key) in p.roster.iter().enumerate() {
             writeln!(
                 f,
-                "  {}: key {}",
+                "  {}: key {}{}",
                 seat_name(&self.names, seat as Seat),
-                to_hex(key.as_bytes())
+                to_hex(key.as_bytes()),
+                if self.signed[seat] {
+                    ", name signed"
+                } else {
+                    ""
+                }
+            )?;
+        }
+        if !self.signed.iter().any(|s| *s) {
+            writeln!(
+                f,
+                "  names: not signed (table from before protocol 2): the names are the file's"
             )?;
         }
         writeln!(
@@ -574,6 +620,26 @@ pub fn verify_log_file(file: &LogFile) -> Result<LogCheck, VerifyError> {
             "the roster or host differs from the signed proposal".into(),
         ));
     }
+    // Each name a seat signed must be the file's name for it.
+    let signed = mahjong_table::signed_names(&log);
+    let mut names = clean_names(&file.names);
+    for (seat, name) in signed.iter().enumerate() {
+        let Some(name) = name else { continue };
+        let shown = clean_name(name);
+        match names.get(seat) {
+            Some(n) if *n == shown => {}
+            other => {
+                return Err(VerifyError::Name {
+                    seat: seat as Seat,
+                    file: other
+                        .filter(|n| !n.is_empty() && n.as_str() != crate::names::NO_NAME)
+                        .cloned(),
+                    signed: name.clone(),
+                });
+            }
+        }
+        names[seat] = shown;
+    }
     if let Some(h) = file.hand
         && report.hands.last().map(|r| r.hand) != Some(h)
     {
@@ -635,7 +701,8 @@ pub fn verify_log_file(file: &LogFile) -> Result<LogCheck, VerifyError> {
         }
     }
     Ok(LogCheck {
-        names: clean_names(&file.names),
+        names,
+        signed: signed.map(|n| n.is_some()),
         hand: file.hand,
         results_checked: file.results.len(),
         report,

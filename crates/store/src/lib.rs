@@ -100,10 +100,13 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+pub mod contacts;
 pub mod db;
 pub mod error;
 pub mod export;
 pub mod files;
+pub mod fingerprint;
+mod fingerprint_words;
 pub mod hex;
 pub mod identity;
 pub mod ledger;
@@ -113,11 +116,13 @@ pub mod names;
 
 use std::path::PathBuf;
 
+pub use contacts::{Contact, Recognition};
 pub use db::{DB_FILE, LocalSeat, SCHEMA_VERSION, Store, TableInfo, now_ms};
 pub use error::StoreError;
 pub use export::{
     Checked, EvidenceFile, LogCheck, LogFile, VerifyError, verify_bytes, verify_file,
 };
+pub use fingerprint::Fingerprint;
 pub use hex::{from_hex, from_hex32, to_hex};
 pub use identity::Identity;
 pub use ledger::{LedgerRow, Level, describe, level};

@@ -217,6 +217,43 @@ pub enum Body {
         /// The nonce of the commitment.
         nonce: Hash,
     },
+    /// [`Body::Propose`] with the host's display name, signed with the proposal: the name on
+    /// every result of the table is the one its player signed ([`signed_names`]).
+    ProposeAs {
+        /// The proposal.
+        proposal: Box<Proposal>,
+        /// The host's display name.
+        name: String,
+    },
+    /// [`Body::Accept`] with the seat's display name (a bot's: "bot of NAME").
+    AcceptAs {
+        /// [`Proposal::hash`].
+        proposal: Hash,
+        /// The seat's display name.
+        name: String,
+    },
+}
+
+/// Most characters of a signed display name.
+pub const MAX_NAME_CHARS: usize = 64;
+
+/// Whether a name may be signed at a table: at most [`MAX_NAME_CHARS`] characters, none of
+/// them a control character.
+pub fn is_signable_name(name: &str) -> bool {
+    name.chars().count() <= MAX_NAME_CHARS && !name.chars().any(char::is_control)
+}
+
+/// The display name each seat signed at the set-up of the table whose log starts with `log`
+/// (the host's with its proposal, the others' with their acceptance): `None` for a seat
+/// that signed none (a table from before names were signed, or a seat that declined).
+pub fn signed_names(log: &[crate::replica::StepRecord]) -> [Option<String>; 4] {
+    let mut names: [Option<String>; 4] = Default::default();
+    for e in log.iter().take(2).flat_map(|r| r.entries.iter()) {
+        if let Some(name) = e.body.signed_name() {
+            names[e.seat as usize & 3] = Some(name.to_string());
+        }
+    }
+    names
 }
 
 /// What a [`Body::ClaimCommit`] signs: `sha256(tag ‖ postcard(play) ‖ nonce)`.
@@ -274,11 +311,35 @@ impl Void {
 }
 
 impl Body {
+    /// The proposal of a [`Body::Propose`] or [`Body::ProposeAs`].
+    pub fn proposal(&self) -> Option<&Proposal> {
+        match self {
+            Body::Propose(p) | Body::ProposeAs { proposal: p, .. } => Some(p),
+            _ => None,
+        }
+    }
+
+    /// The proposal hash an [`Body::Accept`] or [`Body::AcceptAs`] accepts.
+    pub fn accepted(&self) -> Option<&Hash> {
+        match self {
+            Body::Accept { proposal } | Body::AcceptAs { proposal, .. } => Some(proposal),
+            _ => None,
+        }
+    }
+
+    /// The display name a [`Body::ProposeAs`] or [`Body::AcceptAs`] signs.
+    pub fn signed_name(&self) -> Option<&str> {
+        match self {
+            Body::ProposeAs { name, .. } | Body::AcceptAs { name, .. } => Some(name),
+            _ => None,
+        }
+    }
+
     /// A short name, for errors and logs.
     pub fn name(&self) -> &'static str {
         match self {
-            Body::Propose(_) => "propose",
-            Body::Accept { .. } => "accept",
+            Body::Propose(_) | Body::ProposeAs { .. } => "propose",
+            Body::Accept { .. } | Body::AcceptAs { .. } => "accept",
             Body::Decline => "decline",
             Body::Deal(_) => "deal",
             Body::Play(_) => "play",

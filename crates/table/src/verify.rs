@@ -270,8 +270,10 @@ pub fn hand_log(
     hand: u32,
     cards: Arc<CardTable>,
 ) -> Result<Option<HandLog>, LogFault> {
-    let Some(Body::Propose(proposal)) =
-        log.first().and_then(|r| r.entries.first()).map(|e| &e.body)
+    let Some(proposal) = log
+        .first()
+        .and_then(|r| r.entries.first())
+        .and_then(|e| e.body.proposal())
     else {
         return Err(LogFault::NoSetup);
     };
@@ -321,9 +323,13 @@ fn walk(
     cards: Arc<CardTable>,
     before: &mut dyn FnMut(&Replica, &StepRecord) -> bool,
 ) -> Result<LogReport, LogFault> {
-    let proposal = match log.first().and_then(|r| r.entries.first()).map(|e| &e.body) {
-        Some(Body::Propose(p)) => Proposal::clone(p),
-        _ => return Err(LogFault::NoSetup),
+    let proposal = match log
+        .first()
+        .and_then(|r| r.entries.first())
+        .and_then(|e| e.body.proposal())
+    {
+        Some(p) => Proposal::clone(p),
+        None => return Err(LogFault::NoSetup),
     };
     let ids = hand_ids(log);
     let mut replica = Replica::new(proposal.table, proposal.host, proposal.roster, None, cards);
@@ -539,7 +545,7 @@ impl Evidence {
             .first()
             .and_then(|r| r.entries.first())
             .ok_or(EvidenceError::NoSetup)?;
-        let Body::Propose(p) = &first.body else {
+        let Some(p) = first.body.proposal() else {
             return Err(EvidenceError::NoSetup);
         };
         let mut replica = Replica::new(p.table, p.host, p.roster, None, cards);

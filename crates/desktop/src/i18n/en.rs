@@ -315,6 +315,17 @@ pub fn text(key: T) -> &'static str {
         T::NetNotUp => "The network is not up yet: try again in a moment.",
         T::LanProblem => "Network: {0}",
         T::RelayGone => "The relay {0} is gone; every friend was linked through it: waiting for it",
+        T::StrangerNew => "new to you · {0}",
+        T::StrangerNotTheOne => "not the {0} you know · {1}",
+        T::StrangerAcceptAgain => {
+            "Someone here uses the name of a friend you know, with another key. Compare the four words beside their name with your friend aloud; press Accept again to play anyway."
+        }
+        T::VeName => {
+            "The file was altered: it names {0} \"{1}\", but the name that player signed at the table is \"{2}\"."
+        }
+        T::VeNameMissing => {
+            "The file was altered: it gives {0} no name, but that player signed the name \"{1}\" at the table."
+        }
         T::Length => "Length",
         T::SeatBot => "bot",
         T::HostSilent => "The host did not answer: ask again or choose another table",

@@ -69,6 +69,7 @@ keys! {
     LobbyButton, LobbyTitle, LobbyEmpty, LobbyPeers, LobbyHost, LobbyLine, LobbyBotsLater, SeatFree, SeatBotOf, SeatYou, SitDown, LeaveTable, FillBots, TablePlaying, TableAsking, CreateTitle, TableName, BotsField, CreateTable, AddressTitle, Connect, YourAddress, LanRefused, SetupTitle, SetupBy, Differences, NoDifferences, DiffWhy, AcceptSetup, AcceptIn, SetupAccepted, WaitingSetup, SetupFailedSeat, Reconnecting, ReplacedByBot, FollowingSeat, ResumingWait, SetupFailedYou, SetupFailedSomeone, NetStopped, NetNotUp, LanProblem, Length,
     SeatBot, HostSilent, LobbyPeer, Hand, LobbyBotLater, OptLengthLanHelp, CreateOptions,
     RelayGone,
+    StrangerNew, StrangerNotTheOne, StrangerAcceptAgain, VeName, VeNameMissing,
     // (separator)
     // History and replay keys go below this line.
     History, HistoryLoading, HistoryEmpty, HistoryCount, HistoryFailed, Players, ColPlayer,

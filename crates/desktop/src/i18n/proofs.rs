@@ -89,6 +89,17 @@ pub fn verify_error(lang: Lang, e: &VerifyError, shown: &dyn Fn(&str) -> String)
             lang.f(T::VeProven, &[&offence(lang, o), &culprit, key])
         }
         VerifyError::Evidence(why) => detail(lang, lang.t(T::VeEvidence).to_string(), why),
+        VerifyError::Name { seat, file, signed } => {
+            let seat = lang.f(T::VeSeat, &[&(u32::from(*seat) + 1)]);
+            let signed = mahjong_store::clean_name(signed);
+            match file {
+                Some(name) => lang.f(
+                    T::VeName,
+                    &[&seat, &mahjong_store::clean_name(name), &signed],
+                ),
+                None => lang.f(T::VeNameMissing, &[&seat, &signed]),
+            }
+        }
     }
 }
 

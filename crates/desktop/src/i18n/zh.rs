@@ -273,6 +273,13 @@ pub fn text(key: T) -> &'static str {
         T::NetNotUp => "网络尚未就绪：请稍后再试。",
         T::LanProblem => "网络：{0}",
         T::RelayGone => "中继 {0} 断开了，所有牌友都经它相连：正在等它恢复",
+        T::StrangerNew => "没见过的牌友 · {0}",
+        T::StrangerNotTheOne => "不是你认识的{0} · {1}",
+        T::StrangerAcceptAgain => {
+            "这桌有人用了你认识的牌友的名字，但不是同一个人（密钥不同）。请和你的朋友当面或电话核对名字旁的四个词；仍要开打，请再按一次“接受”。"
+        }
+        T::VeName => "文件被改过：它把{0}写成“{1}”，但这位牌友在牌桌上签名的名字是“{2}”。",
+        T::VeNameMissing => "文件被改过：它没有写{0}的名字，但这位牌友在牌桌上签名的名字是“{1}”。",
         T::Length => "长度",
         T::SeatBot => "机器人",
         T::HostSilent => "桌主没有回应：请再试一次或换一桌",

@@ -22,6 +22,7 @@ use iced::widget::{Space, button, column, container, row, scrollable, text, text
 use iced::{Alignment, Element, Length};
 use mahjong_net::{Advert, NetEvent, Roster, SeatInfo, TableId, TableSpec, TableState};
 use mahjong_rules::{Options, OptionsError, Ruleset, SessionLength};
+use mahjong_store::Fingerprint;
 use mahjong_table::{Proposal, TableEvent};
 
 use super::options::{self, Editor, Scope};
@@ -90,6 +91,39 @@ impl Form {
     }
 }
 
+/// A player in the lobby who is not (yet) a known friend: shown beside the name, with the
+/// four fingerprint words to compare aloud (the same words as `mahjong play` prints).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Stranger {
+    /// A key this player never sat with.
+    New {
+        /// Its fingerprint.
+        fingerprint: Fingerprint,
+    },
+    /// A name another known key used: not the friend of that name.
+    NotTheOne {
+        /// The friend's name (the nickname given, or the name it used last).
+        known: String,
+        /// This player's fingerprint.
+        fingerprint: Fingerprint,
+        /// The friend's fingerprint.
+        known_fingerprint: Fingerprint,
+    },
+}
+
+impl Stranger {
+    /// "new · apple tiger river lamp", "不是你认识的 Di · 苹果 …".
+    pub fn text(&self, lang: Lang) -> String {
+        let words = |f: &Fingerprint| f.words(lang);
+        match self {
+            Stranger::New { fingerprint } => lang.f(T::StrangerNew, &[&words(fingerprint)]),
+            Stranger::NotTheOne {
+                known, fingerprint, ..
+            } => lang.f(T::StrangerNotTheOne, &[known, &words(fingerprint)]),
+        }
+    }
+}
+
 /// Where the player stands once a table is full.
 #[derive(Clone, Debug)]
 pub struct Seated {
@@ -99,6 +133,9 @@ pub struct Seated {
     pub proposal: Option<(Box<Proposal>, Instant)>,
     /// The player accepted.
     pub accepted: bool,
+    /// A first Accept was pressed while a stranger sits here: the warning is shown, and the
+    /// next press accepts.
+    pub warned: bool,
 }
 
 /// The lobby screen.
@@ -137,6 +174,8 @@ pub struct State {
     pub relay_up: bool,
     /// Each friend's link: direct or not (through the relay).
     pub links: std::collections::BTreeMap<String, bool>,
+    /// The players who are new or take a friend's name ([`crate::lan::Feed::Strangers`]).
+    pub strangers: Vec<(VerifyingKey, Stranger)>,
 }
 
 /// What the lobby is told.
@@ -276,12 +315,24 @@ impl State {
                 }
             }
             Message::Accept => {
+                // A player who uses a known friend's name (not that friend) makes Accept ask
+                // once more; a player merely new is marked, and one press accepts.
+                let strangers = self.seated.as_ref().is_some_and(|s| {
+                    self.strangers_at(&s.roster.advert)
+                        .iter()
+                        .any(|x| matches!(x, Stranger::NotTheOne { .. }))
+                });
                 if let Some(s) = &mut self.seated
                     && s.proposal.is_some()
                     && !s.accepted
                 {
-                    s.accepted = true;
-                    self.request(lang, Request::Accept);
+                    // The warning and the fingerprints are shown above the buttons.
+                    if strangers && !s.warned {
+                        s.warned = true;
+                    } else {
+                        s.accepted = true;
+                        self.request(lang, Request::Accept);
+                    }
                 }
             }
             Message::Leave => {
@@ -349,6 +400,7 @@ impl State {
                     roster,
                     proposal: None,
                     accepted: false,
+                    warned: false,
                 });
             }
             NetEvent::Table(TableEvent::Proposed(p)) => {
@@ -524,12 +576,37 @@ impl State {
             None => lang.t(T::SeatFree).to_string(),
             Some(s) if s.bot => lang.f(T::SeatBotOf, &[&runner(&s.peer)]),
             Some(s) if Some(s.peer) == self.me() => lang.f(T::SeatYou, &[&s.name]),
-            // Met over the internet: how the friend is linked, once known.
-            Some(s) => match self.link_of(&s.peer) {
-                Some(direct) => format!("{} · {}", s.name, lang.t(super::link_word(direct))),
-                None => s.name.clone(),
-            },
+            Some(s) => {
+                let mut text = s.name.clone();
+                // A stranger is marked: new, or not the friend whose name it uses.
+                if let Some(flag) = self.stranger(&s.key) {
+                    text = format!("{text} · {}", flag.text(lang));
+                }
+                // Met over the internet: how the friend is linked, once known.
+                if let Some(direct) = self.link_of(&s.peer) {
+                    text = format!("{text} · {}", lang.t(super::link_word(direct)));
+                }
+                text
+            }
         }
+    }
+
+    /// The flag of the player of `key`, if it is a stranger.
+    pub fn stranger(&self, key: &VerifyingKey) -> Option<&Stranger> {
+        self.strangers
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, s)| s)
+    }
+
+    /// The strangers seated at `a`.
+    pub fn strangers_at(&self, a: &Advert) -> Vec<&Stranger> {
+        a.seats
+            .iter()
+            .flatten()
+            .filter(|s| !s.bot)
+            .filter_map(|s| self.stranger(&s.key))
+            .collect()
     }
 
     /// A friend's link (direct or through the relay) when met over the internet; `None` on
@@ -815,6 +892,9 @@ impl State {
                 } else {
                     col = col.push(label(lang.t(T::NoDifferences), 15.0, MUTED));
                 }
+                if s.warned && !s.accepted {
+                    col = col.push(bold(lang.t(T::StrangerAcceptAgain), 16.0, WARN));
+                }
                 if s.accepted {
                     col = col.push(label(lang.t(T::SetupAccepted), 16.0, MUTED));
                 } else {
@@ -919,5 +999,115 @@ mod tests {
         st.update(Message::Tick(at + Duration::from_millis(ASK_MS)), Lang::En);
         assert_eq!(st.asking, None);
         assert_eq!(st.notice.as_deref(), Some(Lang::En.t(T::HostSilent)));
+    }
+
+    /// Issue 27: at a full table, a new player is marked with its fingerprint words, a player
+    /// who uses a known friend's name is marked "not the … you know", and Accept then asks
+    /// once more — in both languages.
+    #[test]
+    fn a_stranger_is_marked_and_a_friends_name_taken_makes_accept_ask_once_more() {
+        use ed25519_dalek::SigningKey;
+        let sk = |i: u8| SigningKey::from_bytes(&[i; 32]);
+        let key = |i: u8| sk(i).verifying_key();
+        let seat = |i: u8, name: &str| {
+            Some(SeatInfo {
+                key: key(i),
+                name: name.into(),
+                peer: key(i),
+                bot: false,
+            })
+        };
+        let advert = Advert {
+            table: [7; 32],
+            host: key(1),
+            nonce: [0; 32],
+            name: "Friday".into(),
+            preset: Ruleset::Qiaoma,
+            options_hash: [0; 32],
+            stake: mahjong_rules::Money::coins(1),
+            hands: 1,
+            bots: 0,
+            seats: [seat(1, "Ann"), seat(2, "Bo"), seat(3, "Cy"), seat(4, "Di")],
+            state: TableState::Started,
+            revision: 1,
+            chosen: false,
+        };
+        let roster = Roster::sign(advert, 0, &sk(1));
+        let proposal = Proposal::new(
+            [7; 32],
+            0,
+            [key(1), key(2), key(3), key(4)],
+            Options::preset(Ruleset::Qiaoma),
+            mahjong_rules::Money::coins(1),
+            SessionLength::Hands(1),
+        );
+        let (cy, di, real_di) = (
+            Fingerprint::of(&key(3)),
+            Fingerprint::of(&key(4)),
+            Fingerprint::of(&key(9)),
+        );
+        for lang in [Lang::En, Lang::Zh] {
+            let mut st = State {
+                strangers: vec![
+                    (key(3), Stranger::New { fingerprint: cy }),
+                    (
+                        key(4),
+                        Stranger::NotTheOne {
+                            known: "Di".into(),
+                            fingerprint: di,
+                            known_fingerprint: real_di,
+                        },
+                    ),
+                ],
+                seated: Some(Seated {
+                    roster: Box::new(roster.clone()),
+                    proposal: Some((
+                        Box::new(proposal.clone()),
+                        Instant::now() + Duration::from_secs(60),
+                    )),
+                    accepted: false,
+                    warned: false,
+                }),
+                ..State::default()
+            };
+            let shown = |st: &State, text: &str| {
+                let mut ui = iced_test::Simulator::with_size(
+                    crate::iced_settings(),
+                    iced::Size::new(1280.0, 800.0),
+                    st.view(lang),
+                );
+                ui.find(text.to_string()).is_ok()
+            };
+            let cy_line = format!("3 · Cy · {}", lang.f(T::StrangerNew, &[&cy.words(lang)]));
+            let di_line = format!(
+                "4 · Di · {}",
+                lang.f(T::StrangerNotTheOne, &[&"Di", &di.words(lang)])
+            );
+            assert!(shown(&st, &cy_line), "{cy_line}");
+            assert!(shown(&st, &di_line), "{di_line}");
+            assert!(shown(&st, "2 · Bo"), "a known friend is not marked");
+            // The first press warns, the second accepts.
+            st.update(Message::Accept, lang);
+            assert!(!st.seated.as_ref().expect("seated").accepted);
+            assert!(shown(&st, lang.t(T::StrangerAcceptAgain)));
+            st.update(Message::Accept, lang);
+            assert!(st.seated.as_ref().expect("seated").accepted);
+            // A table with only new players (no name taken) accepts at the first press.
+            st.strangers
+                .retain(|(_, s)| matches!(s, Stranger::New { .. }));
+            if let Some(s) = &mut st.seated {
+                (s.accepted, s.warned) = (false, false);
+            }
+            st.update(Message::Accept, lang);
+            assert!(st.seated.as_ref().expect("seated").accepted);
+        }
+        assert_eq!(
+            Lang::En.f(T::StrangerNotTheOne, &[&"Di", &"apple tiger river lamp"]),
+            "not the Di you know · apple tiger river lamp"
+        );
+        assert_eq!(
+            Lang::Zh.f(T::StrangerNotTheOne, &[&"阿迪", &"苹果 老虎 河 台灯"]),
+            "不是你认识的阿迪 · 苹果 老虎 河 台灯"
+        );
     }
 }

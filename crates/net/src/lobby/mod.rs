@@ -75,8 +75,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use ed25519_dalek::{SigningKey, VerifyingKey};
 use mahjong_rules::{Money, Options, Ruleset, Seat};
-use mahjong_store::clean_name;
 use mahjong_store::names::NO_NAME;
+use mahjong_store::{Fingerprint, clean_name};
 use sha2::{Digest, Sha256};
 
 use crate::wire::{
@@ -144,6 +144,27 @@ pub struct Settings {
     /// player's changes, `--disconnect-seconds` included): a table is joined only when its
     /// advert's options hash is theirs, and its host's proposal accepted only when it is them.
     pub options: Options,
+    /// Sit only with these players (`--only-known`); `None`: with anyone.
+    pub admit: Option<Admit>,
+}
+
+/// The players a peer sits with when it sits only with people it knows (`mahjong play
+/// --only-known`): the keys of its contacts and the fingerprints named by `--friend`. A table
+/// seating anyone else is not joined, nor left seated at, and such a player is refused a
+/// seat at this peer's own table.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Admit {
+    /// Identity keys sat with before.
+    pub keys: BTreeSet<[u8; 32]>,
+    /// Fingerprints a friend read aloud.
+    pub fingerprints: BTreeSet<Fingerprint>,
+}
+
+impl Admit {
+    /// Whether the player of `key` is admitted.
+    pub fn admits(&self, key: &VerifyingKey) -> bool {
+        self.keys.contains(key.as_bytes()) || self.fingerprints.contains(&Fingerprint::of(key))
+    }
 }
 
 impl Settings {
@@ -644,12 +665,18 @@ impl Lobby {
             && !self.seats_shunned(a, now)
     }
 
-    /// Whether a peer that failed a set-up with this one sits at (or hosts) `a`.
+    /// Whether a peer that failed a set-up with this one, or one it does not sit with
+    /// ([`Settings::admit`]), sits at (or hosts) `a`.
     fn seats_shunned(&self, a: &Advert, now: u64) -> bool {
         a.seats
             .iter()
             .flatten()
-            .any(|s| is_aside(&self.shunned, &s.peer, now))
+            .any(|s| is_aside(&self.shunned, &s.peer, now) || !self.admits(&s.peer))
+    }
+
+    /// Whether this peer sits with the player of `key` ([`Settings::admit`]).
+    fn admits(&self, key: &VerifyingKey) -> bool {
+        *key == self.me || self.settings.admit.as_ref().is_none_or(|a| a.admits(key))
     }
 
     /// The best table for `group` humans of this peer's (itself, or a host's table): one
@@ -1054,7 +1081,7 @@ impl Lobby {
                 self.gone_from_seat(from, now)
             }
             Wire::Start(roster) => self.start(from, *roster, now),
-            Wire::Hello { .. } | Wire::Frame { .. } => Vec::new(),
+            Wire::Hello { .. } | Wire::Frame { .. } | Wire::CodeProof { .. } => Vec::new(),
         }
     }
 
@@ -1233,6 +1260,7 @@ impl Lobby {
             )]
         };
         let shunned = is_aside(&self.shunned, &from, now);
+        let admits = self.admits(&from);
         let State::Hosting {
             advert,
             bot_keys,
@@ -1252,6 +1280,9 @@ impl Lobby {
         }
         if shunned {
             return refuse("you did not accept the last set-up here: try again in a while");
+        }
+        if !admits {
+            return refuse("this table's host sits only with players it knows");
         }
         // Each for as long as the joiner said, at most the longest set-aside of a set-up.
         let avoid: Vec<(VerifyingKey, u64)> = avoid

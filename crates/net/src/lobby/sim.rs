@@ -155,6 +155,7 @@ impl Sim {
             bots: p.bots,
             open_after_ms: DEFAULT_OPEN_AFTER_MS,
             options: Options::preset(Ruleset::Qiaoma),
+            admit: None,
         }
     }
 

@@ -12,6 +12,7 @@ fn settings(name: &str, bots: u8) -> Settings {
         bots,
         open_after_ms: 500,
         options: Options::preset(Ruleset::Qiaoma),
+        admit: None,
     }
 }
 
@@ -931,4 +932,79 @@ fn trace_one() {
             l.peers.len()
         );
     }
+}
+
+/// `--only-known`: four friends who know each other and a stranger started with them; the
+/// friends sit together and never with the stranger, whatever its arrival.
+#[test]
+fn friends_who_sit_only_with_known_players_never_sit_with_a_stranger() {
+    for stranger_first in [true, false] {
+        let mut net = Net::new(5, 0);
+        let keys: Vec<VerifyingKey> = net.lobbies.iter().map(|l| l.me).collect();
+        // Lobby 4 is the stranger (the first to open a table when it starts first).
+        let stranger = if stranger_first { 0 } else { 4 };
+        let admit = Admit {
+            keys: keys
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| *i != stranger)
+                .map(|(_, k)| *k.as_bytes())
+                .collect(),
+            fingerprints: BTreeSet::new(),
+        };
+        for (i, l) in net.lobbies.iter_mut().enumerate() {
+            if i != stranger {
+                l.settings.admit = Some(admit.clone());
+            }
+        }
+        net.run(40_000);
+        for (i, begun) in net.begun.iter().enumerate() {
+            if i == stranger {
+                assert!(begun.is_none(), "the stranger sat");
+                continue;
+            }
+            let roster = begun.as_ref().expect("every friend sat");
+            let seats = roster.verify().expect("valid roster");
+            assert!(
+                seats.iter().all(|s| s.peer != keys[stranger]),
+                "a friend sat with the stranger"
+            );
+        }
+    }
+}
+
+/// A host that sits only with known players refuses a stranger's join, with why.
+#[test]
+fn a_host_that_sits_only_with_known_players_refuses_a_stranger() {
+    let key = SigningKey::from_bytes(&[1; 32]);
+    let mut s = settings("ann", 0);
+    s.admit = Some(Admit::default());
+    let mut host = Lobby::new(key, s, 0);
+    let stranger = SigningKey::from_bytes(&[9; 32]).verifying_key();
+    host.connected(stranger);
+    let acts = host.tick(1000);
+    let table = acts
+        .iter()
+        .find_map(|a| match a {
+            Action::Broadcast(Wire::Advert(sa)) => Some(sa.advert.table),
+            _ => None,
+        })
+        .expect("the host opened a table");
+    let acts = host.message(
+        stranger,
+        Wire::Join {
+            table,
+            name: "Di".into(),
+            key: stranger,
+            bot_keys: [stranger; 4],
+            avoid: Vec::new(),
+        },
+        1100,
+    );
+    assert!(
+        acts.iter().any(|a| matches!(a,
+            Action::Send(k, Wire::Refuse { reason, .. })
+                if *k == stranger && reason.contains("only with players it knows"))),
+        "{acts:?}"
+    );
 }

@@ -71,6 +71,9 @@ pub struct Internet {
     pub relay_peer: PeerId,
     /// The table code.
     pub code: TableCode,
+    /// The code this peer proves it knows to the others ([`TableCode::proof`]): the table
+    /// code, except in tests that play a stranger who learnt the namespace but not the code.
+    pub proof: TableCode,
 }
 
 impl Internet {
@@ -116,6 +119,7 @@ impl Internet {
             relay,
             relay_peer,
             code,
+            proof: code,
         })
     }
 }

@@ -138,7 +138,14 @@ impl EventLoop {
         for a in actions {
             match a {
                 Action::Broadcast(w) => {
-                    let peers: Vec<PeerId> = self.peers.keys().copied().collect();
+                    // Only to the lobby: over the internet a peer that has not proven the
+                    // table code hears nothing of it.
+                    let peers: Vec<PeerId> = self
+                        .peers
+                        .keys()
+                        .copied()
+                        .filter(|p| self.admitted(p))
+                        .collect();
                     for p in peers {
                         self.send_to(&p, &w);
                     }

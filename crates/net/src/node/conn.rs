@@ -60,9 +60,18 @@ impl EventLoop {
                 }
                 self.prefer_direct(peer_id);
                 if !self.admitted(&peer_id) {
-                    // Not (yet) found under the table code: no lobby with it. Look the
-                    // friends up again now, in case it has just registered.
-                    tracing::debug!("{peer_id} connected, not found under the table code");
+                    // Not (yet) proven to know the table code: no lobby with it, only the
+                    // proofs. Look the friends up again now, in case it has just registered.
+                    if self
+                        .code_failed
+                        .get(&peer_id)
+                        .is_some_and(|&u| u > self.now())
+                    {
+                        let _ = self.swarm.disconnect_peer_id(peer_id);
+                        return;
+                    }
+                    tracing::debug!("{peer_id} connected, not yet proven to know the code");
+                    self.ask_proof(peer_id);
                     self.last_discover = 0;
                     return;
                 }
@@ -113,7 +122,11 @@ impl EventLoop {
                         && self.peers.get(&peer_id).is_some_and(|p| p.writer.is_some())
                     {
                         self.open_writer(peer_id);
-                        self.greet(peer_id);
+                        if self.admitted(&peer_id) {
+                            self.greet(peer_id);
+                        } else {
+                            self.ask_proof(peer_id);
+                        }
                     }
                     self.update_link(peer_id);
                     return;
@@ -129,6 +142,8 @@ impl EventLoop {
                     p.unreachable.entry(*key.as_bytes()).or_insert((now, false));
                 }
                 self.peers.remove(&peer_id);
+                self.proof_sent.remove(&peer_id);
+                self.unproven.remove(&peer_id);
                 self.versions.remove(&peer_id);
                 if self.unsupported.remove(&peer_id) {
                     let theirs = format!("a protocol without {}", self.protocol.as_ref());
@@ -457,6 +472,7 @@ impl EventLoop {
                         self.incompatible(peer, format!("shanghai-mahjong/{version}"));
                     }
                     Wire::Hello { .. } => {}
+                    Wire::CodeProof { mac } => self.on_code_proof(peer, mac),
                     Wire::Frame { table, to, bytes } => self.on_frame(peer, key, table, to, bytes),
                     // A peer not found under the table code takes no part in the lobby.
                     _ if !self.admitted(&peer) => {}

@@ -32,6 +32,9 @@ impl EventLoop {
             self.listen_quic();
         }
         self.code_peers.clear();
+        self.proven.clear();
+        self.proof_sent.clear();
+        self.unproven.clear();
         self.registered = false;
         self.last_register = 0;
         self.last_discover = 0;
@@ -95,7 +98,8 @@ impl EventLoop {
     }
 
     /// Whether a connected peer takes part in the lobby: on a LAN every peer; with a table
-    /// code, the peers found under it and those of the table this peer sits at.
+    /// code, the peers that proved they know the code and those of the table this peer sits
+    /// at.
     pub(super) fn admitted(&self, peer: &PeerId) -> bool {
         if self.internet.is_none() {
             return true;
@@ -103,17 +107,114 @@ impl EventLoop {
         if self.is_relay(peer) {
             return false;
         }
-        self.code_peers.contains_key(peer) || self.is_table_peer(peer)
+        self.proven.contains(peer) || self.is_table_peer(peer)
     }
 
     /// A peer of the lobby from now on: a writer, a hello, the lobby's state.
     pub(super) fn admit(&mut self, peer: PeerId) {
         tracing::info!("connected to {peer}");
+        self.unproven.remove(&peer);
         self.reachable(peer);
-        self.open_writer(peer);
+        if self.peers.get(&peer).is_none_or(|p| p.writer.is_none()) {
+            self.open_writer(peer);
+        }
+        self.send_proof(peer);
         self.emit(NetEvent::Connected(peer));
         self.greet(peer);
         self.update_link(peer);
+    }
+
+    /// Over the internet, to a peer connected and not (yet) proven: a writer and this peer's
+    /// proof of the code, and nothing else until the other's proof comes (within
+    /// [`CODE_PROOF_MS`]).
+    pub(super) fn ask_proof(&mut self, peer: PeerId) {
+        let now = self.now();
+        self.unproven.entry(peer).or_insert(now);
+        if self.peers.get(&peer).is_none_or(|p| p.writer.is_none()) {
+            self.open_writer(peer);
+        }
+        self.send_proof(peer);
+    }
+
+    /// Sends this peer's proof of the code to `peer`, once per writer.
+    fn send_proof(&mut self, peer: PeerId) {
+        let Some((i, _)) = &self.internet else {
+            return;
+        };
+        let Some(generation) = self.peers.get(&peer).map(|p| p.generation) else {
+            return;
+        };
+        if self.proof_sent.get(&peer) == Some(&generation) {
+            return;
+        }
+        let me = *self.swarm.local_peer_id();
+        let mac = i.proof.proof(&me.to_bytes(), &peer.to_bytes());
+        self.proof_sent.insert(peer, generation);
+        self.send_to(&peer, &Wire::CodeProof { mac });
+    }
+
+    /// A peer's proof of the code: right, it joins the lobby; wrong, it is dropped.
+    pub(super) fn on_code_proof(&mut self, peer: PeerId, mac: [u8; 32]) {
+        let Some((i, _)) = &self.internet else {
+            return;
+        };
+        if self.proven.contains(&peer) {
+            return;
+        }
+        let me = *self.swarm.local_peer_id();
+        if mac != i.proof.proof(&peer.to_bytes(), &me.to_bytes()) {
+            self.code_failed(peer);
+            self.misbehaved(
+                peer,
+                "it does not know the table code (a wrong proof)".into(),
+            );
+            return;
+        }
+        tracing::info!("{peer} proved it knows the table code");
+        self.proven.insert(peer);
+        self.code_peers.remove(&peer);
+        if self.swarm.is_connected(&peer) {
+            self.admit(peer);
+        }
+    }
+
+    /// Remembers that `peer` failed to prove the code (bounded: the oldest is forgotten).
+    fn code_failed(&mut self, peer: PeerId) {
+        let now = self.now();
+        self.code_peers.remove(&peer);
+        self.unproven.remove(&peer);
+        if self.code_failed.len() >= MAX_CODE_FAILED
+            && let Some(oldest) = self
+                .code_failed
+                .iter()
+                .min_by_key(|(_, until)| **until)
+                .map(|(p, _)| *p)
+        {
+            self.code_failed.remove(&oldest);
+        }
+        self.code_failed.insert(peer, now + CODE_FAILED_MS);
+    }
+
+    /// Drops the peers connected longer than [`CODE_PROOF_MS`] without proving the code.
+    fn prune_unproven(&mut self, now: u64) {
+        let late: Vec<PeerId> = self
+            .unproven
+            .iter()
+            .filter(|(_, since)| now >= **since + CODE_PROOF_MS)
+            .map(|(p, _)| *p)
+            .collect();
+        for peer in late {
+            self.unproven.remove(&peer);
+            if self.admitted(&peer) {
+                continue;
+            }
+            tracing::info!("{peer} did not prove it knows the table code: dropped");
+            self.code_failed(peer);
+            self.peers.remove(&peer);
+            self.proof_sent.remove(&peer);
+            let _ = self.swarm.disconnect_peer_id(peer);
+        }
+        self.code_failed.retain(|_, until| *until > now);
     }
 
     /// Connected to the relay: reserve a relayed address on it (once per connection).
@@ -164,10 +265,16 @@ impl EventLoop {
                 let now = self.now();
                 for reg in registrations {
                     let peer = reg.record.peer_id();
-                    if peer == me || self.is_relay(&peer) {
+                    if peer == me
+                        || self.is_relay(&peer)
+                        || self.code_failed.get(&peer).is_some_and(|&u| u > now)
+                    {
                         continue;
                     }
-                    if !self.code_peers.contains_key(&peer) {
+                    // Unproven peers are bounded (a flood of registrations fills this, and
+                    // each one that does not prove the code within CODE_PROOF_MS of its
+                    // connection is dropped); proven ones are not counted.
+                    if !self.proven.contains(&peer) && !self.code_peers.contains_key(&peer) {
                         if self.code_peers.len() >= MAX_CODE_PEERS {
                             continue;
                         }
@@ -184,8 +291,12 @@ impl EventLoop {
                         continue;
                     }
                     if self.swarm.is_connected(&peer) {
-                        if self.peers.get(&peer).is_none_or(|p| p.writer.is_none()) {
-                            self.admit(peer);
+                        if self.admitted(&peer) {
+                            if self.peers.get(&peer).is_none_or(|p| p.writer.is_none()) {
+                                self.admit(peer);
+                            }
+                        } else {
+                            self.ask_proof(peer);
                         }
                     } else if me < peer {
                         // One circuit per pair: the lower peer id dials.
@@ -217,6 +328,11 @@ impl EventLoop {
         let Some((i, ns)) = self.internet.clone() else {
             return;
         };
+        self.prune_unproven(now);
+        // A peer found long ago that never connected nor proved: forgotten, so that a flood
+        // of registrations cannot hold the places of friends who register later.
+        self.code_peers
+            .retain(|p, since| now < *since + 3 * CODE_PROOF_MS || self.unproven.contains_key(p));
         if !self.reserved {
             return;
         }
@@ -233,7 +349,7 @@ impl EventLoop {
             self.swarm.behaviour_mut().rendezvous.discover(
                 Some(ns),
                 None,
-                Some(MAX_CODE_PEERS as u64),
+                Some(MAX_DISCOVERED),
                 i.relay_peer,
             );
         }

@@ -135,6 +135,18 @@ pub const DISCOVER_PLAYING_MS: u64 = 10_000;
 /// Peers found under one table code that are remembered (a code is shared by four friends;
 /// more is someone filling the namespace).
 const MAX_CODE_PEERS: usize = 64;
+/// Registrations asked for at each look-up under a code: more than [`MAX_CODE_PEERS`], so
+/// that friends are seen past a flood of fake ones (whose peers are dropped when they do
+/// not prove the code, and not looked at again for [`CODE_FAILED_MS`]).
+const MAX_DISCOVERED: u64 = 1000;
+/// How long a peer connected over the internet has to prove it knows the table code
+/// ([`crate::Wire::CodeProof`]) before it is dropped (ms).
+const CODE_PROOF_MS: u64 = 10_000;
+/// How long a peer that did not prove the table code (or proved it wrong) is neither looked
+/// at nor dialled again (ms).
+const CODE_FAILED_MS: u64 = 10 * 60_000;
+/// Peers remembered as having failed to prove the table code (the oldest forgotten first).
+const MAX_CODE_FAILED: usize = 1024;
 /// How long the higher peer id of a pair found under a code leaves the dial to the lower one
 /// (one circuit per pair) before it dials too (ms).
 const CODE_DIAL_GRACE_MS: u64 = 6000;
@@ -292,8 +304,16 @@ pub struct EventLoop {
     last_register: u64,
     /// When the friends were last looked up (ms).
     last_discover: u64,
-    /// Peers found under the code: when each was first seen (ms).
+    /// Peers found under the code and not yet proven: when each was first seen (ms).
     code_peers: HashMap<PeerId, u64>,
+    /// Peers that proved they know the table code (admitted to its lobby).
+    proven: HashSet<PeerId>,
+    /// Peers this one sent its own proof to (on the current writer's generation).
+    proof_sent: HashMap<PeerId, u64>,
+    /// Connected peers that have not proven the code yet: since when (ms).
+    unproven: HashMap<PeerId, u64>,
+    /// Peers that failed to prove the code: not dialled or looked at until then (ms).
+    code_failed: HashMap<PeerId, u64>,
     /// Every connection up, by peer: whether it is relayed.
     conns: HashMap<PeerId, HashMap<ConnectionId, bool>>,
     /// The link last told for each friend.
@@ -509,6 +529,10 @@ impl EventLoop {
             last_register: 0,
             last_discover: 0,
             code_peers: HashMap::new(),
+            proven: HashSet::new(),
+            proof_sent: HashMap::new(),
+            unproven: HashMap::new(),
+            code_failed: HashMap::new(),
             conns: HashMap::new(),
             links: HashMap::new(),
             punch_retry: HashMap::new(),
@@ -751,5 +775,6 @@ pub fn settings(
         bots,
         open_after_ms: lobby::DEFAULT_OPEN_AFTER_MS,
         options: Options::preset(preset),
+        admit: None,
     }
 }

@@ -189,6 +189,8 @@ impl EventLoop {
             me,
             Box::new(move |p| terms.check(p)),
         );
+        // Each seat of this peer signs the roster's name for it at the set-up.
+        setup.names = Some([0, 1, 2, 3].map(|i: usize| seats[i].name.clone()));
         setup.never_accept = self.never_accept > 0;
         self.never_accept = self.never_accept.saturating_sub(1);
         setup.bot_level = self.bot_level;

@@ -43,7 +43,7 @@ use crate::identity::Identity;
 pub const DB_FILE: &str = "mahjong.sqlite3";
 
 /// The schema version this program writes.
-pub const SCHEMA_VERSION: i64 = 4;
+pub const SCHEMA_VERSION: i64 = 5;
 
 /// `PRAGMA application_id` of a mahjong store ("MJST").
 const APPLICATION_ID: i64 = 0x4D4A_5354;
@@ -116,7 +116,12 @@ UPDATE meta SET value = '4' WHERE key = 'schema_version';
 ";
 
 /// The migrations: `MIGRATIONS[i]` takes version `i + 1` to `i + 2`.
-const MIGRATIONS: [&str; 3] = [MIGRATE_V2, MIGRATE_V3, MIGRATE_V4];
+const MIGRATIONS: [&str; 4] = [
+    MIGRATE_V2,
+    MIGRATE_V3,
+    MIGRATE_V4,
+    crate::contacts::MIGRATE_V5,
+];
 
 /// One seat this player runs at a table: its own seat, or a bot seat it runs. Its `Debug`
 /// output leaves the secrets out.
@@ -332,6 +337,7 @@ impl Store {
         if version < 1 {
             return Err(corrupt("schema version below 1"));
         }
+        let from = version;
         while version < SCHEMA_VERSION {
             let step = MIGRATIONS[(version - 1) as usize];
             tx.execute_batch(step)
@@ -340,6 +346,14 @@ impl Store {
             version += 1;
         }
         tx.commit().map_err(StoreError::sql("commit the schema"))?;
+        if from < 5 && objects > 0 {
+            let (players, tables) = self.note_stored_tables()?;
+            tracing::info!(
+                players,
+                tables,
+                "schema 5: noted the players of the tables already stored as contacts"
+            );
+        }
         Ok(())
     }
 
@@ -802,6 +816,12 @@ mod tests {
             .unwrap()
             .unwrap();
         assert_eq!(from_cp, persisted);
+        // Version 5: the players of the table already stored are noted as contacts.
+        let contacts = store.contacts().unwrap();
+        assert_eq!(contacts.len(), 1);
+        assert_eq!(contacts[0].key, key.verifying_key());
+        assert_eq!(contacts[0].tables, 1);
+        assert_eq!(contacts[0].first_ms, 5);
         // The version-2 table and the version-3 column exist.
         assert!(store.evidence(&[9; 32]).unwrap().is_empty());
         assert_eq!(store.roster(&[9; 32]).unwrap(), None);

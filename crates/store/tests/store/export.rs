@@ -461,3 +461,82 @@ fn any_changed_digit_of_any_envelope_is_caught_and_nothing_panics() {
         assert!(verify_bytes(&f.to_bytes()).is_err(), "cut at {cut}");
     }
 }
+
+/// Issue 27: each seat signs its name at the set-up, so a file whose names were swapped,
+/// changed or removed is refused with the seat named, and the verification prints the names
+/// the seats signed.
+#[test]
+fn doctored_names_are_refused_with_the_seat_named() {
+    let p = played();
+    let Checked::Log(verified) = check(&p.whole).expect("verifies");
+    assert_eq!(verified.signed, [true; 4]);
+    let text = verified.to_string();
+    assert!(text.contains("seat 1 (Bo): key"), "{text}");
+    assert!(text.contains("name signed"), "{text}");
+    assert!(!text.contains("not signed"), "{text}");
+    // Two names swapped: the first seat whose name is not its own is named.
+    let mut swapped = p.whole.clone();
+    swapped.names.swap(0, 1);
+    let e = check(&swapped).expect_err("swapped names");
+    assert!(
+        matches!(&e, VerifyError::Name { seat: 0, file: Some(f), signed } if f == "Bo" && signed == "Ann"),
+        "{e:?}"
+    );
+    assert!(
+        e.to_string()
+            .contains("the file names seat 0 \"Bo\" but the name its key signed is \"Ann\""),
+        "{e}"
+    );
+    // A name changed.
+    let mut changed = p.whole.clone();
+    changed.names[2] = "Mallory".into();
+    assert!(matches!(
+        check(&changed),
+        Err(VerifyError::Name { seat: 2, .. })
+    ));
+    // A seat's name removed (emptied, or the list cut short).
+    let mut emptied = p.whole.clone();
+    emptied.names[3] = String::new();
+    assert!(matches!(
+        check(&emptied),
+        Err(VerifyError::Name {
+            seat: 3,
+            file: None,
+            ..
+        })
+    ));
+    let mut cut = p.whole.clone();
+    cut.names.truncate(2);
+    assert!(matches!(
+        check(&cut),
+        Err(VerifyError::Name {
+            seat: 2,
+            file: None,
+            ..
+        })
+    ));
+}
+
+/// A table played before names were signed still verifies, and says its names are not signed.
+#[test]
+fn a_table_from_before_names_were_signed_verifies_and_says_so() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut game = crate::harness::Game::unsigned(dir.path(), 77, Ruleset::Qiaoma, 1);
+    game.run();
+    game.assert_agree();
+    let file = game.players[0]
+        .store
+        .export(&game.table, None)
+        .expect("export");
+    let Checked::Log(verified) = check(&file).expect("verifies");
+    assert_eq!(verified.signed, [false; 4]);
+    let text = verified.to_string();
+    assert!(
+        text.contains("names: not signed (table from before protocol 2)"),
+        "{text}"
+    );
+    // Any names may be written there: they are only shown.
+    let mut renamed = file.clone();
+    renamed.names.swap(0, 1);
+    assert!(check(&renamed).is_ok());
+}

@@ -76,6 +76,15 @@ impl Game {
     /// Four new players under `root` sit at a new table; the host (seat 0) proposes a session
     /// of `hands` hands of `ruleset`.
     pub fn new(root: &Path, seed: u64, ruleset: Ruleset, hands: u32) -> Game {
+        Game::build(root, seed, ruleset, hands, true)
+    }
+
+    /// [`Game::new`] as the seats played before they signed their names (protocol 1).
+    pub fn unsigned(root: &Path, seed: u64, ruleset: Ruleset, hands: u32) -> Game {
+        Game::build(root, seed, ruleset, hands, false)
+    }
+
+    fn build(root: &Path, seed: u64, ruleset: Ruleset, hands: u32, sign: bool) -> Game {
         let players: Vec<Player> = (0..4)
             .map(|s| Player::open(&player_dir(root, s), Some(NAMES[s])))
             .collect();
@@ -107,6 +116,9 @@ impl Game {
                 Client::with_cards(config, p.identity.key.clone(), root_secret, cards())
                     .expect("client");
             client.keep_log_in_store();
+            if sign {
+                client.set_name(NAMES[seat]);
+            }
             clients.push(Some(client));
         }
         let mut game = Game::with(table, players, clients, seed);

@@ -111,8 +111,8 @@ impl Client {
                 Body::Deal(_) | Body::Play(_) | Body::Roster(_) | Body::Abort { .. } => true,
                 Body::ClaimCommit { .. } | Body::ClaimOpen { .. } => true,
                 Body::Settle { .. } | Body::SettleVoided { .. } => true,
-                Body::Accept { .. } | Body::Decline => env.hand == 0,
-                Body::Propose(_) | Body::Request { .. } => false,
+                Body::Accept { .. } | Body::AcceptAs { .. } | Body::Decline => env.hand == 0,
+                Body::Propose(_) | Body::ProposeAs { .. } | Body::Request { .. } => false,
             };
             if !fits {
                 return Err(FrameError::NotExpected {
@@ -357,6 +357,7 @@ impl Client {
                 && matches!(
                     p.second.body,
                     Body::Accept { .. }
+                        | Body::AcceptAs { .. }
                         | Body::Decline
                         | Body::Settle { .. }
                         | Body::SettleVoided { .. }
@@ -366,7 +367,10 @@ impl Client {
         let Some(p) = split else {
             return;
         };
-        let ending = if matches!(p.second.body, Body::Accept { .. } | Body::Decline) {
+        let ending = if matches!(
+            p.second.body,
+            Body::Accept { .. } | Body::AcceptAs { .. } | Body::Decline
+        ) {
             Ending::SetupFailed(p.seat)
         } else {
             Ending::SessionOver

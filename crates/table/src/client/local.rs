@@ -31,7 +31,14 @@ impl Client {
             stake,
             length,
         );
-        self.send_entry(&exp, Body::Propose(Box::new(p)), out);
+        let body = match self.name.clone() {
+            Some(name) => Body::ProposeAs {
+                proposal: Box::new(p),
+                name,
+            },
+            None => Body::Propose(Box::new(p)),
+        };
+        self.send_entry(&exp, body, out);
         Ok(())
     }
 
@@ -40,8 +47,12 @@ impl Client {
         if exp.kind != StepKind::Accept || !exp.speaks(self.me()) || self.has_entry(&exp) {
             return Err(ActError::NothingToAccept);
         }
-        let body = match (&self.replica.proposal, accept) {
-            (Some(p), true) => Body::Accept { proposal: p.hash() },
+        let body = match (&self.replica.proposal, accept, self.name.clone()) {
+            (Some(p), true, Some(name)) => Body::AcceptAs {
+                proposal: p.hash(),
+                name,
+            },
+            (Some(p), true, None) => Body::Accept { proposal: p.hash() },
             _ => Body::Decline,
         };
         self.send_entry(&exp, body, out);

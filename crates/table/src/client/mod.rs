@@ -159,6 +159,8 @@ pub struct Client {
     /// Each asker's answer budget (as `last_reply`): bytes it may be sent now, and when it
     /// was last filled.
     reply_budget: [(u64, u64); 8],
+    /// The display name this seat signs with its proposal or acceptance ([`Client::set_name`]).
+    name: Option<String>,
     next_pref: Next,
     /// This seat left after it had signed the settlement of this hand (with "go on"): the
     /// hand ends as agreed, and the seat votes against itself at the next hand's first step.
@@ -260,6 +262,7 @@ impl Client {
             last_request: [0; 4],
             last_reply: [(u32::MAX, 0); 8],
             reply_budget: [(MAX_REPLY_BYTES as u64, 0); 8],
+            name: None,
             next_pref: Next::Continue,
             leave_after: None,
             halted_hand: None,
@@ -281,6 +284,20 @@ impl Client {
             loading: None,
             loaded_evidence: Vec::new(),
         })
+    }
+
+    /// The display name this seat signs with its proposal or its acceptance of the set-up
+    /// (control characters dropped, at most [`crate::codec::MAX_NAME_CHARS`] characters):
+    /// the name every result of the table shows for the seat, checked by anyone who verifies
+    /// the log. Without one the seat signs the set-up without a name (as before names were
+    /// signed).
+    pub fn set_name(&mut self, name: &str) {
+        let name: String = name
+            .chars()
+            .filter(|c| !c.is_control())
+            .take(crate::codec::MAX_NAME_CHARS)
+            .collect();
+        self.name = Some(name);
     }
 
     /// Rebuilds a seat from its store (re-verifying the steps after the last checkpoint). On

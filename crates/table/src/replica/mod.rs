@@ -76,8 +76,11 @@ impl StepKind {
     pub fn takes(self, body: &Body) -> bool {
         matches!(
             (self, body),
-            (StepKind::Propose, Body::Propose(_))
-                | (StepKind::Accept, Body::Accept { .. } | Body::Decline)
+            (StepKind::Propose, Body::Propose(_) | Body::ProposeAs { .. })
+                | (
+                    StepKind::Accept,
+                    Body::Accept { .. } | Body::AcceptAs { .. } | Body::Decline
+                )
                 | (StepKind::Deal, Body::Deal(_))
                 | (StepKind::Play { claim: false }, Body::Play(_))
                 | (StepKind::Play { claim: true }, Body::ClaimCommit { .. })
@@ -359,13 +362,19 @@ impl Replica {
                 let [e] = entries.as_slice() else {
                     return Err(StepError::Internal("one proposal expected".into()));
                 };
-                let Body::Propose(p) = &e.body else {
+                let Some(p) = e.body.proposal() else {
                     return Err(Fault::malformed(e.seat, "expected a proposal").into());
                 };
+                if e.body
+                    .signed_name()
+                    .is_some_and(|n| !crate::codec::is_signable_name(n))
+                {
+                    return Err(Fault::malformed(e.seat, "a name no player could sign").into());
+                }
                 self.check_proposal(e.seat, p)?;
                 self.proposal = Some(Proposal::clone(p));
                 self.stage = Stage::Accept;
-                events.push(TableEvent::Proposed(p.clone()));
+                events.push(TableEvent::Proposed(Box::new(p.clone())));
             }
             Stage::Accept => {
                 let p = self
@@ -375,9 +384,15 @@ impl Replica {
                 let hash = p.hash();
                 let mut declined = None;
                 for e in &entries {
-                    match &e.body {
-                        Body::Accept { proposal } if *proposal == hash => {}
-                        Body::Accept { .. } => {
+                    if e.body
+                        .signed_name()
+                        .is_some_and(|n| !crate::codec::is_signable_name(n))
+                    {
+                        return Err(Fault::malformed(e.seat, "a name no player could sign").into());
+                    }
+                    match e.body.accepted() {
+                        Some(proposal) if *proposal == hash => {}
+                        Some(_) => {
                             return Err(Fault::new(
                                 e.seat,
                                 Offence::BadProposal("accepted another proposal".into()),

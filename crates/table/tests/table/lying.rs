@@ -439,3 +439,71 @@ fn a_request_from_an_earlier_step_is_answered_right_after_a_routine_one() {
     assert!(b.reply.iter().all(|(to, _)| *to == 1));
     assert!(c.reply.is_empty(), "a third answer within the half period");
 }
+
+/// Issue 27: a seated peer that asks for ever earlier steps, one request a millisecond with
+/// `from_seq` one lower each time (then the table's first step again and again), gets answers
+/// bounded by its byte budget over time — at most `MAX_REPLY_BYTES` at once and
+/// `REPLY_BYTES_PER_SECOND` after — whatever the order of its requests, and reads of the
+/// store (`Output::load`) only when its budget allows an answer.
+#[test]
+fn a_seat_asking_for_ever_earlier_steps_gets_its_byte_budget_and_no_more() {
+    use mahjong_table::codec::Header;
+    use mahjong_table::{Client, Input, MAX_REPLY_BYTES, REPLY_BYTES_PER_SECOND};
+    let mut sim = Sim::new(
+        72,
+        Net::FAST,
+        options(Ruleset::Qiaoma),
+        SessionLength::Hands(3),
+    );
+    sim.run_until(3_600_000, |s| {
+        s.count(0, |e| matches!(e, TableEvent::HandOver { .. })) >= 2
+    });
+    let mut client = Client::restore_with_cards(
+        sim.stores[0].clone(),
+        sim.keys[0].clone(),
+        crate::sim::cards(),
+    )
+    .expect("restores");
+    let next = client.next_step();
+    let hand = client.hand_number();
+    let prev_hash = client.log_hash();
+    let request = |from_seq: u32| {
+        Envelope::sign(
+            sim.stores[0].config.table,
+            Header {
+                hand,
+                seq: next,
+                prev_hash,
+            },
+            1,
+            Body::Request { from_seq, have: 0 },
+            &sim.keys[1],
+        )
+        .encode()
+    };
+    let start = sim.now + 10_000;
+    let (requests, millis) = (2_000u64, 2_000u64);
+    let (mut bytes, mut answers, mut loads) = (0u64, 0u64, 0u64);
+    for k in 0..requests {
+        let from = next.saturating_sub(k as u32 + 1);
+        let out = client.handle(start + k * millis / requests, Input::Frame(request(from)));
+        if out.load.is_some() {
+            loads += 1;
+        }
+        if !out.reply.is_empty() {
+            answers += 1;
+        }
+        bytes += out.reply.iter().map(|(_, f)| f.len() as u64).sum::<u64>();
+    }
+    let bound = MAX_REPLY_BYTES as u64 + REPLY_BYTES_PER_SECOND * millis / 1000;
+    println!(
+        "{requests} requests over {millis} ms for ever earlier steps (from step {next}): \
+         {answers} answered, {bytes} bytes, {loads} store loads; bound {bound} bytes"
+    );
+    assert!(bytes <= bound, "{bytes} bytes answered, bound {bound}");
+    assert!(answers < requests / 10, "{answers} of {requests} answered");
+    assert!(
+        loads <= answers + 1,
+        "{loads} store loads for {answers} answers"
+    );
+}
