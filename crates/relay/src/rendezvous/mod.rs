@@ -151,6 +151,12 @@ struct Bucket {
     at: Instant,
 }
 
+/// A refused request: the status and why (the status text).
+type Refusal = (Status, String);
+
+/// A Discover answer: the namespace, the registrations listed and the cookie.
+type Answer = (String, Vec<Listed>, Vec<u8>);
+
 /// What a request did, for the relay's log.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Outcome {
@@ -398,7 +404,7 @@ impl Registry {
         record: Option<Vec<u8>>,
         ttl: Option<u64>,
         now: Instant,
-    ) -> Result<(String, u64), (Status, String)> {
+    ) -> Result<(String, u64), Refusal> {
         let ns = check_namespace(namespace)
             .map_err(|why| (Status::InvalidNamespace, why))?
             .to_string();
@@ -488,7 +494,7 @@ impl Registry {
         limit: Option<u64>,
         cookie: Option<Vec<u8>>,
         now: Instant,
-    ) -> Result<(String, Vec<Listed>, Vec<u8>), (Status, String)> {
+    ) -> Result<Answer, Refusal> {
         let ns = check_namespace(namespace).map_err(|why| (Status::InvalidNamespace, why))?;
         // A cookie is the one this registry gave for the namespace: the serial of the last
         // registration listed (masked), then the namespace (the layout libp2p's client
