@@ -13,7 +13,8 @@ use futures::{AsyncReadExt, AsyncWriteExt, StreamExt};
 use libp2p::core::multiaddr::Protocol;
 use libp2p::swarm::{NetworkBehaviour, SwarmEvent};
 use libp2p::{
-    Multiaddr, PeerId, StreamProtocol, identify, identity, noise, ping, relay, tcp, yamux,
+    Multiaddr, PeerId, StreamProtocol, identify, identity, noise, ping, relay, rendezvous, tcp,
+    yamux,
 };
 use tokio::sync::mpsc as tmpsc;
 
@@ -588,4 +589,318 @@ async fn a_stranger_is_refused_past_the_caps_and_the_relay_keeps_serving() {
         started.elapsed()
     );
     drop(kept);
+}
+
+// ---- rendezvous: the relay's own server, met by libp2p's unchanged client ----
+
+#[derive(NetworkBehaviour)]
+struct RvBehaviour {
+    rendezvous: rendezvous::client::Behaviour,
+}
+
+type Reply<T> = tokio::sync::oneshot::Sender<Result<T, rendezvous::ErrorCode>>;
+
+enum RvCmd {
+    Register(rendezvous::Namespace, Reply<u64>),
+    Discover(Option<rendezvous::Namespace>, Reply<Vec<PeerId>>),
+}
+
+/// A rendezvous client connected to the relay (on its own task; dropping it closes its
+/// connection).
+struct Rv {
+    id: PeerId,
+    relay: PeerId,
+    cmd: tmpsc::UnboundedSender<RvCmd>,
+}
+
+impl Rv {
+    /// Connects to the relay at `addr`; `None` if the connection fails (e.g. refused past the
+    /// relay's connection caps).
+    async fn connect(addr: &Multiaddr) -> Option<Rv> {
+        let relay = peer_of(addr);
+        let mut swarm = libp2p::SwarmBuilder::with_new_identity()
+            .with_tokio()
+            .with_tcp(
+                tcp::Config::default().nodelay(true),
+                noise::Config::new,
+                yamux::Config::default,
+            )
+            .expect("tcp")
+            .with_behaviour(|key| RvBehaviour {
+                rendezvous: rendezvous::client::Behaviour::new(key.clone()),
+            })
+            .expect("behaviour")
+            .with_swarm_config(|c| c.with_idle_connection_timeout(Duration::from_secs(60)))
+            .build();
+        let id = *swarm.local_peer_id();
+        // What it registers: a relayed address of its own, as a player does.
+        swarm.add_external_address(
+            addr.clone()
+                .with(Protocol::P2pCircuit)
+                .with(Protocol::P2p(id)),
+        );
+        swarm.dial(addr.clone()).ok()?;
+        let connected = tokio::time::timeout(Duration::from_secs(10), async {
+            loop {
+                match swarm.select_next_some().await {
+                    SwarmEvent::ConnectionEstablished { peer_id, .. } if peer_id == relay => {
+                        return true;
+                    }
+                    SwarmEvent::OutgoingConnectionError { .. }
+                    | SwarmEvent::ConnectionClosed { .. } => return false,
+                    _ => {}
+                }
+            }
+        })
+        .await
+        .unwrap_or(false);
+        if !connected {
+            return None;
+        }
+        let (cmd, mut cmd_rx) = tmpsc::unbounded_channel::<RvCmd>();
+        tokio::spawn(async move {
+            let mut register: Option<Reply<u64>> = None;
+            let mut discover: Option<Reply<Vec<PeerId>>> = None;
+            loop {
+                tokio::select! {
+                    c = cmd_rx.recv() => match c {
+                        Some(RvCmd::Register(ns, reply)) => {
+                            match swarm.behaviour_mut().rendezvous.register(ns, relay, None) {
+                                Ok(()) => register = Some(reply),
+                                Err(e) => panic!("cannot register: {e}"),
+                            }
+                        }
+                        Some(RvCmd::Discover(ns, reply)) => {
+                            swarm.behaviour_mut().rendezvous.discover(ns, None, Some(64), relay);
+                            discover = Some(reply);
+                        }
+                        None => break,
+                    },
+                    ev = swarm.select_next_some() => {
+                        use rendezvous::client::Event as E;
+                        let SwarmEvent::Behaviour(RvBehaviourEvent::Rendezvous(ev)) = ev else {
+                            continue;
+                        };
+                        match ev {
+                            E::Registered { ttl, .. } => {
+                                if let Some(r) = register.take() { let _ = r.send(Ok(ttl)); }
+                            }
+                            E::RegisterFailed { error, .. } => {
+                                if let Some(r) = register.take() { let _ = r.send(Err(error)); }
+                            }
+                            E::Discovered { registrations, .. } => {
+                                let peers = registrations.iter().map(|r| r.record.peer_id()).collect();
+                                if let Some(r) = discover.take() { let _ = r.send(Ok(peers)); }
+                            }
+                            E::DiscoverFailed { error, .. } => {
+                                if let Some(r) = discover.take() { let _ = r.send(Err(error)); }
+                            }
+                            E::Expired { .. } => {}
+                        }
+                    }
+                }
+            }
+        });
+        Some(Rv { id, relay, cmd })
+    }
+
+    async fn register(&self, ns: &str) -> Result<u64, rendezvous::ErrorCode> {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        let ns = rendezvous::Namespace::new(ns.to_string()).expect("namespace");
+        self.cmd.send(RvCmd::Register(ns, tx)).expect("client runs");
+        tokio::time::timeout(Duration::from_secs(15), rx)
+            .await
+            .expect("an answer within 15 s")
+            .expect("client runs")
+    }
+
+    async fn discover(&self, ns: Option<&str>) -> Result<Vec<PeerId>, rendezvous::ErrorCode> {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        let ns = ns.map(|n| rendezvous::Namespace::new(n.to_string()).expect("namespace"));
+        self.cmd.send(RvCmd::Discover(ns, tx)).expect("client runs");
+        tokio::time::timeout(Duration::from_secs(15), rx)
+            .await
+            .expect("an answer within 15 s")
+            .expect("client runs")
+    }
+}
+
+/// A namespace as a table code makes one: 32 hex digits.
+const FRIENDS: &str = "0123456789abcdef0123456789abcdef";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stranger_who_looks_up_without_a_namespace_learns_nothing() {
+    let (relay, addr, _dir) = relay_on_loopback("rv-stranger");
+    let mut friends = Vec::new();
+    for _ in 0..3 {
+        let f = Rv::connect(&addr).await.expect("a friend connects");
+        assert!(f.register(FRIENDS).await.is_ok(), "a friend registers");
+        friends.push(f);
+    }
+    let stranger = Rv::connect(&addr).await.expect("the stranger connects");
+    assert_eq!(stranger.relay, peer_of(&addr));
+    // The look-up that listed every registration before: no namespace.
+    assert_eq!(
+        stranger.discover(None).await,
+        Err(rendezvous::ErrorCode::InvalidNamespace),
+        "a look-up without a namespace is refused"
+    );
+    assert_eq!(
+        stranger.discover(Some("")).await,
+        Err(rendezvous::ErrorCode::InvalidNamespace),
+        "an empty namespace is refused"
+    );
+    // A guessed namespace finds nothing.
+    assert_eq!(
+        stranger
+            .discover(Some("00000000000000000000000000000000"))
+            .await,
+        Ok(vec![])
+    );
+    // The friends find each other (through libp2p's client, unchanged).
+    let found = friends[0].discover(Some(FRIENDS)).await.expect("look-up");
+    let ids: Vec<PeerId> = friends.iter().map(|f| f.id).collect();
+    assert_eq!(found, ids, "every friend, in the order they registered");
+    let logs = relay.stderr();
+    assert!(
+        logs.iter().any(|l| l.contains("look-up refused")),
+        "the relay logs the refusal: {logs:?}"
+    );
+    println!("a look-up without a namespace: refused (E_INVALID_NAMESPACE), nothing listed");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_registration_flood_from_one_address_is_refused_and_the_friends_still_meet() {
+    // The friends come from ::1 and the flood from 127.0.0.1: two IP addresses of this
+    // machine, as two homes would be (every loopback client shares one address, so a friend
+    // from 127.0.0.1 would count against the same bound as the flood).
+    if std::net::TcpListener::bind("[::1]:0").is_err() {
+        println!("no IPv6 loopback here: skipped");
+        return;
+    }
+    let dir = scratch("rv-flood");
+    let data = dir.join("relay-data");
+    let relay = RelayProc::start(&[
+        "--listen",
+        "/ip4/127.0.0.1/tcp/0",
+        "--listen",
+        "/ip6/::1/tcp/0",
+        "--data-dir",
+        &data.to_string_lossy(),
+    ]);
+    let (a, b) = (relay.address(), relay.address());
+    let is_v6 = |m: &Multiaddr| matches!(m.iter().next(), Some(Protocol::Ip6(_)));
+    let (v4, v6) = if is_v6(&a) { (b, a) } else { (a, b) };
+
+    let ann = Rv::connect(&v6).await.expect("Ann connects");
+    ann.register(FRIENDS).await.expect("Ann registers");
+
+    // Fresh peer ids, each on its own connection, all from one address (the relay lets an
+    // address hold 16 connections; the flood keeps 14).
+    let started = Instant::now();
+    let mut flood = Vec::new();
+    let (mut accepted, mut refused) = (0, 0);
+    for _ in 0..mahjong_relay::MAX_CONNECTIONS_PER_IP - 2 {
+        let f = Rv::connect(&v4).await.expect("a flooder connects");
+        match f.register(FRIENDS).await {
+            Ok(_) => accepted += 1,
+            Err(e) => {
+                assert_eq!(e, rendezvous::ErrorCode::Unavailable);
+                refused += 1;
+            }
+        }
+        flood.push(f);
+    }
+    let took = started.elapsed();
+    assert_eq!(
+        (accepted, refused),
+        (
+            mahjong_relay::MAX_REGISTRATIONS_PER_IP_IN_NAMESPACE,
+            mahjong_relay::MAX_CONNECTIONS_PER_IP
+                - 2
+                - mahjong_relay::MAX_REGISTRATIONS_PER_IP_IN_NAMESPACE
+        ),
+        "one address: (accepted, refused)"
+    );
+
+    // A friend after the flood still registers, and each friend finds the other.
+    let bo = Rv::connect(&v6).await.expect("Bo connects");
+    bo.register(FRIENDS)
+        .await
+        .expect("Bo registers after the flood");
+    let found = ann.discover(Some(FRIENDS)).await.expect("look-up");
+    assert_eq!(
+        found.first(),
+        Some(&ann.id),
+        "the first registered is listed first"
+    );
+    assert!(found.contains(&bo.id), "{found:?}");
+    assert_eq!(
+        found.len(),
+        2 + mahjong_relay::MAX_REGISTRATIONS_PER_IP_IN_NAMESPACE,
+        "the friends and the flood's share, well under the namespace's {}",
+        mahjong_relay::MAX_REGISTRATIONS_PER_NAMESPACE
+    );
+    let found_by_bo = bo.discover(Some(FRIENDS)).await.expect("look-up");
+    assert!(found_by_bo.contains(&ann.id));
+    let logs = relay.stderr();
+    assert!(
+        logs.iter().any(|l| l.contains("registration refused")),
+        "{logs:?}"
+    );
+    println!(
+        "flood from one address: {accepted} accepted, {refused} refused in {took:?}; \
+         friends before and after it listed ({} in the namespace)",
+        found.len()
+    );
+    drop(flood);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn registrations_vanish_when_their_peer_disconnects() {
+    let (_relay, addr, _dir) = relay_on_loopback("rv-vanish");
+    let ann = Rv::connect(&addr).await.expect("Ann connects");
+    ann.register(FRIENDS).await.expect("Ann registers");
+    let started = Instant::now();
+    // Twenty strangers, one after the other, register and leave.
+    for _ in 0..20 {
+        let s = Rv::connect(&addr).await.expect("a stranger connects");
+        s.register(FRIENDS)
+            .await
+            .expect("registered while connected");
+        drop(s);
+    }
+    let churned = started.elapsed();
+    let bo = Rv::connect(&addr).await.expect("Bo connects");
+    bo.register(FRIENDS).await.expect("Bo registers");
+    // Once their connections are closed, only Ann and Bo are left.
+    let mut found = Vec::new();
+    for _ in 0..8 {
+        found = ann.discover(Some(FRIENDS)).await.expect("look-up");
+        if found.len() == 2 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    }
+    assert_eq!(
+        found,
+        vec![ann.id, bo.id],
+        "the strangers' registrations are gone"
+    );
+    let bo_id = bo.id;
+    drop(bo);
+    let mut left = Vec::new();
+    for _ in 0..8 {
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        left = ann.discover(Some(FRIENDS)).await.expect("look-up");
+        if !left.contains(&bo_id) {
+            break;
+        }
+    }
+    assert_eq!(
+        left,
+        vec![ann.id],
+        "Bo's registration went with its connection"
+    );
+    println!("20 strangers registered and left in {churned:?}; none of them is listed");
 }

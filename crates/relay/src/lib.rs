@@ -7,8 +7,10 @@
 //!   reachable at `/…/p2p/RELAY/p2p-circuit/p2p/PLAYER`; a friend dialling that address gets
 //!   a *circuit*, a byte pipe through the relay, inside which the two players run their own
 //!   noise handshake. The relay sees only ciphertext and the two peer ids (docs/relay.md).
-//! - **rendezvous** (server side): players register under a namespace and discover each
-//!   other's peer ids and addresses (the client side derives the namespace from a table code).
+//! - **rendezvous** (server side, the relay's own: [`rendezvous`]): players register under a
+//!   namespace and discover each other's peer ids and addresses (the client side derives the
+//!   namespace from a table code). A look-up must name its namespace, and registrations are
+//!   bounded per namespace, per peer and per IP address and end with their peer's connection.
 //! - **identify**, **ping**, and an **AutoNAT v2** server, so a player can learn whether it
 //!   is reachable directly.
 //!
@@ -28,21 +30,27 @@
 //! ```
 
 pub mod per_ip;
+pub mod rendezvous;
 
 use std::future::Future;
 use std::path::Path;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use futures::StreamExt;
 use libp2p::core::multiaddr::Protocol;
 use libp2p::swarm::{NetworkBehaviour, SwarmEvent};
 use libp2p::{
-    Multiaddr, PeerId, Swarm, autonat, connection_limits, identify, noise, ping, relay, rendezvous,
-    tcp, yamux,
+    Multiaddr, PeerId, Swarm, autonat, connection_limits, identify, noise, ping, relay,
+    request_response, tcp, yamux,
 };
 
 pub use libp2p;
 pub use per_ip::PerIpLimit;
+pub use rendezvous::{
+    MAX_DISCOVER_ANSWER, MAX_REGISTRATIONS, MAX_REGISTRATIONS_PER_IP,
+    MAX_REGISTRATIONS_PER_IP_IN_NAMESPACE, MAX_REGISTRATIONS_PER_NAMESPACE,
+    MAX_REGISTRATIONS_PER_PEER,
+};
 
 /// How long a circuit (one relayed link between two players) may last before the relay
 /// closes it. Bots play a hand in about 2 s; people take some 5 to 10 minutes, so a session
@@ -94,13 +102,6 @@ pub const MAX_CONNECTIONS: u32 = MAX_RESERVATIONS as u32 + 64;
 /// Inbound connections in the handshake at once.
 pub const MAX_PENDING_CONNECTIONS: u32 = 32;
 
-/// Rendezvous registrations in total (the library's default is 10,000; one per waiting player
-/// is what a code needs).
-pub const MAX_REGISTRATIONS: usize = 1024;
-
-/// Rendezvous registrations per peer id (a player registers under one table code's namespace).
-pub const MAX_REGISTRATIONS_PER_PEER: usize = 4;
-
 /// A connection with no reservation, circuit or request running is closed after this.
 pub const IDLE_CONNECTION_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -144,7 +145,7 @@ struct Behaviour {
     per_ip: PerIpLimit,
     limits: connection_limits::Behaviour,
     relay: relay::Behaviour,
-    rendezvous: rendezvous::server::Behaviour,
+    rendezvous: request_response::Behaviour<rendezvous::Codec>,
     identify: identify::Behaviour,
     ping: ping::Behaviour,
     autonat: autonat::v2::server::Behaviour,
@@ -196,6 +197,8 @@ pub fn init_stderr_logging() {
 /// A started relay: listening, not yet serving.
 pub struct Relay {
     swarm: Swarm<Behaviour>,
+    /// The rendezvous registrations and the connections they live with.
+    rendezvous: rendezvous::Server,
     external: Vec<Multiaddr>,
     /// No external address was given: each listen address is taken as one (a reservation
     /// must carry at least one address of the relay, or the client refuses it).
@@ -229,11 +232,7 @@ impl Relay {
                     per_ip: PerIpLimit::new(MAX_CONNECTIONS_PER_IP),
                     limits: connection_limits::Behaviour::new(connection_limits()),
                     relay: relay::Behaviour::new(me, relay_config()),
-                    rendezvous: rendezvous::server::Behaviour::new(
-                        rendezvous::server::Config::default()
-                            .with_max_registration_total(MAX_REGISTRATIONS)
-                            .with_max_registration_per_peer(MAX_REGISTRATIONS_PER_PEER),
-                    ),
+                    rendezvous: rendezvous::behaviour(),
                     identify: identify::Behaviour::new(
                         identify::Config::new(IDENTIFY_VERSION.to_string(), key.public())
                             .with_agent_version(format!(
@@ -287,6 +286,7 @@ impl Relay {
         }
         Ok(Relay {
             swarm,
+            rendezvous: rendezvous::Server::new(rendezvous::Limits::default()),
             listen_is_external: external.is_empty(),
             external,
         })
@@ -330,7 +330,20 @@ impl Relay {
                             self.swarm.remove_external_address(&full);
                         }
                     }
+                    SwarmEvent::Behaviour(BehaviourEvent::Rendezvous(event)) => {
+                        self.on_rendezvous(event)
+                    }
                     SwarmEvent::Behaviour(event) => log_event(event),
+                    SwarmEvent::ConnectionEstablished { connection_id, endpoint, .. } => {
+                        let ip = per_ip::ip_of(endpoint.get_remote_address());
+                        self.rendezvous.connected(connection_id, ip);
+                    }
+                    SwarmEvent::ConnectionClosed { peer_id, connection_id, num_established, .. } => {
+                        let gone = self.rendezvous.closed(peer_id, connection_id, num_established);
+                        if gone > 0 {
+                            tracing::info!(peer = %peer_id, registrations = gone, "unregistered: its last connection closed");
+                        }
+                    }
                     SwarmEvent::IncomingConnectionError { send_back_addr, error, .. } => {
                         tracing::debug!(from = %send_back_addr, %error, "refused a connection");
                     }
@@ -345,6 +358,60 @@ impl Relay {
             }
         }
         tracing::info!("relay stopping");
+    }
+
+    /// Answers a rendezvous request (the rules are [`rendezvous`]'s).
+    fn on_rendezvous(
+        &mut self,
+        event: request_response::Event<rendezvous::Request, rendezvous::Response>,
+    ) {
+        use rendezvous::Outcome;
+        match event {
+            request_response::Event::Message {
+                peer,
+                connection_id,
+                message:
+                    request_response::Message::Request {
+                        request, channel, ..
+                    },
+            } => {
+                let (response, outcome) =
+                    self.rendezvous
+                        .request(peer, connection_id, request, Instant::now());
+                match outcome {
+                    Outcome::Registered(namespace) => {
+                        tracing::info!(%peer, %namespace, held = self.rendezvous.registry.count_in(&namespace), "registered");
+                    }
+                    Outcome::RegisterRefused(status, why) => {
+                        tracing::info!(%peer, ?status, %why, "registration refused");
+                    }
+                    Outcome::DiscoverRefused(status, why) => {
+                        tracing::info!(%peer, ?status, %why, "look-up refused");
+                    }
+                    Outcome::Unregistered(namespace) => {
+                        tracing::debug!(%peer, %namespace, "unregistered");
+                    }
+                    Outcome::Discovered(namespace, n) => {
+                        tracing::debug!(%peer, %namespace, listed = n, "looked up");
+                    }
+                }
+                // An Unregister has no response: dropping the channel ends the stream.
+                if let Some(response) = response
+                    && self
+                        .swarm
+                        .behaviour_mut()
+                        .rendezvous
+                        .send_response(channel, response)
+                        .is_err()
+                {
+                    tracing::debug!(%peer, "the rendezvous answer could not be sent");
+                }
+            }
+            request_response::Event::InboundFailure { peer, error, .. } => {
+                tracing::debug!(%peer, %error, "rendezvous request failed");
+            }
+            other => tracing::debug!(?other, "rendezvous"),
+        }
     }
 }
 
@@ -382,19 +449,7 @@ pub fn with_peer(addr: &Multiaddr, me: PeerId) -> Multiaddr {
 fn log_event(event: BehaviourEvent) {
     match event {
         BehaviourEvent::Relay(e) => log_relay(e),
-        BehaviourEvent::Rendezvous(e) => match e {
-            rendezvous::server::Event::PeerRegistered { peer, registration } => {
-                tracing::info!(%peer, namespace = %registration.namespace, ttl = registration.ttl, "registered");
-            }
-            rendezvous::server::Event::PeerNotRegistered {
-                peer,
-                namespace,
-                error,
-            } => {
-                tracing::info!(%peer, %namespace, ?error, "registration refused");
-            }
-            other => tracing::debug!(?other, "rendezvous"),
-        },
+        BehaviourEvent::Rendezvous(e) => tracing::debug!(?e, "rendezvous"),
         BehaviourEvent::Autonat(e) => {
             tracing::debug!(client = %e.client, addr = %e.tested_addr, ok = e.result.is_ok(), "autonat dial-back");
         }
