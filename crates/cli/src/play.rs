@@ -625,19 +625,16 @@ impl Strangers {
     fn flag(&self, key: &VerifyingKey, name: &str, table: Option<&[u8; 32]>) -> Option<String> {
         use mahjong_store::{Fingerprint, Recognition};
         let fp = Fingerprint::of(key);
-        let name = clean(name);
-        match self.store.recognise_before(key, &name, table) {
+        match self.store.recognise_before(key, &clean(name), table) {
             Ok(Recognition::Me | Recognition::Known(_)) => None,
             Ok(Recognition::NameClash { known, .. }) => Some(format!(
-                "\"{name}\" is not the {} you know: fingerprint {fp}, yours is {}",
+                "is not the {} you know: fingerprint {fp}, yours is {}",
                 clean(known.shown_name()),
                 known.fingerprint()
             )),
             Ok(Recognition::New) if self.friends.contains(&fp) => None,
-            Ok(Recognition::New) => Some(format!("\"{name}\" is new: fingerprint {fp}")),
-            Err(e) => Some(format!(
-                "\"{name}\" cannot be looked up ({e}): fingerprint {fp}"
-            )),
+            Ok(Recognition::New) => Some(format!("is new: fingerprint {fp}")),
+            Err(e) => Some(format!("cannot be looked up ({e}): fingerprint {fp}")),
         }
     }
 
@@ -667,7 +664,11 @@ impl Strangers {
                     mahjong_store::Fingerprint::of(&s.key)
                 ));
                 if self.said.insert((*s.key.as_bytes(), s.name.clone())) {
-                    lines.push(format!("lobby: at \"{}\", {flag}", clean(&a.name)));
+                    lines.push(format!(
+                        "\"{}\" at \"{}\" {flag}",
+                        clean(&s.name),
+                        clean(&a.name)
+                    ));
                 }
             }
             let fits = a.preset == preset && a.stake == stake && a.hands == hands;
@@ -699,7 +700,7 @@ impl Strangers {
             .filter_map(|(i, s)| {
                 let s = s.as_ref().filter(|s| !s.bot && s.peer != self.me)?;
                 let flag = self.flag(&s.key, &s.name, Some(&roster.advert.table))?;
-                Some(format!("seat {i}: {flag}"))
+                Some(format!("seat {i}: \"{}\" {flag}", clean(&s.name)))
             })
             .collect()
     }

@@ -1523,6 +1523,75 @@ fn a_squatter_at_every_table_costs_one_set_up_and_the_four_play_without_it() {
     drop(net);
 }
 
+/// Issue 27: four friends played once; then a stranger who calls itself "Di" starts first,
+/// and the friends start with `--only-known`. Each friend is told the newcomer is not the Di
+/// it knows (with both fingerprints) and never sits with it; the real Di sits with the others
+/// and they play. The stranger's name never reaches a friend's ledger.
+#[test]
+fn a_stranger_named_like_a_friend_is_flagged_and_friends_who_sit_only_with_known_keys_play_without_it()
+ {
+    let _serial = serial();
+    let net = Net::new(5);
+    let dir = scratch("impostor");
+    let friends = ["Ann", "Bo", "Cy", "Di"];
+    let run = |i: usize, name: &str, data: &str, extra: &[&str]| {
+        let mut args = play_args(data, &dir, 1, extra);
+        let at = args.iter().position(|a| a == "--name").expect("--name") + 1;
+        args[at] = name.to_string();
+        Peer::spawn(net.command(i, &args))
+    };
+    // The evening before: the four friends play one hand (and know each other's keys).
+    let mut first: Vec<Peer> = (0..4)
+        .map(|i| run(i, friends[i], friends[i], &[]))
+        .collect();
+    for (i, c) in wait_all(&mut first, Duration::from_secs(90))
+        .iter()
+        .enumerate()
+    {
+        assert_eq!(*c, Some(0), "{}: {:#?}", friends[i], first[i].seen);
+    }
+    // Tonight: a stranger calling itself Di comes first; the friends sit only with keys
+    // they know.
+    let mut impostor = run(4, "Di", "impostor", &[]);
+    std::thread::sleep(Duration::from_millis(1500));
+    let mut peers: Vec<Peer> = (0..4)
+        .map(|i| run(i, friends[i], friends[i], &["--only-known"]))
+        .collect();
+    let codes = wait_all(&mut peers, Duration::from_secs(90));
+    for (i, (p, c)) in peers.iter().zip(&codes).enumerate() {
+        assert_eq!(*c, Some(0), "{}: {:#?}", friends[i], p.seen);
+        let table = p
+            .seen
+            .iter()
+            .rev()
+            .find(|l| l.starts_with("table "))
+            .expect("a table line");
+        for f in friends {
+            assert!(table.contains(f), "{}: {table}", friends[i]);
+        }
+    }
+    let flagged = peers[..3]
+        .iter()
+        .filter(|p| {
+            p.seen
+                .iter()
+                .any(|l| l.contains("\"Di\"") && l.contains("is not the Di you know: fingerprint"))
+        })
+        .count();
+    println!("{flagged} of the three friends were told the newcomer is not the Di they know");
+    assert!(flagged >= 1, "{:#?}", peers[0].seen);
+    let _ = impostor.child.kill();
+    impostor.wait(Duration::from_secs(10));
+    assert!(
+        impostor.seen.iter().all(|l| !l.starts_with("hand ")),
+        "the impostor played: {:#?}",
+        impostor.seen
+    );
+    // Two tables, the same four keys: every friend's ledger holds both hands alike.
+    assert_same_ledgers(&dir, &friends.map(String::from), 2);
+    drop(net);
+}
+
 /// The soak of staggered starts: 100 times, 4–8 peers each started after a random delay of
 /// 0–20 s; every start ends with ⌊n/4⌋ tables played and the others still waiting. Prints
 /// the time from the last start to the last table's 1-hand session played.
