@@ -7,7 +7,9 @@
 # Run it again whenever a catalogue, a tile face or a rules document gains a character: the
 # characters are printable ASCII and every other character in crates/desktop/src, in the rule
 # books the app shows (docs/rules.*.md) and in the rules crate's explanation texts
-# (crates/rules/src/explain_text.rs, shown on the hand end and in the scorer).
+# (crates/rules/src/explain_text.rs, shown on the hand end and in the scorer), its names of
+# tiles and hands (crates/rules/src/names.rs) and the fingerprint words
+# (crates/store/src/fingerprint_words.rs).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -22,6 +24,9 @@ chars = {chr(c) for c in range(0x20, 0x7f)}
 files = sorted((root / "crates/desktop/src").rglob("*.rs"))
 files += sorted((root / "docs").glob("rules.*.md"))
 files += [root / "crates/rules/src/explain_text.rs"]
+# The rules crate's names of tiles and hands, and the fingerprint words (lobby, contacts).
+files += [p for p in [root / "crates/rules/src/names.rs"] if p.exists()]
+files += [root / "crates/store/src/fingerprint_words.rs"]
 for p in files:
     chars |= {c for c in p.read_text(encoding="utf-8") if ord(c) > 0x7f}
 chars |= set("×·—–…“”‘’←→↑↓✓")

@@ -1004,8 +1004,34 @@ mod tests {
     /// Issue 27: at a full table, a new player is marked with its fingerprint words, a player
     /// who uses a known friend's name is marked "not the … you know", and Accept then asks
     /// once more — in both languages.
+    /// Writes docs/lobby-stranger-{en,zh}.png: the set-up of a table where a newcomer is
+    /// marked and another uses a friend's name, after the first press of Accept.
+    /// `cargo test -p shanghai-mahjong --lib stranger_screenshots -- --ignored`
     #[test]
-    fn a_stranger_is_marked_and_a_friends_name_taken_makes_accept_ask_once_more() {
+    #[ignore = "writes the documentation's screenshots"]
+    fn stranger_screenshots() {
+        let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs");
+        for lang in [Lang::En, Lang::Zh] {
+            let mut st = stranger_table();
+            st.update(Message::Accept, lang);
+            let mut ui = iced_test::Simulator::with_size(
+                crate::iced_settings(),
+                iced::Size::new(1280.0, 800.0),
+                st.view(lang),
+            );
+            let name = format!("lobby-stranger-{lang}");
+            let path = dir.join(&name);
+            let snap = ui.snapshot(&iced::Theme::Dark).expect("snapshot");
+            let _ = std::fs::remove_file(dir.join(format!("{name}-tiny-skia.png")));
+            assert!(snap.matches_image(&path).expect("written"));
+            let written = dir.join(format!("{name}-tiny-skia.png"));
+            std::fs::rename(written, dir.join(format!("{name}.png"))).expect("renamed");
+        }
+    }
+
+    /// A full table whose seats 3 and 4 are a newcomer and a player using a friend's name,
+    /// with the host's proposal waiting for this player's Accept.
+    fn stranger_table() -> State {
         use ed25519_dalek::SigningKey;
         let sk = |i: u8| SigningKey::from_bytes(&[i; 32]);
         let key = |i: u8| sk(i).verifying_key();
@@ -1041,35 +1067,40 @@ mod tests {
             mahjong_rules::Money::coins(1),
             SessionLength::Hands(1),
         );
-        let (cy, di, real_di) = (
-            Fingerprint::of(&key(3)),
-            Fingerprint::of(&key(4)),
-            Fingerprint::of(&key(9)),
-        );
+        State {
+            strangers: vec![
+                (
+                    key(3),
+                    Stranger::New {
+                        fingerprint: Fingerprint::of(&key(3)),
+                    },
+                ),
+                (
+                    key(4),
+                    Stranger::NotTheOne {
+                        known: "Di".into(),
+                        fingerprint: Fingerprint::of(&key(4)),
+                        known_fingerprint: Fingerprint::of(&key(9)),
+                    },
+                ),
+            ],
+            seated: Some(Seated {
+                roster: Box::new(roster),
+                proposal: Some((Box::new(proposal), Instant::now() + Duration::from_secs(60))),
+                accepted: false,
+                warned: false,
+            }),
+            ..State::default()
+        }
+    }
+
+    #[test]
+    fn a_stranger_is_marked_and_a_friends_name_taken_makes_accept_ask_once_more() {
+        use ed25519_dalek::SigningKey;
+        let key = |i: u8| SigningKey::from_bytes(&[i; 32]).verifying_key();
+        let (cy, di) = (Fingerprint::of(&key(3)), Fingerprint::of(&key(4)));
         for lang in [Lang::En, Lang::Zh] {
-            let mut st = State {
-                strangers: vec![
-                    (key(3), Stranger::New { fingerprint: cy }),
-                    (
-                        key(4),
-                        Stranger::NotTheOne {
-                            known: "Di".into(),
-                            fingerprint: di,
-                            known_fingerprint: real_di,
-                        },
-                    ),
-                ],
-                seated: Some(Seated {
-                    roster: Box::new(roster.clone()),
-                    proposal: Some((
-                        Box::new(proposal.clone()),
-                        Instant::now() + Duration::from_secs(60),
-                    )),
-                    accepted: false,
-                    warned: false,
-                }),
-                ..State::default()
-            };
+            let mut st = stranger_table();
             let shown = |st: &State, text: &str| {
                 let mut ui = iced_test::Simulator::with_size(
                     crate::iced_settings(),
