@@ -635,7 +635,7 @@ fn describe(a: &Action) -> String {
         }
         Action::ConcealedKong { cards } => format!("concealed kong of {}", cards[0].tile),
         Action::AddedKong { card } => format!("add {} to your pung (kong)", card.tile),
-        Action::Win { .. } => "WIN (和)".into(),
+        Action::Win { .. } => "WIN (胡)".into(),
         Action::Chow { cards } => format!("chow with {}{}", cards[0].tile, cards[1].tile),
         Action::Pung { cards } => format!("pung {}", cards[0].tile),
         Action::Kong { cards } => format!("kong {}", cards[0].tile),

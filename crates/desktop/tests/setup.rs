@@ -47,6 +47,22 @@ fn an_option_changed_is_explained_and_highlighted_and_reset() -> Result<(), Erro
     Ok(())
 }
 
+/// The set-up screen names each option by its title in both languages, never by its id in
+/// the options file ("stake", "discard_seconds").
+#[test]
+fn the_set_up_shows_no_option_id() -> Result<(), Error> {
+    for lang in [Lang::En, Lang::Zh] {
+        let h = Harness::new(&format!("ids-{lang}"), lang, Faces::Chinese);
+        assert!(h.find(lang.t(T::OptStake)), "{lang}: the set-up is shown");
+        assert!(h.find(lang.t(T::OptDiscardSeconds)));
+        for o in Opt::ALL {
+            assert!(!h.find(o.name()), "{lang}: the id {} is shown", o.name());
+        }
+        assert!(!h.find("length"));
+    }
+    Ok(())
+}
+
 #[test]
 fn a_refused_combination_says_why_and_cannot_start() -> Result<(), Error> {
     let mut h = Harness::new("refuse", Lang::En, Faces::Chinese);

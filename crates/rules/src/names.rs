@@ -193,6 +193,29 @@ const COUNTED: [(&str, &str); 10] = [
     ("wildcard", "wildcards"),
 ];
 
+/// `text` with each counted noun after a lone 1 in the singular ("1 hands" → "1 hand"): for
+/// English templates whose count is filled in ("{0} hands").
+pub fn agree(text: &str) -> String {
+    let mut out = text.to_string();
+    for (one, many) in COUNTED.iter().chain(&[("player", "players"), ("step", "steps"), ("byte", "bytes"), ("signature", "signatures"), ("result", "results")]) {
+        let from = format!("1 {many}");
+        let mut at = 0;
+        while let Some(i) = out[at..].find(&from) {
+            let i = at + i;
+            let end = i + from.len();
+            let before_ok = i == 0 || !out.as_bytes()[i - 1].is_ascii_alphanumeric();
+            let after_ok = end == out.len() || !out.as_bytes()[end].is_ascii_alphanumeric();
+            if before_ok && after_ok {
+                out.replace_range(i..end, &format!("1 {one}"));
+                at = i + 2 + one.len();
+            } else {
+                at = end;
+            }
+        }
+    }
+    out
+}
+
 /// Each number followed by one space and a word: ("1", "hands").
 fn counted_words(text: &str) -> Vec<(u64, &str)> {
     let mut out = Vec::new();
@@ -343,6 +366,7 @@ mod tests {
         assert_eq!(group(&t("111m"), Lang::Zh), "一万");
         assert_eq!(count(1u32, "fan", "fan"), "1 fan");
         assert_eq!(count(3u32, "claim", "claims"), "3 claims");
+        assert_eq!(agree("1 hands, 11 hands, 1 players"), "1 hand, 11 hands, 1 player");
     }
 
     #[test]
