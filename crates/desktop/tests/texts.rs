@@ -57,7 +57,11 @@ fn settlements_read_well_in_the_app_in_both_languages() {
                     assert!(all.contains(&format!("S = {}", w.score)), "{what}\n{all}");
                 }
                 for (seat, p) in e.payments.iter().enumerate() {
-                    let stated = format!("{} {}", seats[seat], mahjong_rules::explain_text::signed(*p));
+                    let stated = format!(
+                        "{} {}",
+                        seats[seat],
+                        mahjong_rules::explain_text::signed(*p)
+                    );
                     assert!(all.contains(&stated), "{what}: {stated}\n{all}");
                 }
                 // The history's line for the same hand.
@@ -118,6 +122,9 @@ fn the_app_names_tiles_as_the_settlement_does() {
     assert_eq!(run_text(&run, Faces::Chinese, Lang::En), "7-8-9 Bamboos");
     assert_eq!(run_text(&run, Faces::Chinese, Lang::Zh), "七八九条");
     for id in shanghai_mahjong::i18n::PATTERNS {
-        assert!(!Lang::En.pattern(id).contains('×'), "{id}: a name states no worth");
+        assert!(
+            !Lang::En.pattern(id).contains('×'),
+            "{id}: a name states no worth"
+        );
     }
 }

@@ -197,7 +197,13 @@ const COUNTED: [(&str, &str); 10] = [
 /// English templates whose count is filled in ("{0} hands").
 pub fn agree(text: &str) -> String {
     let mut out = text.to_string();
-    for (one, many) in COUNTED.iter().chain(&[("player", "players"), ("step", "steps"), ("byte", "bytes"), ("signature", "signatures"), ("result", "results")]) {
+    for (one, many) in COUNTED.iter().chain(&[
+        ("player", "players"),
+        ("step", "steps"),
+        ("byte", "bytes"),
+        ("signature", "signatures"),
+        ("result", "results"),
+    ]) {
         let from = format!("1 {many}");
         let mut at = 0;
         while let Some(i) = out[at..].find(&from) {
@@ -366,7 +372,10 @@ mod tests {
         assert_eq!(group(&t("111m"), Lang::Zh), "一万");
         assert_eq!(count(1u32, "fan", "fan"), "1 fan");
         assert_eq!(count(3u32, "claim", "claims"), "3 claims");
-        assert_eq!(agree("1 hands, 11 hands, 1 players"), "1 hand, 11 hands, 1 player");
+        assert_eq!(
+            agree("1 hands, 11 hands, 1 players"),
+            "1 hand, 11 hands, 1 player"
+        );
     }
 
     #[test]
