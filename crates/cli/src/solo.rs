@@ -754,8 +754,9 @@ pub(crate) fn report(
     match explained {
         Some(e) => {
             writeln!(out, "Hand over.")?;
-            let mut style = explain_text::Style::plain(lang);
-            style.seat = Box::new(|s| names.of_in(s, lang));
+            // Players by name, hands by their names (not the pinyin ids), tiles in the
+            // terminal's notation.
+            let style = explain_text::Style::named(lang, |s| names.of_in(s, lang), false);
             for line in explain_text::render_styled(&e, &style, WIDTH) {
                 writeln!(out, "{line}")?;
             }

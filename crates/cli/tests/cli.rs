@@ -120,7 +120,7 @@ fn score_explain_prints_who_pays_what_and_why_in_english_and_chinese() {
         "碰碰胡 (pengpenghu)",
         "Points: P = base 2 + flowers 4 = 6",
         "Who pays:",
-        "Seat 1 pays seat 0 30 (5 × 6 points): the self-draw, paid in full by the bound seat;",
+        "Seat 1 pays seat 0 30 (5 × 6 points): the self-draw, paid in full by the",
         "Seat 2 pays seat 0 6 (1 × 6 points): the self-draw;",
         "Result: seat 0 +42, seat 1 -30, seat 2 -6, seat 3 -6",
     ] {
@@ -575,7 +575,7 @@ fn solo_output_reads_well(preset: &str, text: &str) {
             part.contains(" won ") || part.contains(" holds all "),
             "{preset}: {part}"
         );
-        assert!(part.contains("  hand: "), "{preset}: {part}");
+        assert!(part.contains("  Hand: "), "{preset}: {part}");
         assert!(part.contains("Who pays:"), "{preset}: {part}");
         assert!(part.contains("Result: "), "{preset}: {part}");
     }
