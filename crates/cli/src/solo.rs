@@ -635,7 +635,7 @@ fn describe(a: &Action) -> String {
         }
         Action::ConcealedKong { cards } => format!("concealed kong of {}", cards[0].tile),
         Action::AddedKong { card } => format!("add {} to your pung (kong)", card.tile),
-        Action::Win { .. } => "WIN (和)".into(),
+        Action::Win { .. } => "WIN (胡)".into(),
         Action::Chow { cards } => format!("chow with {}{}", cards[0].tile, cards[1].tile),
         Action::Pung { cards } => format!("pung {}", cards[0].tile),
         Action::Kong { cards } => format!("kong {}", cards[0].tile),
@@ -754,8 +754,9 @@ pub(crate) fn report(
     match explained {
         Some(e) => {
             writeln!(out, "Hand over.")?;
-            let mut style = explain_text::Style::plain(lang);
-            style.seat = Box::new(|s| names.of_in(s, lang));
+            // Players by name, hands by their names (not the pinyin ids), tiles in the
+            // terminal's notation.
+            let style = explain_text::Style::named(lang, |s| names.of_in(s, lang), false);
             for line in explain_text::render_styled(&e, &style, WIDTH) {
                 writeln!(out, "{line}")?;
             }

@@ -118,10 +118,10 @@ fn score_explain_prints_who_pays_what_and_why_in_english_and_chinese() {
     for needle in [
         "Seat 0 won by self-draw",
         "碰碰胡 (pengpenghu)",
-        "points P = base 2 + flowers 4 = 6",
+        "Points: P = base 2 + flowers 4 = 6",
         "Who pays:",
-        "seat 1 pays seat 0 30: 5 × S 6, self-draw, the bound seat pays: bound (承包)",
-        "seat 2 pays seat 0 6: 1 × S 6",
+        "Seat 1 pays seat 0 30 (5 × 6 points): the self-draw, paid in full by the",
+        "Seat 2 pays seat 0 6 (1 × 6 points): the self-draw;",
         "Result: seat 0 +42, seat 1 -30, seat 2 -6, seat 3 -6",
     ] {
         assert!(en.contains(needle), "{needle:?} in {en}");
@@ -132,7 +132,8 @@ fn score_explain_prints_who_pays_what_and_why_in_english_and_chinese() {
     for needle in [
         "座位0 自摸",
         "付分：",
-        "点数 P = 底分 2 + 花 4 = 6",
+        "点数：P = 底分 2 + 花 4 = 6",
+        "座位1 付给 座位0 30（5 × 6 分）：自摸，全由承包的一家付。",
         "结果：座位0 +42",
     ] {
         assert!(zh.contains(needle), "{needle:?} in {zh}");
@@ -574,7 +575,7 @@ fn solo_output_reads_well(preset: &str, text: &str) {
             part.contains(" won ") || part.contains(" holds all "),
             "{preset}: {part}"
         );
-        assert!(part.contains("  hand: "), "{preset}: {part}");
+        assert!(part.contains("  Hand: "), "{preset}: {part}");
         assert!(part.contains("Who pays:"), "{preset}: {part}");
         assert!(part.contains("Result: "), "{preset}: {part}");
     }

@@ -492,97 +492,33 @@ pub fn fit(width: f32, count: usize, min: f32, max: f32) -> f32 {
     w.clamp(min, max).floor()
 }
 
-/// A tile named in words of its face style: `七萬`, `五筒`, `東`, `春` for the Chinese faces,
-/// `7m` for the notation.
+/// A tile named in 中文 (`七筒`, `东风`, `春`) for the Chinese faces, `7p` for the notation
+/// ([`mahjong_rules::names`], the one place tiles are named).
 pub fn tile_name(t: Tile, faces: Faces) -> String {
-    if faces == Faces::Notation {
-        return t.to_string();
-    }
-    let n = t.number() as usize;
-    match t.suit() {
-        Suit::Characters => format!("{}萬", NUMERALS[n - 1]),
-        Suit::Dots => format!("{}筒", NUMERALS[n - 1]),
-        Suit::Bamboo => format!("{}條", NUMERALS[n - 1]),
-        Suit::Honors if n == 5 => "白".to_string(),
-        Suit::Honors => HONORS[n - 1].to_string(),
-        Suit::Flowers => FLOWERS[n - 1].to_string(),
-    }
+    tile_text(t, faces, crate::i18n::Lang::Zh)
 }
 
 /// A tile named in a sentence of `lang`: the notation when the player chose notation faces,
-/// else its Chinese name in 中文 (`八筒`, `白`) and its English name in English (`8 dots`,
-/// `white dragon`), so that an English sentence carries no Chinese.
+/// else as players of the language say it, `七筒` / `7 Dot`, `红中` / `Red Dragon`
+/// ([`mahjong_rules::names::tile`], shared with the settlement and the terminal), so that an
+/// English sentence carries no Chinese.
 pub fn tile_text(t: Tile, faces: Faces, lang: crate::i18n::Lang) -> String {
-    if faces == Faces::Notation || lang == crate::i18n::Lang::Zh {
-        return tile_name(t, faces);
+    if faces == Faces::Notation {
+        return t.to_string();
     }
-    let n = t.number() as usize;
-    match t.suit() {
-        Suit::Characters => format!("{n} characters"),
-        Suit::Dots => format!("{n} dots"),
-        Suit::Bamboo => format!("{n} bamboo"),
-        Suit::Honors => [
-            "east wind",
-            "south wind",
-            "west wind",
-            "north wind",
-            "white dragon",
-            "green dragon",
-            "red dragon",
-        ][n - 1]
-            .to_string(),
-        Suit::Flowers => [
-            "spring",
-            "summer",
-            "autumn",
-            "winter",
-            "plum",
-            "orchid",
-            "bamboo flower",
-            "chrysanthemum",
-        ][n - 1]
-            .to_string(),
-    }
+    mahjong_rules::names::tile(t, lang)
 }
 
-/// The tiles of a chow run in a sentence: `三四五筒`, `3-4-5 dots`, or `345p` in notation;
-/// any other group (a pung's tile) by its one name.
+/// The tiles of a meld in a sentence: a chow as its run, `三四五筒`, `3-4-5 Dots`, a pung as
+/// its tile, `七筒`, `7 Dots`, or in notation `345p` ([`mahjong_rules::names::group`]).
 pub fn run_text(tiles: &[Tile], faces: Faces, lang: crate::i18n::Lang) -> String {
-    let Some(&first) = tiles.first() else {
-        return String::new();
-    };
-    if tiles.iter().all(|&t| t == first) {
-        return tile_text(first, faces, lang);
-    }
     if faces == Faces::Notation {
-        return mahjong_rules::format_tiles(tiles);
+        return match tiles.first() {
+            Some(&first) if tiles.iter().all(|&t| t == first) => first.to_string(),
+            _ => mahjong_rules::format_tiles(tiles),
+        };
     }
-    let numbers: Vec<usize> = tiles.iter().map(|t| t.number() as usize).collect();
-    match lang {
-        crate::i18n::Lang::Zh => {
-            let suit = match first.suit() {
-                Suit::Characters => "萬",
-                Suit::Dots => "筒",
-                Suit::Bamboo => "條",
-                _ => "",
-            };
-            let nums: String = numbers
-                .iter()
-                .map(|&n| NUMERALS[n.clamp(1, 9) - 1])
-                .collect();
-            format!("{nums}{suit}")
-        }
-        crate::i18n::Lang::En => {
-            let suit = match first.suit() {
-                Suit::Characters => "characters",
-                Suit::Dots => "dots",
-                Suit::Bamboo => "bamboo",
-                _ => "",
-            };
-            let nums: Vec<String> = numbers.iter().map(|n| n.to_string()).collect();
-            format!("{} {suit}", nums.join("-"))
-        }
-    }
+    mahjong_rules::names::group(tiles, lang)
 }
 
 #[cfg(test)]
@@ -598,7 +534,7 @@ mod tests {
         );
         assert_eq!(
             run_text(&run, Faces::Chinese, crate::i18n::Lang::En),
-            "3-4-5 dots"
+            "3-4-5 Dots"
         );
         assert_eq!(
             run_text(&run, Faces::Notation, crate::i18n::Lang::En),

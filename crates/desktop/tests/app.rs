@@ -570,7 +570,7 @@ fn a_pung_is_called_out_and_named_with_its_tile_and_a_chow_hint_names_its_run() 
             &chow,
             Some(five)
         ),
-        "Chow 3-4-5 dots"
+        "Chow 3-4-5 Dots"
     );
     Ok(())
 }

@@ -47,6 +47,22 @@ fn an_option_changed_is_explained_and_highlighted_and_reset() -> Result<(), Erro
     Ok(())
 }
 
+/// The set-up screen names each option by its title in both languages, never by its id in
+/// the options file ("stake", "discard_seconds").
+#[test]
+fn the_set_up_shows_no_option_id() -> Result<(), Error> {
+    for lang in [Lang::En, Lang::Zh] {
+        let h = Harness::new(&format!("ids-{lang}"), lang, Faces::Chinese);
+        assert!(h.find(lang.t(T::OptStake)), "{lang}: the set-up is shown");
+        assert!(h.find(lang.t(T::OptDiscardSeconds)));
+        for o in Opt::ALL {
+            assert!(!h.find(o.name()), "{lang}: the id {} is shown", o.name());
+        }
+        assert!(!h.find("length"));
+    }
+    Ok(())
+}
+
 #[test]
 fn a_refused_combination_says_why_and_cannot_start() -> Result<(), Error> {
     let mut h = Harness::new("refuse", Lang::En, Faces::Chinese);
@@ -67,15 +83,7 @@ fn a_refused_combination_says_why_and_cannot_start() -> Result<(), Error> {
     .validate()
     .expect_err("refused");
     assert!(h.find(Lang::En.t(T::Refused)));
-    assert!(
-        h.find(
-            format!(
-                "Table limit (table_limit_lezi): {}",
-                Lang::En.t(T::RefuseLimitNeedsLezi)
-            )
-            .as_str()
-        )
-    );
+    assert!(h.find(format!("Table limit: {}", Lang::En.t(T::RefuseLimitNeedsLezi)).as_str()));
     // The editor words this case itself: the rules crate's words (in the file's ids) are
     // not added.
     assert!(!h.find(Lang::En.f(T::RulesSay, &[&err]).as_str()));
@@ -87,15 +95,7 @@ fn a_refused_combination_says_why_and_cannot_start() -> Result<(), Error> {
     for _ in 0..10 {
         h.click_id(&control_id(Opt::TableLimitLezi, "minus"))?;
     }
-    assert!(
-        h.find(
-            format!(
-                "Points in a lezi (lezi_points): {}",
-                Lang::En.t(T::RefuseNeedsLezi)
-            )
-            .as_str()
-        )
-    );
+    assert!(h.find(format!("Points in a lezi: {}", Lang::En.t(T::RefuseNeedsLezi)).as_str()));
     h.click("中文")?;
     assert!(h.find("这个组合不能开局："));
     // In 中文 the rules crate's English words are not shown.

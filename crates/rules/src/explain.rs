@@ -25,7 +25,7 @@
 //! assert_eq!(json["shares"][0]["reason"]["reason"], "discarder");
 //! assert_eq!(json["payments"], serde_json::json!([0, 7, 0, -7]));
 //! let text = mahjong_rules::explain_text::render(&out.explain, mahjong_rules::explain_text::Lang::Zh);
-//! assert_eq!(text[0], "座位1 和 座位3 打出的 9s（点炮）。");
+//! assert_eq!(text[0], "座位3 打出9s点炮，座位1 胡了。");
 //! ```
 
 use crate::hand::{HandType, MeldShape, MeldType};

@@ -82,8 +82,22 @@ pub struct Catalogue {
     pub at_least: &'static str,
     /// Effect `{n}` fan.
     pub fan: &'static str,
-    /// Effect +`{n}` flower.
+    /// Effect +`{n}` flowers: `{n}`, `{flowers}` the noun in its number.
     pub plus_flowers: &'static str,
+    /// The noun "flower", one and several.
+    pub flower_nouns: [&'static str; 2],
+    /// A meld: its name `{m}` and its tiles `{t}`.
+    pub meld: &'static str,
+    /// The cap doubled by a modifier `{m}`.
+    pub cap_doubled: &'static str,
+    /// A row the hand fits: `{hand}` and its value `{basis}`.
+    pub row: &'static str,
+    /// Separates the rows (a hand's English name may hold a comma).
+    pub row_sep: &'static str,
+    /// One flower item: `{what}` gives `{n}`.
+    pub flower_item: &'static str,
+    /// The article before a meld or pattern named as a flower item.
+    pub the: &'static str,
     /// Effect of 抢杠.
     pub paid_by_kong_player: &'static str,
     /// A modifier with no effect here.
@@ -142,136 +156,150 @@ pub const EN: Catalogue = Catalogue {
     seat: "seat {s}",
     and: " and ",
     sep: ", ",
-    self_draw: "{w} won by self-draw, drawing {tile}.",
-    discard: "{w} won on {from}'s discard of {tile}.",
-    rob_kong: "{w} won robbing {from}'s added kong of {tile} (抢杠).",
+    self_draw: "{w} won by self-draw on the {tile}.",
+    discard: "{w} won on {from}'s discard of the {tile}.",
+    rob_kong: "{w} won by robbing {from}'s added kong of the {tile} (抢杠).",
     eight_flowers: "{w} holds all eight flowers (八花齐): a win paid as a self-draw.",
     four_wildcards: "{w} holds all four wildcards (四百搭): a win paid as a self-draw.",
     leaver: "{s} left the hand in play.",
     winner: "{w}: {hand}",
-    tiles: "hand: {tiles}",
+    tiles: "Hand: {tiles}",
     melds: ["chow", "pung", "kong", "added kong", "concealed kong"],
-    flowers: "flowers {n}: ",
-    no_flowers: "none",
-    base_flower: "base (底花)",
-    flower_tile: "flower {t}",
-    concealed_pung: "concealed pung {t}",
-    wildcard: "wildcard {t}",
-    points: "points P = base {b} + flowers {f} = {p}",
-    points_flowers: "points P = flowers = {p}",
-    rows: "rows the hand fits: ",
+    flowers: "Flowers: {n} = ",
+    no_flowers: "Flowers: none",
+    base_flower: "the base flower",
+    flower_tile: "the {t}",
+    concealed_pung: "the concealed pung of {t}",
+    wildcard: "a wildcard",
+    points: "Points: P = base {b} + flowers {f} = {p}",
+    points_flowers: "Points: P = flowers = {p}",
+    rows: "Hands it fits: ",
     basis_points: "V = P = {v}",
     basis_up_to_lezi: "V = P, at most 1 lezi ({l}) = {v}",
     basis_lezi: "{n} lezi = {v}",
-    value: "value V = {v}",
-    value_highest: "value V = {v} (the highest of the rows)",
-    modifiers: "modifiers: ",
+    value: "Value: V = {v}",
+    value_highest: "Value: V = {v}, the highest of these",
+    modifiers: "Modifiers: ",
     none: "none",
     at_least: "V at least {n}",
-    fan: "{n} fan",
-    plus_flowers: "+{n} flower",
+    fan: "+{n} fan",
+    plus_flowers: "+{n} {flowers}",
+    flower_nouns: ["flower", "flowers"],
+    meld: "{m} of {t}",
+    cap_doubled: "doubled by the {m}",
+    flower_item: "{n} for {what}",
+    row: "{hand}: {basis}",
+    row_sep: "; ",
+    the: "the ",
     paid_by_kong_player: "paid as a self-draw by the kong player",
-    no_effect: "no effect here",
-    fan_total: "fan {n}",
-    fan_capped: "fan {n} (the patterns give {sum}; at most 3 count)",
+    no_effect: "(no effect here)",
+    fan_total: "Fan: {n} in all",
+    fan_capped: "Fan: {n} in all (the patterns give {sum}; at most 3 count)",
     times: "V × M = {v} × {m} = {u}",
     cap: "cap {c} lezi = {p} ({why})",
-    cap_row: "{n} for the hand",
-    cap_menqing: "门清 raises it to 2",
+    cap_row: "the hand's own cap {n}",
+    cap_menqing: "raised to 2 by the concealed hand (门清)",
     table_limit: "table limit {n}",
     score: "S = {s}",
-    by_cap: " (the cap)",
-    by_limit: " (the table limit)",
+    by_cap: ", held to the cap",
+    by_limit: ", held to the table limit",
     who_pays: "Who pays:",
-    share: "{p} pays {q} {amount}: {units} × S {s}, {why}",
-    share_plain: "{p} pays {q} {amount}: {why}",
-    why_self_draw: "self-draw",
-    why_discarder: "the discarder",
-    why_kong_robbed: "the kong player robbed",
-    why_bound: "{row}: {rule}, {w} claimed {wc} of {r}'s discards and {r} claimed {bc} of {w}'s, {n} claims between them",
-    rules: ["bound (承包)", "bound by three claims (吃三口)"],
+    share: "{p} pays {q} {amount} ({units} × {s} points): {why}.",
+    share_plain: "{p} pays {q} {amount}: {why}.",
+    why_self_draw: "the self-draw",
+    why_discarder: "the discard won",
+    why_kong_robbed: "the kong was robbed",
+    why_bound: "{row}; {w} and {r} are bound ({rule}): {w} claimed {wc} of {r}'s discards and {r} claimed {bc} of {w}'s, {n} in all",
+    rules: ["承包", "吃三口"],
     bound_rows: [
-        "self-draw, the bound seat pays",
-        "self-draw, another seat pays 1",
-        "the bound seat discarded",
-        "a third seat not declared ready discarded",
-        "a third seat discarded",
-        "and the bound seat pays 1",
-        "a discard winning for both bound seats",
-        "robbing the kong, the kong player pays 3",
-        "robbing the kong, the bound seat also pays 3",
+        "the self-draw, paid in full by the bound seat",
+        "the self-draw",
+        "the bound seat discarded the winning tile",
+        "the discard of a third seat not declared ready",
+        "the discard of a third seat",
+        "the bound seat pays along with the discarder",
+        "one discard won for both bound seats",
+        "the robbed kong, paid by its player",
+        "the robbed kong, the bound seat paying too",
     ],
-    why_leaver: "the leaver's penalty, {n} × stake split three ways",
-    why_leaver_huangfan: ", doubled (荒番)",
-    stake: "(coins = points × stake {x})",
+    why_leaver: "the penalty for leaving, {n} × the stake, shared by the other three",
+    why_leaver_huangfan: ", doubled after a drawn hand (荒番)",
+    stake: "(coins = points × the stake of {x})",
     result: "Result: ",
 };
 
 /// 中文.
 pub const ZH: Catalogue = Catalogue {
     seat: "座位{s}",
-    and: "和",
+    and: "、",
     sep: "，",
-    self_draw: "{w} 自摸 {tile} 和牌。",
-    discard: "{w} 和 {from} 打出的 {tile}（点炮）。",
-    rob_kong: "{w} 抢 {from} 加杠的 {tile}（抢杠）和牌。",
-    eight_flowers: "{w} 八花齐，按自摸计。",
-    four_wildcards: "{w} 四百搭，按自摸计。",
+    self_draw: "{w} 自摸{tile}，胡了。",
+    discard: "{from} 打出{tile}点炮，{w} 胡了。",
+    rob_kong: "{from} 加杠{tile}，{w} 抢杠胡了。",
+    eight_flowers: "{w} 八花齐胡了，按自摸计。",
+    four_wildcards: "{w} 四百搭胡了，按自摸计。",
     leaver: "{s} 中途离开。",
     winner: "{w}：{hand}",
-    tiles: "牌：{tiles}",
+    tiles: "手牌：{tiles}",
     melds: ["吃", "碰", "明杠", "加杠", "暗杠"],
-    flowers: "花 {n}：",
-    no_flowers: "无",
+    flowers: "花 {n} = ",
+    no_flowers: "没有花",
     base_flower: "底花",
-    flower_tile: "花牌 {t}",
-    concealed_pung: "暗刻 {t}",
-    wildcard: "百搭 {t}",
-    points: "点数 P = 底分 {b} + 花 {f} = {p}",
-    points_flowers: "点数 P = 花 = {p}",
+    flower_tile: "{t}",
+    concealed_pung: "暗刻{t}",
+    wildcard: "百搭",
+    points: "点数：P = 底分 {b} + 花 {f} = {p}",
+    points_flowers: "点数：P = 花 = {p}",
     rows: "可算牌型：",
     basis_points: "V = P = {v}",
     basis_up_to_lezi: "V = P，最多 1 勒子（{l}）= {v}",
     basis_lezi: "{n} 勒子 = {v}",
-    value: "牌值 V = {v}",
-    value_highest: "牌值 V = {v}（取最高的牌型）",
+    value: "牌值：V = {v}",
+    value_highest: "牌值：V = {v}（取最高的牌型）",
     modifiers: "加成：",
     none: "无",
     at_least: "V 至少 {n}",
-    fan: "{n} 番",
+    fan: "+{n} 番",
     plus_flowers: "+{n} 花",
+    flower_nouns: ["花", "花"],
+    meld: "{m}{t}",
+    cap_doubled: "{m}翻倍",
+    flower_item: "{what} {n}",
+    row: "{hand} {basis}",
+    row_sep: "，",
+    the: "",
     paid_by_kong_player: "按自摸计，由杠牌者付",
-    no_effect: "此处不计",
-    fan_total: "番 {n}",
-    fan_capped: "番 {n}（合计 {sum}，最多算 3）",
+    no_effect: "（此处不计）",
+    fan_total: "番：共 {n} 番",
+    fan_capped: "番：共 {n} 番（合计 {sum} 番，最多算 3 番）",
     times: "V × M = {v} × {m} = {u}",
     cap: "封顶 {c} 勒子 = {p}（{why}）",
-    cap_row: "牌型 {n}",
-    cap_menqing: "门清提到 2",
+    cap_row: "牌型本身 {n} 勒子",
+    cap_menqing: "门清提到 2 勒子",
     table_limit: "单局封顶 {n}",
     score: "S = {s}",
-    by_cap: "（封顶）",
-    by_limit: "（单局封顶）",
+    by_cap: "（到封顶）",
+    by_limit: "（到单局封顶）",
     who_pays: "付分：",
-    share: "{p} 付 {q} {amount}：{units} × S {s}，{why}",
-    share_plain: "{p} 付 {q} {amount}：{why}",
+    share: "{p} 付给 {q} {amount}（{units} × {s} 分）：{why}。",
+    share_plain: "{p} 付给 {q} {amount}：{why}。",
     why_self_draw: "自摸",
     why_discarder: "点炮",
     why_kong_robbed: "被抢杠",
-    why_bound: "{row}：{rule}，{w} 吃碰了 {r} {wc} 口，{r} 吃碰了 {w} {bc} 口，两家之间共 {n} 口",
+    why_bound: "{row}。{w} 与 {r} {rule}：{w} 吃碰 {r} 的牌 {wc} 口，{r} 吃碰 {w} 的牌 {bc} 口，共 {n} 口",
     rules: ["承包", "吃三口"],
     bound_rows: [
-        "自摸，承包者付",
-        "自摸，其他家付 1",
-        "承包者点炮",
-        "未敲的第三家点炮",
+        "自摸，全由承包的一家付",
+        "自摸",
+        "承包的一家点炮",
+        "没敲的第三家点炮",
         "第三家点炮",
-        "承包者同付 1",
-        "一炮两响，两家互为承包",
-        "抢杠，杠牌者付 3",
-        "抢杠，承包者也付 3",
+        "承包的一家与点炮的一家同付",
+        "一炮两响，两家互相承包",
+        "被抢杠，由杠牌者付",
+        "被抢杠，承包的一家也付",
     ],
-    why_leaver: "离开罚分，{n} × 底注，三家均分",
+    why_leaver: "中途离开的罚分，{n} 倍底注，由其他三家平分",
     why_leaver_huangfan: "，荒番翻倍",
     stake: "（钱 = 点数 × 底注 {x}）",
     result: "结果：",
@@ -288,15 +316,17 @@ pub fn catalogue(lang: Lang) -> &'static Catalogue {
 /// How an explanation names what it shows: the seats, the tiles and the hands. The plain
 /// style ([`Style::plain`], used by `mahjong score --explain`) numbers the seats (`seat 1`,
 /// `座位1`), writes tiles in notation (`5z`) and hands as `清一色 (qingyise)`; a front end
-/// that knows the players and the player's chosen tile faces passes its own namers, so that
-/// a 中文 settlement reads `西 小明` and `白`, never `座位0` or a pinyin id.
+/// that knows the players passes its own seat namer and [`Style::named`] tiles and hands, so
+/// that a 中文 settlement reads `西 小明`, `白板` and `清一色`, never `座位0`, `5z` or a
+/// pinyin id (docs/texts.md).
 pub struct Style<'a> {
     /// The language of the sentences.
     pub lang: Lang,
     /// A seat's name.
     pub seat: Box<dyn Fn(u8) -> String + 'a>,
-    /// A tile's name; `None` writes tiles in notation, grouped by suit (`123m 55p`).
-    pub tile: Option<Box<dyn Fn(Tile) -> String + 'a>>,
+    /// Tiles named as players say them ([`crate::names`]); else in notation, grouped by suit
+    /// (`123m 55p`), for a player who chose the notation faces or a settlement file.
+    pub named_tiles: bool,
     /// A hand or modifier id's name (`qingyise`).
     pub label: Box<dyn Fn(&str) -> String + 'a>,
 }
@@ -308,8 +338,23 @@ impl Style<'static> {
         Style {
             lang,
             seat: Box::new(move |s| fill(c.seat, &[("s", &s.to_string())])),
-            tile: None,
+            named_tiles: false,
             label: Box::new(label),
+        }
+    }
+}
+
+impl<'a> Style<'a> {
+    /// Seats by `seat`, tiles (in names or in notation) and hands named in `lang`
+    /// ([`crate::names`]): the style of the app and the terminal game.
+    pub fn named(lang: Lang, seat: impl Fn(u8) -> String + 'a, named_tiles: bool) -> Style<'a> {
+        Style {
+            lang,
+            seat: Box::new(seat),
+            named_tiles,
+            label: Box::new(move |id| {
+                crate::names::pattern(id, lang).map_or_else(|| label(id), str::to_string)
+            }),
         }
     }
 }
@@ -329,17 +374,19 @@ impl Style<'_> {
     }
 
     fn tile(&self, t: Tile) -> String {
-        match &self.tile {
-            Some(f) => f(t),
-            None => t.to_string(),
+        if self.named_tiles {
+            crate::names::tile(t, self.lang)
+        } else {
+            t.to_string()
         }
     }
 
-    /// Tiles of one group: `555p` in notation, else each tile named, spaced.
+    /// Tiles of one group (a meld, a pung): `555p` in notation, else one name, `5 Dots`.
     fn tiles(&self, tiles: &[Tile]) -> String {
-        match &self.tile {
-            Some(f) => tiles.iter().map(|&t| f(t)).collect::<Vec<_>>().join(" "),
-            None => format_tiles(tiles),
+        if self.named_tiles {
+            crate::names::group(tiles, self.lang)
+        } else {
+            format_tiles(tiles)
         }
     }
 
@@ -439,11 +486,24 @@ pub fn wrap(head: &str, items: &[String], sep: &str, width: usize, indent: usize
 
 /// A meld as shown: its name and tiles, `pung 777z`.
 pub fn meld_text(c: &Catalogue, m: &MeldShape) -> String {
-    format!("{} {}", meld_name(c, m.kind), format_tiles(&m.tiles()))
+    fill(
+        c.meld,
+        &[
+            ("m", meld_name(c, m.kind)),
+            ("t", &format_tiles(&m.tiles())),
+        ],
+    )
 }
 
 fn meld_styled(st: &Style, m: &MeldShape) -> String {
-    format!("{} {}", meld_name(st.c(), m.kind), st.tiles(&m.tiles()))
+    let tiles = m.tiles();
+    // A kong is named by three of its tiles' name: "kong of 5 Dots", 明杠五筒.
+    let t = if st.named_tiles {
+        st.tiles(&tiles[..3.min(tiles.len())])
+    } else {
+        format_tiles(&tiles)
+    };
+    fill(st.c().meld, &[("m", meld_name(st.c(), m.kind)), ("t", &t)])
 }
 
 fn meld_name(c: &Catalogue, kind: MeldType) -> &'static str {
@@ -467,11 +527,15 @@ pub fn signed(m: Money) -> String {
 }
 
 fn effect(c: &Catalogue, e: &Effect) -> String {
+    let noun = |n: u32| c.flower_nouns[usize::from(n != 1)];
     match *e {
         Effect::Times { times } => format!("×{times}"),
         Effect::AtLeast { points } => fill(c.at_least, &[("n", &points.to_string())]),
         Effect::Fan { fan } => fill(c.fan, &[("n", &fan.to_string())]),
-        Effect::Flowers { flowers } => fill(c.plus_flowers, &[("n", &flowers.to_string())]),
+        Effect::Flowers { flowers } => fill(
+            c.plus_flowers,
+            &[("n", &flowers.to_string()), ("flowers", noun(flowers))],
+        ),
         Effect::PaidByKongPlayer => c.paid_by_kong_player.to_string(),
         Effect::None => c.no_effect.to_string(),
     }
@@ -524,14 +588,58 @@ fn hand_tiles_styled(st: &Style, concealed: &[Tile], melds: &[MeldShape]) -> Str
     let mut sorted = concealed.to_vec();
     sorted.sort();
     let mut parts: Vec<String> = Vec::new();
-    // One group per suit (and the honors), so that the hand reads as `123m 55p 999s`.
+    // One group per suit (and the honors), so that the hand reads as `123m 55p 999s`, or
+    // named: 一二三万 五五筒 东风×3, "1 2 3 Characters, 5 5 Dots, East Wind ×3".
     for chunk in sorted.chunk_by(|a, b| a.suit() == b.suit()) {
-        parts.push(st.tiles(chunk));
+        if !st.named_tiles {
+            parts.push(format_tiles(chunk));
+        } else if chunk[0].is_suited() {
+            parts.push(suit_group(chunk, st.lang));
+        } else {
+            for same in chunk.chunk_by(|a, b| a == b) {
+                let name = st.tile(same[0]);
+                parts.push(match (same.len(), st.lang) {
+                    (1, _) => name,
+                    (n, Lang::Zh) => format!("{name}×{n}"),
+                    (n, Lang::En) => format!("{name} ×{n}"),
+                });
+            }
+        }
     }
     for m in melds {
         parts.push(format!("[{}]", meld_styled(st, m)));
     }
-    parts.join(if st.tile.is_some() { "  " } else { " " })
+    parts.join(match (st.named_tiles, st.lang) {
+        (false, _) => " ",
+        (true, Lang::Zh) => "  ",
+        (true, Lang::En) => ", ",
+    })
+}
+
+/// Suited tiles of one suit, sorted, as one name: 一二三三万, "1 2 3 3 Characters", one tile
+/// "5 Dot".
+fn suit_group(tiles: &[Tile], lang: Lang) -> String {
+    if tiles.len() == 1 {
+        return crate::names::tile(tiles[0], lang);
+    }
+    const NUMERALS: [&str; 9] = ["一", "二", "三", "四", "五", "六", "七", "八", "九"];
+    let suit = crate::names::tile(tiles[0], lang);
+    match lang {
+        Lang::Zh => {
+            let nums: String = tiles
+                .iter()
+                .map(|t| NUMERALS[(t.number() as usize).clamp(1, 9) - 1])
+                .collect();
+            // The suit's character: the last of the one tile's name (五万 → 万).
+            format!("{nums}{}", suit.chars().last().unwrap_or_default())
+        }
+        Lang::En => {
+            let nums: Vec<String> = tiles.iter().map(|t| t.number().to_string()).collect();
+            // "5 Dot" → "Dots".
+            let word = suit.split_once(' ').map_or("", |(_, w)| w);
+            format!("{} {word}s", nums.join(" "))
+        }
+    }
 }
 
 fn winner_lines(st: &Style, w: &WinnerExplanation, width: usize) -> Vec<String> {
@@ -553,7 +661,9 @@ fn winner_lines(st: &Style, w: &WinnerExplanation, width: usize) -> Vec<String> 
                 FlowerSource::Base => c.base_flower.to_string(),
                 FlowerSource::FlowerTile => fill(c.flower_tile, &[("t", &t)]),
                 FlowerSource::Meld => match (it.tile, it.meld) {
-                    (Some(tile), Some(kind)) => meld_styled(st, &MeldShape { kind, tile }),
+                    (Some(tile), Some(kind)) => {
+                        format!("{}{}", c.the, meld_styled(st, &MeldShape { kind, tile }))
+                    }
                     _ => t,
                 },
                 FlowerSource::ConcealedPung => fill(
@@ -561,16 +671,19 @@ fn winner_lines(st: &Style, w: &WinnerExplanation, width: usize) -> Vec<String> 
                     &[("t", &it.tile.map(|x| st.tiles(&[x; 3])).unwrap_or_default())],
                 ),
                 FlowerSource::Wildcard => fill(c.wildcard, &[("t", &t)]),
-                FlowerSource::Menqing => st.label("menqing"),
+                FlowerSource::Menqing => format!("{}{}", c.the, st.label("menqing")),
             };
-            format!("{what} {}", it.flowers)
+            fill(
+                c.flower_item,
+                &[("what", &what), ("n", &it.flowers.to_string())],
+            )
         })
         .collect();
     let head = format!("  {}", fill(c.flowers, &[("n", &w.flowers.to_string())]));
     if items.is_empty() {
-        out.push(format!("{head}{}", c.no_flowers));
+        out.push(format!("  {}", c.no_flowers));
     } else {
-        out.extend(wrap(&head, &items, c.sep, width, 4));
+        out.extend(wrap(&head, &items, " + ", width, 4));
     }
     let p = if w.rows.is_empty() {
         fill(c.points_flowers, &[("p", &w.points.to_string())])
@@ -601,10 +714,13 @@ fn winner_lines(st: &Style, w: &WinnerExplanation, width: usize) -> Vec<String> 
                         fill(c.basis_lezi, &[("n", &lezi.to_string()), ("v", &v)])
                     }
                 };
-                format!("{} {basis}", st.label(r.hand.id()))
+                fill(
+                    c.row,
+                    &[("hand", &st.label(r.hand.id())), ("basis", &basis)],
+                )
             })
             .collect();
-        out.extend(wrap(&format!("  {}", c.rows), &rows, c.sep, width, 4));
+        out.extend(wrap(&format!("  {}", c.rows), &rows, c.row_sep, width, 4));
         let t = if w.rows.len() > 1 {
             c.value_highest
         } else {
@@ -647,7 +763,7 @@ fn winner_lines(st: &Style, w: &WinnerExplanation, width: usize) -> Vec<String> 
             why.push(c.cap_menqing.to_string());
         }
         for d in &cap.doubled_by {
-            why.push(format!("×2 {}", st.label(d.id())));
+            why.push(fill(c.cap_doubled, &[("m", &st.label(d.id()))]));
         }
         bounds.push(fill(
             c.cap,
@@ -774,7 +890,7 @@ pub fn render_styled(e: &Explanation, st: &Style, width: usize) -> Vec<String> {
                 ],
             )
         };
-        out.extend(wrap_words(&format!("  {line}"), width, 4));
+        out.extend(wrap_words(&format!("  {}", capitalised(line)), width, 4));
     }
     if e.stake != Money::coins(1) {
         out.push(format!(
@@ -786,7 +902,16 @@ pub fn render_styled(e: &Explanation, st: &Style, width: usize) -> Vec<String> {
         .map(|s| format!("{} {}", st.seat(s), signed(e.payments[s as usize])))
         .collect();
     out.extend(wrap(c.result, &totals, c.sep, width, 2));
-    out
+    // A line still too wide (one long item) is wrapped at its spaces.
+    out.into_iter()
+        .flat_map(|l| {
+            if columns(&l) > width {
+                wrap_words(&l, width, 4)
+            } else {
+                vec![l]
+            }
+        })
+        .collect()
 }
 
 /// The whole explanation as lines fitting 80 columns.

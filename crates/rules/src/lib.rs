@@ -29,7 +29,10 @@ pub mod explain_text;
 pub mod hand;
 pub mod lang;
 pub mod money;
+pub mod names;
 pub mod options;
+#[doc(hidden)]
+pub mod sample;
 pub mod scoring;
 pub mod settlement;
 pub mod shape;

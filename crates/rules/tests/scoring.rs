@@ -501,11 +501,12 @@ fn the_text_names_the_binding_and_the_fan() {
     .expect("a settlement");
     let e = mahjong_rules::explain(&s).expect("it scores");
     let en = render(&e, Lang::En).join("\n");
-    assert!(en.contains("Seat 0 won by self-draw, drawing 5m."), "{en}");
+    assert!(en.contains("Seat 0 won by self-draw on the 5m."), "{en}");
     assert!(en.contains("混碰 (hunpeng)"), "{en}");
+    let flat = en.replace("\n    ", " ");
     assert!(
-        en.contains("seat 1 pays seat 0 50: 5 × S 10, self-draw, the bound seat pays: bound")
-            && en.replace("\n    ", " ").contains("seat 0 claimed 2 of seat 1's discards and seat 1 claimed 1 of seat 0's, 3 claims between them"),
+        flat.contains("Seat 1 pays seat 0 50 (5 × 10 points): the self-draw, paid in full by the bound seat; seat 0 and seat 1 are bound (承包)")
+            && flat.contains("seat 0 claimed 2 of seat 1's discards and seat 1 claimed 1 of seat 0's, 3 in all."),
         "{en}"
     );
     assert!(
@@ -513,8 +514,8 @@ fn the_text_names_the_binding_and_the_fan() {
         "{en}"
     );
     let zh = render(&e, Lang::Zh).join("\n");
-    assert!(zh.contains("座位0 自摸 5m 和牌。"), "{zh}");
-    assert!(zh.contains("自摸，承包者付"), "{zh}");
+    assert!(zh.contains("座位0 自摸5m，胡了。"), "{zh}");
+    assert!(zh.contains("自摸，全由承包的一家付。"), "{zh}");
     assert!(zh.contains("结果：座位0 +70，座位1 -50"), "{zh}");
     // baida: a single wait on 5p with four melds, drawn as a replacement, no wildcard:
     // 无百搭 + 大吊 + 杠开 = 3 fan (跑百搭 needs a wildcard, so 3 is the most in practice).
@@ -527,7 +528,7 @@ fn the_text_names_the_binding_and_the_fan() {
     // 底花 1 + concealed wind kong 3 = 4 flowers, × 2^3.
     assert_eq!((w.flowers, w.fan, w.score), (4, Some(3), 32));
     let en = render(&e, Lang::En).join("\n");
-    assert!(en.contains("fan 3\n"), "{en}");
+    assert!(en.contains("Fan: 3 in all\n"), "{en}");
 }
 
 /// 混碰 (S 10) self-drawn by seat 0, bound to seat 1 (2 + 1 claims) and to seat 2 (1 + 2):

@@ -380,7 +380,7 @@ pub fn text(key: T) -> &'static str {
         T::VerifyUnreadable => "× Not a log or evidence file of this program",
         T::Culprit => "Culprit: {0}, proven by its own signed entry",
         T::NoCulprit => "No seat to blame: the file was altered or cut",
-        T::ResWin => "{0} wins {1} ({2})",
+        T::ResWin => "{0} won with {1}, {2}",
         T::ResOnDiscard => "on {0}'s discard",
         T::ResRobKong => "robbing {0}'s kong",
         T::ResDrawn => "drawn",
@@ -667,31 +667,4 @@ pub fn text(key: T) -> &'static str {
         // (end of the keys)
         T::Lezi => "lezi",
     }
-}
-
-/// A hand type or pattern, named.
-pub fn pattern(id: &str) -> Option<&'static str> {
-    Some(match id {
-        "pinghu" => "plain hand (平胡)",
-        "dadiaoche" => "big hanging wait (大吊车)",
-        "pengpenghu" => "all pungs (碰碰胡)",
-        "hunyise" => "half flush (混一色)",
-        "qingyise" => "full flush (清一色)",
-        "hunpeng" => "half flush, all pungs (混碰)",
-        "bahuaqi" => "all eight flowers (八花齐)",
-        "ziyise" => "all honors (字一色)",
-        "fengyise" => "all winds and dragons (风一色)",
-        "qingpeng" => "full flush, all pungs (清碰)",
-        "fengpeng" => "honor pungs (风碰)",
-        "sibaida" => "four wildcards (四百搭)",
-        "menqing" => "concealed hand (门清) ×2",
-        "gangkai" => "win on a replacement draw (杠开)",
-        "kaibao" => "dice double (开宝) ×2",
-        "huangfan" => "after a drawn hand (荒番) ×2",
-        "qianggang" => "robbing a kong (抢杠)",
-        "dadiao" => "single wait, four melds (大吊)",
-        "paobaida" => "wildcard wins on any tile (跑百搭)",
-        "wubaida" => "no wildcard (无百搭)",
-        _ => return None,
-    })
 }

@@ -145,7 +145,12 @@ impl Text for Lang {
     }
 
     fn f(self, key: T, args: &[&dyn fmt::Display]) -> String {
-        fill(self.t(key), args)
+        let text = fill(self.t(key), args);
+        match self {
+            // "{0} hands" filled with 1 reads "1 hand".
+            Lang::En => mahjong_rules::names::agree(&text),
+            Lang::Zh => text,
+        }
     }
 
     fn other(self) -> Lang {
@@ -156,11 +161,7 @@ impl Text for Lang {
     }
 
     fn pattern(self, id: &str) -> String {
-        let named = match self {
-            Lang::Zh => zh::pattern(id),
-            Lang::En => en::pattern(id),
-        };
-        named.map_or_else(|| id.to_string(), str::to_string)
+        mahjong_rules::names::pattern(id, self).map_or_else(|| id.to_string(), str::to_string)
     }
 }
 
@@ -285,8 +286,8 @@ mod tests {
     #[test]
     fn every_pattern_is_named_in_both_languages() {
         for p in PATTERNS {
-            assert!(zh::pattern(p).is_some(), "zh lacks {p}");
-            assert!(en::pattern(p).is_some(), "en lacks {p}");
+            assert!(Lang::Zh.pattern(p) != *p, "zh lacks {p}");
+            assert!(Lang::En.pattern(p) != *p, "en lacks {p}");
         }
         assert_eq!(Lang::En.pattern("no_such"), "no_such");
     }

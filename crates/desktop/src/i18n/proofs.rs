@@ -250,7 +250,7 @@ mod tests {
         assert_eq!(offence(Lang::En, &face), face.to_string());
         assert_eq!(
             offence(Lang::Zh, &face),
-            "声称牌墙第 17 张是五萬，亮出来却是二筒"
+            "声称牌墙第 17 张是五万，亮出来却是二筒"
         );
         // The crates' English detail stays out of 中文, and in the English wording.
         let detail = "a share proof does not verify".to_string();

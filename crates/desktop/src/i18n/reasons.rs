@@ -239,12 +239,12 @@ mod tests {
     fn each_fact_is_said_in_both_languages_with_the_players_faces() {
         assert_eq!(
             reason(Lang::Zh, Faces::Chinese, &name, &safe_discard()),
-            "做平胡（四副一将）；差 1 张听牌；打 東——打安全牌：五筒 可能放炮（小红已敲，多半在做筒子的一色）；東 更安全"
+            "做平胡（四副一将）；差 1 张听牌；打 东风——打安全牌：五筒 可能放炮（小红已敲，多半在做筒子的一色）；东风 更安全"
         );
         assert_eq!(
             reason(Lang::En, Faces::Chinese, &name, &safe_discard()),
-            "going for a standard hand; 1 tile from ready; discard east wind — playing safe: \
-             5 dots may win for 小红 declared ready, likely a flush in dots; east wind is safer"
+            "going for a standard hand; 1 tile from ready; discard East Wind — playing safe: \
+             5 Dot may win for 小红 declared ready, likely a flush in dots; East Wind is safer"
         );
         let ready = Reason::Discard {
             tile: t("9s"),
@@ -279,7 +279,7 @@ mod tests {
         };
         assert_eq!(
             reason(Lang::Zh, Faces::Chinese, &name, &claim),
-            "碰老王的 中：做万子混一色；差 2 张听牌"
+            "碰老王的 红中：做万子混一色；差 2 张听牌"
         );
         assert_eq!(
             reason(Lang::En, Faces::Notation, &name, &claim),

@@ -101,7 +101,7 @@ pub fn text(key: T) -> &'static str {
         T::FromSeat => "{0} 放炮",
         T::PaidByAll => "自摸：其余三家每家付 S",
         T::PaidByDiscarder => "点炮：放炮的人付",
-        T::Binding => "承包：{0} 和 {1} 之间吃碰 {2} 次，按承包表付",
+        T::Binding => "承包：{0} 与 {1} 互相吃碰了 {2} 口，按承包表付分",
         T::Concealed => "手牌",
         T::Failed => "牌桌无法继续：{0}",
         T::ChowWith => "吃 {0}",
@@ -193,7 +193,7 @@ pub fn text(key: T) -> &'static str {
         T::OptLeziPointsHelp => "一个勒子几点，封顶和固定牌值都按勒子计（敲麻 10，经典上海 8）。",
         T::OptTableLimit => "单局封顶",
         T::OptTableLimitHelp => "每份支付 S 最多几个勒子；无：不封顶。",
-        T::OptBinding => "包牌",
+        T::OptBinding => "承包",
         T::OptBindingHelp => "两家互相吃碰满三口即绑定：按承包或吃三口的表多付。",
         T::OptKaibao => "开宝",
         T::OptKaibaoHelp => "骰子打出对子或一和四，这一局翻倍，封顶也翻倍。",
@@ -430,15 +430,15 @@ pub fn text(key: T) -> &'static str {
         }
         T::LeaveYes => "离开",
         T::LeaveNo => "留下",
-        T::NotWinningSeat => "{0} 的牌在{1}下不能和：{2}",
-        T::UnwinNotDeclared => "没有敲，这套规则要先敲才能和",
+        T::NotWinningSeat => "{0} 的牌在{1}下不能胡：{2}",
+        T::UnwinNotDeclared => "没有敲，这套规则要先敲才能胡",
         T::UnwinNotAType => {
-            "四组一对，但不是能和的牌型（碰碰胡、混一色、清一色、混碰、清碰、风一色、风碰）"
+            "四组一对，但不是能胡的牌型（碰碰胡、混一色、清一色、混碰、清碰、风一色、风碰）"
         }
         T::UnwinNotStandard => "不是四组一对",
         T::UnwinNotStandardWild => "用上百搭也不是四组一对",
-        T::UnwinNoType => "没有能和的牌型",
-        T::ScoreInvalid => "输入的牌局不可能出现，请检查各家的牌、和牌方式和庄家",
+        T::UnwinNoType => "没有能胡的牌型",
+        T::ScoreInvalid => "输入的牌局不可能出现，请检查各家的牌、胡牌方式与庄家",
         T::RsNothing => "现在不用决定",
         T::RsRandom => "随便一个可行的动作",
         T::RsWin => "胡：不胡的话这张就漏胡了",
@@ -493,7 +493,7 @@ pub fn text(key: T) -> &'static str {
         T::ReviewRobAt => "第 {0} 步：{1}加杠 {2}",
         T::ReviewSwapAt => "第 {0} 步：换牌",
         T::ReviewAfter => "之后：{0}",
-        T::ReviewWins => "和张：{0}",
+        T::ReviewWins => "能胡的牌：{0}",
         T::ReviewWaitCount => "{0}（剩 {1} 张）",
         T::ReviewDanger => "放炮的可能：{0}%",
         T::ReviewWhy => "理由：{0}",
@@ -581,31 +581,4 @@ pub fn text(key: T) -> &'static str {
         // (end of the keys)
         T::Lezi => "勒子",
     }
-}
-
-/// A hand type or pattern, named.
-pub fn pattern(id: &str) -> Option<&'static str> {
-    Some(match id {
-        "pinghu" => "平胡",
-        "dadiaoche" => "大吊车",
-        "pengpenghu" => "碰碰胡",
-        "hunyise" => "混一色",
-        "qingyise" => "清一色",
-        "hunpeng" => "混碰",
-        "bahuaqi" => "八花齐",
-        "ziyise" => "字一色",
-        "fengyise" => "风一色",
-        "qingpeng" => "清碰",
-        "fengpeng" => "风碰",
-        "sibaida" => "四百搭",
-        "menqing" => "门清",
-        "gangkai" => "杠开",
-        "kaibao" => "开宝",
-        "huangfan" => "荒番",
-        "qianggang" => "抢杠",
-        "dadiao" => "大吊",
-        "paobaida" => "跑百搭",
-        "wubaida" => "无百搭",
-        _ => return None,
-    })
 }

@@ -509,7 +509,6 @@ impl Editor {
         entry(
             lang,
             lang.t(T::OptStake),
-            "stake",
             control.into(),
             lang.t(T::OptStakeHelp),
             &default,
@@ -566,7 +565,6 @@ impl Editor {
         entry(
             lang,
             lang.t(T::OptLength),
-            "length",
             control.into(),
             lang.t(help),
             &lang.f(T::LengthHands, &[&8]),
@@ -639,7 +637,6 @@ impl Editor {
         entry(
             lang,
             lang.t(title),
-            o.name(),
             control,
             lang.t(help),
             &show(lang, o, default),
@@ -746,10 +743,7 @@ pub fn refusal<'a, M: 'a>(lang: Lang, e: &OptionsError) -> Element<'a, M> {
             (None, Lang::En) => why.to_string(),
             (None, Lang::Zh) => lang.t(T::RefuseOther).to_string(),
         };
-        let title = match lang {
-            Lang::En => format!("{} ({})", lang.t(o.text().0), o.name()),
-            Lang::Zh => lang.t(o.text().0).to_string(),
-        };
+        let title = lang.t(o.text().0).to_string();
         col = col.push(label(lang.f(T::RefuseLine, &[&title, &what]), 14.0, WARN));
     }
     // The rules crate speaks English, in the options file's ids: its words are shown to an
@@ -805,28 +799,19 @@ fn small<'a>(
     container(b).id(id.to_string()).into()
 }
 
-/// An option's name in the options file, for an English player (who may edit the file); a
-/// 中文 player is not shown the file's English and pinyin ids.
-fn file_name<'a, M: 'a>(lang: Lang, name: &'a str) -> Element<'a, M> {
-    match lang {
-        Lang::En => label(name, 11.0, MUTED),
-        Lang::Zh => iced::widget::Space::new().into(),
-    }
-}
-
-/// One option: title and file name (in English), the control, the default, the explanation; a highlighted
-/// panel and "changed" when it differs from the preset.
+/// One option: its title, the control, the default, the explanation; a highlighted panel and
+/// "changed" when it differs from the preset. No option's id in the options file is shown, in
+/// either language: a player reads the title (docs/texts.md).
 fn entry<'a>(
     lang: Lang,
     title: &'a str,
-    name: &'a str,
     control: Element<'a, Message>,
     help: &'a str,
     default: &str,
     changed: bool,
 ) -> Element<'a, Message> {
     let mut head = row![
-        container(column![bold(title, 15.0, ON_FELT), file_name(lang, name)].spacing(0)).width(200),
+        container(bold(title, 15.0, ON_FELT)).width(200),
         control,
         iced::widget::Space::new().width(Length::Fill),
     ]

@@ -22,7 +22,7 @@ use super::table_view::Ctx;
 use super::{ACCENT, MUTED, Names, ON_FELT, WARN, action, bold, label, panel, signed, wind};
 use crate::engine::HandEnd;
 use crate::i18n::{Lang, T};
-use crate::tiles::{Faces, Mark, TileView, tile_text};
+use crate::tiles::{Faces, Mark, TileView};
 
 /// A row of tiles; `turn`: they are turning face up, this share of the way from turned
 /// ([`crate::motion::turn`]).
@@ -131,15 +131,11 @@ pub fn explanation_text(
     seats: [String; 4],
     e: &Explanation,
 ) -> Vec<String> {
-    let style = explain_text::Style {
-        lang: match lang {
-            Lang::Zh => explain_text::Lang::Zh,
-            Lang::En => explain_text::Lang::En,
-        },
-        seat: Box::new(move |s| seats.get(s as usize).cloned().unwrap_or_default()),
-        tile: Some(Box::new(move |t| tile_text(t, faces, lang))),
-        label: Box::new(move |id| lang.pattern(id)),
-    };
+    let style = explain_text::Style::named(
+        lang,
+        move |s| seats.get(s as usize).cloned().unwrap_or_default(),
+        faces != Faces::Notation,
+    );
     explain_text::render_styled(e, &style, 100)
 }
 
