@@ -352,6 +352,10 @@ impl EventLoop {
                 }
             }
         });
+        // Over the internet every stream starts with this peer's proof of the table code: a
+        // proof sent on a stream that went with its connection (a relayed link replaced by a
+        // direct one) is never the only one.
+        self.send_proof(peer);
     }
 
     pub(super) fn on_stream(&mut self, peer: PeerId, mut stream: libp2p::Stream) {
@@ -436,7 +440,9 @@ impl EventLoop {
                         // Another connection to the peer is up: write over it, and say again
                         // what may have been lost with the old stream.
                         self.open_writer(peer);
-                        self.greet(peer);
+                        if self.admitted(&peer) {
+                            self.greet(peer);
+                        }
                     } else if let Some(p) = self.peers.get_mut(&peer) {
                         p.writer = None;
                     }

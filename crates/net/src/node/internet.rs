@@ -137,7 +137,7 @@ impl EventLoop {
     }
 
     /// Sends this peer's proof of the code to `peer`, once per writer.
-    fn send_proof(&mut self, peer: PeerId) {
+    pub(super) fn send_proof(&mut self, peer: PeerId) {
         let Some((i, _)) = &self.internet else {
             return;
         };
@@ -208,8 +208,11 @@ impl EventLoop {
             if self.admitted(&peer) {
                 continue;
             }
-            tracing::info!("{peer} did not prove it knows the table code: dropped");
+            tracing::info!("{peer} did not prove it knows the table code in time: dropped");
             self.code_failed(peer);
+            // Late, not wrong (a proof lost with a connection): looked at again sooner.
+            let now = self.now();
+            self.code_failed.insert(peer, now + CODE_LATE_MS);
             self.peers.remove(&peer);
             self.proof_sent.remove(&peer);
             let _ = self.swarm.disconnect_peer_id(peer);

@@ -145,6 +145,9 @@ const CODE_PROOF_MS: u64 = 10_000;
 /// How long a peer that did not prove the table code (or proved it wrong) is neither looked
 /// at nor dialled again (ms).
 const CODE_FAILED_MS: u64 = 10 * 60_000;
+/// How long a peer that did not prove the code in time (not a wrong proof) is not looked at
+/// (ms).
+const CODE_LATE_MS: u64 = 60_000;
 /// Peers remembered as having failed to prove the table code (the oldest forgotten first).
 const MAX_CODE_FAILED: usize = 1024;
 /// How long the higher peer id of a pair found under a code leaves the dial to the lower one
