@@ -284,7 +284,16 @@ fn the_app_opens_a_table_a_headless_friend_joins_and_accepts_and_it_starts() -> 
         .expect("seat");
     h.until("the roster", |a| a.lobby.seated.is_some());
     assert!(h.find("Set-up of Friday"));
-    assert!(h.find("2 · Bo"));
+    // Bo never sat with Mei: marked new, with the four words of its fingerprint.
+    let bo = h
+        .app
+        .lobby
+        .seated
+        .as_ref()
+        .and_then(|s| s.roster.advert.seats[1].clone())
+        .expect("Bo seated");
+    let flag = h.app.lobby.stranger(&bo.key).expect("Bo is new to Mei");
+    assert!(h.find(&format!("2 · Bo · {}", flag.text(Lang::En))));
     // Bots are spread one per human peer, and each seat says who runs it.
     assert!(h.find("3 · bot run by Mei"));
     assert!(h.find("4 · bot run by Bo"));
@@ -724,7 +733,22 @@ fn play_over_the_internet_meets_a_friend_by_table_code_and_remembers_the_relay()
     assert!(h.find(Lang::Zh.t(T::NetRelayUp)));
     assert!(h.find(&Lang::Zh.f(T::NetLinks, &[&1, &0])));
     // The friend's seat on the table's card says how the friend is linked.
-    assert!(h.find(&format!("1 · Bo · {}", Lang::Zh.t(T::LinkDirect))));
+    // (Bo is new to this player: marked so, with its fingerprint, before the link.)
+    let bo = h
+        .app
+        .lobby
+        .tables
+        .iter()
+        .find(|t| t.name == "Over the hills")
+        .and_then(|t| t.seats[0].clone())
+        .expect("Bo hosts");
+    let flag = h
+        .app
+        .lobby
+        .stranger(&bo.key)
+        .expect("Bo is new")
+        .text(Lang::Zh);
+    assert!(h.find(&format!("1 · Bo · {flag} · {}", Lang::Zh.t(T::LinkDirect))));
     // At the friend's table, each friend's seat says how it is linked.
     h.click(Lang::Zh.t(T::SitDown))?;
     h.until("the proposal", |a| {
