@@ -42,3 +42,18 @@ pub fn assert_same_ledgers(dir: &Path, names: &[String], hands: usize) -> Vec<Ro
     }
     first
 }
+
+/// A session of `hands` hands in which one seat left once: the leave is one row signed by
+/// the three others. A leave inside a hand ends that hand and counts it; a leave before a
+/// hand's dice (the kill landed while the next deal was being set up, as on a loaded
+/// machine) books the penalty alone and counts no hand (docs/rules.en.md §6), so the session
+/// then holds one row more than its length. Either way `hands` rows are hands that were
+/// counted.
+pub fn assert_one_leave_in_session(rows: &[Row], hands: usize) {
+    let aborts = rows.iter().filter(|r| r.3.len() == 3).count();
+    assert_eq!(aborts, 1, "one row signed by three: {rows:?}");
+    assert!(
+        rows.len() == hands || rows.len() == hands + 1,
+        "{hands} hands, or {hands} and a penalty before a hand's dice: {rows:?}"
+    );
+}
