@@ -205,16 +205,21 @@ impl Engine {
     }
 
     /// [`Engine::record_to`] for a table played back after a kill: the store's copy goes on
-    /// from where it ends.
+    /// from where it ends, and a hand that ended just before the kill but was not booked yet
+    /// is booked now. Returns the table's id in the store.
     pub fn record_again(
         &mut self,
         data_dir: &std::path::Path,
         names: [String; 4],
-    ) -> Result<(), mahjong_store::StoreError> {
-        let recorder =
+    ) -> Result<[u8; 32], mahjong_store::StoreError> {
+        let mut recorder =
             crate::records::Recorder::practice_again(data_dir, &self.clients(), &self.keys, names)?;
+        if let Some(player) = self.host.client(HUMAN) {
+            recorder.hand_over(player)?;
+        }
+        let table = recorder.table();
         self.recorder = Some(recorder);
-        Ok(())
+        Ok(table)
     }
 
     /// Makes the bot at `seat` (1–3) cheat once, for tests of the evidence view: it signs two

@@ -278,8 +278,17 @@ pub fn resume_table(
     updates.extend(crate::resume::replay(&mut engine, commands));
     if let Some(r) = &key.record {
         let names = crate::records::practice_names(&r.name, key.config.levels);
-        if let Err(e) = engine.record_again(&r.dir, names) {
-            updates.push(Update::Failed(Failure::NotKept(e.into())));
+        match engine.record_again(&r.dir, names) {
+            // The hands played back were booked before the kill (or just now): their
+            // settlements keep their *Review* button.
+            Ok(table) => {
+                for u in &mut updates {
+                    if let Update::HandEnded(end) = u {
+                        end.kept.get_or_insert(table);
+                    }
+                }
+            }
+            Err(e) => updates.push(Update::Failed(Failure::NotKept(e.into()))),
         }
     }
     Ok((engine, updates))

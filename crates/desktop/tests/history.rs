@@ -630,3 +630,80 @@ fn the_replay_s_buttons_are_all_on_a_small_screen() -> Result<(), Error> {
     }
     Ok(())
 }
+
+/// A practice table killed while its first settlement is shown comes back on that
+/// settlement with its *Review* button: the hand played back was booked before the kill, and
+/// the played-back settlement says where it is kept.
+#[test]
+fn a_settlement_played_back_after_a_kill_keeps_its_review() {
+    let dir = temp_dir("kept");
+    let key = |resume| TableKey {
+        resume,
+        config: PracticeConfig {
+            think_ms: (0, 0),
+            length: SessionLength::Hands(2),
+            ..PracticeConfig::new(Ruleset::Qiaoma, 23)
+        },
+        generation: 1,
+        record: Some(RecordTo {
+            dir: dir.clone(),
+            name: "Mei".into(),
+        }),
+    };
+    let (mut engine, _) = shanghai_mahjong::worker::start_table(&key(None)).expect("engine");
+    // The player's commands with the engine time each was applied at, as the journal keeps
+    // them.
+    let mut commands = Vec::new();
+    let mut hint = None;
+    let mut kept = None;
+    let mut updates = engine.settle(u64::MAX / 4);
+    for _ in 0..20_000 {
+        for u in updates.drain(..) {
+            match u {
+                Update::Hint { action, .. } => hint = Some(action),
+                Update::HandEnded(end) => kept = Some(end.kept),
+                Update::Failed(f) => panic!("failed: {f}"),
+                _ => {}
+            }
+        }
+        if kept.is_some() {
+            break;
+        }
+        if engine.player_must_act() {
+            let c = Command::Act(hint.take().expect("a hint for every prompt"));
+            commands.push((engine.now(), Some(c.clone())));
+            updates = engine.command(c);
+        } else {
+            updates = engine.settle(u64::MAX / 4);
+        }
+    }
+    let table = kept.expect("the first hand ended").expect("booked");
+    commands.push((engine.now(), None));
+    drop(engine);
+    // The kill; the app starts again and plays the journal back.
+    let (_engine, played) =
+        shanghai_mahjong::worker::resume_table(&key(Some(commands.clone())), &commands)
+            .expect("played back");
+    let ends: Vec<Option<[u8; 32]>> = played
+        .iter()
+        .filter_map(|u| match u {
+            Update::HandEnded(end) => Some(end.kept),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        ends,
+        vec![Some(table)],
+        "the settlement's *Review* is there"
+    );
+    assert!(
+        !played.iter().any(|u| matches!(u, Update::Failed(_))),
+        "nothing failed"
+    );
+    assert_eq!(
+        records::load(&dir).expect("history").tables[0].hands.len(),
+        1,
+        "the hand is booked once"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -498,6 +498,141 @@ fn a_practice_table_killed_mid_hand_comes_back_at_the_same_step() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The new log lines since `from` lines.
+fn log_since(path: &Path, from: usize) -> String {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .skip(from)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// A crash costs no turn (issue 28): the app is killed (SIGKILL) in the second hand, after
+/// the first hand's settlement was closed, and started again three seconds later. It opens on
+/// the live hand at once (not the first hand's settlement over it), the player's turn comes
+/// with its countdown at the full turn time, the player reads the table for four seconds and
+/// then discards by mouse, and the table takes that discard: nothing was played for the
+/// player because of the restart.
+#[test]
+fn a_practice_table_killed_in_its_second_hand_opens_on_the_live_hand_with_the_full_time() {
+    let Some(Screen {
+        display,
+        dir,
+        _one,
+        _x,
+    }) = screen("kill2", Some(Lang::Zh), &["Xvfb", "xdotool"])
+    else {
+        return;
+    };
+    let layout = dir.join("layout");
+    let log_path = dir.join("mahjong.log");
+    // The first hand plays itself (the strong bot in the player's seat, *Next hand* pressed
+    // at its settlement as a player would); the kill lands at the second hand's first prompt.
+    let mut app = launch(
+        &display,
+        &dir,
+        &["--practice", "qiaoma", "--autoplay", "--hands", "9"],
+    );
+    let _ = window_of(&display, &mut app);
+    let start = Instant::now();
+    loop {
+        assert!(
+            start.elapsed() < Duration::from_secs(180),
+            "no prompt in the second hand"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+        let log = std::fs::read_to_string(&log_path).unwrap_or_default();
+        if log
+            .lines()
+            .any(|l| l.contains("your prompt") && field(l, "hand").is_some_and(|h| h != "1"))
+        {
+            break;
+        }
+    }
+    unsafe_kill(&mut app);
+    assert!(dir.join("practice.jsonl").exists(), "the table's journal");
+    std::thread::sleep(Duration::from_secs(3));
+    let lines_before = std::fs::read_to_string(&log_path)
+        .unwrap_or_default()
+        .lines()
+        .count();
+    let mut again = launch(&display, &dir, &[]);
+    let window = window_of(&display, &mut again);
+    let start = Instant::now();
+    let mut handled = 0;
+    let (turn, line) = loop {
+        assert!(
+            start.elapsed() < Duration::from_secs(120),
+            "the restarted app showed no turn: {}",
+            log_since(&log_path, lines_before)
+        );
+        std::thread::sleep(Duration::from_millis(150));
+        let new = log_since(&log_path, lines_before);
+        let lines: Vec<&str> = new.lines().filter(|l| l.contains("your prompt")).collect();
+        if lines.len() <= handled {
+            continue;
+        }
+        handled = lines.len();
+        let line = lines[handled - 1].to_string();
+        let p = prompts(&line).pop().expect("a prompt");
+        if p.kind == "turn" {
+            break (p, line);
+        }
+        // A claim prompt: the player passes (the space bar).
+        xdotool(&display, &["windowfocus", "--sync", &window]);
+        xdotool(&display, &["key", "space"]);
+    };
+    assert!(
+        field(&line, "hand").is_some_and(|h| h != "1"),
+        "not the live hand: {line}"
+    );
+    let full = Options::preset(Ruleset::Qiaoma).discard_seconds as u64;
+    let left: u64 = field(&line, "seconds_left")
+        .and_then(|s| s.parse().ok())
+        .expect("seconds_left in the prompt line");
+    assert!(
+        left + 2 >= full,
+        "the countdown after the restart: {left} s of {full}"
+    );
+    // A person reads the table before playing.
+    std::thread::sleep(Duration::from_secs(4));
+    let shot = std::env::temp_dir().join("shanghai-window-restarted.png");
+    let _ = Command::new("import")
+        .args(["-window", "root"])
+        .arg(&shot)
+        .env("DISPLAY", &display)
+        .status();
+    let passes = played(&log_since(&log_path, lines_before)).len();
+    discard_last(&display, &window, &layout, &turn);
+    let start = Instant::now();
+    let played_line = loop {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "the restarted table did not take the discard: {}",
+            log_since(&log_path, lines_before)
+        );
+        std::thread::sleep(Duration::from_millis(150));
+        if let Some(l) = played(&log_since(&log_path, lines_before))
+            .into_iter()
+            .nth(passes)
+        {
+            break l;
+        }
+    };
+    assert!(played_line.contains("timed_out=false"), "{played_line}");
+    assert!(
+        played_line.contains(&format!("discard {}", turn.shown[turn.shown.len() - 1])),
+        "{played_line}"
+    );
+    eprintln!(
+        "restarted on the live hand with {left} s of {full}; screenshot {}",
+        shot.display()
+    );
+    drop(again);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// SIGKILL, as `kill -9` does: no destructor, no flush of the app's own.
 fn unsafe_kill(kid: &mut Kid) {
     let _ = Command::new("kill")

@@ -624,6 +624,12 @@ impl State {
         match event {
             TableEvent::SetupAgreed(_) => self.agreed = true,
             TableEvent::HandStarted { hand, .. } => {
+                // Played back after a kill: the player had closed the last settlement (the
+                // practice engine deals the next hand only after *Next hand*), so the live
+                // hand is shown, not the settlement over it.
+                if self.replaying {
+                    self.end = None;
+                }
                 self.hand = hand;
                 self.silent = [false; 4];
                 self.last = None;
@@ -797,6 +803,7 @@ impl State {
             shown = %shown.join(" "),
             drawn,
             offered = self.legal().len(),
+            seconds_left = self.seconds_left().unwrap_or(0),
             "your prompt"
         );
     }
