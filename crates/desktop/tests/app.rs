@@ -471,6 +471,51 @@ fn a_pung_is_claimed_through_its_button() -> Result<(), Error> {
     Ok(())
 }
 
+/// After 敲 is pressed first, a click on a glowing tile picks it as on any other turn; the
+/// second click discards it and declares (issue 28: one click used to discard at once).
+#[test]
+fn after_ready_is_pressed_a_click_picks_and_the_second_click_declares() -> Result<(), Error> {
+    let mut h = find_prompt("ready-pick", 1..60, |l| {
+        l.iter()
+            .any(|a| matches!(a, Action::Discard { ready: true, .. }))
+    });
+    let card = h
+        .legal()
+        .iter()
+        .find_map(|a| match a {
+            Action::Discard { card, ready: true } => Some(*card),
+            _ => None,
+        })
+        .expect("a ready discard");
+    h.click("敲")?;
+    assert!(h.table().ready_mode, "敲 pressed: the ready tiles glow");
+    let i = h.position(card);
+    let discards = |h: &Harness| {
+        h.table()
+            .view
+            .as_ref()
+            .map_or(0, |v| v.seats[0].discards.len())
+    };
+    let before = discards(&h);
+    h.click_tile(i)?;
+    assert_eq!(h.table().picked, Some(i), "the first click picks");
+    assert_eq!(discards(&h), before, "nothing discarded by one click");
+    assert!(!h.table().view.as_ref().expect("view").seats[0].ready);
+    h.click_tile(i)?;
+    let v = h.table().view.clone().expect("view");
+    assert!(v.seats[0].ready, "the second click declared ready");
+    assert_eq!(
+        v.seats[0]
+            .discards
+            .iter()
+            .find(|d| d.ready)
+            .map(|d| d.card.tile),
+        Some(card.tile),
+        "with the picked tile"
+    );
+    Ok(())
+}
+
 #[test]
 fn ready_is_declared_with_its_button_and_the_hand_plays_itself() -> Result<(), Error> {
     let mut h = find_prompt("ready", 1..60, |l| {

@@ -462,12 +462,11 @@ impl State {
         let Some(&card) = hand.get(i) else {
             return;
         };
-        if self.ready_mode
-            && let Some(a) = self.discard_action(card, true)
-        {
-            self.act(a);
-        } else if self.picked == Some(i)
-            && let Some(a) = self.discard_action(card, false)
+        // One rule for every turn, 敲 or not: the first click picks, a click on the picked
+        // tile discards it (with 敲 once the player pressed it: the tiles that keep the hand
+        // ready glow, docs/app.md).
+        if self.picked == Some(i)
+            && let Some(a) = self.discard_action(card, self.ready_mode)
         {
             self.act(a);
         } else {
@@ -516,8 +515,10 @@ impl State {
             .any(|a| matches!(a, Action::Discard { ready: true, .. }))
         {
             self.ready_mode = !self.ready_mode;
+            // Nothing is picked for the player: its next click picks, as on any turn (a tile
+            // picked before that cannot keep the hand ready is put back).
             if self.ready_mode {
-                self.picked = hand.iter().position(|c| self.can_discard(*c, true));
+                self.picked = None;
             }
         }
     }
