@@ -707,3 +707,56 @@ fn a_settlement_played_back_after_a_kill_keeps_its_review() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The history's times are on the player's clock. The test runs itself again as a child
+/// with `TZ` set to Shanghai's (UTC+8, no summer time, written as a POSIX rule so that no
+/// time zone files are needed): there the table's heading shows its time eight hours after
+/// UTC's.
+#[test]
+fn the_history_shows_times_on_the_players_clock() -> Result<(), Error> {
+    const CHILD: &str = "SHANGHAI_HISTORY_TZ_CHILD";
+    if std::env::var_os(CHILD).is_none() {
+        let out = std::process::Command::new(std::env::current_exe().expect("the test binary"))
+            .args([
+                "--exact",
+                "the_history_shows_times_on_the_players_clock",
+                "--nocapture",
+            ])
+            .env(CHILD, "1")
+            .env("TZ", "CST-8")
+            .output()
+            .expect("the test runs itself");
+        let said = String::from_utf8_lossy(&out.stdout).into_owned()
+            + &String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{said}");
+        assert!(said.contains("1 passed"), "{said}");
+        return Ok(());
+    }
+    let dir = temp_dir("ui-clock");
+    let _engine = play_practice(&dir, 5, 1);
+    let mut ui = Ui::new(&dir, Lang::En);
+    ui.click(ui.t(T::History))?;
+    let Screen::History(h) = &ui.app.screen else {
+        panic!("the history opens");
+    };
+    let table = h
+        .history
+        .as_ref()
+        .and_then(|r| r.as_ref().ok())
+        .map(|h| h.tables[0].clone())
+        .expect("one table");
+    let shanghai = history::date_at(table.created, 8 * 3600);
+    assert_eq!(history::date(table.created), shanghai);
+    let heading = Lang::En.f(
+        T::TableHead,
+        &[
+            &shanghai,
+            &Lang::En.t(shanghai_mahjong::screens::preset_name(table.ruleset)),
+            &table.stake,
+            &&mahjong_store::to_hex(&table.id)[..8],
+        ],
+    );
+    assert!(ui.find(&heading), "not shown: {heading}");
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(())
+}

@@ -620,7 +620,6 @@ pub fn text(key: T) -> &'static str {
         T::CheckLedgerDiffers => "the booked result is not the one the replay gives",
         T::CheckFaultAt => "the record fails at step {0}",
         T::CheckFaultLog => "the record fails",
-        T::Utc => "{0} UTC",
         T::VeUnreadable => "The file cannot be read as a hand's log or evidence",
         T::VeBadFrame => "Step {0}: entry {1} does not decode: the file was altered",
         T::VeHeader => "The file's header contradicts its signed log: the file was altered",

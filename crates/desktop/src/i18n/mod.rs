@@ -101,7 +101,7 @@ keys! {
     // Bot reasons and the review (复盘) go below this line.
     RsNothing, RsRandom, RsWin, RsFlower, RsNoFlower, RsNothingToClaim, RsReadyDrawn, RsOnlyDiscard, RsOnlyAction, RsFallback, RsAnyKong, RsCannotWin, RsReady, RsReadyOn, RsAwayOne, RsAway, RsPlan, RsDiscard, RsDeclare, RsConcealedKong, RsAddedKong, RsClaimChow, RsClaimPung, RsClaimKong, RsPass, RsPassUseless, RsSwapKeep, RsSwapPutBack, RsBinding, RsSafe, RsDangerous, RsDangerousBare, ThDeclared, ThClose, ThFlush, ThPungs, TgInSuit, TgFlushPungs, TgStandard, SuitChars, SuitDots, SuitBamboo, ReviewButton, ReviewTitle, ReviewLoading, ReviewSummary, ReviewSame, ReviewYours, ReviewBots, ReviewTurnAt, ReviewClaimAt, ReviewRobAt, ReviewSwapAt, ReviewAfter, ReviewWins, ReviewWaitCount, ReviewDanger, ReviewWhy, ReviewBack, ChDiscard, ChReady, ChChow, ChPung, ChKong, ChConcealedKong, ChAddedKong, ChWin, ChPass, ChSwap, ChKeep, ChFlower, ChLeave, ReviewTimedOut, MotionOn, MotionOff,
     // Verify verdicts go below this line.
-    Utc, VeUnreadable, VeBadFrame, VeHeader, VeResult, VeProven, VeEvidence, VeSeat, LfNoSetup, LfEmptyStep, LfGap, LfWrongTable, LfChain, LfSignature, LfUnexpected, LfMissing, LfAfterEnd, LfFault, LfAbort, LfInternal,
+    VeUnreadable, VeBadFrame, VeHeader, VeResult, VeProven, VeEvidence, VeSeat, LfNoSetup, LfEmptyStep, LfGap, LfWrongTable, LfChain, LfSignature, LfUnexpected, LfMissing, LfAfterEnd, LfFault, LfAbort, LfInternal,
     // Internet play keys go below this line.
     NetTitle, NetRelay, NetCode, NetNewCode, NetMeet, NetMeeting, NetRelayUp, NetRelayDown,
     NetLinks, LinkDirect, LinkRelayed, NetBadCode, NetBadRelay, NetDetailInLog,

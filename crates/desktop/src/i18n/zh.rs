@@ -544,7 +544,6 @@ pub fn text(key: T) -> &'static str {
         T::CheckLedgerDiffers => "账本的结算与重放的结果不同",
         T::CheckFaultAt => "记录在第 {0} 步出错",
         T::CheckFaultLog => "记录出错",
-        T::Utc => "{0}（世界时）",
         T::VeUnreadable => "无法读取：不是本程序导出的记录或证据文件（或格式、版本不符）",
         T::VeBadFrame => "第 {0} 步：第 {1} 条记录无法解码，文件被改动过",
         T::VeHeader => "文件头与签名的记录不符，文件被改动过",

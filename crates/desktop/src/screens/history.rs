@@ -395,7 +395,7 @@ impl State {
             lang.f(
                 T::TableHead,
                 &[
-                    &lang.f(T::Utc, &[&date(t.created)]),
+                    &date(t.created),
                     &lang.t(preset_name(t.ruleset)),
                     &t.stake,
                     &&to_hex(&t.id)[..8],
@@ -725,11 +725,32 @@ pub fn result_words(lang: Lang, name: &dyn Fn(Seat) -> String, r: &HandResult) -
     }
 }
 
-/// A time (ms since the Unix epoch) as `YYYY-MM-DD HH:MM`, UTC's clock (no time zone data is
-/// bundled; the screen says so with [`T::Utc`]).
+/// A time (ms since the Unix epoch) as `YYYY-MM-DD HH:MM` on the player's clock (the
+/// system's time zone at that moment, summer time included).
 pub fn date(ms: u64) -> String {
-    let secs = ms / 1000;
-    let days = (secs / 86_400) as i64;
+    date_at(ms, local_offset(ms))
+}
+
+/// The time of day on the player's clock of a time in ms.
+pub fn time_of_day(ms: u64) -> String {
+    clock_at(ms, local_offset(ms))
+}
+
+/// The system time zone's offset from UTC at `ms` (seconds east), 0 where it cannot be read.
+fn local_offset(ms: u64) -> i64 {
+    use chrono::{Local, Offset, TimeZone};
+    match Local.timestamp_millis_opt(ms as i64) {
+        chrono::LocalResult::Single(t) | chrono::LocalResult::Ambiguous(t, _) => {
+            i64::from(t.offset().fix().local_minus_utc())
+        }
+        chrono::LocalResult::None => 0,
+    }
+}
+
+/// `YYYY-MM-DD HH:MM` of a time in ms, `offset` seconds east of UTC.
+pub fn date_at(ms: u64, offset: i64) -> String {
+    let secs = ms as i64 / 1000 + offset;
+    let days = secs.div_euclid(86_400);
     // Howard Hinnant's days-to-civil.
     let z = days + 719_468;
     let era = z.div_euclid(146_097);
@@ -740,12 +761,12 @@ pub fn date(ms: u64) -> String {
     let d = doy - (153 * mp + 2) / 5 + 1;
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
     let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}-{m:02}-{d:02} {}", time_of_day(ms))
+    format!("{y:04}-{m:02}-{d:02} {}", clock_at(ms, offset))
 }
 
-/// The time of day (UTC) of a time in ms.
-pub fn time_of_day(ms: u64) -> String {
-    let s = ms / 1000 % 86_400;
+/// `HH:MM` of a time in ms, `offset` seconds east of UTC.
+fn clock_at(ms: u64, offset: i64) -> String {
+    let s = (ms as i64 / 1000 + offset).rem_euclid(86_400);
     format!("{:02}:{:02}", s / 3600, s / 60 % 60)
 }
 
@@ -759,10 +780,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn dates_are_civil_utc() {
-        assert_eq!(date(0), "1970-01-01 00:00");
-        assert_eq!(date(951_782_400_000), "2000-02-29 00:00");
-        assert_eq!(date(1_796_050_930_000), "2026-11-30 15:02");
+    fn dates_are_civil_on_the_players_clock() {
+        assert_eq!(date_at(0, 0), "1970-01-01 00:00");
+        assert_eq!(date_at(951_782_400_000, 0), "2000-02-29 00:00");
+        assert_eq!(date_at(1_796_050_930_000, 0), "2026-11-30 15:02");
+        // Shanghai (UTC+8): the same moment is late evening; a day later after 16:00 UTC.
+        assert_eq!(date_at(1_796_050_930_000, 8 * 3600), "2026-11-30 23:02");
+        assert_eq!(date_at(1_796_068_930_000, 8 * 3600), "2026-12-01 04:02");
+        // West of Greenwich, before the epoch's midnight.
+        assert_eq!(date_at(0, -5 * 3600), "1969-12-31 19:00");
     }
 
     #[test]
