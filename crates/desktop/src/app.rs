@@ -205,6 +205,13 @@ impl App {
         }
         app.settings = settings;
         app.lobby.relay = app.settings.relay.clone().unwrap_or_default();
+        if let Some(saved) = &app.settings.levels {
+            for (level, name) in app.home.levels.iter_mut().zip(saved) {
+                if let Ok(l) = name.parse() {
+                    *level = l;
+                }
+            }
+        }
         if flags.lang.is_some() {
             app.save();
         }
@@ -390,8 +397,16 @@ impl App {
                 self.settings.name = n;
                 self.save();
             }
+            // A fresh data dir given its name on the command line: `--practice` goes
+            // straight to the table as it does for a known player.
             if matches!(self.screen, Screen::Welcome(_)) {
-                self.screen = Screen::Home(self.home.clone());
+                self.screen = match self.practice.take() {
+                    Some(r) => {
+                        self.home.set_ruleset(r);
+                        self.table()
+                    }
+                    None => Screen::Home(self.home.clone()),
+                };
             }
         }
         let start = options.at_start() || lan::table_to_resume(&self.data_dir);
@@ -645,8 +660,13 @@ impl App {
             Message::Lan(feed) => return self.on_lan(feed),
             Message::Home(m) => {
                 if let Screen::Home(h) = &mut self.screen {
+                    let levels = matches!(m, home::Message::Level(_));
                     let exit = h.update(m);
                     self.home = h.clone();
+                    if levels {
+                        self.settings.levels = Some(self.home.levels.map(|l| l.to_string()));
+                        self.save();
+                    }
                     match exit {
                         home::Exit::Stay => {}
                         home::Exit::Start(_) => self.screen = self.table(),

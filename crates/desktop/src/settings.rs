@@ -42,6 +42,9 @@ pub struct Settings {
     pub reduce_motion: bool,
     /// The relay of "Play over the internet", as last used.
     pub relay: Option<String>,
+    /// The practice bots' levels as last chosen (right, across, left; the bot crate's names).
+    /// A name this version does not know leaves that seat at its default.
+    pub levels: Option<[String; 3]>,
 }
 
 impl Settings {

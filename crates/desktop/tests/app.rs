@@ -16,6 +16,7 @@ use mahjong_rules::{Action, Card, PublicPhase};
 use shanghai_mahjong::app::{App, Flags, Message, Screen, table_key};
 use shanghai_mahjong::engine::{Command, Engine, Update};
 use shanghai_mahjong::i18n::Lang;
+use shanghai_mahjong::screens::home;
 use shanghai_mahjong::screens::table::Message as TableMsg;
 use shanghai_mahjong::screens::table_view::hand_tile_id;
 use shanghai_mahjong::settings::Settings;
@@ -735,6 +736,69 @@ fn the_practice_flag_goes_straight_to_a_table() {
     );
     // --lang is remembered.
     assert_eq!(Settings::load(&dir).expect("saved").lang, Lang::En);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `--name X --practice PRESET` on a fresh data dir: no welcome screen, straight to the
+/// table, the name remembered.
+#[test]
+fn a_fresh_data_dir_given_a_name_and_practice_goes_straight_to_the_table() {
+    let dir = temp_dir("fresh-flag");
+    let (mut app, _) = App::new(Flags {
+        data_dir: dir.clone(),
+        lang: Some(Lang::Zh),
+        practice: Some(mahjong_rules::Ruleset::Baida),
+        seed: Some(1),
+        think_ms: (0, 0),
+    });
+    assert!(matches!(app.screen, Screen::Welcome(_)), "no name yet");
+    let _ = app.connect(shanghai_mahjong::lan::LanOptions {
+        name: Some("Mei".into()),
+        ..Default::default()
+    });
+    assert_eq!(
+        app.table_key().map(|k| k.config.ruleset),
+        Some(mahjong_rules::Ruleset::Baida)
+    );
+    assert_eq!(Settings::load(&dir).expect("saved").name, "Mei");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The bots' levels chosen at home are there again when the app starts again.
+#[test]
+fn the_bot_levels_chosen_are_remembered() {
+    let dir = temp_dir("levels");
+    Settings {
+        name: "Mei".into(),
+        ..Settings::default()
+    }
+    .save(&dir)
+    .expect("settings");
+    let flags = Flags {
+        data_dir: dir.clone(),
+        lang: Some(Lang::En),
+        practice: None,
+        seed: Some(1),
+        think_ms: (0, 0),
+    };
+    let (mut app, _) = App::new(flags.clone());
+    let start = |app: &mut App| {
+        let _ = app.update(Message::Home(home::Message::Start));
+        app.table_key().expect("at a table").config.levels
+    };
+    let first = {
+        let (mut other, _) = App::new(flags.clone());
+        start(&mut other)
+    };
+    // The seat across: one click; the seat on the left: two.
+    for i in [1, 2, 2] {
+        let _ = app.update(Message::Home(home::Message::Level(i)));
+    }
+    let chosen = start(&mut app);
+    assert_ne!(chosen, first, "the clicks changed the levels");
+    drop(app);
+    let (mut again, _) = App::new(flags);
+    assert_eq!(start(&mut again), chosen, "remembered");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
