@@ -472,6 +472,52 @@ fn a_pung_is_claimed_through_its_button() -> Result<(), Error> {
     Ok(())
 }
 
+/// The waits (听) are shown whenever the hand is ready, 敲 declared or not, with the copies
+/// still live: the player here discards the tile the strong bot would declare 敲 with, but
+/// without declaring, and the next prompt lists the waits.
+#[test]
+fn the_waits_are_shown_when_the_hand_is_ready_without_ready_declared() -> Result<(), Error> {
+    for seed in 1..60 {
+        let mut h = Harness::named("waits", seed, Lang::Zh);
+        h.click("开始练习")?;
+        h.sit_down();
+        for _ in 0..400 {
+            if h.table().end.is_some() {
+                break;
+            }
+            let v = h.table().view.clone().expect("view");
+            let waits = v.waits_live();
+            if !v.seats[0].ready && !waits.is_empty() {
+                let listed: Vec<String> = waits
+                    .iter()
+                    .map(|(t, n)| {
+                        let name = shanghai_mahjong::tiles::tile_text(
+                            *t,
+                            shanghai_mahjong::tiles::Faces::Chinese,
+                            Lang::Zh,
+                        );
+                        format!("{name}（剩 {n} 张）")
+                    })
+                    .collect();
+                let line = format!("听：{}", listed.join("、"));
+                assert!(h.find(line.as_str()), "not shown: {line}");
+                return Ok(());
+            }
+            match h.hint() {
+                Some(Action::Discard { card, ready: true })
+                    if h.table().discard_action(card, false).is_some() =>
+                {
+                    let i = h.position(card);
+                    h.click_tile(i)?;
+                    h.click_tile(i)?;
+                }
+                _ => h.play_hint(Lang::Zh)?,
+            }
+        }
+    }
+    panic!("no seed gave a ready hand without 敲");
+}
+
 /// After 敲 is pressed first, a click on a glowing tile picks it as on any other turn; the
 /// second click discards it and declares (issue 28: one click used to discard at once).
 #[test]

@@ -754,25 +754,24 @@ fn notes(st: &State, v: &SeatView, ctx: Ctx<'_>) -> Vec<(String, iced::Color)> {
             ACCENT,
         ));
     }
-    if st.auto() {
-        let waits: Vec<String> = v
-            .waits_live()
-            .into_iter()
-            .map(|(t, n)| lang.f(T::WaitLive, &[&tile_text(t, ctx.faces, lang), &n]))
-            .collect();
-        let line = if waits.is_empty() {
-            lang.t(T::AutoPlay).to_string()
-        } else {
-            format!(
-                "{} · {}",
-                lang.t(T::AutoPlay),
-                lang.f(
-                    T::WaitsLive,
-                    &[&waits.join(if lang == Lang::Zh { "、" } else { ", " })]
-                )
-            )
-        };
-        out.push((line, ACCENT));
+    // The waits (听) whenever the hand is ready, 敲 declared or not, each with the copies
+    // still live for the player (a 百搭 wildcard that completes the hand is one of them).
+    let waits: Vec<String> = v
+        .waits_live()
+        .into_iter()
+        .map(|(t, n)| lang.f(T::WaitLive, &[&tile_text(t, ctx.faces, lang), &n]))
+        .collect();
+    let waits = (!waits.is_empty()).then(|| {
+        lang.f(
+            T::WaitsLive,
+            &[&waits.join(if lang == Lang::Zh { "、" } else { ", " })],
+        )
+    });
+    match (st.auto(), waits) {
+        (true, Some(w)) => out.push((format!("{} · {w}", lang.t(T::AutoPlay)), ACCENT)),
+        (true, None) => out.push((lang.t(T::AutoPlay).to_string(), ACCENT)),
+        (false, Some(w)) => out.push((w, ACCENT)),
+        (false, None) => {}
     }
     out.truncate(NOTE_LINES);
     out
