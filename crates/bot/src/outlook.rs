@@ -14,7 +14,8 @@ use crate::Plan;
 use crate::defence;
 use crate::seen::Seen;
 use crate::shape::Analyzer;
-use crate::strong::{Evaluator, claim_discards, plan_of};
+use crate::strong::{Evaluator, Worth, claim_discards, plan_of};
+use mahjong_rules::tile::Counts;
 
 /// What an action leaves the hand with.
 #[derive(Clone, Debug, PartialEq)]
@@ -24,6 +25,19 @@ pub struct Outlook {
     pub plan: Plan,
     /// For a discard: the chance (0–1) that the tile wins for another seat.
     pub danger: Option<f64>,
+    /// For a hand not ready: the live tiles that would bring it nearer to the hand aimed at
+    /// (有效牌); `None` after a claim (its discard is not chosen yet) and for a ready hand.
+    pub useful: Option<u32>,
+}
+
+/// The live tiles that bring `counts` (one tile short) nearer to `w`'s target, while it is
+/// not ready.
+fn useful(seen: &Seen, an: &mut Analyzer, counts: &Counts, melds: usize, w: &Worth) -> Option<u32> {
+    if w.dist <= 0 {
+        return None;
+    }
+    let shape = seen.shape(counts, melds);
+    Some(an.acceptance(&shape, w.target, &seen.live, seen.wildcard).1)
 }
 
 /// The outlook of `action` in `view` (one of its legal actions), or `None` for actions that
@@ -47,16 +61,20 @@ pub fn outlook(view: &SeatView, action: &Action) -> Option<Outlook> {
             let mut c = seen.counts;
             c[i] -= 1;
             let w = ev.worth(&c, &seen.melds, *ready || declared);
+            let useful = useful(&seen, ev.an, &c, seen.melds.len(), &w);
             Some(Outlook {
                 plan: plan(w)?,
                 danger: Some(threats.danger[i].clamp(0.0, 1.0)),
+                useful,
             })
         }
         Action::Pass => {
             let w = ev.worth(&seen.counts, &seen.melds, declared);
+            let useful = useful(&seen, ev.an, &seen.counts, seen.melds.len(), &w);
             Some(Outlook {
                 plan: plan(w)?,
                 danger: None,
+                useful,
             })
         }
         Action::Chow { .. } | Action::Pung { .. } | Action::Kong { .. } => {
@@ -74,23 +92,28 @@ pub fn outlook(view: &SeatView, action: &Action) -> Option<Outlook> {
             Some(Outlook {
                 plan: plan(w)?,
                 danger: None,
+                useful: None,
             })
         }
         Action::ConcealedKong { cards } => {
             let (c, melds) = seen.after_concealed_kong(cards[0].tile);
             let w = ev.worth(&c, &melds, declared);
+            let useful = useful(&seen, ev.an, &c, melds.len(), &w);
             Some(Outlook {
                 plan: plan(w)?,
                 danger: None,
+                useful,
             })
         }
         Action::AddedKong { card } => {
             let i = card.tile.index();
             let (c, melds) = seen.after_added_kong(card.tile);
             let w = ev.worth(&c, &melds, declared);
+            let useful = useful(&seen, ev.an, &c, melds.len(), &w);
             Some(Outlook {
                 plan: plan(w)?,
                 danger: Some(threats.danger[i].clamp(0.0, 1.0)),
+                useful,
             })
         }
         Action::Win { .. } | Action::Flower { .. } | Action::Leave | Action::Swap { .. } => None,

@@ -200,6 +200,7 @@ mod tests {
             volume: Some(35),
             reduce_motion: true,
             relay: Some("/ip4/203.0.113.7/tcp/4001/p2p/12D3KooWRelay".into()),
+            levels: Some(["strong".into(), "random".into(), "basic".into()]),
         };
         s.save(&d).expect("save");
         assert_eq!(Settings::load(&d).expect("load"), s);

@@ -161,9 +161,10 @@ fn a_review_lists_exactly_the_decisions_where_the_strong_bot_differs() {
     );
 }
 
-/// Plays the hand at the table with the `basic` bot's choices (the hint where it has none).
-fn play_basic(h: &mut Harness) {
-    let mut basic = Bot::new(Level::Basic, 4);
+/// Plays the hand at the table with the `random` bot's choices, a player who makes
+/// mistakes worth listing (the hint where it has none).
+fn play_randomly(h: &mut Harness) {
+    let mut basic = Bot::new(Level::Random, 4);
     for _ in 0..400 {
         let Some(t) = h.app.table_state() else {
             return;
@@ -202,7 +203,7 @@ fn the_review_opens_from_the_settlement_in_both_languages() -> Result<(), iced_t
         .update(Message::Resized(iced::Size::new(1280.0, 800.0)));
     h.click(Lang::Zh.t(T::StartPractice))?;
     h.sit_down_kept();
-    play_basic(&mut h);
+    play_randomly(&mut h);
     let (table, hand) = {
         let t = h.app.table_state().expect("at the table");
         let end = t.end.as_ref().expect("the settlement");
@@ -219,16 +220,24 @@ fn the_review_opens_from_the_settlement_in_both_languages() -> Result<(), iced_t
         Some(Ok(r)) => r,
         other => panic!("no review: {:?}", other.map(|r| r.map(|r| r.decisions))),
     };
-    assert!(!review.differences.is_empty(), "the basic player differs");
-    let first = &review.differences[0];
+    assert!(!review.differences.is_empty(), "the random player differs");
+    let first = review
+        .mistakes()
+        .next()
+        .expect("the random player makes a mistake");
+    // Only the mistakes are listed: a choice of equal value is not shown as one.
+    let equal = review.differences.iter().find(|d| d.cost.is_none());
     for lang in [Lang::Zh, Lang::En] {
         if h.app.settings.lang != lang {
             h.click(Lang::Zh.t(T::OtherLang))?;
         }
         assert!(h.find(&lang.f(T::ReviewTitle, &[&hand])), "{lang:?} title");
-        let summary = lang.f(
-            T::ReviewSummary,
-            &[&review.decisions, &review.differences.len()],
+        // The one line at the top: decisions, mistakes and what they cost.
+        let summary = review_screen::summary(&review, lang);
+        let mistakes = review.mistakes().count().to_string();
+        assert!(
+            summary.contains(&review.decisions.to_string()) && summary.contains(&mistakes),
+            "{summary}"
         );
         assert!(h.find(&summary), "{lang:?}: {summary}");
         let mine = review_screen::choice(lang, Faces::Chinese, &first.view, &first.played);
@@ -236,9 +245,19 @@ fn the_review_opens_from_the_settlement_in_both_languages() -> Result<(), iced_t
         assert!(h.find(&mine), "{lang:?}: {mine}");
         assert!(h.find(&bots), "{lang:?}: {bots}");
         let seat = |s| shanghai_mahjong::screens::seat_name(lang, "Mei", s);
-        let why = reasons::reason(lang, Faces::Chinese, &seat, &first.advice.reason);
+        let words = reasons::Words {
+            lang,
+            faces: Faces::Chinese,
+            seat: &seat,
+        };
+        let why = review_screen::why(first, &words);
+        assert!(!why.is_empty());
         let line = lang.f(T::ReviewWhy, &[&why]);
         assert!(h.find(&line), "{lang:?}: {line}");
+        if let Some(e) = equal {
+            let line = lang.f(T::ReviewWhy, &[&review_screen::why(e, &words)]);
+            assert!(!h.find(&line), "an equal choice is listed: {line}");
+        }
         for text in [&mine, &bots, &line] {
             assert_eq!(foreign(lang, text), None, "{lang:?}: {text}");
         }
@@ -265,7 +284,7 @@ fn screenshots() -> Result<(), iced_test::Error> {
             .update(Message::Resized(iced::Size::new(1280.0, 800.0)));
         h.click(lang.t(T::StartPractice))?;
         h.sit_down_kept();
-        play_basic(&mut h);
+        play_randomly(&mut h);
         let (table, hand) = {
             let end = h
                 .app

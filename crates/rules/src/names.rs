@@ -203,6 +203,9 @@ pub fn agree(text: &str) -> String {
         ("byte", "bytes"),
         ("signature", "signatures"),
         ("result", "results"),
+        ("decision", "decisions"),
+        ("mistake", "mistakes"),
+        ("time", "times"),
     ]) {
         let from = format!("1 {many}");
         let mut at = 0;

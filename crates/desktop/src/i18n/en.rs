@@ -550,10 +550,28 @@ pub fn text(key: T) -> &'static str {
         T::ReviewLoading => {
             "Rebuilding the hand and asking the strong computer player at each of your decisions…"
         }
-        T::ReviewSummary => {
-            "You made {0} decisions; the strong computer player would have chosen differently {1} times."
-        }
+        T::ReviewSummary => "You made {0} decisions and {1} mistakes: {2}.",
+        T::ReviewNoMistake => "You made {0} decisions and no mistake.",
         T::ReviewSame => "The strong computer player would have chosen as you did every time.",
+        T::ReviewEqual => {
+            "Different from the strong computer player's choice but as good: {0} times."
+        }
+        T::CostMissedWin => "{0} times a win not taken",
+        T::CostFurther => "{0} times further from ready",
+        T::CostFewerWins => "{0} times fewer winning tiles",
+        T::CostFewerUseful => "{0} times fewer tiles that help",
+        T::CostRiskier => "{0} times a riskier discard",
+        T::WhyMissedWin => "You could win here and did not.",
+        T::WhyFurther => "After your choice: {0}; after the strong one: {1}.",
+        T::WhyFewerWins => {
+            "Both choices are ready, but yours wins on {0} tiles still live and the strong one on {1}."
+        }
+        T::WhyFewerUseful => {
+            "Both choices leave the hand {0}, but {1} live tiles would help yours and {2} the strong one."
+        }
+        T::WhyRiskier => {
+            "Your discard wins for another seat {0}% of the time; the strong one {1}%."
+        }
         T::ReviewYours => "Your choice",
         T::ReviewBots => "Strong computer player",
         T::ReviewTurnAt => "Move {0}: your turn",

@@ -21,7 +21,7 @@ use super::{ACCENT, MUTED, Names, ON_FELT, WARN, action, bold, label, panel};
 use crate::i18n::reasons::Words;
 use crate::i18n::{Lang, T};
 use crate::rerun::ReplayError;
-use crate::review::{Difference, Review};
+use crate::review::{Cost, Difference, Review};
 use crate::tiles::{Faces, TileView, run_text, tile_text};
 
 /// Why a hand cannot be reviewed (said in the current language by
@@ -108,18 +108,80 @@ fn review<'a>(r: &'a Review, lang: Lang, faces: Faces, size: Size) -> Element<'a
         me,
         table: r.practice.is_none().then_some(&r.names),
     };
-    let summary = if r.differences.is_empty() {
-        lang.t(T::ReviewSame).to_string()
-    } else {
-        lang.f(T::ReviewSummary, &[&r.decisions, &r.differences.len()])
-    };
+    let mut top = column![bold(summary(r, lang), 17.0, ON_FELT)].spacing(4);
+    let equal = r.differences.len() - r.mistakes().count();
+    if equal > 0 {
+        top = top.push(label(lang.f(T::ReviewEqual, &[&equal]), 14.0, MUTED));
+    }
     let w = (size.width / 44.0).clamp(18.0, 30.0);
-    r.differences
-        .iter()
-        .fold(column![bold(summary, 17.0, ON_FELT)].spacing(12), |c, d| {
+    r.mistakes()
+        .fold(column![top].spacing(12), |c, d| {
             c.push(difference(d, names, lang, faces, w))
         })
         .into()
+}
+
+/// The one line at the review's top: the decisions, the mistakes and what they cost.
+pub fn summary(r: &Review, lang: Lang) -> String {
+    if r.differences.is_empty() {
+        return lang.t(T::ReviewSame).to_string();
+    }
+    let mut counts = [0usize; 5];
+    for d in r.mistakes() {
+        let i = match d.cost {
+            Some(Cost::MissedWin) => 0,
+            Some(Cost::Further { .. }) => 1,
+            Some(Cost::FewerWins { .. }) => 2,
+            Some(Cost::FewerUseful { .. }) => 3,
+            _ => 4,
+        };
+        counts[i] += 1;
+    }
+    let total: usize = counts.iter().sum();
+    if total == 0 {
+        return lang.f(T::ReviewNoMistake, &[&r.decisions]);
+    }
+    let parts: Vec<String> = [
+        T::CostMissedWin,
+        T::CostFurther,
+        T::CostFewerWins,
+        T::CostFewerUseful,
+        T::CostRiskier,
+    ]
+    .into_iter()
+    .zip(counts)
+    .filter(|(_, n)| *n > 0)
+    .map(|(k, n)| lang.f(k, &[&n]))
+    .collect();
+    let sep = if lang == Lang::Zh { "、" } else { ", " };
+    lang.f(T::ReviewSummary, &[&r.decisions, &total, &parts.join(sep)])
+}
+
+/// Why the player's choice was a mistake: what it cost against the strong one.
+pub fn why(d: &Difference, words: &Words<'_>) -> String {
+    let lang = words.lang;
+    let progress = |o: Option<&Outlook>| o.map(|o| words.progress(&o.plan.progress));
+    match d.cost {
+        Some(Cost::MissedWin) => lang.t(T::WhyMissedWin).to_string(),
+        Some(Cost::Further { .. }) => lang.f(
+            T::WhyFurther,
+            &[
+                &progress(d.mine.as_ref()).unwrap_or_default(),
+                &progress(d.theirs.as_ref()).unwrap_or_default(),
+            ],
+        ),
+        Some(Cost::FewerWins { mine, theirs }) => lang.f(T::WhyFewerWins, &[&mine, &theirs]),
+        Some(Cost::FewerUseful { mine, theirs }) => lang.f(
+            T::WhyFewerUseful,
+            &[
+                &progress(d.mine.as_ref()).unwrap_or_default(),
+                &mine,
+                &theirs,
+            ],
+        ),
+        Some(Cost::Riskier { mine, theirs }) => lang.f(T::WhyRiskier, &[&mine, &theirs]),
+        None => String::new(),
+    }
 }
 
 /// The hand as shown at the table: sorted, the drawn tile last.
@@ -184,7 +246,7 @@ fn difference<'a>(
     .spacing(3);
     theirs = facts(theirs, d.theirs.as_ref(), &words, &d.advice.action);
     theirs = theirs.push(label(
-        lang.f(T::ReviewWhy, &[&words.reason(&d.advice.reason)]),
+        lang.f(T::ReviewWhy, &[&why(d, &words)]),
         14.0,
         ON_FELT,
     ));
