@@ -143,6 +143,9 @@ pub struct App {
     pub dir_problem: Option<crate::settings::DirProblem>,
     /// The settings file could not be read (the defaults are used).
     settings_unreadable: bool,
+    /// The store (`mahjong.sqlite3`) was found damaged at start: where it was set aside as it
+    /// was, or why it could not be (said on the home screen).
+    pub store_damaged: Option<Result<std::path::PathBuf, String>>,
     /// The table's sounds (silent until [`App::enable_sound`]).
     pub sound: crate::sound::Sound,
     /// The countdown second last sounded.
@@ -183,6 +186,7 @@ impl App {
             review: None,
             notice: None,
             resuming: false,
+            store_damaged: None,
             dir_problem,
             settings_unreadable,
             sound: crate::sound::Sound::silent(),
@@ -214,6 +218,9 @@ impl App {
         }
         if flags.lang.is_some() {
             app.save();
+        }
+        if app.dir_problem.is_none() {
+            app.store_damaged = check_store(&app.data_dir);
         }
         let saved = (app.dir_problem.is_none() && !app.settings.name.is_empty())
             .then(|| crate::resume::load(&app.data_dir))
@@ -326,6 +333,17 @@ impl App {
                 &[&self.data_dir.display(), &lang.t(dir_problem_text(problem))],
             ));
         }
+    }
+
+    /// What the home screen says of a store found damaged at start, in the current language:
+    /// what the app did with the file and what the player can do.
+    pub fn store_damaged_text(&self) -> Option<String> {
+        let lang = self.lang();
+        let db = self.data_dir.join(mahjong_store::DB_FILE);
+        Some(match self.store_damaged.as_ref()? {
+            Ok(aside) => lang.f(T::StoreSetAside, &[&db.display(), &aside.display()]),
+            Err(why) => lang.f(T::StoreDamagedKept, &[&db.display(), why]),
+        })
     }
 
     /// The problem with the data dir or the settings, in the current language.
@@ -1076,7 +1094,22 @@ impl App {
         let lang = self.lang();
         match screen {
             Screen::Welcome(w) => w.view(lang).map(Message::Welcome),
-            Screen::Home(h) => h.view(lang, &self.settings.name).map(Message::Home),
+            Screen::Home(h) => {
+                let home = h.view(lang, &self.settings.name).map(Message::Home);
+                match self.store_damaged_text() {
+                    Some(said) => column![
+                        container(label(said, 15.0, WARN))
+                            .padding(12)
+                            .width(Length::Fill)
+                            .style(crate::screens::panel),
+                        home
+                    ]
+                    .spacing(8)
+                    .padding([8, 12])
+                    .into(),
+                    None => home,
+                }
+            }
             Screen::Scorer(s) => s.view(lang, self.settings.faces).map(Message::Scorer),
             Screen::Lobby => self.lobby.view(lang).map(Message::Lobby),
             Screen::Table(t) => {
@@ -1230,5 +1263,34 @@ fn others_spoke(u: &crate::engine::Update, me: mahjong_rules::Seat) -> bool {
         },
         crate::engine::Update::HandEnded(_) => true,
         _ => false,
+    }
+}
+
+/// Opens the player's store once at start: a file that is not a readable store (overwritten,
+/// truncated) is moved aside as it is, named with the local date and time, so that a fresh
+/// store keeps the hands from now on; `None` when the store opens (or is not there yet).
+fn check_store(dir: &std::path::Path) -> Option<Result<std::path::PathBuf, String>> {
+    if !dir.join(mahjong_store::DB_FILE).exists() {
+        return None;
+    }
+    match mahjong_store::Store::open(dir) {
+        Err(e @ mahjong_store::StoreError::CorruptDatabase { .. }) => {
+            tracing::warn!("the store is damaged: {e}");
+            // `2026-12-02-172501`: sortable, and a name every system accepts.
+            let now = mahjong_store::now_ms();
+            let stamp = format!(
+                "{}{:02}",
+                crate::screens::history::date(now)
+                    .replace(' ', "-")
+                    .replace(':', ""),
+                now / 1000 % 60
+            );
+            Some(
+                mahjong_store::Store::set_aside_damaged(dir, &stamp)
+                    .inspect(|p| tracing::warn!("the damaged store was moved to {}", p.display()))
+                    .map_err(|e| e.to_string()),
+            )
+        }
+        _ => None,
     }
 }

@@ -785,6 +785,66 @@ fn the_practice_flag_goes_straight_to_a_table() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A store overwritten with garbage: the home screen says so in the player's language, with
+/// what the app did (the file kept as it was, renamed aside with the date) and what the player
+/// can do; the fresh store then keeps the hands.
+#[test]
+fn a_damaged_store_is_set_aside_and_said_on_the_home_screen() {
+    for lang in [Lang::Zh, Lang::En] {
+        let dir = temp_dir(&format!("damaged-{lang}"));
+        Settings {
+            name: "Mei".into(),
+            lang,
+            ..Settings::default()
+        }
+        .save(&dir)
+        .expect("settings");
+        let garbage = b"this is no database".repeat(100);
+        std::fs::write(dir.join(mahjong_store::DB_FILE), &garbage).expect("garbage");
+        let (app, _) = App::new(Flags {
+            data_dir: dir.clone(),
+            lang: None,
+            practice: None,
+            seed: Some(1),
+            think_ms: (0, 0),
+        });
+        let aside = match &app.store_damaged {
+            Some(Ok(p)) => p.clone(),
+            other => panic!("not set aside: {other:?}"),
+        };
+        assert!(
+            aside
+                .file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("mahjong.sqlite3.damaged-20")),
+            "{}",
+            aside.display()
+        );
+        assert_eq!(std::fs::read(&aside).expect("kept"), garbage, "as it was");
+        let said = app.store_damaged_text().expect("said");
+        let mut ui = Simulator::with_size(shanghai_mahjong::iced_settings(), app.size, app.view());
+        assert!(
+            ui.find(said.as_str()).is_ok(),
+            "not on the home screen: {said}"
+        );
+        assert!(said.contains(&aside.display().to_string()), "{said}");
+        match lang {
+            Lang::Zh => assert!(
+                said.contains("已损坏") && said.contains("保留这个文件"),
+                "{said}"
+            ),
+            Lang::En => assert!(
+                said.contains("damaged") && said.contains("keep that file"),
+                "{said}"
+            ),
+        }
+        // The fresh store opens and keeps what is booked from now on.
+        let store = mahjong_store::Store::open(&dir).expect("a fresh store");
+        assert!(store.ledger().expect("reads").is_empty());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
 /// `--name X --practice PRESET` on a fresh data dir: no welcome screen, straight to the
 /// table, the name remembered.
 #[test]

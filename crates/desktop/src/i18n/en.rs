@@ -483,6 +483,12 @@ pub fn text(key: T) -> &'static str {
         T::DirReadOnly => "it is read-only",
         T::DirFull => "the disk is full",
         T::DirOther => "it cannot be written",
+        T::StoreSetAside => {
+            "Your game records {0} were damaged and could not be read. The file was kept as it was, renamed {1}, and a new empty record was started: hands from now on are kept as usual, earlier ones no longer show in the history. To get them back, keep that file and give it to someone who can repair an SQLite database."
+        }
+        T::StoreDamagedKept => {
+            "Your game records {0} are damaged and could not be read or moved aside ({1}): you can practise, but nothing will be kept. Move or rename that file, then start the app again."
+        }
         T::SettingsUnreadable => "Your settings in {0} could not be read: the defaults are used.",
         T::SettingsUnsaved => "Your settings could not be saved in {0} ({1}).",
         T::LeaveButton => "Leave the table",

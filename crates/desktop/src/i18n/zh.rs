@@ -421,6 +421,12 @@ pub fn text(key: T) -> &'static str {
         T::DirReadOnly => "它是只读的",
         T::DirFull => "磁盘已满",
         T::DirOther => "无法写入",
+        T::StoreSetAside => {
+            "对局记录 {0} 已损坏，读不出来。它已原样改名为 {1} 留在原处，并新建了一份空的记录：从现在起的牌局照常保存，以前的牌局不再出现在历史里。想找回以前的牌局，请保留这个文件，交给会修复 SQLite 数据库的人。"
+        }
+        T::StoreDamagedKept => {
+            "对局记录 {0} 已损坏，读不出来，也无法改名挪开（{1}）：可以练习，但牌局无法保存。请把这个文件移走或改名，再重新打开本程序。"
+        }
         T::SettingsUnreadable => "{0} 里的设置读不出来：改用默认设置。",
         T::SettingsUnsaved => "设置无法保存到 {0}（{1}）。",
         T::LeaveButton => "离开牌桌",

@@ -717,7 +717,17 @@ fn notes(st: &State, v: &SeatView, ctx: Ctx<'_>) -> Vec<(String, iced::Color)> {
         out.push((lang.f(T::RelayGone, &[relay]), WARN));
     }
     if let Some(f) = &st.failed {
-        out.push((lang.f(T::Failed, &[&crate::i18n::failure(lang, f)]), WARN));
+        // A hand that could not be kept does not stop the table: said as it is, not as the
+        // table's end.
+        let said = crate::i18n::failure(lang, f);
+        out.push((
+            if matches!(f, crate::watch::Failure::NotKept(_)) {
+                said
+            } else {
+                lang.f(T::Failed, &[&said])
+            },
+            WARN,
+        ));
     }
     if st.timed_out {
         let line = match &st.timed_out_action {

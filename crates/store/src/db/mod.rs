@@ -217,6 +217,34 @@ impl Store {
         Store::open_file(&data_dir.join(DB_FILE))
     }
 
+    /// Moves a damaged database of `data_dir` aside, as it is, to
+    /// `mahjong.sqlite3.damaged-STAMP` (with its `-wal` and `-shm` files, when there are), so
+    /// that a fresh one can be made and the damaged file is kept for whoever can mend it.
+    /// Returns the new path of the database file. Nothing is deleted: a name already taken is
+    /// refused.
+    pub fn set_aside_damaged(data_dir: &Path, stamp: &str) -> Result<PathBuf, StoreError> {
+        let from = data_dir.join(DB_FILE);
+        let to = data_dir.join(format!("{DB_FILE}.damaged-{stamp}"));
+        let io = |path: &Path| {
+            let path = path.to_path_buf();
+            move |source| StoreError::Io { path, source }
+        };
+        if to.exists() {
+            return Err(io(&to)(std::io::Error::from(
+                std::io::ErrorKind::AlreadyExists,
+            )));
+        }
+        std::fs::rename(&from, &to).map_err(io(&from))?;
+        for side in ["-wal", "-shm"] {
+            let f = data_dir.join(format!("{DB_FILE}{side}"));
+            if f.exists() {
+                let t = data_dir.join(format!("{DB_FILE}.damaged-{stamp}{side}"));
+                std::fs::rename(&f, &t).map_err(io(&f))?;
+            }
+        }
+        Ok(to)
+    }
+
     /// Opens (creating it if needed) the database file `path`.
     pub fn open_file(path: &Path) -> Result<Store, StoreError> {
         files::touch_private(path)?;
@@ -760,6 +788,32 @@ mod tests {
         );
         let persisted = store.persisted(&table, 1).unwrap().unwrap();
         assert_eq!(persisted.log, vec![step(0), step(1)]);
+    }
+
+    /// A database overwritten with garbage is refused as corrupt, is moved aside byte for byte
+    /// (never deleted, never over another set-aside file), and a fresh store opens after it.
+    #[test]
+    fn a_damaged_database_is_set_aside_as_it_is_and_a_fresh_one_opens() {
+        let dir = tempfile::tempdir().unwrap();
+        let garbage = b"not a database at all, just a file overwritten by mistake".repeat(200);
+        std::fs::write(dir.path().join(DB_FILE), &garbage).unwrap();
+        assert!(matches!(
+            Store::open(dir.path()),
+            Err(StoreError::CorruptDatabase { .. })
+        ));
+        let aside = Store::set_aside_damaged(dir.path(), "2026-12-02-1715").unwrap();
+        assert_eq!(
+            aside.file_name().unwrap(),
+            "mahjong.sqlite3.damaged-2026-12-02-1715"
+        );
+        assert_eq!(std::fs::read(&aside).unwrap(), garbage);
+        let store = Store::open(dir.path()).unwrap();
+        assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
+        drop(store);
+        // The same stamp again: refused, the first set-aside file untouched.
+        std::fs::write(dir.path().join(DB_FILE), b"garbage again").unwrap();
+        assert!(Store::set_aside_damaged(dir.path(), "2026-12-02-1715").is_err());
+        assert_eq!(std::fs::read(&aside).unwrap(), garbage);
     }
 
     /// A version-1 database with a table and a journal record is migrated on open, and
