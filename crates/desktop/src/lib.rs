@@ -29,6 +29,7 @@ pub mod app;
 pub mod cli;
 pub mod engine;
 pub mod i18n;
+pub mod in_use;
 pub mod lan;
 pub mod motion;
 pub mod records;

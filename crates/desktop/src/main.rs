@@ -31,6 +31,15 @@ fn main() -> ExitCode {
         Ok(lock) => Some(lock),
         Err(e @ mahjong_store::StoreError::InUse { .. }) => {
             eprintln!("shanghai-mahjong: {e}");
+            // With a display the player is told in a window, in their language.
+            if let mahjong_store::StoreError::InUse { dir, pid } = &e
+                && has_display()
+            {
+                let lang = shanghai_mahjong::in_use::InUse::lang_for(dir, args.lang);
+                let _ = shanghai_mahjong::in_use::run(shanghai_mahjong::in_use::InUse::new(
+                    lang, dir, *pid,
+                ));
+            }
             return ExitCode::FAILURE;
         }
         Err(e) => {
@@ -42,10 +51,7 @@ fn main() -> ExitCode {
         }
     };
     // Without a display the window library panics; say it in one line instead.
-    if cfg!(all(unix, not(target_os = "macos")))
-        && std::env::var_os("DISPLAY").is_none()
-        && std::env::var_os("WAYLAND_DISPLAY").is_none()
-    {
+    if !has_display() {
         eprintln!(
             "shanghai-mahjong: no display to open the window on (neither DISPLAY nor WAYLAND_DISPLAY is set)"
         );
@@ -58,6 +64,13 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// Whether a window can be opened (on Linux and the BSDs: an X or Wayland display is set).
+fn has_display() -> bool {
+    !cfg!(all(unix, not(target_os = "macos")))
+        || std::env::var_os("DISPLAY").is_some()
+        || std::env::var_os("WAYLAND_DISPLAY").is_some()
 }
 
 /// A Windows GUI program started from a console (cmd, PowerShell) without redirection has no

@@ -687,3 +687,84 @@ fn practice_autoplay_plays_the_hands_books_them_and_exits_0() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A second app on a data dir in use (here the test holds the lock): a small window says so
+/// in the player's language (the settings' 中文 here), the line on standard error stays, and
+/// the window's button, clicked with the mouse, closes it: exit 1, nothing else started.
+#[test]
+fn a_second_app_on_a_data_dir_in_use_says_so_in_a_window_and_closes_by_its_button() {
+    use shanghai_mahjong::in_use::{CLOSE_ID, InUse, SIZE};
+    let Some(Screen {
+        display,
+        dir,
+        _one,
+        _x,
+    }) = screen("in-use", Some(Lang::Zh), &["Xvfb", "xdotool"])
+    else {
+        return;
+    };
+    let held = mahjong_store::DirLock::acquire(&dir).expect("the test takes the lock");
+    let mut app = launch(&display, &dir, &[]);
+    let pid = app.0.id().to_string();
+    let start = Instant::now();
+    let window = loop {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "no window for the second app"
+        );
+        if let Ok(Some(status)) = app.0.try_wait() {
+            panic!("the second app exited without its window: {status}");
+        }
+        if let Some(w) = app_window(&display, &pid) {
+            break w;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert_eq!(
+        xdotool(&display, &["getwindowname", &window]).trim(),
+        "上海麻将"
+    );
+    // What it says, and where its button is: the same view at the window's size.
+    let said = InUse::new(Lang::Zh, &dir, Some(std::process::id()));
+    assert!(said.said.contains("正由另一个上海麻将"), "{}", said.said);
+    let size = window_size_of(&display, &window).unwrap_or(SIZE);
+    let mut ui = Simulator::with_size(
+        shanghai_mahjong::iced_settings(),
+        iced::Size::new(size.0, size.1),
+        said.view(),
+    );
+    assert!(ui.find(said.said.as_str()).is_ok(), "the sentence is shown");
+    let b = ui
+        .find(selector::id(CLOSE_ID))
+        .expect("the button")
+        .visible_bounds()
+        .expect("visible");
+    let shot = std::env::temp_dir().join("shanghai-window-in-use.png");
+    let _ = Command::new("import")
+        .args(["-window", "root"])
+        .arg(&shot)
+        .env("DISPLAY", &display)
+        .status();
+    let (x, y) = (
+        format!("{}", b.center_x() as i32),
+        format!("{}", b.center_y() as i32),
+    );
+    xdotool(&display, &["mousemove", "--window", &window, &x, &y]);
+    xdotool(&display, &["click", "1"]);
+    let start = Instant::now();
+    let status = loop {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "the button did not close the window"
+        );
+        if let Ok(Some(status)) = app.0.try_wait() {
+            break status;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert_eq!(status.code(), Some(1));
+    let err = std::fs::read_to_string(dir.join("app.err")).unwrap_or_default();
+    assert!(err.contains("is in use by another process"), "{err}");
+    drop(held);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -483,6 +483,11 @@ pub fn text(key: T) -> &'static str {
         T::DirReadOnly => "it is read-only",
         T::DirFull => "the disk is full",
         T::DirOther => "it cannot be written",
+        T::InUseTitle => "Shanghai Mahjong is already open",
+        T::InUseText => {
+            "The data dir {0} is in use by another Shanghai Mahjong (process {1}): one data dir is used by one app at a time. Switch to the window already open; to open a second one at the same time, give it another directory with --data-dir."
+        }
+        T::InUseClose => "Close",
         T::StoreSetAside => {
             "Your game records {0} were damaged and could not be read. The file was kept as it was, renamed {1}, and a new empty record was started: hands from now on are kept as usual, earlier ones no longer show in the history. To get them back, keep that file and give it to someone who can repair an SQLite database."
         }
