@@ -152,8 +152,14 @@ pub struct App {
     last_beep: Option<u64>,
     /// `--practice PRESET --autoplay --hands N`: hands still to play before the app exits.
     pub autoplay: Option<u32>,
-    /// The window size.
+    /// The size the screens are laid out at (the window's logical size divided by
+    /// [`App::scale`]).
     pub size: Size,
+    /// The app's scale factor: tiles, text and panels grow with a window larger than
+    /// [`crate::settings::DESIGN`] ([`crate::settings::scale_for`]).
+    pub scale: f32,
+    /// No window size was remembered at start: the first monitor seen sizes the window.
+    grow: bool,
     generation: u64,
     practice: Option<Ruleset>,
     seed: Option<u64>,
@@ -193,6 +199,8 @@ impl App {
             last_beep: None,
             autoplay: None,
             size: Size::new(1280.0, 800.0),
+            scale: 1.0,
+            grow: false,
             generation: 0,
             practice: flags.practice,
             seed: flags.seed,
@@ -236,10 +244,11 @@ impl App {
         } else {
             Screen::Home(app.home.clone())
         };
-        app.size = {
-            let (w, h) = crate::settings::opening_size(&app.settings);
-            Size::new(w, h)
-        };
+        // Laid out at the scale the window's opening size calls for.
+        app.grow = app.settings.window.is_none();
+        let (w, h) = crate::settings::opening_size(&app.settings);
+        app.scale = crate::settings::scale_for((w, h));
+        app.size = Size::new(w / app.scale, h / app.scale);
         let focus = match app.screen {
             Screen::Welcome(_) => iced::widget::operation::focus(welcome::NAME_FIELD),
             _ => Task::none(),
@@ -631,18 +640,26 @@ impl App {
                 self.save();
             }
             Message::Resized(s) => {
-                self.size = s;
-                let remembered = Some((s.width.round() as u32, s.height.round() as u32));
+                // Reported at the scale in force: the window's size is that times it.
+                let window = (s.width * self.scale, s.height * self.scale);
+                self.scale = crate::settings::scale_for(window);
+                self.size = Size::new(window.0 / self.scale, window.1 / self.scale);
+                let remembered = Some((window.0.round() as u32, window.1.round() as u32));
                 if self.settings.window != remembered {
                     self.settings.window = remembered;
                     self.save();
                 }
             }
             Message::Monitor(id, Some(m)) => {
-                if let Some((w, h)) = crate::settings::fit_to_monitor(
-                    (self.size.width, self.size.height),
-                    (m.width, m.height),
-                ) {
+                let window = (self.size.width * self.scale, self.size.height * self.scale);
+                // A first run opens on most of a large screen; any window larger than its
+                // screen shrinks to fit.
+                let first = std::mem::take(&mut self.grow)
+                    .then(|| crate::settings::first_size_on((m.width, m.height)))
+                    .flatten();
+                if let Some((w, h)) =
+                    first.or_else(|| crate::settings::fit_to_monitor(window, (m.width, m.height)))
+                {
                     return window::resize(id, Size::new(w, h));
                 }
             }

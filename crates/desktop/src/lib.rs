@@ -105,6 +105,7 @@ pub fn run(args: cli::Args) -> iced::Result {
         app::App::update,
         app::App::view,
     )
+    .scale_factor(|app: &app::App| app.scale)
     .title(app::App::title)
     .subscription(app::App::subscription)
     .theme(app::App::theme)

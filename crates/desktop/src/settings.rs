@@ -66,6 +66,33 @@ pub fn opening_size(s: &Settings) -> (f32, f32) {
     (w.max(MIN_WINDOW.0), h.max(MIN_WINDOW.1))
 }
 
+/// The size the table is laid out for; a larger window scales it up ([`scale_for`]).
+pub const DESIGN: (f32, f32) = (1280.0, 800.0);
+
+/// The app's scale factor for a window of `size` (logical pixels of the system, whose own
+/// scale factor is applied already): tiles, text and panels grow with the window from
+/// [`DESIGN`] up to three times it (3840 × 2160); a smaller window is laid out at its own
+/// size, never shrunk (from 1024 × 600 up everything is reachable at scale 1).
+pub fn scale_for(size: (f32, f32)) -> f32 {
+    let f = (size.0 / DESIGN.0).min(size.1 / DESIGN.1);
+    if f.is_finite() {
+        f.clamp(1.0, 3.0)
+    } else {
+        1.0
+    }
+}
+
+/// The size to open the window at on a monitor of `monitor` when no size is remembered:
+/// most of a screen larger than [`DESIGN`] (a window that fits with room for a panel), and
+/// `None` on a smaller one (the window stays at its opening size, shrunk to fit if need be).
+pub fn first_size_on(monitor: (f32, f32)) -> Option<(f32, f32)> {
+    let room = (monitor.0, monitor.1 - 40.0);
+    if room.0 <= DESIGN.0 + 100.0 || room.1 <= DESIGN.1 + 60.0 {
+        return None;
+    }
+    Some(((room.0 * 0.85).round(), (room.1 * 0.9).round()))
+}
+
 /// A window of `size` on a monitor of `monitor`: the size to shrink it to when it does not
 /// fit (leaving room for a panel or a task bar), `None` when it fits.
 pub fn fit_to_monitor(size: (f32, f32), monitor: (f32, f32)) -> Option<(f32, f32)> {
@@ -176,6 +203,17 @@ mod tests {
             Some((1024.0, 560.0))
         );
         assert_eq!(fit_to_monitor((1280.0, 800.0), (1920.0, 1080.0)), None);
+        // Larger windows scale the table up; smaller ones are laid out at scale 1.
+        assert_eq!(scale_for((1024.0, 600.0)), 1.0);
+        assert_eq!(scale_for((1280.0, 800.0)), 1.0);
+        assert_eq!(scale_for((2560.0, 1600.0)), 2.0);
+        assert!((scale_for((1920.0, 1080.0)) - 1.35).abs() < 1e-6);
+        assert_eq!(scale_for((3840.0, 2160.0)), 2.7);
+        assert_eq!(scale_for((7680.0, 4320.0)), 3.0);
+        // A first run opens on most of a large screen, as it is on a small one.
+        assert_eq!(first_size_on((1920.0, 1080.0)), Some((1632.0, 936.0)));
+        assert_eq!(first_size_on((1366.0, 768.0)), None);
+        assert_eq!(first_size_on((1280.0, 800.0)), None);
     }
 
     fn dir(name: &str) -> PathBuf {

@@ -785,6 +785,48 @@ fn the_practice_flag_goes_straight_to_a_table() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The table grows with the window: a window larger than 1280 × 800 scales tiles, text and
+/// panels up (the layout keeps its 1280 × 800 proportions), a smaller one is laid out at its
+/// own size; the window's real size is remembered; a size reported again at the new scale
+/// changes nothing.
+#[test]
+fn a_large_window_scales_the_table_up_and_a_small_one_lays_it_out() {
+    let dir = temp_dir("scale");
+    Settings {
+        name: "Mei".into(),
+        ..Settings::default()
+    }
+    .save(&dir)
+    .expect("settings");
+    let (mut app, _) = App::new(Flags {
+        data_dir: dir.clone(),
+        lang: Some(Lang::En),
+        practice: Some(mahjong_rules::Ruleset::Qiaoma),
+        seed: Some(1),
+        think_ms: (0, 0),
+    });
+    let _ = app.update(Message::Resized(iced::Size::new(1920.0, 1080.0)));
+    assert!((app.scale - 1.35).abs() < 1e-4, "{}", app.scale);
+    assert!((app.size.width - 1422.2).abs() < 0.1 && (app.size.height - 800.0).abs() < 0.1);
+    assert_eq!(Settings::load(&dir).expect("saved").window, Some((1920, 1080)));
+    // iced reports the same window at the new scale: nothing changes.
+    let again = app.size;
+    let _ = app.update(Message::Resized(again));
+    assert!((app.scale - 1.35).abs() < 1e-4);
+    assert_eq!(app.size, again);
+    // 3840 × 2160 (a 4K screen at scale 1): 2.7 times.
+    let s = app.scale;
+    let _ = app.update(Message::Resized(iced::Size::new(3840.0 / s, 2160.0 / s)));
+    assert!((app.scale - 2.7).abs() < 1e-4, "{}", app.scale);
+    // Back to a netbook: laid out at its own size.
+    let s = app.scale;
+    let _ = app.update(Message::Resized(iced::Size::new(1024.0 / s, 600.0 / s)));
+    assert_eq!(app.scale, 1.0);
+    assert!((app.size.width - 1024.0).abs() < 0.1 && (app.size.height - 600.0).abs() < 0.1);
+    assert_eq!(Settings::load(&dir).expect("saved").window, Some((1024, 600)));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A store overwritten with garbage: the home screen says so in the player's language, with
 /// what the app did (the file kept as it was, renamed aside with the date) and what the player
 /// can do; the fresh store then keeps the hands.
