@@ -808,7 +808,10 @@ fn a_large_window_scales_the_table_up_and_a_small_one_lays_it_out() {
     let _ = app.update(Message::Resized(iced::Size::new(1920.0, 1080.0)));
     assert!((app.scale - 1.35).abs() < 1e-4, "{}", app.scale);
     assert!((app.size.width - 1422.2).abs() < 0.1 && (app.size.height - 800.0).abs() < 0.1);
-    assert_eq!(Settings::load(&dir).expect("saved").window, Some((1920, 1080)));
+    assert_eq!(
+        Settings::load(&dir).expect("saved").window,
+        Some((1920, 1080))
+    );
     // iced reports the same window at the new scale: nothing changes.
     let again = app.size;
     let _ = app.update(Message::Resized(again));
@@ -823,7 +826,10 @@ fn a_large_window_scales_the_table_up_and_a_small_one_lays_it_out() {
     let _ = app.update(Message::Resized(iced::Size::new(1024.0 / s, 600.0 / s)));
     assert_eq!(app.scale, 1.0);
     assert!((app.size.width - 1024.0).abs() < 0.1 && (app.size.height - 600.0).abs() < 0.1);
-    assert_eq!(Settings::load(&dir).expect("saved").window, Some((1024, 600)));
+    assert_eq!(
+        Settings::load(&dir).expect("saved").window,
+        Some((1024, 600))
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

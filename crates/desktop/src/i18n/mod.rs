@@ -245,8 +245,15 @@ mod tests {
     #[test]
     fn no_text_carries_the_other_script() {
         // The language switch names the other language; the notation button shows notation;
-        // the shortcut line names the keyboard's keys; a file is named as it is on disk.
-        let exempt = [T::OtherLang, T::FacesNotation, T::Keys, T::NetDetailInLog];
+        // the shortcut line names the keyboard's keys; a file is named as it is on disk; a
+        // command-line flag is named as it is typed.
+        let exempt = [
+            T::OtherLang,
+            T::FacesNotation,
+            T::Keys,
+            T::NetDetailInLog,
+            T::InUseText,
+        ];
         for lang in [Lang::En, Lang::Zh] {
             for &k in T::ALL {
                 if exempt.contains(&k) {
