@@ -9,8 +9,12 @@
 //! now, is the discard's score. It uses what the seat sees only (live counts are unseen
 //! copies, wherever they are).
 //!
-//! It looks ahead only while the hand is at least one tile from ready (a ready hand's worth
-//! is already exact tile by tile) and never for a declared hand.
+//! In `baida` it plays exactly as `strong`: there the look-ahead lost to `strong` in
+//! duplicate (docs/bots.md). Elsewhere it looks ahead only while the hand is at least one tile from ready (a ready hand's worth
+//! is already exact tile by tile) and never for a declared hand. The look-ahead chooses
+//! between discards only: whether to kong, claim or pass is weighed as `strong` weighs it
+//! ([`Choice::plain`]), since a look-ahead counts one more draw than the worth it is
+//! compared with.
 //!
 //! docs/bots.md has its measured strength against `strong`; it is not offered to players
 //! until it beats `strong` clearly ([`crate::Level::OFFERED`]).
@@ -49,7 +53,12 @@ pub fn look_ahead(
     scored: &mut [Choice],
 ) {
     let seen = ev.seen;
-    if seen.ready() || scored.len() < 2 || seen.view.wall_remaining < 8 {
+    // In `baida` the look-ahead lost to plain `strong` (docs/bots.md): master plays as strong.
+    if seen.ready()
+        || scored.len() < 2
+        || seen.view.wall_remaining < 8
+        || seen.ruleset() == Ruleset::Baida
+    {
         return;
     }
     let mut order: Vec<usize> = (0..scored.len()).collect();
@@ -59,14 +68,10 @@ pub fn look_ahead(
         return;
     }
     let top = first.score;
-    let targets: Vec<Target> = if seen.ruleset() == Ruleset::Baida {
-        vec![Target::Standard]
-    } else {
-        Target::restricted()
-            .into_iter()
-            .filter(|t| compatible(*t, melds))
-            .collect()
-    };
+    let targets: Vec<Target> = Target::restricted()
+        .into_iter()
+        .filter(|t| compatible(*t, melds))
+        .collect();
     let unseen = seen.unseen as f64;
     let picked: Vec<usize> = order
         .iter()

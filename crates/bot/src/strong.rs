@@ -244,6 +244,7 @@ impl Evaluator<'_, '_> {
             all.push((w.ev, loss, *tile));
             scored.push(Choice {
                 score,
+                plain: score,
                 action: action.clone(),
                 tile: *tile,
                 worth: w,
@@ -275,8 +276,12 @@ impl Evaluator<'_, '_> {
 
 /// A chosen discard.
 pub struct Choice {
-    /// Worth minus what the discard may cost.
+    /// Worth minus what the discard may cost (for `master`, after its look-ahead: what
+    /// decides between discards).
     pub score: f64,
+    /// Worth minus what the discard may cost, without a look-ahead: what is weighed against
+    /// kongs and passing (a look-ahead counts one more draw, so it is not on their footing).
+    pub plain: f64,
     /// The discard.
     pub action: Action,
     /// Its tile.
@@ -396,7 +401,7 @@ pub fn turn_with(an: &mut Analyzer, seen: &Seen, tune: Tune) -> Decision {
     let Some(choice) = ev.best_discard(&seen.counts, &seen.melds, &threats, &options) else {
         return fallback(legal);
     };
-    let (mut best_score, mut best_action, worth) = (choice.score, choice.action, choice.worth);
+    let (mut best_score, mut best_action, worth) = (choice.plain, choice.action, choice.worth);
     let (chosen, riskier) = (choice.tile, choice.riskier);
     let mut reason = None;
     for a in legal {
@@ -487,7 +492,7 @@ pub fn claim_with(an: &mut Analyzer, seen: &Seen, tune: Tune) -> Decision {
         } else {
             let opts = claim_discards(seen, &c, &melds);
             match ev.best_discard(&c, &melds, &threats, &opts) {
-                Some(choice) => (choice.score, choice.worth),
+                Some(choice) => (choice.plain, choice.worth),
                 None => continue,
             }
         };

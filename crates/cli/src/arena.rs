@@ -1,5 +1,8 @@
 //! `mahjong arena`: computer players against each other, in process, to measure the levels.
 //!
+//! With `--duplicate` it measures one level against another with the deal's luck cancelled
+//! out ([`crate::duplicate`], docs/bots.md); what follows is the plain mode (`--seats`).
+//!
 //! Hand `h` (0-based) gives seat `s` the player at position `(s + h) % 4` of `--seats`, and
 //! is dealt by seat `(h / 4) % 4`, so every position sits in every seat and deals equally
 //! often (the positions keep their order round the table). Each hand is independent: a
