@@ -45,7 +45,8 @@ enum Command {
     /// Benchmarks.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
-    /// Computer players against each other: per-position win rate, deal-in rate and points.
+    /// Computer players against each other: per-position win rate, deal-in rate and points;
+    /// --duplicate: one level against three of another, every wall four times (--hands = walls).
     Arena(arena::ArenaArgs),
     /// Play in the terminal against three computer players.
     Solo(solo::SoloArgs),
