@@ -1,6 +1,7 @@
 //! Time of one bot decision: a strong discard decision in the middle of a `qiaoma` hand (warm:
 //! the bot has played before and remembers its suit analyses; cold: a new bot), a strong
-//! claim decision, and a basic discard decision.
+//! claim decision, the experimental master's discard decision (strong with a look-ahead), and a
+//! basic discard decision.
 
 #![allow(clippy::unwrap_used, missing_docs)]
 
@@ -74,6 +75,11 @@ fn bench(c: &mut Criterion) {
     wb.decide(&baida);
     c.bench_function("strong discard decision (baida, warm)", |b| {
         b.iter(|| wb.decide(black_box(&baida)))
+    });
+    let mut master = Bot::new(Level::Master, 1);
+    master.decide(&turn);
+    c.bench_function("master discard decision (qiaoma, warm)", |b| {
+        b.iter(|| master.decide(black_box(&turn)))
     });
     let mut basic = Bot::new(Level::Basic, 1);
     c.bench_function("basic discard decision (qiaoma)", |b| {

@@ -1,4 +1,4 @@
-//! Computer players for Shanghai mahjong (上海麻将), at three levels, for all three presets.
+//! Computer players for Shanghai mahjong (上海麻将), at four levels, for all three presets.
 //!
 //! A [`Bot`] chooses one of the legal actions the rules crate lists for its seat
 //! ([`SeatView::legal`]) and says why ([`Decision::reason`], a typed [`Reason`] the desktop app
@@ -8,12 +8,16 @@
 //! cannot see give it the same view, and so the same decision.
 //!
 //! Levels ([`Level`]):
-//! - `random`: uniform over the legal actions — the baseline.
+//! - `random`: uniform over the legal actions — the arena's baseline.
+//! - `beginner` (新手): a human beginner's habits — keeps pairs, chases a flush in its longest
+//!   suit, pungs eagerly, no defence, a little noise ([`beginner`]).
 //! - `basic`: nearest winning shape, no live-tile counting, no values, no defence
 //!   ([`basic`]).
 //! - `strong`: values every action by chance × points of the best target, and subtracts what
 //!   a discard may cost against ready or dangerous seats, 承包 included ([`strong`],
 //!   [`value`], [`defence`]).
+//! - `master` (大师), experimental: `strong` looking one draw ahead ([`master`]); not in
+//!   [`Level::OFFERED`] until it beats `strong` (docs/bots.md has the figures).
 //!
 //! 换牌 (option `swap_five`): `basic` and `strong` put back their five weakest tiles when the
 //! hand is far from ready, and keep it otherwise ([`swap`]); `random` picks among Pass and
@@ -42,7 +46,9 @@
 //! ```
 
 pub mod basic;
+pub mod beginner;
 pub mod defence;
+pub mod master;
 pub mod outlook;
 pub mod reason;
 pub mod seen;
@@ -65,26 +71,58 @@ use std::str::FromStr;
 /// How well a bot plays.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Level {
-    /// Uniform over the legal actions.
+    /// Uniform over the legal actions (a baseline for the arena, not a player).
     Random,
-    /// A sensible beginner.
+    /// 新手: plays like a human beginner — keeps pairs too long, chases a flush in its
+    /// longest suit, claims pungs eagerly, never looks at danger ([`beginner`]).
+    Beginner,
+    /// A sensible, careful learner: nearest winning shape, no values, no defence.
     Basic,
-    /// The best this crate can do.
+    /// Values and defence.
     Strong,
+    /// 大师, experimental: `strong` with a look-ahead of one draw ([`master`]). Not offered
+    /// to players until it beats `strong` (docs/bots.md).
+    Master,
 }
 
 impl Level {
-    /// The name used on the command line.
+    /// The name used on the command line, in files and in records.
     pub const fn name(self) -> &'static str {
         match self {
             Level::Random => "random",
+            Level::Beginner => "beginner",
             Level::Basic => "basic",
             Level::Strong => "strong",
+            Level::Master => "master",
         }
     }
 
     /// All levels, weakest first.
-    pub const ALL: [Level; 3] = [Level::Random, Level::Basic, Level::Strong];
+    pub const ALL: [Level; 5] = [
+        Level::Random,
+        Level::Beginner,
+        Level::Basic,
+        Level::Strong,
+        Level::Master,
+    ];
+
+    /// The levels an app offers people to play against, weakest first (`random` is the
+    /// arena's baseline, not an opponent anyone asks for; it is kept for old records).
+    pub const OFFERED: [Level; 3] = [Level::Beginner, Level::Basic, Level::Strong];
+
+    /// The next offered level after this one, wrapping round (a button that cycles levels).
+    pub fn next_offered(self) -> Level {
+        let i = Level::OFFERED.iter().position(|&l| l == self);
+        match i {
+            Some(i) => Level::OFFERED[(i + 1) % Level::OFFERED.len()],
+            None => Level::OFFERED[0],
+        }
+    }
+
+    /// The level of a name ([`Level::name`]).
+    pub fn from_name(name: &str) -> Option<Level> {
+        Level::ALL.into_iter().find(|l| l.name() == name)
+    }
 }
 
 impl fmt::Display for Level {
@@ -99,10 +137,12 @@ pub struct UnknownLevel(pub String);
 
 impl fmt::Display for UnknownLevel {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names: Vec<&str> = Level::ALL.iter().map(|l| l.name()).collect();
         write!(
             f,
-            "unknown bot level \"{}\" (expected random, basic or strong)",
-            self.0
+            "unknown bot level \"{}\" (expected one of {})",
+            self.0,
+            names.join(", ")
         )
     }
 }
@@ -112,12 +152,7 @@ impl std::error::Error for UnknownLevel {}
 impl FromStr for Level {
     type Err = UnknownLevel;
     fn from_str(s: &str) -> Result<Level, UnknownLevel> {
-        match s.trim() {
-            "random" => Ok(Level::Random),
-            "basic" => Ok(Level::Basic),
-            "strong" => Ok(Level::Strong),
-            other => Err(UnknownLevel(other.to_string())),
-        }
+        Level::from_name(s.trim()).ok_or_else(|| UnknownLevel(s.trim().to_string()))
     }
 }
 
@@ -146,6 +181,14 @@ impl Bot {
             rng: ChaCha8Rng::seed_from_u64(seed),
             analyzer: shape::Analyzer::new(),
         }
+    }
+
+    /// Starts the bot's random stream again from `seed`, keeping what it has learnt about
+    /// hand shapes (a cache of pure functions, so the decisions are those of
+    /// `Bot::new(level, seed)`; only faster). Arenas use it to give every hand a bot seeded
+    /// from the hand alone.
+    pub fn reseed(&mut self, seed: u64) {
+        self.rng = ChaCha8Rng::seed_from_u64(seed);
     }
 
     /// Its level.
@@ -189,8 +232,12 @@ impl Bot {
         }
         let claims = matches!(view.phase, PublicPhase::Claims { .. });
         match (self.level, claims) {
+            (Level::Beginner, false) => beginner::turn(&mut self.analyzer, &mut self.rng, &seen),
+            (Level::Beginner, true) => beginner::claim(&mut self.analyzer, &seen),
             (Level::Basic, false) => basic::turn(&mut self.analyzer, &mut self.rng, &seen),
             (Level::Basic, true) => basic::claim(&mut self.analyzer, &seen),
+            (Level::Master, false) => strong::turn_with(&mut self.analyzer, &seen, master::TUNE),
+            (Level::Master, true) => strong::claim_with(&mut self.analyzer, &seen, master::TUNE),
             (_, false) => strong::turn(&mut self.analyzer, &seen),
             (_, true) => strong::claim(&mut self.analyzer, &seen),
         }

@@ -50,6 +50,7 @@ pub fn outlook(view: &SeatView, action: &Action) -> Option<Outlook> {
     let mut ev = Evaluator {
         seen: &seen,
         an: &mut an,
+        tune: crate::value::Tune::STRONG,
     };
     let plan = |w| Some(plan_of(&seen, &w));
     match action {

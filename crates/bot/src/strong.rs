@@ -20,7 +20,7 @@
 use crate::defence::{self, Threats};
 use crate::seen::Seen;
 use crate::shape::{Analyzer, NO_WIN, Target};
-use crate::value::{self, k};
+use crate::value::{self, Tune};
 use crate::{ClaimKind, Decision, Defence, Plan, Progress, Reason, Wait};
 use mahjong_rules::hand::{self, MeldShape, MeldType};
 use mahjong_rules::{Action, Counts, Ruleset, Tile};
@@ -54,6 +54,8 @@ pub struct Evaluator<'a, 'v> {
     pub seen: &'a Seen<'v>,
     /// Shape analysis.
     pub an: &'a mut Analyzer,
+    /// The level's constants.
+    pub tune: Tune,
 }
 
 impl Evaluator<'_, '_> {
@@ -89,7 +91,8 @@ impl Evaluator<'_, '_> {
                     .filter(|&i| waits >> i & 1 == 1)
                     .map(|i| seen.live[i] as u32)
                     .sum();
-                let value = value::weigh(self.ready_value(
+                let tune = self.tune;
+                let value = tune.weigh(self.ready_value(
                     counts,
                     melds,
                     waits,
@@ -98,7 +101,7 @@ impl Evaluator<'_, '_> {
                 ));
                 let mut ev = value::ready_chance(seen, live) * value * value::payers(seen);
                 if qiaoma_undeclared {
-                    ev *= k::UNDECLARED;
+                    ev *= self.tune.undeclared;
                 }
                 ready = Some((ev, waits, live));
             }
@@ -129,10 +132,10 @@ impl Evaluator<'_, '_> {
                 .an
                 .acceptance_split(&shape, t, &seen.live, seen.wildcard);
             let d = acc.dist;
-            let v = value::weigh(value::target_value(seen, t, counts, melds));
+            let v = self.tune.weigh(value::target_value(seen, t, counts, melds));
             let mut ev = value::chance(seen, t, &acc) * v * payers;
             if d == 0 && qiaoma_undeclared {
-                ev *= k::UNDECLARED;
+                ev *= self.tune.undeclared;
             }
             if ev > first.0 {
                 second = first.0;
@@ -142,7 +145,7 @@ impl Evaluator<'_, '_> {
             }
         }
         let flexible = if first.2 >= 1 {
-            k::SECOND * second
+            self.tune.second * second
         } else {
             0.0
         };
@@ -201,6 +204,11 @@ impl Evaluator<'_, '_> {
         }
     }
 
+    /// What discarding a tile of kind `i` may cost, weighted, for a hand worth `ev` after it.
+    pub fn loss(&self, threats: &Threats, i: usize, ev: f64) -> f64 {
+        (threats.pay[i] + threats.danger[i] * ev + threats.feed[i]) * self.tune.defence
+    }
+
     /// The best discard from a complete-size hand (after a draw or a claim), with the
     /// discard that would have been best for the hand alone (to tell when defence decided).
     pub fn best_discard(
@@ -211,7 +219,7 @@ impl Evaluator<'_, '_> {
         options: &[(Tile, bool, Action)],
     ) -> Option<Choice> {
         let seen = self.seen;
-        let mut best: Option<Choice> = None;
+        let mut scored: Vec<Choice> = Vec::with_capacity(options.len());
         let mut all: Vec<(f64, f64, Tile)> = Vec::with_capacity(options.len());
         let keep_wild = seen.wildcard.is_some()
             && options
@@ -231,18 +239,26 @@ impl Evaluator<'_, '_> {
             }
             c[i] -= 1;
             let w = self.worth(&c, melds, *ready);
-            let loss = (threats.pay[i] + threats.danger[i] * w.ev + threats.feed[i]) * k::DEFENCE;
+            let loss = self.loss(threats, i, w.ev);
             let score = w.ev - loss;
             all.push((w.ev, loss, *tile));
-            if best.as_ref().is_none_or(|b| score > b.score) {
-                best = Some(Choice {
-                    score,
-                    action: action.clone(),
-                    tile: *tile,
-                    worth: w,
-                    loss,
-                    riskier: None,
-                });
+            scored.push(Choice {
+                score,
+                plain: score,
+                action: action.clone(),
+                tile: *tile,
+                worth: w,
+                loss,
+                riskier: None,
+            });
+        }
+        if self.tune.lookahead > 0 {
+            crate::master::look_ahead(self, counts, melds, threats, &mut scored);
+        }
+        let mut best: Option<Choice> = None;
+        for c in scored {
+            if best.as_ref().is_none_or(|b| c.score > b.score) {
+                best = Some(c);
             }
         }
         best.map(|b| Choice {
@@ -260,8 +276,12 @@ impl Evaluator<'_, '_> {
 
 /// A chosen discard.
 pub struct Choice {
-    /// Worth minus what the discard may cost.
+    /// Worth minus what the discard may cost (for `master`, after its look-ahead: what
+    /// decides between discards).
     pub score: f64,
+    /// Worth minus what the discard may cost, without a look-ahead: what is weighed against
+    /// kongs and passing (a look-ahead counts one more draw, so it is not on their footing).
+    pub plain: f64,
     /// The discard.
     pub action: Action,
     /// Its tile.
@@ -369,14 +389,19 @@ pub fn plan_of(seen: &Seen, w: &Worth) -> Plan {
 
 /// Chooses among the legal actions of a turn.
 pub fn turn(an: &mut Analyzer, seen: &Seen) -> Decision {
+    turn_with(an, seen, Tune::STRONG)
+}
+
+/// Chooses among the legal actions of a turn, with a level's constants.
+pub fn turn_with(an: &mut Analyzer, seen: &Seen, tune: Tune) -> Decision {
     let legal = &seen.view.legal;
     let threats = defence::threats(seen);
-    let mut ev = Evaluator { seen, an };
+    let mut ev = Evaluator { seen, an, tune };
     let options = discard_options(legal);
     let Some(choice) = ev.best_discard(&seen.counts, &seen.melds, &threats, &options) else {
         return fallback(legal);
     };
-    let (mut best_score, mut best_action, worth) = (choice.score, choice.action, choice.worth);
+    let (mut best_score, mut best_action, worth) = (choice.plain, choice.action, choice.worth);
     let (chosen, riskier) = (choice.tile, choice.riskier);
     let mut reason = None;
     for a in legal {
@@ -432,12 +457,17 @@ pub fn turn(an: &mut Analyzer, seen: &Seen) -> Decision {
 
 /// Chooses among the answers to a discard (pass, chow, pung, kong).
 pub fn claim(an: &mut Analyzer, seen: &Seen) -> Decision {
+    claim_with(an, seen, Tune::STRONG)
+}
+
+/// Chooses among the answers to a discard, with a level's constants.
+pub fn claim_with(an: &mut Analyzer, seen: &Seen, tune: Tune) -> Decision {
     let legal = &seen.view.legal;
     let Some((from, tile)) = seen.claim_window() else {
         return fallback(legal);
     };
     let threats = defence::threats(seen);
-    let mut ev = Evaluator { seen, an };
+    let mut ev = Evaluator { seen, an, tune };
     let pass = ev.worth(&seen.counts, &seen.melds, false);
     let mut best = (
         pass.ev * 1.02 + 1e-6,
@@ -462,7 +492,7 @@ pub fn claim(an: &mut Analyzer, seen: &Seen) -> Decision {
         } else {
             let opts = claim_discards(seen, &c, &melds);
             match ev.best_discard(&c, &melds, &threats, &opts) {
-                Some(choice) => (choice.score, choice.worth),
+                Some(choice) => (choice.plain, choice.worth),
                 None => continue,
             }
         };

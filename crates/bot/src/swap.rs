@@ -61,8 +61,12 @@ pub fn decide(an: &mut Analyzer, seen: &Seen, level: Level) -> Decision {
 
 fn distance(an: &mut Analyzer, seen: &Seen, counts: &Counts, level: Level) -> i32 {
     match level {
-        Level::Strong => {
-            let mut ev = Evaluator { seen, an };
+        Level::Strong | Level::Master => {
+            let mut ev = Evaluator {
+                seen,
+                an,
+                tune: crate::value::Tune::STRONG,
+            };
             ev.worth(counts, &seen.melds, false).dist
         }
         _ => crate::basic::nearest(an, seen, counts, &seen.melds).0,
@@ -79,8 +83,12 @@ fn weakest(an: &mut Analyzer, seen: &Seen, counts: &Counts, level: Level) -> Opt
         let mut c = *counts;
         c[i] -= 1;
         let score = match level {
-            Level::Strong => {
-                let mut ev = Evaluator { seen, an };
+            Level::Strong | Level::Master => {
+                let mut ev = Evaluator {
+                    seen,
+                    an,
+                    tune: crate::value::Tune::STRONG,
+                };
                 ev.worth(&c, &seen.melds, false).ev
             }
             _ => -(crate::basic::nearest(an, seen, &c, &seen.melds).0 as f64),

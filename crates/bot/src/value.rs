@@ -42,10 +42,41 @@ pub mod k {
 
 /// A value as the decisions weigh it (see [`k::VALUE_EXPONENT`]).
 pub fn weigh(v: f64) -> f64 {
-    if v <= 0.0 {
-        return 0.0;
+    Tune::STRONG.weigh(v)
+}
+
+/// The decision constants of one level ([`k`] holds the `strong` level's).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Tune {
+    /// See [`k::VALUE_EXPONENT`].
+    pub value_exponent: f64,
+    /// See [`k::DEFENCE`].
+    pub defence: f64,
+    /// See [`k::SECOND`].
+    pub second: f64,
+    /// See [`k::UNDECLARED`].
+    pub undeclared: f64,
+    /// Discards looked at one draw ahead (`master`, [`crate::master`]); 0: none.
+    pub lookahead: usize,
+}
+
+impl Tune {
+    /// The `strong` level's.
+    pub const STRONG: Tune = Tune {
+        value_exponent: k::VALUE_EXPONENT,
+        defence: k::DEFENCE,
+        second: k::SECOND,
+        undeclared: k::UNDECLARED,
+        lookahead: 0,
+    };
+
+    /// A value as the decisions weigh it: `V^e · VALUE_REF^(1 − e)`.
+    pub fn weigh(&self, v: f64) -> f64 {
+        if v <= 0.0 {
+            return 0.0;
+        }
+        v.powf(self.value_exponent) * k::VALUE_REF.powf(1.0 - self.value_exponent)
     }
-    v.powf(k::VALUE_EXPONENT) * k::VALUE_REF.powf(1.0 - k::VALUE_EXPONENT)
 }
 
 /// Flowers a hand shows now (docs/rules.en.md §6 flower table): flower tiles, melds, and honor

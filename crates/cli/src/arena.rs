@@ -1,5 +1,8 @@
 //! `mahjong arena`: computer players against each other, in process, to measure the levels.
 //!
+//! With `--duplicate` it measures one level against another with the deal's luck cancelled
+//! out ([`crate::duplicate`], docs/bots.md); what follows is the plain mode (`--seats`).
+//!
 //! Hand `h` (0-based) gives seat `s` the player at position `(s + h) % 4` of `--seats`, and
 //! is dealt by seat `(h / 4) % 4`, so every position sits in every seat and deals equally
 //! often (the positions keep their order round the table). Each hand is independent: a
@@ -29,12 +32,28 @@ pub struct ArenaArgs {
     /// The preset: qiaoma, classic or baida.
     #[arg(long, default_value = "qiaoma")]
     preset: String,
-    /// Hands to play.
+    /// Hands to play. With --duplicate: the number of WALLS, each played four times (the
+    /// challenger once in every seat), so N walls give 4·N challenger hands.
     #[arg(long, default_value_t = 1000)]
     hands: u32,
-    /// Four comma-separated levels (random, basic, strong), one per position.
+    /// Four comma-separated levels, one per position (random, beginner, basic, strong,
+    /// master).
     #[arg(long, default_value = "strong,basic,basic,random")]
     seats: String,
+    /// Duplicate mode: every wall is played four times, the challenger in each seat once
+    /// against three champions (same wall, dice, flowers and seat seeds); prints the
+    /// challenger's points a hand with a 95% interval over walls (docs/bots.md).
+    #[arg(long, requires_all = ["challenger", "champion"], conflicts_with = "seats")]
+    duplicate: bool,
+    /// The level measured in duplicate mode.
+    #[arg(long, requires = "duplicate")]
+    challenger: Option<String>,
+    /// The level of the three other seats in duplicate mode.
+    #[arg(long, requires = "duplicate")]
+    champion: Option<String>,
+    /// Threads in duplicate mode (default: the available cores); results do not depend on it.
+    #[arg(long, requires = "duplicate")]
+    threads: Option<usize>,
     /// The seed of the walls, dice and bots.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -52,7 +71,7 @@ struct Tally {
 }
 
 /// Mixes a seed and a salt into a bot seed (SplitMix64).
-fn mix(seed: u64, salt: u64) -> u64 {
+pub(crate) fn mix(seed: u64, salt: u64) -> u64 {
     let mut z = seed ^ salt.wrapping_mul(0x9E37_79B9_7F4A_7C15);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
@@ -60,7 +79,7 @@ fn mix(seed: u64, salt: u64) -> u64 {
 }
 
 /// The wall seed and dice of hand `h`.
-fn deal(seed: u64, h: u64) -> Result<([u8; 32], Dice)> {
+pub(crate) fn deal(seed: u64, h: u64) -> Result<([u8; 32], Dice)> {
     let mut rng = ChaCha20Rng::seed_from_u64(seed);
     rng.set_stream(h);
     let mut wall = [0u8; 32];
@@ -70,8 +89,13 @@ fn deal(seed: u64, h: u64) -> Result<([u8; 32], Dice)> {
     Ok((wall, Dice::new(a, b)?))
 }
 
-/// Plays one hand to its end; returns the outcome.
-fn play(setup: Setup, wall: &Wall, bots: &mut [Bot], position: &[usize; 4]) -> Result<Outcome> {
+/// Plays one hand to its end (seat `s` played by `bots[position[s]]`); returns the outcome.
+pub(crate) fn play(
+    setup: Setup,
+    wall: &Wall,
+    bots: &mut [Bot],
+    position: &[usize; 4],
+) -> Result<Outcome> {
     let mut state = HandState::new(setup, wall).context("setting up a hand")?;
     let mut moves = 0u32;
     while !state.is_over() {
@@ -132,6 +156,27 @@ pub fn parse_levels(list: &str) -> Result<Vec<Level>> {
 /// Runs `mahjong arena`.
 pub fn run(args: ArenaArgs) -> Result<()> {
     let ruleset: Ruleset = args.preset.parse().map_err(|e| anyhow::anyhow!("{e}"))?;
+    if args.duplicate {
+        let level = |s: &Option<String>| -> Result<Level> {
+            s.as_deref()
+                .unwrap_or_default()
+                .parse::<Level>()
+                .map_err(|e| anyhow::anyhow!("{e}"))
+        };
+        let threads = match args.threads {
+            Some(t) => t,
+            None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        };
+        let run = crate::duplicate::Duplicate {
+            ruleset,
+            challenger: level(&args.challenger)?,
+            champion: level(&args.champion)?,
+            walls: args.hands as u64,
+            seed: args.seed,
+            threads,
+        };
+        return crate::duplicate::run(&run, args.json);
+    }
     let levels = parse_levels(&args.seats)?;
     if levels.len() != 4 {
         bail!(

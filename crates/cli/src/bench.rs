@@ -1,7 +1,8 @@
-//! `mahjong bench`: measured performance of the rules engine.
+//! `mahjong bench`: measured performance of the rules engine and of the bots' decisions.
 
 use anyhow::{Context, Result, bail};
 use clap::Subcommand;
+use mahjong_bot::{Bot, Level};
 use mahjong_rules::{
     Counts, Dice, HandState, Money, Move, Options, Outcome, Ruleset, Setup, Tile, Wall, counts_of,
     parse_tiles, shape,
@@ -36,6 +37,25 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
+    /// Time every decision of a bot level in positions from real games, on one core: HANDS
+    /// hands of the duplicate arena's walls, the level in seat 0 against three strong bots
+    /// (every seat answers every prompt; only seat 0's decisions with two or more legal
+    /// actions are timed). Prints {"level", "preset", "hands", "decisions", "mean_ms",
+    /// "p50_ms", "p99_ms", "max_ms"}.
+    Decisions {
+        /// The level timed (random, beginner, basic, strong, master).
+        #[arg(long, default_value = "master")]
+        level: String,
+        /// qiaoma, classic or baida.
+        #[arg(long, default_value = "qiaoma")]
+        preset: String,
+        /// How many hands.
+        #[arg(long, default_value_t = 100)]
+        hands: u64,
+        /// Seed of the walls, dice and bots.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
 }
 
 /// Runs a benchmark.
@@ -47,7 +67,67 @@ pub fn run(cmd: BenchCommand) -> Result<()> {
             hands,
             seed,
         } => random_hands(&preset, hands, seed),
+        BenchCommand::Decisions {
+            level,
+            preset,
+            hands,
+            seed,
+        } => decisions(&level, &preset, hands, seed),
     }
+}
+
+fn decisions(level: &str, preset: &str, hands: u64, seed: u64) -> Result<()> {
+    let level: Level = level.parse().map_err(|e| anyhow::anyhow!("{e}"))?;
+    let ruleset: Ruleset = preset.parse()?;
+    if hands == 0 {
+        bail!("--hands must be at least 1");
+    }
+    let mut bots: Vec<Bot> = (0..4)
+        .map(|s| Bot::new(if s == 0 { level } else { Level::Strong }, 0))
+        .collect();
+    let mut times: Vec<f64> = Vec::new();
+    for h in 0..hands {
+        let (setup, wall) = crate::duplicate::wall_of(ruleset, seed, h)?;
+        for (s, b) in bots.iter_mut().enumerate() {
+            b.reseed(crate::duplicate::bot_seed(seed, h, s as u8));
+        }
+        let mut st = HandState::new(setup, &wall)?;
+        let mut moves = 0u32;
+        while !st.is_over() {
+            for seat in st.to_act() {
+                let view = st.view(seat);
+                let start = Instant::now();
+                let d = bots[seat as usize].decide(&view);
+                let el = start.elapsed().as_secs_f64();
+                if seat == 0 && view.legal.len() >= 2 {
+                    times.push(el * 1e3);
+                }
+                st.apply(&Move::new(seat, d.action))?;
+                moves += 1;
+                if st.is_over() {
+                    break;
+                }
+            }
+            if moves > 10_000 {
+                bail!("hand {h} did not end");
+            }
+        }
+    }
+    if times.is_empty() {
+        bail!("no decision to time");
+    }
+    let n = times.len();
+    let mean = times.iter().sum::<f64>() / n as f64;
+    times.sort_by(f64::total_cmp);
+    let q = |p: f64| times[((p * n as f64).ceil() as usize).clamp(1, n) - 1];
+    let r = |x: f64| (x * 1000.0).round() / 1000.0;
+    println!(
+        "{}",
+        serde_json::json!({"level": level.name(), "preset": ruleset.name(), "hands": hands,
+            "decisions": n, "mean_ms": r(mean), "p50_ms": r(q(0.5)), "p99_ms": r(q(0.99)),
+            "max_ms": r(times[n - 1])})
+    );
+    Ok(())
 }
 
 fn win_check(file: &str, show_verdicts: bool) -> Result<()> {

@@ -2,7 +2,8 @@
 //!
 //! - `mahjong score [FILE|-]`: score one hand's settlement file (docs/rules.en.md §8).
 //! - `mahjong bench win-check FILE`: time the standard win check on a file of hands.
-//! - `mahjong arena`: computer players against each other.
+//! - `mahjong arena`: computer players against each other; `--duplicate` measures one level
+//!   against another with the deal's luck cancelled out (`duplicate.rs`, docs/bots.md).
 //! - `mahjong solo`: play in the terminal against three computer players.
 //! - `mahjong ledger`, `mahjong export`, `mahjong verify`: the ledger and signed logs of the
 //!   tables played (`ledger.rs`, `export.rs`).
@@ -14,6 +15,7 @@
 mod arena;
 mod bench;
 mod contacts;
+mod duplicate;
 mod export;
 mod ledger;
 mod play;
@@ -43,7 +45,8 @@ enum Command {
     /// Benchmarks.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
-    /// Computer players against each other: per-position win rate, deal-in rate and points.
+    /// Computer players against each other: per-position win rate, deal-in rate and points;
+    /// --duplicate: one level against three of another, every wall four times (--hands = walls).
     Arena(arena::ArenaArgs),
     /// Play in the terminal against three computer players.
     Solo(solo::SoloArgs),

@@ -414,6 +414,142 @@ fn arena_rejects_a_bad_seat_list() {
     }
 }
 
+/// `mahjong arena --duplicate ... --json`, without the timing fields.
+fn duplicate(args: &[&str]) -> Value {
+    let mut all = vec!["arena", "--duplicate", "--json"];
+    all.extend_from_slice(args);
+    let mut got = stdout_json(&mahjong(&all));
+    for timing in [
+        "seconds",
+        "walls_per_second",
+        "played_hands_per_second",
+        "threads",
+    ] {
+        assert!(got.get(timing).is_some(), "{timing} in {got}");
+        got.as_object_mut().expect("an object").remove(timing);
+    }
+    got
+}
+
+#[test]
+fn duplicate_arena_is_fixed_by_its_seed_whatever_the_threads() {
+    let args = |threads: &'static str| {
+        [
+            "--challenger",
+            "basic",
+            "--champion",
+            "beginner",
+            "--preset",
+            "classic",
+            "--hands",
+            "5",
+            "--seed",
+            "3",
+            "--threads",
+            threads,
+        ]
+    };
+    let one = duplicate(&args("1"));
+    assert_eq!(one["hands"], 5, "--hands counts walls");
+    assert_eq!(one["walls"], 5);
+    assert_eq!(one["challenger_hands"], 20, "four challenger hands a wall");
+    assert_eq!(one["challenger"], "basic");
+    assert_eq!(one["champion"], "beginner");
+    let mean = one["mean"].as_f64().expect("mean");
+    let (lo, hi) = (
+        one["ci95_low"].as_f64().expect("ci95_low"),
+        one["ci95_high"].as_f64().expect("ci95_high"),
+    );
+    assert!(lo <= mean && mean <= hi, "{mean} in [{lo}, {hi}]");
+    for rate in [
+        "win_rate",
+        "self_draw_rate",
+        "deal_in_rate",
+        "binding_rate",
+        "drawn_rate",
+    ] {
+        let r = one[rate].as_f64().expect(rate);
+        assert!((0.0..=1.0).contains(&r), "{rate} {r}");
+    }
+    assert!(one["binding_points"].as_f64().expect("binding_points") >= 0.0);
+    assert_eq!(duplicate(&args("2")), one, "two threads");
+    assert_eq!(duplicate(&args("3")), one, "three threads");
+    assert_eq!(duplicate(&args("1")), one, "again");
+    let mut other = args("1");
+    other[9] = "4";
+    assert_ne!(duplicate(&other)["mean"], one["mean"], "another seed");
+}
+
+#[test]
+fn duplicate_arena_rotations_share_wall_dice_and_flowers() {
+    // The same level in every seat: the four games of a wall are then one game (same
+    // wall, dice, flowers and seat seeds), so the challenger's four results are the four
+    // seats' payments of that game, which sum to zero, on every wall.
+    let got = duplicate(&[
+        "--challenger",
+        "beginner",
+        "--champion",
+        "beginner",
+        "--preset",
+        "qiaoma",
+        "--hands",
+        "4",
+        "--seed",
+        "9",
+    ]);
+    assert_eq!(got["mean"].as_f64(), Some(0.0));
+    assert_eq!(
+        got["ci95_low"].as_f64(),
+        Some(0.0),
+        "no spread between walls"
+    );
+    assert_eq!(got["ci95_high"].as_f64(), Some(0.0));
+}
+
+#[test]
+fn duplicate_arena_prints_its_figures_and_rejects_bad_levels() {
+    let out = mahjong(&[
+        "arena",
+        "--duplicate",
+        "--challenger",
+        "basic",
+        "--champion",
+        "random",
+        "--preset",
+        "baida",
+        "--hands",
+        "2",
+        "--threads",
+        "2",
+    ]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).expect("utf-8");
+    for words in [
+        "2 walls × 4 seats = 8 challenger hands",
+        "95% interval over walls",
+        "self-draw",
+        "deal-in",
+        "承包 paid",
+        "hands/s",
+        "2 threads",
+    ] {
+        assert!(text.contains(words), "{words:?} in {text}");
+    }
+    let err = one_line_error(&mahjong(&[
+        "arena",
+        "--duplicate",
+        "--challenger",
+        "genius",
+        "--champion",
+        "basic",
+    ]));
+    assert!(err.contains("level"), "{err}");
+    // A missing champion is refused by the argument parser (its usage text follows).
+    let out = mahjong(&["arena", "--duplicate", "--challenger", "basic"]);
+    assert!(!out.status.success() && out.stdout.is_empty());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--champion"));
+}
+
 #[test]
 fn solo_plays_whole_hands_from_standard_input() {
     for preset in ["qiaoma", "classic", "baida"] {

@@ -250,23 +250,14 @@ pub fn practice_names(player: &str, levels: [Level; 3]) -> [String; 4] {
 }
 
 fn level_word(l: Level) -> &'static str {
-    match l {
-        Level::Random => "random",
-        Level::Basic => "basic",
-        Level::Strong => "strong",
-    }
+    l.name()
 }
 
 /// The level in a stored practice bot name (`bot 2 (basic)`).
 pub fn practice_level(name: &str) -> Option<Level> {
     let rest = name.strip_prefix("bot ")?;
     let (_, level) = rest.split_once(" (")?;
-    match level.strip_suffix(')')? {
-        "random" => Some(Level::Random),
-        "basic" => Some(Level::Basic),
-        "strong" => Some(Level::Strong),
-        _ => None,
-    }
+    Level::from_name(level.strip_suffix(')')?)
 }
 
 /// The bots' levels of a practice table: four local seats, each with its own key, and bot

@@ -69,7 +69,7 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 36, ..ProptestConfig::default() })]
 
     #[test]
-    fn bots_choose_only_legal_actions(seed in any::<u64>(), preset in 0usize..3, levels in proptest::array::uniform4(0usize..3)) {
+    fn bots_choose_only_legal_actions(seed in any::<u64>(), preset in 0usize..3, levels in proptest::array::uniform4(0usize..Level::ALL.len())) {
         check_hand(Ruleset::ALL[preset], seed, levels.map(|i| Level::ALL[i]))?;
     }
 }

@@ -35,7 +35,7 @@ macro_rules! keys {
 
 keys! {
     AppTitle, Welcome, AskName, NamePlaceholder, Continue, NameEmpty, NameTooLong, Hello,
-    PracticeTitle, PracticeIntro, Preset, Qiaoma, Classic, Baida, Random, Basic, Strong,
+    PracticeTitle, PracticeIntro, Preset, Qiaoma, Classic, Baida, Random, Beginner, Basic, Strong, Master,
     SeatRight, SeatAcross, SeatLeft, You, StartPractice, OtherLang, FacesChinese, FacesNotation,
     East, South, West, North, Dealer, WallLeft, Dice, Huangfan, Indicator, Wildcard, HandNo,
     YourTurnDiscard, YourTurnFlower, ClaimOn, RobOn, WaitingFor, Seconds, Chow, Pung, Kong,

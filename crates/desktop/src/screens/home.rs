@@ -81,11 +81,8 @@ impl State {
             Message::Options(m) => self.editor.update(m),
             Message::Level(i) => {
                 if let Some(l) = self.levels.get_mut(i) {
-                    *l = match l {
-                        Level::Random => Level::Basic,
-                        Level::Basic => Level::Strong,
-                        Level::Strong => Level::Random,
-                    };
+                    // The levels offered to people, in turn (the bot crate's list).
+                    *l = l.next_offered();
                 }
             }
             // A refused combination cannot start (its button is disabled too).

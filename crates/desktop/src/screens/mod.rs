@@ -110,8 +110,10 @@ pub fn preset_name(r: Ruleset) -> T {
 pub fn level_name(l: Level) -> T {
     match l {
         Level::Random => T::Random,
+        Level::Beginner => T::Beginner,
         Level::Basic => T::Basic,
         Level::Strong => T::Strong,
+        Level::Master => T::Master,
     }
 }
 

@@ -1,0 +1,145 @@
+//! The `master` level (大师), experimental: the `strong` level with a look-ahead of one draw.
+//!
+//! `strong` values a discard by the worth of the 13 tiles it leaves ([`Evaluator::worth`],
+//! a chance model of the rest of the hand). `master` takes strong's best few discards and
+//! looks one draw further: for every tile kind it cannot see (drawn with the chance of its
+//! live copies among all unseen tiles), the best discard that would follow and the worth it
+//! would leave, minus what that discard may cost ([`crate::defence`]). Tiles that bring no
+//! target closer are thrown back. The mean over the draws, minus the cost of the discard
+//! now, is the discard's score. It uses what the seat sees only (live counts are unseen
+//! copies, wherever they are).
+//!
+//! In `baida` it plays exactly as `strong`: there the look-ahead lost to `strong` in
+//! duplicate (docs/bots.md). Elsewhere it looks ahead only while the hand is at least one tile from ready (a ready hand's worth
+//! is already exact tile by tile) and never for a declared hand. The look-ahead chooses
+//! between discards only: whether to kong, claim or pass is weighed as `strong` weighs it
+//! ([`Choice::plain`]), since a look-ahead counts one more draw than the worth it is
+//! compared with.
+//!
+//! docs/bots.md has its measured strength against `strong`; it is not offered to players
+//! until it beats `strong` clearly ([`crate::Level::OFFERED`]).
+
+use crate::defence::Threats;
+use crate::shape::Target;
+use crate::strong::{Choice, Evaluator};
+use crate::value::Tune;
+use mahjong_rules::hand::{MeldShape, MeldType};
+use mahjong_rules::{Action, Counts, Ruleset};
+
+/// The `master` level's constants: strong's, with the look-ahead on.
+pub const TUNE: Tune = Tune {
+    lookahead: 3,
+    ..Tune::STRONG
+};
+
+/// Candidates within this much of the best score get a look-ahead.
+const MARGIN: f64 = 0.5;
+
+fn compatible(t: Target, melds: &[MeldShape]) -> bool {
+    let mask = t.mask();
+    melds.iter().all(|m| {
+        (t.allows_chows() || m.kind != MeldType::Chow)
+            && m.tiles().iter().all(|x| mask >> x.index() & 1 == 1)
+    })
+}
+
+/// Re-scores the best few of `scored` (discards from `counts`, a hand of complete size) by
+/// the look-ahead of one draw.
+pub fn look_ahead(
+    ev: &mut Evaluator,
+    counts: &Counts,
+    melds: &[MeldShape],
+    threats: &Threats,
+    scored: &mut [Choice],
+) {
+    let seen = ev.seen;
+    // In `baida` the look-ahead lost to plain `strong` (docs/bots.md): master plays as strong.
+    if seen.ready()
+        || scored.len() < 2
+        || seen.view.wall_remaining < 8
+        || seen.ruleset() == Ruleset::Baida
+    {
+        return;
+    }
+    let mut order: Vec<usize> = (0..scored.len()).collect();
+    order.sort_by(|&a, &b| scored[b].score.total_cmp(&scored[a].score));
+    let first = &scored[order[0]];
+    if first.worth.dist < 1 || matches!(first.action, Action::Discard { ready: true, .. }) {
+        return;
+    }
+    let top = first.score;
+    let targets: Vec<Target> = Target::restricted()
+        .into_iter()
+        .filter(|t| compatible(*t, melds))
+        .collect();
+    let unseen = seen.unseen as f64;
+    let picked: Vec<usize> = order
+        .iter()
+        .copied()
+        .filter(|&k| {
+            let c = &scored[k];
+            !matches!(c.action, Action::Discard { ready: true, .. })
+                && c.worth.dist >= 1
+                && c.score >= top - MARGIN * top.abs().max(0.05)
+        })
+        .take(ev.tune.lookahead)
+        .collect();
+    // A look-ahead is worth comparing only with other look-aheads.
+    if picked.len() < 2 {
+        return;
+    }
+    let mut looked = vec![false; scored.len()];
+    for k in picked {
+        looked[k] = true;
+        let d = scored[k].tile.index();
+        let mut c1 = *counts;
+        c1[d] -= 1;
+        let base = scored[k].worth.ev;
+        let shape1 = seen.shape(&c1, melds.len());
+        let dist1: Vec<i32> = targets
+            .iter()
+            .map(|&t| ev.an.distance(&shape1, t))
+            .collect();
+        let best1 = dist1.iter().copied().min().unwrap_or(i32::MAX);
+        let mut total = 0.0;
+        for t in 0..34 {
+            let live = seen.live[t];
+            if live == 0 {
+                continue;
+            }
+            let p = live as f64 / unseen;
+            let mut c2 = c1;
+            c2[t] += 1;
+            let shape2 = seen.shape(&c2, melds.len());
+            let useful = Some(t) == seen.wildcard
+                || targets
+                    .iter()
+                    .zip(&dist1)
+                    .any(|(&tg, &d1)| d1 <= best1 + 1 && ev.an.distance(&shape2, tg) < d1);
+            let keep = base - ev.loss(threats, t, base);
+            if !useful {
+                total += p * keep;
+                continue;
+            }
+            let mut v = keep;
+            for j in 0..34 {
+                if c2[j] == 0 || j == t || Some(j) == seen.wildcard {
+                    continue;
+                }
+                let mut c3 = c2;
+                c3[j] -= 1;
+                let w = ev.worth(&c3, melds, false);
+                v = v.max(w.ev - ev.loss(threats, j, w.ev));
+            }
+            total += p * v;
+        }
+        scored[k].score = total - scored[k].loss;
+    }
+    // Candidates without a look-ahead keep strong's score, which is not on the same footing
+    // (a look-ahead counts one more draw): they were worse by strong's measure already.
+    for k in order {
+        if !looked[k] {
+            scored[k].score = f64::NEG_INFINITY;
+        }
+    }
+}
