@@ -182,7 +182,12 @@ impl App {
         let dir_problem = crate::settings::check_data_dir(&flags.data_dir).err();
         let (mut settings, settings_unreadable) = match Settings::load(&flags.data_dir) {
             Ok(s) => (s, false),
-            Err(_) => (Settings::default(), dir_problem.is_none()),
+            Err(_) => {
+                // Kept as it was beside the defaults that will be saved over its name.
+                let file = flags.data_dir.join(crate::settings::FILE);
+                let _ = std::fs::rename(&file, file.with_extension("json.unreadable"));
+                (Settings::default(), dir_problem.is_none())
+            }
         };
         let mut app = App {
             settings: Settings::default(),

@@ -785,6 +785,33 @@ fn the_practice_flag_goes_straight_to_a_table() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A settings file that cannot be read is kept aside as it was (the defaults saved later do
+/// not overwrite it; the notice names the file it was kept as).
+#[test]
+fn unreadable_settings_are_kept_aside_not_overwritten() {
+    let dir = temp_dir("bad-settings");
+    std::fs::create_dir_all(&dir).expect("dir");
+    let bad = b"{\"name\": \"Mei\", \"lang\": \"Zh\"";
+    std::fs::write(dir.join("settings.json"), bad).expect("write");
+    let (mut app, _) = App::new(Flags {
+        data_dir: dir.clone(),
+        lang: Some(Lang::En),
+        practice: None,
+        seed: Some(1),
+        think_ms: (0, 0),
+    });
+    let _ = app.update(Message::Resized(iced::Size::new(1100.0, 700.0)));
+    assert_eq!(
+        std::fs::read(dir.join("settings.json.unreadable")).expect("kept"),
+        bad
+    );
+    assert!(
+        Settings::load(&dir).is_ok(),
+        "the defaults saved under the old name"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// The table grows with the window: a window larger than 1280 × 800 scales tiles, text and
 /// panels up (the layout keeps its 1280 × 800 proportions), a smaller one is laid out at its
 /// own size; the window's real size is remembered; a size reported again at the new scale

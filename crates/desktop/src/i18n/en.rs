@@ -496,7 +496,9 @@ pub fn text(key: T) -> &'static str {
         T::StoreDamagedKept => {
             "Your game records {0} are damaged and could not be read or moved aside ({1}): you can practise, but nothing will be kept. Move or rename that file, then start the app again."
         }
-        T::SettingsUnreadable => "Your settings in {0} could not be read: the defaults are used.",
+        T::SettingsUnreadable => {
+            "Your settings in {0} could not be read: the defaults are used (the file is kept as settings.json.unreadable)."
+        }
         T::SettingsUnsaved => "Your settings could not be saved in {0} ({1}).",
         T::LeaveButton => "Leave the table",
         T::LeaveAskPractice => {

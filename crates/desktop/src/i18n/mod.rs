@@ -253,6 +253,7 @@ mod tests {
             T::Keys,
             T::NetDetailInLog,
             T::InUseText,
+            T::SettingsUnreadable,
         ];
         for lang in [Lang::En, Lang::Zh] {
             for &k in T::ALL {

@@ -434,7 +434,9 @@ pub fn text(key: T) -> &'static str {
         T::StoreDamagedKept => {
             "对局记录 {0} 已损坏，读不出来，也无法改名挪开（{1}）：可以练习，但牌局无法保存。请把这个文件移走或改名，再重新打开本程序。"
         }
-        T::SettingsUnreadable => "{0} 里的设置读不出来：改用默认设置。",
+        T::SettingsUnreadable => {
+            "{0} 里的设置读不出来：改用默认设置（原文件另存为 settings.json.unreadable）。"
+        }
         T::SettingsUnsaved => "设置无法保存到 {0}（{1}）。",
         T::LeaveButton => "离开牌桌",
         T::LeaveAskPractice => "离开这张练习桌？正在打的这一局作废，不记账；打完的局仍在历史里。",
