@@ -260,6 +260,19 @@ impl Ui {
     }
 }
 
+/// Opens the history from the home screen; the first table it lists.
+fn open_history(ui: &mut Ui) -> Result<records::TableEntry, Error> {
+    ui.click(ui.t(T::History))?;
+    let Screen::History(h) = &ui.app.screen else {
+        panic!("the history opens");
+    };
+    Ok(h.history
+        .as_ref()
+        .and_then(|r| r.as_ref().ok())
+        .map(|h| h.tables[0].clone())
+        .expect("one table"))
+}
+
 #[test]
 fn the_history_lists_a_finished_practice_hand_exports_and_verifies_it() -> Result<(), Error> {
     let dir = temp_dir("ui-history");
@@ -269,16 +282,7 @@ fn the_history_lists_a_finished_practice_hand_exports_and_verifies_it() -> Resul
         ui.find(ui.t(T::History)),
         "the home screen offers the history"
     );
-    ui.click(ui.t(T::History))?;
-    let Screen::History(h) = &ui.app.screen else {
-        panic!("the history opens");
-    };
-    let table = h
-        .history
-        .as_ref()
-        .and_then(|r| r.as_ref().ok())
-        .map(|h| h.tables[0].clone())
-        .expect("one table");
+    let table = open_history(&mut ui)?;
     assert!(ui.find(&Lang::En.f(T::HistoryCount, &[&1, &1])));
     assert!(ui.find(ui.t(T::CheckSigned)), "booked with four signatures");
     assert!(ui.find(ui.t(T::PracticeTag)));
@@ -737,16 +741,7 @@ fn the_history_shows_times_on_the_players_clock() -> Result<(), Error> {
     let dir = temp_dir("ui-clock");
     let _engine = play_practice(&dir, 5, 1);
     let mut ui = Ui::new(&dir, Lang::En);
-    ui.click(ui.t(T::History))?;
-    let Screen::History(h) = &ui.app.screen else {
-        panic!("the history opens");
-    };
-    let table = h
-        .history
-        .as_ref()
-        .and_then(|r| r.as_ref().ok())
-        .map(|h| h.tables[0].clone())
-        .expect("one table");
+    let table = open_history(&mut ui)?;
     let shanghai = history::date_at(table.created, 8 * 3600);
     assert_eq!(history::date(table.created), shanghai);
     let heading = Lang::En.f(
