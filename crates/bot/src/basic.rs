@@ -61,6 +61,36 @@ pub(crate) fn company(counts: &Counts, i: usize) -> u32 {
     n
 }
 
+/// The discards the simple levels weigh, in the order offered: each action with its tile's
+/// index, the distance to the nearest winning shape after it, and that shape. A declaration
+/// (敲) counts as one step better, as it is the only way to win in qiaoma, and is skipped in
+/// the other presets; a wildcard is not thrown while a plain tile can go.
+pub(crate) fn discards<'a>(
+    an: &mut Analyzer,
+    seen: &Seen,
+    legal: &'a [Action],
+) -> Vec<(&'a Action, usize, i32, Target)> {
+    let declare = seen.ruleset() == Ruleset::Qiaoma;
+    let has_plain = legal.iter().any(
+        |a| matches!(a, Action::Discard { card, .. } if Some(card.tile.index()) != seen.wildcard),
+    );
+    let mut out = Vec::new();
+    for a in legal {
+        let Action::Discard { card, ready } = a else {
+            continue;
+        };
+        let i = card.tile.index();
+        if (*ready && !declare) || (has_plain && Some(i) == seen.wildcard) || i >= 34 {
+            continue;
+        }
+        let mut c = seen.counts;
+        c[i] = c[i].saturating_sub(1);
+        let (d, t) = nearest(an, seen, &c, &seen.melds);
+        out.push((a, i, if *ready { d - 1 } else { d }, t));
+    }
+    out
+}
+
 /// Chooses among the legal actions of a turn.
 pub fn turn(an: &mut Analyzer, rng: &mut impl RngCore, seen: &Seen) -> Decision {
     let legal = &seen.view.legal;
@@ -73,25 +103,9 @@ pub fn turn(an: &mut Analyzer, rng: &mut impl RngCore, seen: &Seen) -> Decision 
             reason: Reason::AnyKong,
         };
     }
-    let declare = seen.ruleset() == Ruleset::Qiaoma;
     let mut best: Vec<(&Action, i32, u32, Target)> = Vec::new();
     let mut best_key = (i32::MAX, u32::MAX);
-    let has_plain = legal.iter().any(
-        |a| matches!(a, Action::Discard { card, .. } if Some(card.tile.index()) != seen.wildcard),
-    );
-    for a in legal {
-        let Action::Discard { card, ready } = a else {
-            continue;
-        };
-        let i = card.tile.index();
-        if (*ready && !declare) || (has_plain && Some(i) == seen.wildcard) || i >= 34 {
-            continue;
-        }
-        let mut c = seen.counts;
-        c[i] = c[i].saturating_sub(1);
-        let (d, t) = nearest(an, seen, &c, &seen.melds);
-        // Declaring counts as one step better: it is the only way to win in qiaoma.
-        let d = if *ready { d - 1 } else { d };
+    for (a, i, d, t) in discards(an, seen, legal) {
         let key = (d, company(&seen.counts, i));
         if key < best_key {
             best_key = key;

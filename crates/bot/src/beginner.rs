@@ -13,7 +13,7 @@
 //! It declares ready (敲) at the first chance in `qiaoma`, never in `classic`, keeps its
 //! wildcards in `baida` and always takes a win, like `basic`.
 
-use crate::basic::{company, nearest};
+use crate::basic::{company, discards, nearest};
 use crate::seen::Seen;
 use crate::shape::{Analyzer, NO_WIN};
 use crate::{ClaimKind, Decision, Plan, Progress, Reason};
@@ -60,26 +60,11 @@ pub fn turn(an: &mut Analyzer, rng: &mut impl RngCore, seen: &Seen) -> Decision 
             reason: Reason::AnyKong,
         };
     }
-    let ruleset = seen.ruleset();
-    let declare = ruleset == Ruleset::Qiaoma;
-    let flushes = ruleset != Ruleset::Baida;
+    let flushes = seen.ruleset() != Ruleset::Baida;
     let suit = longest_suit(seen);
-    let has_plain = legal.iter().any(
-        |a| matches!(a, Action::Discard { card, .. } if Some(card.tile.index()) != seen.wildcard),
-    );
     let mut best: Option<(f64, &Action, i32, Option<crate::shape::Target>)> = None;
-    for a in legal {
-        let Action::Discard { card, ready } = a else {
-            continue;
-        };
-        let i = card.tile.index();
-        if (*ready && !declare) || (has_plain && Some(i) == seen.wildcard) || i >= 34 {
-            continue;
-        }
-        let mut c = seen.counts;
-        c[i] = c[i].saturating_sub(1);
-        let (d, t) = nearest(an, seen, &c, &seen.melds);
-        let d = if *ready { d - 1 } else { d };
+    for (a, i, d, t) in discards(an, seen, legal) {
+        let ready = matches!(a, Action::Discard { ready: true, .. });
         let mut w = d as f64 + 0.01 * company(&seen.counts, i) as f64;
         if seen.counts[i] >= 2 {
             w += PAIR;
@@ -88,7 +73,7 @@ pub fn turn(an: &mut Analyzer, rng: &mut impl RngCore, seen: &Seen) -> Decision 
             w -= OFF_SUIT;
         }
         // A declaration is a beginner's goal in itself: no noise on it.
-        if !*ready {
+        if !ready {
             w += noise(rng);
         }
         if best.as_ref().is_none_or(|b| w < b.0) {
