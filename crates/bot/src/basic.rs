@@ -91,17 +91,23 @@ pub(crate) fn discards<'a>(
     out
 }
 
+/// The first kong among the legal actions, taken at once: more flowers and a replacement draw
+/// (the basic and beginner levels both play it so).
+pub(crate) fn any_kong(legal: &[Action]) -> Option<Decision> {
+    legal
+        .iter()
+        .find(|a| matches!(a, Action::ConcealedKong { .. } | Action::AddedKong { .. }))
+        .map(|k| Decision {
+            action: k.clone(),
+            reason: Reason::AnyKong,
+        })
+}
+
 /// Chooses among the legal actions of a turn.
 pub fn turn(an: &mut Analyzer, rng: &mut impl RngCore, seen: &Seen) -> Decision {
     let legal = &seen.view.legal;
-    if let Some(k) = legal
-        .iter()
-        .find(|a| matches!(a, Action::ConcealedKong { .. } | Action::AddedKong { .. }))
-    {
-        return Decision {
-            action: k.clone(),
-            reason: Reason::AnyKong,
-        };
+    if let Some(kong) = any_kong(legal) {
+        return kong;
     }
     let mut best: Vec<(&Action, i32, u32, Target)> = Vec::new();
     let mut best_key = (i32::MAX, u32::MAX);

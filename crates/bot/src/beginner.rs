@@ -13,7 +13,7 @@
 //! It declares ready (敲) at the first chance in `qiaoma`, never in `classic`, keeps its
 //! wildcards in `baida` and always takes a win, like `basic`.
 
-use crate::basic::{company, discards, nearest};
+use crate::basic::{any_kong, company, discards, nearest};
 use crate::seen::Seen;
 use crate::shape::{Analyzer, NO_WIN};
 use crate::{ClaimKind, Decision, Plan, Progress, Reason};
@@ -51,14 +51,8 @@ fn noise(rng: &mut impl RngCore) -> f64 {
 /// Chooses among the legal actions of a turn.
 pub fn turn(an: &mut Analyzer, rng: &mut impl RngCore, seen: &Seen) -> Decision {
     let legal = &seen.view.legal;
-    if let Some(k) = legal
-        .iter()
-        .find(|a| matches!(a, Action::ConcealedKong { .. } | Action::AddedKong { .. }))
-    {
-        return Decision {
-            action: k.clone(),
-            reason: Reason::AnyKong,
-        };
+    if let Some(kong) = any_kong(legal) {
+        return kong;
     }
     let flushes = seen.ruleset() != Ruleset::Baida;
     let suit = longest_suit(seen);
