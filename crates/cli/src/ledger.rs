@@ -14,7 +14,10 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use clap::Args;
 use mahjong_rules::Money;
-use mahjong_store::{DB_FILE, LedgerRow, Store, TableInfo, describe, level, to_hex};
+use mahjong_rules::explain_text::wrap_words;
+use mahjong_store::{DB_FILE, LedgerRow, Store, TableInfo, level, to_hex};
+
+use crate::lines::{self, People, cell};
 
 /// Arguments of `mahjong ledger`.
 #[derive(Args, Debug)]
@@ -83,7 +86,7 @@ fn name(tables: &BTreeMap<[u8; 32], TableInfo>, table: &[u8; 32], seat: usize) -
     tables
         .get(table)
         .map(|t| mahjong_store::clean_name(&t.names[seat]))
-        .unwrap_or_else(|| format!("seat {seat}"))
+        .unwrap_or_default()
 }
 
 /// Who a seat is across tables: its roster key where the table is known.
@@ -103,7 +106,9 @@ fn signed(m: Money) -> String {
     }
 }
 
-/// The readable ledger.
+/// The readable ledger, within 80 columns: per table its hands (each seat's payment and
+/// running total, then what happened, players named by wind and name), then every player's
+/// balance over all tables and level.
 fn render(rows: &[LedgerRow], tables: &BTreeMap<[u8; 32], TableInfo>, dir: &Path) -> String {
     let mut out = String::new();
     if rows.is_empty() {
@@ -115,10 +120,12 @@ fn render(rows: &[LedgerRow], tables: &BTreeMap<[u8; 32], TableInfo>, dir: &Path
     let mut players: Vec<(String, String, Money)> = Vec::new();
     let mut current: Option<[u8; 32]> = None;
     let mut running = [Money::ZERO; 4];
+    let mut people = People::new();
     for row in rows {
         if current != Some(row.table) {
             current = Some(row.table);
             running = [Money::ZERO; 4];
+            people = People::from_names(&[0, 1, 2, 3].map(|s| name(tables, &row.table, s)));
             let _ = writeln!(
                 out,
                 "\ntable {} ({}, stake {})",
@@ -128,33 +135,39 @@ fn render(rows: &[LedgerRow], tables: &BTreeMap<[u8; 32], TableInfo>, dir: &Path
             );
             let _ = write!(out, "{:>4}  ", "hand");
             for seat in 0..4 {
-                let _ = write!(out, "{:<W$}", name(tables, &row.table, seat));
+                let _ = write!(out, "{}", cell(&name(tables, &row.table, seat), W));
             }
-            let _ = writeln!(out, "outcome");
+            let _ = writeln!(out);
         }
         let _ = write!(out, "{:>4}  ", row.hand);
         for seat in 0..4 {
             running[seat] = Money(running[seat].0 + row.payments[seat].0);
-            let cell = format!("{} ({})", signed(row.payments[seat]), signed(running[seat]));
-            let _ = write!(out, "{cell:<W$}");
+            let text = format!("{} ({})", signed(row.payments[seat]), signed(running[seat]));
+            let _ = write!(out, "{}", cell(&text, W));
             let key = player_key(tables, &row.table, seat);
             match players.iter_mut().find(|(k, _, _)| *k == key) {
                 Some(p) => p.2 = Money(p.2.0 + row.payments[seat].0),
                 None => players.push((key, name(tables, &row.table, seat), row.payments[seat])),
             }
         }
-        let _ = writeln!(out, "{}", describe(&row.result));
+        let _ = writeln!(out);
+        let what = people.outcome(&row.result);
+        for line in wrap_words(&format!("      {what}"), lines::WIDTH, 8) {
+            let _ = writeln!(out, "{line}");
+        }
     }
     let _ = writeln!(
         out,
-        "\n(each cell: the hand's payment (running total at the table), in coins)"
+        "\n(each cell: the hand's payment, then the running total at the table, in coins)"
     );
     // By key, never by name alone: two players who used one name are two lines, told apart
     // by their fingerprints (the words their apps show).
     let _ = writeln!(
         out,
-        "\n{:<W$}{:>8}  {:<12}fingerprint",
-        "player", "balance", "level"
+        "\n{}{:>8}  {}fingerprint",
+        cell("player", W),
+        "balance",
+        cell("level", 12)
     );
     for (key, name, balance) in &players {
         let l = level(*balance);
@@ -165,9 +178,12 @@ fn render(rows: &[LedgerRow], tables: &BTreeMap<[u8; 32], TableInfo>, dir: &Path
         let level = format!("{} {}", l.number, l.name);
         let _ = writeln!(
             out,
-            "{name:<W$}{:>8}  {level:<12}{fingerprint}",
+            "{}{:>8}  {}{fingerprint}",
+            cell(name, W),
             signed(*balance),
+            cell(&level, 12)
         );
     }
-    out
+    // Padded cells leave no spaces at the ends of lines.
+    out.lines().map(|l| format!("{}\n", l.trim_end())).collect()
 }

@@ -18,6 +18,7 @@ mod contacts;
 mod duplicate;
 mod export;
 mod ledger;
+mod lines;
 mod play;
 mod relay;
 mod score;

@@ -8,8 +8,9 @@
 //! [--peer ADDR]… [--wait SECS] [--bots K]` joins the first open table it discovers on the
 //! network (mDNS, or the `--peer` addresses) with the same preset, stake and length, or opens
 //! one and waits; accepts the set-up; plays N hands with the strong bot; and exits 0 once its
-//! ledger holds the N final hands. One line per hand on standard error
-//! (`hand 2/3: seat 1 wins qingyise by self-draw, payments [-20,60,-20,-20]`); on failure one
+//! ledger holds the N final hands. One sentence per hand on standard error (`hand 2/3: South
+//! Bo wins with a full flush (清一色) by self-draw; payments: Ann -20, Bo +60, Cy -20, Di
+//! -20`, players named as in [`crate::lines`], within 80 columns); on failure one
 //! line and a non-zero exit (no table filled within `--wait` seconds, a peer proven at fault, a
 //! store error). `--bots K`, at a table this peer opens: K seats are bots, spread over the
 //! human peers. A peer restarted with the same data dir resumes its table. One process per
@@ -49,7 +50,7 @@
 //! gave the same code at the relay `mahjong relay` printed ADDR for (`--new-code` instead of
 //! `--code` makes a fresh code and prints `table code: ABCD-EFGH` on standard output, to pass
 //! on). Only peers with the code sit in its lobby. One line per friend when its link is known
-//! and when it goes direct (`link to PEER: relayed` / `link to PEER: direct`).
+//! and when it goes direct (`link to NAME: through the relay` / `link to NAME: direct`).
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -63,11 +64,13 @@ use mahjong_bot::{Bot, Level};
 use mahjong_net::{NetConfig, NetEvent, Network, StoreStorage, node};
 use mahjong_rules::explain_text::Lang;
 use mahjong_rules::view::PublicPhase;
-use mahjong_rules::{Money, Outcome, Ruleset, Seat, SeatView, SessionLength};
-use mahjong_table::{HandResult, TableEvent};
+use mahjong_rules::{Money, Ruleset, Seat, SeatView, SessionLength};
+use mahjong_table::TableEvent;
 use tokio::sync::mpsc;
 
+use crate::lines;
 use crate::solo::{self, Answer};
+use mahjong_rules::names::count;
 
 /// Arguments of `mahjong play`.
 #[derive(Args, Debug)]
@@ -213,12 +216,11 @@ pub fn run(args: PlayArgs) -> Result<()> {
     let mut settings = node::settings(&args.name, preset, stake, args.hands, args.bots);
     if args.only_known {
         let contacts = mahjong_store::Store::open(&data_dir)?.contacts()?;
-        eprintln!(
-            "sitting only with the {} player{} this data dir knows and {} named by --friend",
-            contacts.len(),
-            if contacts.len() == 1 { "" } else { "s" },
+        lines::say(&format!(
+            "sitting only with the {} this data dir knows and {} named by --friend",
+            count(contacts.len() as u64, "player", "players"),
             friends.len()
-        );
+        ));
         settings.admit = Some(mahjong_net::Admit {
             keys: contacts.iter().map(|c| *c.key.as_bytes()).collect(),
             fingerprints: friends.clone(),
@@ -236,7 +238,11 @@ pub fn run(args: PlayArgs) -> Result<()> {
             println!("table code: {}", i.code);
             let _ = std::io::stdout().flush();
         }
-        eprintln!("table code {} at the relay {}", i.code, i.relay);
+        lines::say(&format!(
+            "table code {}, at the relay {}",
+            i.code,
+            lines::short_addr(&i.relay.to_string())
+        ));
     }
     config.internet = internet;
     config.hole_punching = !args.test_no_hole_punching;
@@ -324,6 +330,8 @@ async fn session(
     // The relay, while it is gone and every friend was linked through it: nothing reaches
     // them until it is back, so the table waits for the relay (not for silent seats).
     let mut relay_gone: Option<String> = None;
+    // Who sits where, and who each peer is: every line names people, not seats or peer ids.
+    let mut people = lines::People::new();
     let outcome = loop {
         let asking = human.as_ref().and_then(Human::next_alarm);
         let far = tokio::time::Instant::now() + Duration::from_secs(3600);
@@ -357,7 +365,9 @@ async fn session(
                 });
             }
             _ = lobby_lines.tick(), if waiting.as_ref().is_some_and(|w| w.what == WaitFor::Table) => {
-                eprintln!("{}", lobby_line(&lobby, &me, wanted, connected.len()));
+                for line in lobby_lines_now(&lobby, &me, wanted, connected.len()) {
+                    lines::say(&line);
+                }
                 continue;
             }
             _ = tokio::time::sleep_until(waiting.as_ref().map_or(far, |w| w.until)), if waiting.is_some() => {
@@ -368,10 +378,10 @@ async fn session(
                     // Every friend was linked through the relay: each of them ends the
                     // table here alike, so every ledger holds the same final hands.
                     if let Ok(Err(e)) = network.end_table().await {
-                        eprintln!("cannot mark the table ended in the store: {e}");
+                        lines::say(&format!("cannot mark the table ended in the store: {e}"));
                     }
                 }
-                let id = table.as_ref().map_or_else(String::new, |t| node::hex(t)[..8].to_string());
+                let id = table.as_ref().map_or_else(String::new, lines::table_id);
                 break Err(match what {
                     WaitFor::Table => anyhow!("no table filled within {} seconds", args.wait),
                     WaitFor::Resume => anyhow!(
@@ -399,6 +409,9 @@ async fn session(
         let Some(ev) = ev else {
             break Err(anyhow!("the network stopped"));
         };
+        if let NetEvent::Table(TableEvent::HandStarted { dealer, .. }) = &ev {
+            people.dealer = Some(*dealer);
+        }
         if let (Some(h), NetEvent::Table(t)) = (human.as_mut(), &ev) {
             h.table_event(t, &network).await?;
         }
@@ -409,39 +422,55 @@ async fn session(
             waiting = None;
         }
         match ev {
-            NetEvent::Listening(a) => eprintln!("listening on {a}"),
+            // The address to give friends as --peer (the peer id is not needed to dial).
+            NetEvent::Listening(a) => {
+                let a = a.to_string();
+                let dial = a.split("/p2p/").next().unwrap_or(&a);
+                lines::say(&format!("listening on {dial}"));
+            }
             NetEvent::RelayReserved(a) => {
                 if let Some(relay) = relay_gone.take() {
-                    eprintln!("the relay {relay} is back: the table goes on");
+                    lines::say(&format!("the relay {relay} is back: the table goes on"));
                     if waiting.as_ref().is_some_and(|w| w.what == WaitFor::Relay) {
                         waiting =
                             (table.is_none()).then(|| Waiting::new(WaitFor::Table, args.wait));
                     }
                 }
-                eprintln!("reachable through the relay at {a}");
+                lines::say(&format!(
+                    "reachable through the relay {}",
+                    lines::short_addr(&a.to_string())
+                ));
             }
             NetEvent::RelayLost { relay, direct: 0 } => {
-                eprintln!(
+                let relay = lines::short_addr(&relay.to_string());
+                lines::say(&format!(
                     "the relay {relay} is gone; every friend was linked through it; waiting {} s for it",
                     args.wait
-                );
-                relay_gone = Some(relay.to_string());
+                ));
+                relay_gone = Some(relay);
                 waiting = Some(Waiting::new(WaitFor::Relay, args.wait));
             }
-            NetEvent::RelayLost { relay, direct } => eprintln!(
-                "lost the relay {relay}: redialling it ({direct} direct link{} go{} on)",
-                if direct == 1 { "" } else { "s" },
+            NetEvent::RelayLost { relay, direct } => lines::say(&format!(
+                "lost the relay {}: redialling it ({} go{} on)",
+                lines::short_addr(&relay.to_string()),
+                count(direct as u64, "direct link", "direct links"),
                 if direct == 1 { "es" } else { "" }
-            ),
+            )),
             NetEvent::Link { peer, link } if over_internet => match link {
-                mahjong_net::Link::Direct => eprintln!("link to {peer}: direct"),
-                mahjong_net::Link::Relayed => {
-                    eprintln!("link to {peer}: relayed (through the relay)")
+                mahjong_net::Link::Direct => {
+                    lines::say(&format!("link to {}: direct", people.peer(&peer)))
                 }
+                mahjong_net::Link::Relayed => lines::say(&format!(
+                    "link to {}: through the relay",
+                    people.peer(&peer)
+                )),
             },
             NetEvent::Lobby(tables) => {
+                for a in &tables {
+                    people.learn(&a.seats);
+                }
                 for line in strangers.lobby(&tables, wanted) {
-                    eprintln!("{line}");
+                    lines::say(&line);
                 }
                 lobby = tables;
             }
@@ -451,12 +480,18 @@ async fn session(
             NetEvent::Disconnected(p) => {
                 connected.remove(&p);
             }
-            NetEvent::Incompatible { peer, theirs } => eprintln!(
-                "peer {peer} speaks {theirs}, this peer speaks {}: both must run the same version of mahjong",
+            NetEvent::Incompatible { peer, theirs } => lines::say(&format!(
+                "{} runs another version of mahjong (it speaks {theirs}, this one {}): both \
+                 must run the same version",
+                people.peer(&peer),
                 mahjong_net::PROTOCOL_VERSION
-            ),
-            NetEvent::Misbehaved { peer, why } => eprintln!("peer {peer} disconnected: {why}"),
-            NetEvent::Declined { why } => eprintln!("declined the host's proposal: {why}"),
+            )),
+            NetEvent::Misbehaved { peer, why } => {
+                lines::say(&format!("{} was disconnected: {why}", people.peer(&peer)))
+            }
+            NetEvent::Declined { why } => {
+                lines::say(&format!("declined the host's proposal: {why}"))
+            }
             NetEvent::Began { roster, seats } => {
                 waiting = None;
                 ours = seats.clone();
@@ -464,15 +499,16 @@ async fn session(
                     h.seated(&roster);
                 }
                 table = Some(roster.advert.table);
-                eprintln!(
-                    "table {} full after {:.1} s: {}; this peer runs seats {:?}",
-                    &node::hex(&roster.advert.table)[..8],
+                people.seat(&roster.advert.seats, human.as_ref().and_then(|h| h.me));
+                lines::say(&format!(
+                    "table {} full after {:.1} s; this peer plays {}",
+                    lines::table_id(&roster.advert.table),
                     started.elapsed().as_secs_f64(),
-                    roster_line(&roster),
-                    seats
-                );
+                    people.ours(&seats)
+                ));
+                lines::say(&format!("seats: {}", people.roster(roster.host_seat)));
                 for line in strangers.seated(&roster) {
-                    eprintln!("{line}");
+                    lines::say(&line);
                 }
             }
             NetEvent::Resumed { roster, hands } => {
@@ -486,42 +522,53 @@ async fn session(
                     h.seated(&roster);
                 }
                 table = Some(roster.advert.table);
-                eprintln!(
-                    "resuming table {} after {hands} final hands: {}",
-                    &node::hex(&roster.advert.table)[..8],
-                    roster_line(&roster)
-                );
+                people.seat(&roster.advert.seats, human.as_ref().and_then(|h| h.me));
+                lines::say(&format!(
+                    "resuming table {} after {}",
+                    lines::table_id(&roster.advert.table),
+                    count(hands, "final hand", "final hands"),
+                ));
+                lines::say(&format!("seats: {}", people.roster(roster.host_seat)));
             }
-            NetEvent::Table(TableEvent::SetupAgreed(p)) => eprintln!(
-                "set-up agreed: {}, stake {}, {:?}",
-                p.preset, p.stake, p.length
-            ),
+            NetEvent::Table(TableEvent::SetupAgreed(p)) => lines::say(&format!(
+                "set-up agreed: {}",
+                lines::terms(p.preset, p.stake, p.length)
+            )),
             NetEvent::Table(TableEvent::HandOver { result, signatures }) => {
-                eprintln!("{}", hand_line(&result, args.hands, signatures.len()));
+                lines::say(&people.hand(&result, args.hands, signatures.len()));
             }
             NetEvent::Table(TableEvent::Evidence(e)) => {
                 let who = e
                     .verify()
-                    .map(|c| format!("seat {} proven at fault: {:?}", c.seat, c.offence))
+                    .map(|c| format!("{} is proven at fault: {}", people.of(c.seat), c.offence))
                     .unwrap_or_else(|err| format!("evidence that does not verify: {err}"));
-                eprintln!("{who}");
+                lines::say(&who);
                 fault.get_or_insert(who);
             }
             // While the relay is gone every friend is silent: the relay is what is waited for.
             NetEvent::Table(TableEvent::SeatSilent { .. } | TableEvent::Paused { .. })
                 if relay_gone.is_some() => {}
             NetEvent::Table(TableEvent::SeatSilent { seat }) => {
-                eprintln!("seat {seat} is silent");
+                lines::say(&format!("{} is silent", people.of(seat)));
             }
             NetEvent::Table(TableEvent::SeatReplaced { seat, controller }) => {
-                eprintln!("seat {seat} is replaced by a bot run by seat {controller}'s peer");
+                let runs = if ours.contains(&controller) {
+                    "this peer".to_string()
+                } else {
+                    format!("{}'s peer", people.named(controller, None))
+                };
+                lines::say(&format!(
+                    "{} is replaced by a bot, run by {runs}",
+                    people.of(seat)
+                ));
             }
             NetEvent::Table(TableEvent::SetupFailed { seat }) => {
                 // The table is over for everyone at it (and in the store: never resumed);
                 // the network goes back to the lobby, and so does this command.
-                eprintln!(
-                    "the set-up failed: seat {seat} declined or never answered; back in the lobby"
-                );
+                lines::say(&format!(
+                    "the set-up failed: {} declined or never answered; back in the lobby",
+                    people.of(seat)
+                ));
                 table = None;
                 ours.clear();
                 lobby.clear();
@@ -530,11 +577,14 @@ async fn session(
                 waiting = Some(Waiting::new(WaitFor::Table, args.wait));
             }
             NetEvent::Table(TableEvent::Paused { silent }) => {
-                eprintln!("the table is paused: seats {silent:?} are silent");
+                lines::say(&format!(
+                    "the table is paused: {} are silent",
+                    people.list(&silent)
+                ));
                 waiting = Some(Waiting::new(WaitFor::Paused, args.wait));
             }
             NetEvent::Table(TableEvent::Resumed) => {
-                eprintln!("the table goes on");
+                lines::say("the table goes on");
                 waiting = None;
             }
             NetEvent::Table(TableEvent::Halted { reason }) => {
@@ -543,10 +593,12 @@ async fn session(
             NetEvent::Following { seat, hands } => {
                 // Its seat was given to a bot while it was away: it watches the rest of the
                 // session and books every hand as the others do (exit 0 at the end).
-                eprintln!(
-                    "seat {seat} was given to a bot while this peer was away ({hands} final hands, \
-                     the one it left included): following the session to its end"
-                );
+                lines::say(&format!(
+                    "{}'s seat was given to a bot while this peer was away ({}, the one it \
+                     left included): following the session to its end",
+                    people.named(seat, None),
+                    count(hands, "final hand", "final hands")
+                ));
                 // The others must still be playing: bounded by --wait like a resume.
                 waiting = Some(Waiting::new(WaitFor::Resume, args.wait));
             }
@@ -568,8 +620,7 @@ async fn session(
                         args.hands
                     ));
                 }
-                let b: Vec<String> = balances.iter().map(Money::to_string).collect();
-                eprintln!("session over: balances [{}]", b.join(","));
+                lines::say(&format!("session over: {}", people.money(&balances)));
                 break Ok(());
             }
             NetEvent::Fatal(why) => break Err(anyhow!("{why}")),
@@ -580,10 +631,14 @@ async fn session(
         // Stay a moment so that a peer still missing one of this seat's last entries can ask.
         tokio::time::sleep(Duration::from_millis(1500)).await;
         if let Ok(t) = network.traffic().await {
-            eprintln!(
-                "traffic: {} messages, {} bytes sent; {} messages, {} bytes received",
-                t.messages_out, t.bytes_out, t.messages_in, t.bytes_in
-            );
+            lines::say(&format!(
+                "traffic: {} messages, {} bytes sent",
+                t.messages_out, t.bytes_out
+            ));
+            lines::say(&format!(
+                "traffic: {} messages, {} bytes received",
+                t.messages_in, t.bytes_in
+            ));
         }
     }
     // A peer that stops mid-table (an error, the player quit) says so with a signed leave, so
@@ -696,11 +751,10 @@ impl Strangers {
             .advert
             .seats
             .iter()
-            .enumerate()
-            .filter_map(|(i, s)| {
+            .filter_map(|s| {
                 let s = s.as_ref().filter(|s| !s.bot && s.peer != self.me)?;
                 let flag = self.flag(&s.key, &s.name, Some(&roster.advert.table))?;
-                Some(format!("seat {i}: \"{}\" {flag}", clean(&s.name)))
+                Some(format!("\"{}\" {flag}", clean(&s.name)))
             })
             .collect()
     }
@@ -709,66 +763,61 @@ impl Strangers {
 /// How often a peer waiting for a table says what it sees in the lobby.
 const LOBBY_LINE_SECONDS: u64 = 5;
 
-/// A name as shown on the terminal: no control characters (an escape sequence in a peer's
-/// name must not drive this terminal), at most 40 characters.
-fn clean(name: &str) -> String {
-    name.chars()
-        .map(|c| if c.is_control() { '?' } else { c })
-        .take(40)
-        .collect()
-}
+use lines::clean;
 
-/// One line of what a peer waiting for a table sees: every table it knows and why it does
-/// not sit there (another preset, stake or length, full, started), or how far it filled.
-fn lobby_line(
+/// What a peer waiting for a table sees, a few lines each starting `lobby: `: what it waits
+/// for, then every table it knows and why it does not sit there (another preset, stake or
+/// length, full, started), or how far it filled.
+fn lobby_lines_now(
     tables: &[mahjong_net::Advert],
     me: &VerifyingKey,
     (preset, stake, hands): (Ruleset, Money, u32),
     peers: usize,
-) -> String {
-    let mut line = format!(
-        "lobby: waiting for a table of {preset}, stake {stake}, {hands} hands; {peers} peer{} connected; ",
-        if peers == 1 { "" } else { "s" }
-    );
-    if tables.is_empty() {
-        line.push_str("no table seen");
-        return line;
-    }
-    let shown: Vec<String> = tables
-        .iter()
-        .map(|a| {
-            let need = 4 - usize::from(a.bots.min(3));
-            let seated = format!("{} of {need} players seated", a.humans());
-            let mut why = Vec::new();
-            if a.host == *me {
-                why.push(format!("this peer's, {seated}"));
-            } else {
-                match a.state {
-                    mahjong_net::TableState::Open => {}
-                    mahjong_net::TableState::Started => why.push("started".to_string()),
-                    mahjong_net::TableState::Closed => why.push("closed".to_string()),
-                }
-                if a.preset != preset {
-                    why.push(format!("another preset: {}", a.preset));
-                }
-                if a.stake != stake {
-                    why.push(format!("another stake: {}", a.stake));
-                }
-                if a.hands != hands {
-                    why.push(format!("another length: {} hands", a.hands));
-                }
-                if a.state == mahjong_net::TableState::Open && a.free() == 0 {
-                    why.push("full".to_string());
-                }
-                if why.is_empty() {
-                    why.push(format!("fits, {seated}"));
-                }
+) -> Vec<String> {
+    let mut out = vec![format!(
+        "lobby: waiting for {preset}, stake {stake}, {}; {} connected{}",
+        count(hands, "hand", "hands"),
+        count(peers as u64, "peer", "peers"),
+        if tables.is_empty() {
+            "; no table seen"
+        } else {
+            ""
+        }
+    )];
+    for a in tables {
+        let need = 4 - usize::from(a.bots.min(3));
+        let seated = format!("{} of {need} players seated", a.humans());
+        let mut why = Vec::new();
+        if a.host == *me {
+            why.push(format!("this peer's, {seated}"));
+        } else {
+            match a.state {
+                mahjong_net::TableState::Open => {}
+                mahjong_net::TableState::Started => why.push("started".to_string()),
+                mahjong_net::TableState::Closed => why.push("closed".to_string()),
             }
-            format!("\"{}\" ({})", clean(&a.name), why.join(", "))
-        })
-        .collect();
-    line.push_str(&format!("tables: {}", shown.join("; ")));
-    line
+            if a.preset != preset {
+                why.push(format!("another preset: {}", a.preset));
+            }
+            if a.stake != stake {
+                why.push(format!("another stake: {}", a.stake));
+            }
+            if a.hands != hands {
+                why.push(format!(
+                    "another length: {}",
+                    count(a.hands, "hand", "hands")
+                ));
+            }
+            if a.state == mahjong_net::TableState::Open && a.free() == 0 {
+                why.push("full".to_string());
+            }
+            if why.is_empty() {
+                why.push(format!("fits, {seated}"));
+            }
+        }
+        out.push(format!("lobby: \"{}\": {}", clean(&a.name), why.join(", ")));
+    }
+    out
 }
 
 /// What `mahjong play` waits for, at most `--wait` seconds.
@@ -810,42 +859,6 @@ fn others_spoke(ev: &TableEvent, ours: &[Seat]) -> bool {
         TableEvent::Moved { mv, .. } => !ours.contains(&mv.seat),
         _ => false,
     }
-}
-
-fn roster_line(roster: &mahjong_net::Roster) -> String {
-    roster
-        .advert
-        .seats
-        .iter()
-        .enumerate()
-        .map(|(i, s)| match s {
-            Some(s) if i as u8 == roster.host_seat => {
-                format!("{i} {} (host)", mahjong_store::clean_name(&s.name))
-            }
-            Some(s) => format!("{i} {}", mahjong_store::clean_name(&s.name)),
-            None => format!("{i} free"),
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-/// `hand 2/3: seat 1 wins qingyise by self-draw, payments [-20,60,-20,-20]`.
-pub fn hand_line(result: &HandResult, hands: u32, signatures: usize) -> String {
-    let what = match &result.outcome {
-        // The winners and how they won, in the ledger's words.
-        Outcome::Win { .. } => mahjong_store::describe(result),
-        Outcome::Drawn => "drawn, the wall is empty".to_string(),
-        Outcome::Abandoned { leaver, .. } if result.aborted => format!(
-            "aborted by the three others ({signatures} votes), seat {leaver} pays the leaver penalty"
-        ),
-        Outcome::Abandoned { leaver, .. } => format!("seat {leaver} left and pays the penalty"),
-    };
-    let p: Vec<String> = result.payments.iter().map(Money::to_string).collect();
-    format!(
-        "hand {}/{hands}: {what}, payments [{}]",
-        result.hand,
-        p.join(",")
-    )
 }
 
 // ---- the player at this terminal (without --bot) ----
@@ -908,6 +921,8 @@ struct Human {
     lang: Lang,
     /// The players' names from the roster, with the winds of the current hand.
     names: solo::Names,
+    /// The claim this player made in the open window, to say so when another beats it.
+    claimed: Option<mahjong_rules::Action>,
 }
 
 impl Human {
@@ -923,7 +938,8 @@ impl Human {
             stake,
             hands,
             lang,
-            names: solo::Names::new([0, 1, 2, 3].map(|s| format!("seat {s}"))),
+            names: solo::Names::new(Default::default()),
+            claimed: None,
         }
     }
 
@@ -937,21 +953,19 @@ impl Human {
                 .map(|i| i as Seat);
         }
         self.names = solo::Names::new([0usize, 1, 2, 3].map(|s| {
-            let name = roster.advert.seats[s]
-                .as_ref()
-                .map(|i| clean(&mahjong_store::clean_name(&i.name)))
-                .unwrap_or_default();
-            match (Some(s as Seat) == self.me, name.is_empty()) {
-                (true, _) => "you".to_string(),
-                (false, true) => format!("seat {s}"),
-                (false, false) => name,
+            if Some(s as Seat) == self.me {
+                return "you".to_string();
             }
+            roster.advert.seats[s]
+                .as_ref()
+                .map(|i| clean(&i.name))
+                .unwrap_or_default()
         }));
-        if let Some(me) = self.me {
+        if self.me.is_some() {
             println!(
-                "You sit in seat {me}; each hand's dealer is East. Type the number of an action,\n\
-                 a tile to discard (5m), !5m to discard and declare ready (敲), h for a hint,\n\
-                 q to leave the table."
+                "You are seated. Each hand's dealer is East, and the winds turn with the deal.\n\
+                 Type the number of an action, a tile to discard (5m), !5m to discard it and\n\
+                 declare ready (敲), h for a hint, q to leave the table."
             );
         }
     }
@@ -971,22 +985,24 @@ impl Human {
                     && p.length == SessionLength::Hands(self.hands)
                     && agreed.is_ok();
                 if fits {
-                    writeln!(
-                        out,
-                        "The host proposes {} at stake {}: accepted.",
-                        p.preset, p.stake
+                    solo::say(
+                        &mut out,
+                        &format!(
+                            "The host proposes {}: accepted.",
+                            lines::terms(p.preset, p.stake, p.length)
+                        ),
                     )?;
                     network.accept().await?;
                 } else {
-                    writeln!(
-                        out,
-                        "The host proposes {} at stake {}, {:?}: not what you asked for ({}), declined.",
-                        p.preset,
-                        p.stake,
-                        p.length,
-                        agreed
-                            .err()
-                            .unwrap_or_else(|| "preset, stake or hands differ".into())
+                    solo::say(
+                        &mut out,
+                        &format!(
+                            "The host proposes {}: not what you asked for ({}), declined.",
+                            lines::terms(p.preset, p.stake, p.length),
+                            agreed
+                                .err()
+                                .unwrap_or_else(|| "preset, stake or hands differ".into())
+                        ),
                     )?;
                     network.leave().await?;
                 }
@@ -1013,6 +1029,10 @@ impl Human {
                         writeln!(out, "  (time is up: the table played for you)")?;
                     }
                     solo::announce(events, me, &self.names, &|_| None, &mut out)?;
+                    if let Some(line) = solo::claim_lost(&mut self.claimed, events, me, &self.names)
+                    {
+                        solo::say(&mut out, &line)?;
+                    }
                 }
             }
             TableEvent::YourTurn { view, .. } => {
@@ -1067,6 +1087,7 @@ impl Human {
         match solo::answer(&p.view, &p.order, line, &mut self.hint, &mut out)? {
             Answer::Act(a) => {
                 self.prompt = None;
+                self.claimed = solo::is_claim(&a).then(|| a.clone());
                 network.act(a).await?;
             }
             Answer::Quit => {
@@ -1113,9 +1134,12 @@ mod tests {
     use super::clean;
 
     #[test]
-    fn names_are_shown_without_control_characters_and_at_most_40_characters() {
-        assert_eq!(clean("Ann\u{1b}[2J\r\nBob\u{7}"), "Ann?[2J??Bob?");
+    fn names_are_shown_without_control_characters_and_at_most_32_characters() {
+        assert!(
+            !clean("Ann\u{1b}[2J\r\nBob\u{7}\u{202e}")
+                .contains(|c: char| c.is_control() || c == '\u{202e}')
+        );
         assert_eq!(clean("张三"), "张三");
-        assert_eq!(clean(&"x".repeat(100)).chars().count(), 40);
+        assert_eq!(clean(&"x".repeat(100)).chars().count(), 32);
     }
 }

@@ -22,7 +22,7 @@ use mahjong_rules::explain_text::{self, Lang, wrap_words};
 use mahjong_rules::view::{PublicPhase, PublicSeat};
 use mahjong_rules::{
     Action, Dice, Event, HandState, MeldShape, MeldType, Money, Move, Options, Outcome, Ruleset,
-    Seat, SeatView, Session, SessionLength, Setup, Tile, Wall, format_tiles, hand, scoring,
+    Seat, SeatView, Session, SessionLength, Setup, Tile, Wall, hand, scoring,
 };
 use rand_chacha::ChaCha20Rng;
 use rand_core::{RngCore, SeedableRng};
@@ -201,12 +201,17 @@ fn play(args: SoloArgs, input: &mut impl BufRead, out: &mut impl Write) -> Resul
         if let Some(w) = st.wildcard() {
             writeln!(out, "Wildcard (百搭): {w}")?;
         }
+        // The claim this player made in the open window, to say so when it loses.
+        let mut claimed: Option<Action> = None;
         while !st.is_over() {
             let seat = st.to_act_mask().trailing_zeros() as Seat;
             let view = st.view(seat);
             let action = if seat == me {
                 match ask(&view, &names, &mut hint, input, out)? {
-                    Some(a) => a,
+                    Some(a) => {
+                        claimed = is_claim(&a).then(|| a.clone());
+                        a
+                    }
                     None => {
                         say(
                             out,
@@ -223,6 +228,9 @@ fn play(args: SoloArgs, input: &mut impl BufRead, out: &mut impl Write) -> Resul
             };
             let events = st.apply(&Move::new(seat, action))?;
             announce(&events, me, &names, &|p| st.face(p), out)?;
+            if let Some(line) = claim_lost(&mut claimed, &events, me, &names) {
+                say(out, &line)?;
+            }
         }
         let outcome = st
             .outcome()
@@ -388,20 +396,53 @@ pub(crate) fn answer(
             );
             match found {
                 Some(a) => return Ok(Answer::Act(a.clone())),
-                None => writeln!(
-                    out,
-                    "  you cannot {} {t} now",
-                    if ready {
-                        "declare ready with"
+                None => {
+                    let what = if ready {
+                        format!("declare ready with {t}")
                     } else {
-                        "discard"
+                        format!("discard {t}")
+                    };
+                    let why = refusal(view, t, ready);
+                    for l in wrap_words(&format!("  you cannot {what} now: {why}"), WIDTH, 4) {
+                        writeln!(out, "{l}")?;
                     }
-                )?,
+                }
             }
         }
         Err(e) => writeln!(out, "  {e}")?,
     }
     Ok(Answer::Again)
+}
+
+/// Why discarding `t` (with a ready declaration when `ready`) is not among the legal
+/// actions, in a few words.
+fn refusal(view: &SeatView, t: Tile, ready: bool) -> String {
+    let discards: Vec<(Tile, bool)> = view
+        .legal
+        .iter()
+        .filter_map(|a| match a {
+            Action::Discard { card, ready } => Some((card.tile, *ready)),
+            _ => None,
+        })
+        .collect();
+    if discards.is_empty() {
+        return "it is not your turn to discard; type the number of an action".into();
+    }
+    if !view.hand.iter().any(|c| c.tile == t) {
+        return format!("you hold no {t}");
+    }
+    let mine = &view.seats[usize::from(view.seat & 3)];
+    if mine.ready {
+        let drawn = view.drawn.map(|c| c.tile.to_string()).unwrap_or_default();
+        return format!("after declaring ready (敲) you discard the tile you draw ({drawn})");
+    }
+    match (ready, discards.contains(&(t, false))) {
+        (true, true) => format!("after discarding {t} your hand would not be ready (听)"),
+        (true, false) | (false, false) => {
+            format!("the rules do not let you discard {t} at this moment")
+        }
+        (false, true) => "it is among your choices".into(),
+    }
 }
 
 /// The 换牌 moment with a choice to make (not only a pass).
@@ -532,7 +573,7 @@ fn render(v: &SeatView, names: &Names, out: &mut impl Write) -> Result<()> {
             melds(&s.melds),
         );
         if !s.flowers.is_empty() {
-            line.push_str(&format!("; flowers {}", format_tiles(&s.flowers)));
+            line.push_str(&format!("; flowers {}", spaced(&s.flowers)));
         }
         if s.buried > 0 {
             line.push_str(&format!("; put back {} (换牌)", s.buried));
@@ -568,7 +609,7 @@ fn render(v: &SeatView, names: &Names, out: &mut impl Write) -> Result<()> {
     }
     let mut line = format!("  YOUR discards: {}", or_dash(&spaced(&discards_of(mine))));
     if !mine.flowers.is_empty() {
-        line.push_str(&format!("; flowers {}", format_tiles(&mine.flowers)));
+        line.push_str(&format!("; flowers {}", spaced(&mine.flowers)));
     }
     if !v.put_back.is_empty() {
         let mut back: Vec<Tile> = v.put_back.iter().map(|c| c.tile).collect();
@@ -593,11 +634,11 @@ fn render(v: &SeatView, names: &Names, out: &mut impl Write) -> Result<()> {
     Ok(())
 }
 
-/// Tiles grouped by suit: `123m 55p 7z`.
-fn spaced(tiles: &[Tile]) -> String {
+/// Tiles one by one, as they are typed: `1m 2m 3m 5p 5p 7z`.
+pub(crate) fn spaced(tiles: &[Tile]) -> String {
     tiles
-        .chunk_by(|a, b| a.suit() == b.suit())
-        .map(format_tiles)
+        .iter()
+        .map(Tile::to_string)
         .collect::<Vec<_>>()
         .join(" ")
 }
@@ -617,9 +658,9 @@ fn melds(ms: &[mahjong_rules::PublicMeld]) -> String {
                 let ts: Vec<Tile> = (0..3)
                     .filter_map(|k| Tile::from_index(t.index() + k))
                     .collect();
-                format!("[{}]", format_tiles(&ts))
+                format!("[{}]", spaced(&ts))
             }
-            (k, Some(t)) => format!("[{}]", format_tiles(&vec![t; k.tile_count()])),
+            (k, Some(t)) => format!("[{}]", spaced(&vec![t; k.tile_count()])),
         })
         .collect::<Vec<_>>()
         .join(" ")
@@ -636,12 +677,84 @@ fn describe(a: &Action) -> String {
         Action::ConcealedKong { cards } => format!("concealed kong of {}", cards[0].tile),
         Action::AddedKong { card } => format!("add {} to your pung (kong)", card.tile),
         Action::Win { .. } => "WIN (胡)".into(),
-        Action::Chow { cards } => format!("chow with {}{}", cards[0].tile, cards[1].tile),
+        Action::Chow { cards } => format!("chow with your {} {}", cards[0].tile, cards[1].tile),
         Action::Pung { cards } => format!("pung {}", cards[0].tile),
         Action::Kong { cards } => format!("kong {}", cards[0].tile),
         Action::Leave => "leave the table".into(),
         Action::Swap { .. } => "put five tiles back and draw five (换牌)".into(),
     }
+}
+
+/// A claim on a discard (chow, pung, kong or a win), which another seat's claim can beat.
+pub(crate) fn is_claim(a: &Action) -> bool {
+    matches!(
+        a,
+        Action::Chow { .. } | Action::Pung { .. } | Action::Kong { .. } | Action::Win { .. }
+    )
+}
+
+/// When the claim `mine` (this player's, on the open discard) lost to another seat's: the
+/// sentence that says so (`Your chow lost to West Cy's pung: a pung comes before a chow.`).
+/// `mine` is cleared once the window is decided either way.
+pub(crate) fn claim_lost(
+    mine: &mut Option<Action>,
+    events: &[Event],
+    me: Seat,
+    names: &Names,
+) -> Option<String> {
+    let ours = mine.as_ref()?;
+    let word = |a: &Action| match a {
+        Action::Chow { .. } => "chow",
+        Action::Pung { .. } => "pung",
+        Action::Kong { .. } => "kong",
+        _ => "win",
+    };
+    for e in events {
+        let (seat, theirs) = match e {
+            Event::Claimed { seat, meld, .. } => (
+                *seat,
+                match meld.kind {
+                    MeldType::Chow => "chow",
+                    MeldType::Pung => "pung",
+                    _ => "kong",
+                },
+            ),
+            Event::HandOver { outcome } => match outcome.as_ref() {
+                Outcome::Win { settlement, .. } => {
+                    let winners: Vec<Seat> = settlement.winners.iter().map(|w| w.seat).collect();
+                    if winners.contains(&me) {
+                        *mine = None;
+                        return None;
+                    }
+                    match winners.first() {
+                        Some(&w) => (w, "win"),
+                        None => continue,
+                    }
+                }
+                _ => continue,
+            },
+            Event::Discarded { .. } | Event::Drew { .. } => {
+                *mine = None;
+                return None;
+            }
+            _ => continue,
+        };
+        let what = word(ours);
+        *mine = None;
+        if seat == me {
+            return None;
+        }
+        let why = match theirs {
+            "win" => "a win comes first".to_string(),
+            _ if theirs == what => "the seat nearer in turn comes first".to_string(),
+            _ => format!("a {theirs} comes before a {what}"),
+        };
+        return Some(format!(
+            "  Your {what} lost to {}'s {theirs}: {why}.",
+            names.of(seat)
+        ));
+    }
+    None
 }
 
 /// One line per rules event of a move, as `me` sees it; `face` gives the tile at a wall
@@ -685,12 +798,12 @@ pub(crate) fn announce(
                 format!(
                     "{}: {verb} {} from {}",
                     who(*seat),
-                    format_tiles(&meld.tiles()),
+                    spaced(&meld.tiles()),
                     whom(*from)
                 )
             }
             Event::Konged { seat, meld } if *seat == me || meld.kind != MeldType::ConcealedKong => {
-                format!("{}: kong {}", who(*seat), format_tiles(&meld.tiles()))
+                format!("{}: kong {}", who(*seat), spaced(&meld.tiles()))
             }
             Event::Konged { seat, .. } => format!("{}: concealed kong", who(*seat)),
             Event::KongOffered { seat, card } => {
@@ -828,6 +941,62 @@ mod tests {
         assert!(text.contains("Hand over"), "{text}");
         assert!(text.contains("hint:"), "{text}");
         assert!(text.contains("Session over"));
+    }
+
+    #[test]
+    fn a_refused_tile_says_why() {
+        // Every suit tile typed at the first prompt, plain and with 敲, before playing on.
+        let mut script = String::new();
+        for suit in ["m", "p", "s"] {
+            for n in 1..=9 {
+                script.push_str(&format!("{n}{suit}\n!{n}{suit}\n"));
+            }
+        }
+        script.push_str(&"1\n".repeat(400));
+        let mut input = std::io::Cursor::new(script.into_bytes());
+        let mut out = Vec::new();
+        play(args(1, 11), &mut input, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let refusals: Vec<&str> = text.lines().filter(|l| l.contains("you cannot ")).collect();
+        assert!(!refusals.is_empty(), "{text}");
+        for l in &refusals {
+            let (_, why) = l
+                .split_once(" now: ")
+                .unwrap_or_else(|| panic!("no why: {l}"));
+            assert!(
+                why.starts_with("you hold no ")
+                    || why.starts_with("after discarding ")
+                    || why.starts_with("it is not your turn")
+                    || why.starts_with("the rules do not let you"),
+                "{l}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_claim_beaten_by_another_seat_is_said() {
+        // Always the second choice: a claim whenever one is offered (pass is the first).
+        // Over a few sessions one
+        // of them loses to another seat's claim or win, and the player is told.
+        let mut told = Vec::new();
+        for seed in 1..=12 {
+            let mut input = std::io::Cursor::new("2\n".repeat(3000).into_bytes());
+            let mut out = Vec::new();
+            play(args(4, seed), &mut input, &mut out).unwrap();
+            let text = String::from_utf8(out).unwrap();
+            told.extend(
+                text.lines()
+                    .filter(|l| l.contains("Your ") && l.contains(" lost to "))
+                    .map(str::to_string),
+            );
+        }
+        assert!(!told.is_empty(), "no claim ever lost");
+        for l in &told {
+            assert!(
+                l.contains("comes first") || l.contains("comes before a "),
+                "{l}"
+            );
+        }
     }
 
     /// Players are named by wind (the dealer is East, as in the app) and name, never by a

@@ -75,7 +75,9 @@ impl Proc {
     }
 
     fn drain(&mut self) {
-        self.seen.extend(self.err.try_iter());
+        for l in self.err.try_iter() {
+            support::heard(&mut self.seen, l);
+        }
         self.said.extend(self.out.try_iter());
     }
 
@@ -118,7 +120,7 @@ impl Proc {
             .collect()
     }
 
-    /// The peers this one printed `link to PEER: direct` for.
+    /// The players this one printed `link to NAME: direct` for.
     fn direct_links(&self) -> std::collections::BTreeSet<String> {
         self.seen
             .iter()
@@ -265,10 +267,11 @@ fn direct_pairs(players: &[Proc]) -> usize {
     let ids: Vec<Option<String>> = players
         .iter()
         .map(|p| {
+            // Its own name: `table … full after … s; this peer plays p0`.
             p.seen.iter().find_map(|l| {
-                l.strip_prefix("reachable through the relay at ")
-                    .and_then(|a| a.rsplit_once("/p2p/"))
-                    .map(|(_, id)| id.to_string())
+                l.strip_prefix("table ")?
+                    .split_once("; this peer plays ")
+                    .map(|(_, name)| name.to_string())
             })
         })
         .collect();
@@ -1055,8 +1058,11 @@ fn a_relay_gone_for_good_before_any_link_is_direct_is_named_and_the_table_ends_a
             .iter()
             .find(|l| l.contains("is gone; every friend was linked through it"))
             .unwrap_or_else(|| panic!("player {i} did not name the relay: {:#?}", p.seen));
+        // Named as a player reads it, host and port: `the relay 10.77.0.1:4001 is gone`.
+        let parts: Vec<&str> = addr.split('/').collect();
+        let host_port = format!("{}:{}", parts[2], parts[4]);
         assert!(
-            named.contains(&addr) && named.ends_with(&format!("waiting {wait} s for it")),
+            named.contains(&host_port) && named.ends_with(&format!("waiting {wait} s for it")),
             "{named}"
         );
         let last = p.seen.last().expect("a last line");

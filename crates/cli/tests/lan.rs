@@ -126,7 +126,7 @@ impl Peer {
 
     fn drain(&mut self) {
         while let Ok(l) = self.lines.try_recv() {
-            self.seen.push(l);
+            support::heard(&mut self.seen, l);
         }
     }
 
@@ -197,17 +197,19 @@ fn play_args(name: &str, dir: &Path, hands: u32, extra: &[&str]) -> Vec<String> 
     v
 }
 
-/// The payments of a `hand k/N: …, payments [a,b,c,d]` line.
+/// The payments of a `hand k/N: …; payments: p0 -20, p1 +60, p2 -20, p3 -20` line.
 fn payments(line: &str) -> Vec<f64> {
     let inner = line
-        .rsplit_once("payments [")
-        .and_then(|(_, r)| r.strip_suffix(']'))
+        .rsplit_once("payments: ")
+        .map(|(_, r)| r)
         .unwrap_or_else(|| panic!("no payments in {line:?}"));
     inner
-        .split(',')
+        .split(", ")
         .map(|x| {
-            x.parse::<f64>()
-                .unwrap_or_else(|_| panic!("bad amount in {line:?}"))
+            x.rsplit(' ')
+                .next()
+                .and_then(|n| n.trim_start_matches('+').parse::<f64>().ok())
+                .unwrap_or_else(|| panic!("bad amount in {line:?}"))
         })
         .collect()
 }
@@ -1068,7 +1070,11 @@ fn a_peer_killed_for_good_is_replaced_by_a_bot_and_the_others_finish() {
     std::thread::sleep(Duration::from_millis(800));
     assert!(wait_until(&mut peers[0], Duration::from_secs(10), |l| l
         .starts_with("table ")));
-    let vseat = seat_of(&peers[0], &format!("p{victim}")).expect("the victim's seat");
+    assert!(
+        seat_of(&peers[0], &format!("p{victim}")).is_some(),
+        "the victim's seat: {:#?}",
+        peers[0].seen
+    );
     let _ = peers[victim].child.kill(); // SIGKILL, and no restart
     let _ = peers[victim].child.wait();
     let killed = Instant::now();
@@ -1078,11 +1084,7 @@ fn a_peer_killed_for_good_is_replaced_by_a_bot_and_the_others_finish() {
     // a few seconds, whoever's turn it is.
     for p in peers.iter_mut() {
         assert!(
-            wait_for(
-                p,
-                &format!("seat {vseat} is silent"),
-                Duration::from_secs(10)
-            ),
+            wait_for(p, &format!("p{victim} is silent"), Duration::from_secs(10)),
             "{:#?}",
             p.seen
         );
@@ -1251,13 +1253,17 @@ fn a_player_at_the_terminal_plays_a_hand_from_piped_input() {
 /// The seat of each peer name at a table, from a `table … full after …: 0 p1 (host), 1 p2, …`
 /// line.
 fn seat_of(peer: &Peer, name: &str) -> Option<u8> {
-    let line = peer.seen.iter().find(|l| l.starts_with("table "))?;
-    let (_, list) = line.split_once(": ")?;
-    let list = list.split(';').next()?;
+    // `seats: East p0 (host), South p1, West p2, North p3`: at the table's start the first
+    // seat is East, so the wind's order is the seat's number.
+    let line = peer.seen.iter().find(|l| l.starts_with("seats: "))?;
+    let list = line.strip_prefix("seats: ")?;
     list.split(", ").find_map(|item| {
         let mut words = item.split(' ');
-        let seat = words.next()?.parse().ok()?;
-        (words.next()? == name).then_some(seat)
+        let wind = words.next()?;
+        let seat = ["East", "South", "West", "North"]
+            .iter()
+            .position(|w| *w == wind)?;
+        (words.next()? == name).then_some(seat as u8)
     })
 }
 
@@ -1399,10 +1405,13 @@ fn a_missed_accept_ends_the_table_for_all_and_everyone_is_back_at_one_new_table(
         .find(|l| l.starts_with("table "))
         .expect("table line")[6..14]
         .to_string();
-    let late_seat = seat_of(&peers[0], &format!("p{late}")).expect("the late peer's seat");
-    let failed = format!(
-        "the set-up failed: seat {late_seat} declined or never answered; back in the lobby"
+    assert!(
+        seat_of(&peers[0], &format!("p{late}")).is_some(),
+        "the late peer's seat: {:#?}",
+        peers[0].seen
     );
+    let failed =
+        format!("the set-up failed: p{late} declined or never answered; back in the lobby");
     for p in peers.iter_mut() {
         assert!(
             wait_for(p, &failed, Duration::from_secs(60)),
@@ -1780,7 +1789,11 @@ fn a_peer_whose_disk_fills_says_it_leaves_and_is_replaced_at_once() {
     ));
     assert!(wait_until(&mut peers[0], Duration::from_secs(10), |l| l
         .starts_with("table ")));
-    let vseat = seat_of(&peers[0], &format!("p{victim}")).expect("the victim's seat");
+    assert!(
+        seat_of(&peers[0], &format!("p{victim}")).is_some(),
+        "the victim's seat: {:#?}",
+        peers[0].seen
+    );
     // Fill the victim's disk.
     let chunk = vec![0u8; 1 << 20];
     let mut filler = std::fs::File::create(vdir.join("filler")).expect("filler");
@@ -1802,7 +1815,7 @@ fn a_peer_whose_disk_fills_says_it_leaves_and_is_replaced_at_once() {
         assert!(
             wait_for(
                 p,
-                &format!("seat {vseat} is replaced by a bot"),
+                &format!("p{victim} is replaced by a bot"),
                 Duration::from_secs(30)
             ),
             "{:#?}\nthe full peer said: {:#?}",
@@ -1857,7 +1870,11 @@ fn a_player_replaced_by_a_bot_comes_back_and_follows_the_session_to_its_end() {
     ));
     assert!(wait_until(&mut peers[0], Duration::from_secs(10), |l| l
         .starts_with("table ")));
-    let vseat = seat_of(&peers[0], &format!("p{victim}")).expect("the victim's seat");
+    assert!(
+        seat_of(&peers[0], &format!("p{victim}")).is_some(),
+        "the victim's seat: {:#?}",
+        peers[0].seen
+    );
     std::thread::sleep(Duration::from_millis(800));
     let _ = peers[victim].child.kill(); // SIGKILL
     let _ = peers[victim].child.wait();
@@ -1866,7 +1883,7 @@ fn a_player_replaced_by_a_bot_comes_back_and_follows_the_session_to_its_end() {
             assert!(
                 wait_for(
                     p,
-                    &format!("seat {vseat} is replaced by a bot"),
+                    &format!("p{victim} is replaced by a bot"),
                     Duration::from_secs(60)
                 ),
                 "{:#?}",
@@ -1916,7 +1933,11 @@ fn a_peer_interrupted_says_it_leaves_and_is_replaced_at_once() {
     ));
     assert!(wait_until(&mut peers[0], Duration::from_secs(10), |l| l
         .starts_with("table ")));
-    let vseat = seat_of(&peers[0], &format!("p{victim}")).expect("the victim's seat");
+    assert!(
+        seat_of(&peers[0], &format!("p{victim}")).is_some(),
+        "the victim's seat: {:#?}",
+        peers[0].seen
+    );
     std::thread::sleep(Duration::from_millis(800));
     // SIGINT to the peer itself (under `ip netns exec`, which execs it: the same pid).
     let sent = Command::new("kill")
@@ -1938,7 +1959,7 @@ fn a_peer_interrupted_says_it_leaves_and_is_replaced_at_once() {
         assert!(
             wait_for(
                 p,
-                &format!("seat {vseat} is replaced by a bot"),
+                &format!("p{victim} is replaced by a bot"),
                 Duration::from_secs(30)
             ),
             "{:#?}\nthe interrupted peer said: {:#?}",

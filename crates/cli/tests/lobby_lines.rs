@@ -7,6 +7,8 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+mod support;
+
 struct Running {
     child: Child,
     lines: mpsc::Receiver<String>,
@@ -73,52 +75,50 @@ fn a_waiting_peer_says_which_tables_it_sees_and_why_none_fits() {
         &[ports[0]],
         &["--hands", "3", "--stake", "2"],
     );
-    // Ann's lines, until one names both other tables (each peer opens its own after 1.2 s)
-    // and a second line came.
+    // Ann's reports, until one names both other tables (each peer opens its own after
+    // 1.2 s) and a second report came. A report is a `lobby: waiting for …` line and one
+    // `lobby: "TABLE": why` line per table, each within 80 columns.
     let end = Instant::now() + Duration::from_secs(19);
-    let mut lobby = Vec::new();
+    let mut reports: Vec<Vec<String>> = Vec::new();
     let mut last = Instant::now();
     let mut gaps = Vec::new();
+    let names_both = |r: &[String]| {
+        r.iter().any(|l| l.contains("Bob's table")) && r.iter().any(|l| l.contains("Cy's table"))
+    };
     while Instant::now() < end {
         let Ok(line) = ann.lines.recv_timeout(Duration::from_millis(200)) else {
             continue;
         };
-        if !line.starts_with("lobby: ") {
-            continue;
-        }
-        gaps.push(last.elapsed());
-        last = Instant::now();
-        let done = line.contains("Bob's table") && line.contains("Cy's table");
-        lobby.push(line);
-        if done && lobby.len() >= 2 {
-            break;
+        let mut seen = Vec::new();
+        support::heard(&mut seen, line.clone());
+        if line.starts_with("lobby: waiting") {
+            if reports.last().is_some_and(|r| names_both(r)) && reports.len() >= 2 {
+                break;
+            }
+            gaps.push(last.elapsed());
+            last = Instant::now();
+            reports.push(vec![line]);
+        } else if line.starts_with("lobby: ")
+            && let Some(r) = reports.last_mut()
+        {
+            r.push(line);
         }
     }
-    let line = lobby.last().expect("no lobby line at all");
-    assert!(
-        line.contains("Bob's table") && line.contains("Cy's table"),
-        "{lobby:#?}"
+    let report = reports.last().expect("no lobby line at all");
+    assert!(names_both(report), "{reports:#?}");
+    assert_eq!(
+        report[0], "lobby: waiting for qiaoma, stake 1, 1 hand; 2 peers connected",
+        "{reports:#?}"
     );
-    assert!(
-        line.starts_with(
-            "lobby: waiting for a table of qiaoma, stake 1, 1 hands; 2 peers connected; tables: "
-        ),
-        "{line}"
-    );
-    assert!(
-        line.contains("\"Bob's table\" (another preset: classic)"),
-        "{line}"
-    );
-    assert!(
-        line.contains("\"Cy's table\" (another stake: 2, another length: 3 hands)"),
-        "{line}"
-    );
-    assert!(
-        line.contains("\"Ann's table\" (this peer's, 1 of 4 players seated)"),
-        "{line}"
-    );
+    for want in [
+        "lobby: \"Bob's table\": another preset: classic",
+        "lobby: \"Cy's table\": another stake: 2, another length: 3 hands",
+        "lobby: \"Ann's table\": this peer's, 1 of 4 players seated",
+    ] {
+        assert!(report.iter().any(|l| l == want), "{want}: {report:#?}");
+    }
     // Every few seconds (5), not more often.
-    assert!(gaps.len() >= 2, "{lobby:#?}");
+    assert!(gaps.len() >= 2, "{reports:#?}");
     for g in gaps.iter().skip(1) {
         assert!(
             *g > Duration::from_secs(4) && *g < Duration::from_secs(7),

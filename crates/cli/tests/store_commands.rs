@@ -215,12 +215,22 @@ fn ledger_text_shows_names_running_totals_and_levels() {
         "Di",
         "classic",
         "baida",
-        "seat 3 left",
+        "West Di pays the leaver's penalty",
+        "West Ann wins with a half flush (混一色) on East Cy's discard",
         "balance",
         "level",
         "贫民",
     ] {
         assert!(t.contains(needle), "{needle} in\n{t}");
+    }
+    // Within 80 columns (a CJK character is two), players by name, never `seat 3`.
+    for line in t.lines() {
+        let columns: usize = line
+            .chars()
+            .map(|c| if (c as u32) >= 0x2E80 { 2 } else { 1 })
+            .sum();
+        assert!(columns <= 80, "{columns} columns: {line}");
+        assert!(!line.contains("seat "), "{line}");
     }
     // An empty data directory has no ledger and is not created.
     let empty = tempfile::tempdir().expect("tempdir");

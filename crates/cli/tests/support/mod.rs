@@ -57,3 +57,26 @@ pub fn assert_one_leave_in_session(rows: &[Row], hands: usize) {
         "{hands} hands, or {hands} and a penalty before a hand's dice: {rows:?}"
     );
 }
+
+/// Takes one line a `mahjong` process printed into `seen`, the way a player reads it: it
+/// must keep to 80 columns (a CJK character is two) and never name a seat by its number
+/// (`seat 2`); a longer sentence goes on, indented by four spaces, on the next lines, which
+/// are joined to it here so that tests read whole sentences.
+pub fn heard(seen: &mut Vec<String>, line: String) {
+    let columns: usize = line
+        .chars()
+        .map(|c| if (c as u32) >= 0x2E80 { 2 } else { 1 })
+        .sum();
+    assert!(columns <= 80, "{columns} columns: {line}");
+    let numbered = line
+        .match_indices("seat ")
+        .any(|(i, _)| line[i + 5..].starts_with(|c: char| c.is_ascii_digit()));
+    assert!(!numbered, "a seat named by its number: {line}");
+    match seen.last_mut() {
+        Some(last) if line.starts_with("    ") => {
+            last.push(' ');
+            last.push_str(line.trim());
+        }
+        _ => seen.push(line),
+    }
+}
