@@ -638,10 +638,7 @@ impl App {
                 self.save();
             }
             Message::ToggleFaces => {
-                self.settings.faces = match self.settings.faces {
-                    Faces::Chinese => Faces::Notation,
-                    Faces::Notation => Faces::Chinese,
-                };
+                self.settings.faces = self.settings.faces.next();
                 self.save();
             }
             Message::Resized(s) => {
@@ -963,10 +960,7 @@ impl App {
 
     fn top_bar(&self) -> Element<'_, Message> {
         let lang = self.lang();
-        let faces = match self.settings.faces {
-            Faces::Chinese => T::FacesChinese,
-            Faces::Notation => T::FacesNotation,
-        };
+        let faces = faces_label(self.settings.faces);
         let mut r = row![label(lang.t(T::AppTitle), 18.0, ACCENT)]
             .spacing(12)
             .align_y(Alignment::Center);
@@ -1089,7 +1083,7 @@ impl App {
         // A fixed height: what the bar says never moves the table below it.
         container(r)
             .padding([4, 8])
-            .height(Length::Fixed(40.0))
+            .height(Length::Fixed(crate::screens::TOP_BAR))
             .align_y(Alignment::Center)
             .into()
     }
@@ -1100,7 +1094,7 @@ impl App {
         let body: Element<'_, Message> = match (&self.screen, &self.rules, &self.review) {
             (_, Some(r), _) => r.view(lang).map(Message::Rules),
             (_, None, Some(r)) => {
-                let size = Size::new(self.size.width, self.size.height - 40.0);
+                let size = Size::new(self.size.width, self.size.height - crate::screens::TOP_BAR);
                 r.view(lang, self.settings.faces, size).map(Message::Review)
             }
             (screen, None, None) => self.screen_view(screen),
@@ -1139,7 +1133,7 @@ impl App {
                     lang,
                     faces: self.settings.faces,
                     name: &self.settings.name,
-                    size: Size::new(self.size.width, self.size.height - 40.0),
+                    size: Size::new(self.size.width, self.size.height - crate::screens::TOP_BAR),
                 };
                 match &t.end {
                     Some(end) => settle::view(t, end, ctx).map(Message::Table),
@@ -1148,7 +1142,7 @@ impl App {
             }
             Screen::History(h) => h.view(lang).map(Message::History),
             Screen::Replay(r) => {
-                let size = Size::new(self.size.width, self.size.height - 40.0);
+                let size = Size::new(self.size.width, self.size.height - crate::screens::TOP_BAR);
                 r.view(lang, self.settings.faces, size).map(Message::Replay)
             }
         }
@@ -1224,6 +1218,15 @@ fn feed(f: worker::Feed) -> Message {
 
 fn lobby_tick(now: std::time::Instant) -> Message {
     Message::Lobby(lobby::Message::Tick(now))
+}
+
+/// The top bar's button for the face set in use (a click steps to the next).
+pub fn faces_label(faces: Faces) -> T {
+    match faces {
+        Faces::Chinese => T::FacesChinese,
+        Faces::Notation => T::FacesNotation,
+        Faces::Contrast => T::FacesContrast,
+    }
 }
 
 fn frame(now: std::time::Instant) -> Message {

@@ -233,7 +233,7 @@ mod tests {
         let s = Settings {
             name: "小明".into(),
             lang: Lang::En,
-            faces: Faces::Notation,
+            faces: Faces::Contrast,
             window: Some((1024, 600)),
             volume: Some(35),
             reduce_motion: true,
@@ -259,6 +259,37 @@ mod tests {
         assert_eq!(s.name, "Mei");
         assert_eq!(s.volume, Some(40));
         assert!(!s.reduce_motion, "motion is on by default");
+        let _ = fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn every_face_set_is_kept_by_its_name_and_older_files_still_load() {
+        let d = dir("faces");
+        fs::create_dir_all(&d).expect("dir");
+        for (name, faces) in [
+            ("chinese", Faces::Chinese),
+            ("notation", Faces::Notation),
+            ("contrast", Faces::Contrast),
+        ] {
+            // A file of the version before the contrast faces (no `faces` at all, or one of
+            // the two it knew) loads as it was.
+            fs::write(
+                d.join(FILE),
+                format!(r#"{{"name":"Mei","faces":"{name}"}}"#),
+            )
+            .expect("write");
+            assert_eq!(Settings::load(&d).expect("loads").faces, faces);
+            let s = Settings {
+                faces,
+                ..Settings::default()
+            };
+            s.save(&d).expect("save");
+            let text = fs::read_to_string(d.join(FILE)).expect("read");
+            assert!(text.contains(&format!(r#""faces": "{name}""#)), "{text}");
+            assert_eq!(Settings::load(&d).expect("load"), s);
+        }
+        fs::write(d.join(FILE), r#"{"name":"Mei"}"#).expect("write");
+        assert_eq!(Settings::load(&d).expect("loads").faces, Faces::Chinese);
         let _ = fs::remove_dir_all(&d);
     }
 

@@ -137,8 +137,8 @@ fn with_reduced_motion_nothing_moves_and_the_choice_is_remembered() -> Result<()
     Ok(())
 }
 
-/// A 200×80 picture: 120 px of table, then a tile of `tile` 48 px wide, slid 90 px to the left
-/// of its place (all of it beside its place, over the table).
+/// A 200×80 picture: a tile of `tile` 48 px wide whose place is 120 px in, slid 90 px to the
+/// left of it (all of it beside its place, over the table).
 fn sliding(tile: &str) -> iced_test::Simulator<'static, ()> {
     use iced::widget::{Space, row};
     let t: mahjong_rules::Tile = tile.parse().expect("tile");
@@ -156,17 +156,32 @@ fn sliding(tile: &str) -> iced_test::Simulator<'static, ()> {
     )
 }
 
-/// A tile sliding in from beside its place prints nothing outside it: the picture is the same
-/// whatever the tile's face (text drawn on a canvas escapes its clip, so a sliding 七萬 once
-/// printed its characters over an opponent's row).
+/// The same picture with the tile of `tile` still, 30 px in: where the sliding one is on its
+/// way.
+fn still(tile: &str) -> iced_test::Simulator<'static, ()> {
+    use iced::widget::{Space, row};
+    let t: mahjong_rules::Tile = tile.parse().expect("tile");
+    let view: iced::Element<'static, ()> = row![
+        Space::new().width(30),
+        shanghai_mahjong::tiles::TileView::face(t, Faces::Chinese, false).view(48.0),
+    ]
+    .into();
+    iced_test::Simulator::with_size(
+        shanghai_mahjong::iced_settings(),
+        iced::Size::new(200.0, 80.0),
+        view,
+    )
+}
+
+/// A sliding tile is drawn whole on its way, face and characters included, and nothing of it
+/// stays at its place or spills beside it: the picture of a 七萬 slid 90 px is the picture of a
+/// 七萬 standing there, pixel for pixel (a sliding tile used to be drawn blank, its face
+/// hidden because a canvas's text escapes its clip; a meld was seen with three blank faces).
 #[test]
-fn a_sliding_tile_prints_nothing_beside_its_place() -> Result<(), iced_test::Error> {
+fn a_sliding_tile_is_drawn_whole_where_it_is_on_its_way() -> Result<(), iced_test::Error> {
     let path = std::env::temp_dir().join(format!("shanghai-motion-{}-sliding", std::process::id()));
-    // The first picture is written (`…-tiny-skia.png`), the second compared with it.
+    // The first picture is written (`…-tiny-skia.png`), the others compared with it.
     let _ = sliding("7m")
-        .snapshot(&iced::Theme::Dark)?
-        .matches_image(&path)?;
-    let same = sliding("5p")
         .snapshot(&iced::Theme::Dark)?
         .matches_image(&path)?;
     let written = path.with_file_name(format!(
@@ -174,10 +189,14 @@ fn a_sliding_tile_prints_nothing_beside_its_place() -> Result<(), iced_test::Err
         path.file_name().expect("name").to_string_lossy()
     ));
     assert!(written.is_file(), "the first picture is written");
+    let same = still("7m")
+        .snapshot(&iced::Theme::Dark)?
+        .matches_image(&path)?;
+    let other = still("5p")
+        .snapshot(&iced::Theme::Dark)?
+        .matches_image(&path)?;
     let _ = std::fs::remove_file(written);
-    assert!(
-        same,
-        "a sliding 七萬 and a sliding 五筒 leave the same picture"
-    );
+    assert!(same, "a sliding 七萬 is a 七萬 where it is on its way");
+    assert!(!other, "and its face is drawn: it is not a 五筒");
     Ok(())
 }

@@ -36,7 +36,7 @@ macro_rules! keys {
 keys! {
     AppTitle, Welcome, AskName, NamePlaceholder, Continue, NameEmpty, NameTooLong, Hello,
     PracticeTitle, PracticeIntro, Preset, Qiaoma, Classic, Baida, Random, Beginner, Basic, Strong, Master,
-    SeatRight, SeatAcross, SeatLeft, You, StartPractice, OtherLang, FacesChinese, FacesNotation,
+    SeatRight, SeatAcross, SeatLeft, You, StartPractice, OtherLang, FacesChinese, FacesNotation, FacesContrast,
     East, South, West, North, Dealer, WallLeft, Dice, Huangfan, Indicator, Wildcard, HandNo,
     YourTurnDiscard, YourTurnFlower, ClaimOn, RobOn, WaitingFor, Seconds, Chow, Pung, Kong,
     Win, Ready, Pass, Flower, Discard, Hint, HintText, Silent, IsReady, Keys, Setup,
@@ -99,7 +99,7 @@ keys! {
     LeaveButton, LeaveAskPractice, LeaveAskLan, LeaveYes, LeaveNo,
     NotWinningSeat, UnwinNotDeclared, UnwinNotAType, UnwinNotStandard, UnwinNotStandardWild, UnwinNoType, ScoreInvalid,
     // Bot reasons and the review (复盘) go below this line.
-    RsNothing, RsRandom, RsWin, RsFlower, RsNoFlower, RsNothingToClaim, RsReadyDrawn, RsOnlyDiscard, RsOnlyAction, RsFallback, RsAnyKong, RsCannotWin, RsReady, RsReadyOn, RsAwayOne, RsAway, RsPlan, RsDiscard, RsDeclare, RsConcealedKong, RsAddedKong, RsClaimChow, RsClaimPung, RsClaimKong, RsPass, RsPassUseless, RsSwapKeep, RsSwapPutBack, RsBinding, RsSafe, RsDangerous, RsDangerousBare, ThDeclared, ThClose, ThFlush, ThPungs, TgInSuit, TgFlushPungs, TgStandard, SuitChars, SuitDots, SuitBamboo, ReviewButton, ReviewTitle, ReviewLoading, ReviewSummary, ReviewSame, ReviewNoMistake, ReviewEqual, CostMissedWin, CostFurther, CostFewerWins, CostFewerUseful, CostRiskier, WhyMissedWin, WhyFurther, WhyFewerWins, WhyFewerUseful, WhyRiskier, ReviewYours, ReviewBots, ReviewTurnAt, ReviewClaimAt, ReviewRobAt, ReviewSwapAt, ReviewAfter, ReviewWins, ReviewWaitCount, ReviewDanger, ReviewWhy, ReviewBack, ChDiscard, ChReady, ChChow, ChPung, ChKong, ChConcealedKong, ChAddedKong, ChWin, ChPass, ChSwap, ChKeep, ChFlower, ChLeave, ReviewTimedOut, MotionOn, MotionOff,
+    RsNothing, RsRandom, RsWin, RsFlower, RsNoFlower, RsNothingToClaim, RsReadyDrawn, RsOnlyDiscard, RsOnlyAction, RsFallback, RsAnyKong, RsCannotWin, RsReady, RsReadyOn, RsAwayOne, RsAway, RsPlan, RsDiscard, RsDeclare, RsConcealedKong, RsAddedKong, RsClaimChow, RsClaimPung, RsClaimKong, RsPass, RsPassUseless, RsSwapKeep, RsSwapPutBack, RsBinding, RsSafe, RsDangerous, RsDangerousBare, ThDeclared, ThClose, ThFlush, ThPungs, TgInSuit, TgFlushPungs, TgStandard, SuitChars, SuitDots, SuitBamboo, ReviewButton, ReviewTitle, ReviewLoading, ReviewSummary, ReviewSame, ReviewNoMistake, ReviewEqual, CostMissedWin, CostFurther, CostFewerWins, CostFewerUseful, CostRiskier, WhyMissedWin, WhyFurther, WhyFewerWins, WhyFewerUseful, WhyRiskier, ReviewYours, ReviewBots, ReviewTurnAt, ReviewClaimAt, ReviewRobAt, ReviewSwapAt, ReviewAfter, ReviewWins, ReviewWaitCount, ReviewDanger, ReviewWhy, ReviewBack, ChDiscard, ChReady, ChChow, ChPung, ChKong, ChConcealedKong, ChAddedKong, ChWin, ChPass, ChSwap, ChKeep, ChFlower, ChLeave, ReviewTimedOut, MotionOn, MotionOff, MeldFrom,
     // Verify verdicts go below this line.
     StoreSetAside, StoreDamagedKept, InUseTitle, InUseText, InUseClose, VeUnreadable, VeBadFrame, VeHeader, VeResult, VeProven, VeEvidence, VeSeat, LfNoSetup, LfEmptyStep, LfGap, LfWrongTable, LfChain, LfSignature, LfUnexpected, LfMissing, LfAfterEnd, LfFault, LfAbort, LfInternal,
     // Internet play keys go below this line.

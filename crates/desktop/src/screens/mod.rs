@@ -25,6 +25,10 @@ use mahjong_rules::{Money, Ruleset, Seat};
 
 use crate::i18n::{Lang, T};
 
+/// The height of the app's top bar (language, faces, sound, motion): the screens below it
+/// have the window's height less this.
+pub const TOP_BAR: f32 = 40.0;
+
 /// The felt of the table.
 pub const FELT: Color = Color::from_rgb(0.09, 0.33, 0.26);
 /// Text on the felt.
@@ -35,6 +39,19 @@ pub const MUTED: Color = Color::from_rgb(0.7, 0.8, 0.74);
 pub const ACCENT: Color = Color::from_rgb(0.98, 0.78, 0.25);
 /// Warnings.
 pub const WARN: Color = Color::from_rgb(0.98, 0.45, 0.35);
+
+/// A tooltip: solid, so that it reads over whatever lies under it.
+pub fn tip(theme: &Theme) -> container::Style {
+    container::Style {
+        background: Some(Background::Color(Color::from_rgb(0.05, 0.17, 0.13))),
+        border: Border {
+            radius: 6.0.into(),
+            width: 1.0,
+            color: ACCENT,
+        },
+        ..panel(theme)
+    }
+}
 
 /// A panel on the felt.
 pub fn panel(theme: &Theme) -> container::Style {

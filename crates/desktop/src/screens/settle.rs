@@ -24,15 +24,15 @@ use crate::engine::HandEnd;
 use crate::i18n::{Lang, T};
 use crate::tiles::{Faces, Mark, TileView};
 
-/// A row of tiles; `turn`: they are turning face up, this share of the way from turned
-/// ([`crate::motion::turn`]).
+/// A row of tiles; `flourish`: the win's flourish has this share of its way to go
+/// ([`crate::motion`]): the tiles turn face up and rise, and the winning tile (`glow`) shines.
 fn tile_row<'a>(
     tiles: &[Tile],
     faces: Faces,
     wildcard: Option<Tile>,
     w: f32,
     glow: Option<Tile>,
-    turn: Option<f32>,
+    flourish: Option<f32>,
 ) -> Element<'a, Message> {
     let mut glowed = false;
     tiles
@@ -40,20 +40,41 @@ fn tile_row<'a>(
         .fold(row![].spacing(1), |r, &t| {
             let mark = if !glowed && Some(t) == glow {
                 glowed = true;
-                Mark::Glow
+                if flourish.is_some() {
+                    Mark::Shine
+                } else {
+                    Mark::Glow
+                }
             } else {
                 Mark::None
             };
-            let tile = match turn.map(crate::motion::turn) {
-                Some((false, pct)) => TileView::back().narrowed(pct),
-                Some((true, pct)) => TileView::face(t, faces, wildcard == Some(t))
-                    .mark(mark)
-                    .narrowed(pct),
-                None => TileView::face(t, faces, wildcard == Some(t)).mark(mark),
-            };
-            r.push(tile.view(w))
+            r.push(flourish_tile(t, faces, wildcard == Some(t), mark, w, flourish).view(w))
         })
         .into()
+}
+
+/// A tile of the winning hand at a frame of the win's flourish (`None`: still): turning face
+/// up in its first part, risen by [`crate::motion::rise`].
+pub fn flourish_tile(
+    t: Tile,
+    faces: Faces,
+    wild: bool,
+    mark: Mark,
+    w: f32,
+    flourish: Option<f32>,
+) -> TileView {
+    let face = TileView::face(t, faces, wild).mark(mark);
+    let Some(left) = flourish else {
+        return face;
+    };
+    let tile = match crate::motion::turn(crate::motion::reveal_turn(left)) {
+        (false, pct) => TileView::back().narrowed(pct),
+        (true, pct) => face.narrowed(pct),
+    };
+    tile.on_way(
+        (0, crate::motion::rise(left, w)),
+        (0, crate::motion::rise(0.5, w)),
+    )
 }
 
 /// The winner's concealed tiles split into sets and the pair, when they split.
@@ -204,8 +225,8 @@ fn fallback_lines<'a>(
     col.into()
 }
 
-/// How the winning hand's tiles are drawn: faces, width, and how far from turned over they
-/// still are while the hand turns face up ([`crate::motion`]).
+/// How the winning hand's tiles are drawn: faces, width, and how much of the win's flourish
+/// is still to go ([`crate::motion`]).
 #[derive(Clone, Copy)]
 struct Look {
     faces: Faces,
@@ -223,7 +244,12 @@ fn explain<'a>(
 ) -> Element<'a, Message> {
     let Look { faces, w, turn } = look;
     let name = |seat: Seat| me.of(lang, seat);
-    let mut col = column![bold(lang.f(T::Wins, &[&name(ws.seat)]), 20.0, ACCENT)].spacing(4);
+    // The banner swells with the flourish, in a line of its own height: nothing below moves.
+    let size = turn.map_or(20.0, |left| crate::motion::swell(left, 20.0));
+    let banner = container(bold(lang.f(T::Wins, &[&name(ws.seat)]), size, ACCENT))
+        .height(Length::Fixed(44.0))
+        .align_y(Alignment::Center);
+    let mut col = column![banner].spacing(4);
     let mut how = lang.t(kind_name(s.kind)).to_string();
     if let Some(from) = s.from {
         how = format!("{how} · {}", lang.f(T::FromSeat, &[&name(from)]));

@@ -221,6 +221,9 @@ pub struct State {
     pub motion: Option<Motion>,
     /// Nothing moves (the player's setting).
     pub reduce_motion: bool,
+    /// Where the player's last discard left the hand: its position in the hand as shown, and
+    /// whether it was the drawn tile set apart (the discard slides from there).
+    pub left_hand: Option<(usize, bool)>,
 }
 
 impl State {
@@ -270,6 +273,7 @@ impl State {
             autoplay: false,
             motion: None,
             reduce_motion: false,
+            left_hand: None,
         }
     }
 
@@ -383,6 +387,15 @@ impl State {
                 Action::Chow { .. } | Action::Pung { .. } | Action::Kong { .. }
             ) {
                 self.my_claim = Some(action.clone());
+            }
+            if let Action::Discard { card, .. } = &action {
+                // Where the tile leaves the hand: its discard slides from there.
+                let shown = self.shown_hand();
+                let drawn = self.view.as_ref().and_then(|v| v.drawn);
+                self.left_hand = shown.iter().position(|c| c == card).map(|i| {
+                    let apart = drawn == Some(*card) && i + 1 == shown.len();
+                    (i, apart)
+                });
             }
             self.refused = None;
             self.picked = None;
@@ -694,6 +707,10 @@ impl State {
                     self.sent = false;
                     self.picked = None;
                     self.ready_mode = false;
+                    if mv.timed_out {
+                        // Played by the timer: not from a place the player chose.
+                        self.left_hand = None;
+                    }
                     // Shown until the player's next prompt or input.
                     if mv.timed_out {
                         self.timed_out = true;
@@ -765,7 +782,7 @@ impl State {
 
     /// Starts a motion now, unless the player reduced motion or a killed table is played
     /// back (what already happened does not move again).
-    fn start_motion(&mut self, kind: Kind) {
+    pub(crate) fn start_motion(&mut self, kind: Kind) {
         if self.reduce_motion || self.replaying {
             self.motion = None;
             return;
@@ -866,5 +883,39 @@ fn action_log(a: &Action) -> String {
         Action::Pass => "pass".to_string(),
         Action::Leave => "leave".to_string(),
         Action::Swap { .. } => "swap".to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::motion::Frame;
+
+    fn table() -> State {
+        State::new(PracticeConfig::new(mahjong_rules::Ruleset::Qiaoma, 7), 1)
+    }
+
+    #[test]
+    fn reduce_motion_stops_the_slides_and_the_flourish() {
+        for kind in [
+            Kind::Discard(0),
+            Kind::Discard(2),
+            Kind::Claim(3),
+            Kind::Reveal,
+        ] {
+            let mut t = table();
+            t.start_motion(kind);
+            assert!(t.motion.is_some(), "{kind:?} moves by default");
+            assert_ne!(
+                t.frame(),
+                Frame::default(),
+                "{kind:?}: its first frame moves"
+            );
+            let mut t = table();
+            t.reduce_motion = true;
+            t.start_motion(kind);
+            assert!(t.motion.is_none(), "{kind:?} with reduced motion");
+            assert_eq!(t.frame(), Frame::default(), "{kind:?}: the still picture");
+        }
     }
 }

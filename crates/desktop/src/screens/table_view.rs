@@ -4,13 +4,19 @@
 //! turn it is and the countdown; the player's hand at the bottom with the drawn tile apart and
 //! the buttons of the legal actions only (chow choices drawn as tiles).
 //!
+//! A claimed meld lies its claimed tile on its side where it says whose discard it was, as
+//! on a Chinese table: from the left-hand seat (上家) leftmost, from across (对家) in the
+//! middle, from the right-hand seat (下家) rightmost; hovering the meld names that seat.
+//!
 //! About 820 lines of drawing: the four seats, the centre and the player's hand are one
 //! layout.
 
 use crate::i18n::Text;
-use iced::widget::{Space, button, column, container, mouse_area, row, scrollable, text};
+use iced::widget::{Space, button, column, container, mouse_area, row, scrollable, text, tooltip};
 use iced::{Alignment, Element, Length, Size};
-use mahjong_rules::{Action, Card, MeldType, PublicMeld, PublicPhase, Seat, SeatView, Tile};
+use mahjong_rules::{
+    Action, Card, MeldType, PublicMeld, PublicPhase, PublicSeat, Seat, SeatView, Tile,
+};
 
 use super::table::{LastMove, Message, State};
 use super::{
@@ -79,37 +85,127 @@ fn tiles_row<'a>(
     })
 }
 
-fn meld_tiles(m: &PublicMeld) -> Vec<Option<Tile>> {
-    match (m.kind, m.tile) {
+/// The tiles of a meld as laid on the table, left to right, each with whether it lies on its
+/// side. A claimed tile lies where its seat sits as seen from the meld's owner
+/// ([`turned_at`]); in a chow it is the tile that was claimed (`claimed`, when known), moved
+/// there, the others in order around it.
+pub fn meld_faces(m: &PublicMeld, owner: Seat, claimed: Option<Tile>) -> Vec<(Option<Tile>, bool)> {
+    let mut tiles: Vec<Option<Tile>> = match (m.kind, m.tile) {
         (_, None) => vec![None; 4],
         (MeldType::Chow, Some(t)) => (0..3).map(|d| Tile::from_index(t.index() + d)).collect(),
         (MeldType::Pung, Some(t)) => vec![Some(t); 3],
         (MeldType::ConcealedKong, Some(t)) => vec![None, Some(t), Some(t), None],
         (_, Some(t)) => vec![Some(t); 4],
+    };
+    let at = match m.kind {
+        MeldType::ConcealedKong => None,
+        _ => m.from.and_then(|from| turned_at(tiles.len(), owner, from)),
+    };
+    if let (Some(at), Some(c)) = (at, claimed)
+        && let Some(i) = tiles.iter().position(|t| *t == Some(c))
+    {
+        let t = tiles.remove(i);
+        tiles.insert(at, t);
+    }
+    tiles
+        .into_iter()
+        .enumerate()
+        .map(|(i, t)| (t, Some(i) == at))
+        .collect()
+}
+
+/// Where the claimed tile of a meld of `len` tiles lies, claimed by `owner` from `from`:
+/// leftmost from the seat on the owner's left (上家), in the middle from across (对家),
+/// rightmost from the seat on the right (下家); `None` for the owner's own tiles.
+pub fn turned_at(len: usize, owner: Seat, from: Seat) -> Option<usize> {
+    match (from + 4 - owner) % 4 {
+        3 => Some(0),
+        2 => Some(1),
+        1 => Some(len.saturating_sub(1)),
+        _ => None,
     }
 }
 
+/// The tile the `meld`-th meld of `owner` took from its discarder: a pung's or kong's own
+/// tile; for a chow, the discarder's claimed discards are matched to the owner's chows from
+/// it in order, each to the first one after the last matched whose tile is in that chow's
+/// run (a pung a third seat claimed from the same river, of a tile in the run, could be
+/// taken for it; only which tile lies on its side would differ).
+pub fn chow_claimed(seats: &[PublicSeat; 4], owner: Seat, meld: usize) -> Option<Tile> {
+    let melds = &seats.get(owner as usize)?.melds;
+    let m = melds.get(meld)?;
+    let from = m.from?;
+    if m.kind != MeldType::Chow {
+        return m.tile;
+    }
+    let river = &seats.get(from as usize)?.discards;
+    let mut next = 0;
+    for (i, c) in melds.iter().enumerate().take(meld + 1) {
+        if c.kind != MeldType::Chow || c.from != Some(from) {
+            continue;
+        }
+        let low = c.tile?.index();
+        let hit = river
+            .get(next..)?
+            .iter()
+            .position(|d| d.claimed && (low..low + 3).contains(&d.card.tile.index()))?;
+        if i == meld {
+            return Some(river[next + hit].card.tile);
+        }
+        next += hit + 1;
+    }
+    None
+}
+
 /// A seat's melds and flowers; during a claim's motion its newest meld slides in from the
-/// table's centre.
+/// table's centre. Each claimed meld names, when hovered, whose discard it took.
 fn melds_row<'a>(
     v: &SeatView,
     seat: Seat,
-    faces: Faces,
+    ctx: Ctx<'_>,
+    names: Names<'_>,
     w: f32,
     fr: Frame,
 ) -> iced::widget::Row<'a, Message> {
+    let faces = ctx.faces;
     let s = &v.seats[seat as usize];
     let mut r = row![].spacing(6).align_y(Alignment::End);
     let newest = s.melds.len().checked_sub(1);
     for (i, m) in s.melds.iter().enumerate() {
-        let offset = match fr.meld {
+        let (offset, reach) = match fr.meld {
             Some((who, left)) if who == seat && Some(i) == newest => {
-                let (dx, dy) = motion::from_seat(seat, v.seat);
-                motion::offset((-dx, -dy), left, w)
+                meld_slide(seat, v.seat, w, left)
             }
-            _ => (0, 0),
+            _ => ((0, 0), (0, 0)),
         };
-        r = r.push(tiles_row(v, meld_tiles(m), faces, w, offset));
+        let claimed = chow_claimed(&v.seats, seat, i);
+        let tiles = meld_faces(m, seat, claimed).into_iter().fold(
+            row![].spacing(1).align_y(Alignment::End),
+            |r, (t, turned)| {
+                r.push(
+                    match t {
+                        Some(t) => TileView::face(t, faces, wild(v, t)),
+                        None => TileView::back(),
+                    }
+                    .turned(turned)
+                    .on_way(offset, reach)
+                    .view(w),
+                )
+            },
+        );
+        match (m.from, claimed) {
+            (Some(from), Some(t)) if m.kind != MeldType::ConcealedKong => {
+                let said = meld_from(ctx.lang, faces, names, v.dealer, from, t);
+                r = r.push(tooltip(
+                    tiles,
+                    container(label(said, 14.0, ON_FELT))
+                        .padding(6)
+                        .style(super::tip),
+                    tooltip::Position::Top,
+                ));
+            }
+            _ => r = r.push(tiles),
+        }
     }
     if !s.flowers.is_empty() {
         r = r.push(tiles_row(
@@ -123,6 +219,54 @@ fn melds_row<'a>(
     r
 }
 
+/// Whose discard a meld took, by wind and name as the seats are named at the table, with the
+/// tile: `北 老王 打出的 七筒`, `7 Dot from North Lao Wang`.
+pub fn meld_from(
+    lang: Lang,
+    faces: Faces,
+    names: Names<'_>,
+    dealer: Seat,
+    from: Seat,
+    tile: Tile,
+) -> String {
+    let who = format!("{} {}", lang.t(wind(from, dealer)), names.of(lang, from));
+    lang.f(T::MeldFrom, &[&who, &tile_text(tile, faces, lang)])
+}
+
+/// The newest discard of `seat` (seen from `me`), tiles `w` wide, `left` of its slide to go:
+/// the player's from `from` (a point of the window), another seat's from its side of the table.
+pub fn discard_slide(
+    tile: TileView,
+    seat: Seat,
+    me: Seat,
+    w: f32,
+    left: f32,
+    from: Option<(f32, f32)>,
+) -> TileView {
+    match from {
+        Some(start) if seat == me => tile.slid_from(start, left),
+        _ => {
+            let (dx, dy) = motion::from_seat(seat, me);
+            let run = w * 4.0 / 3.0 * motion::DISCARD_RUN;
+            let start = (dx * run, dy * run);
+            tile.on_way(motion::towards(start, left), motion::towards(start, 1.0))
+        }
+    }
+}
+
+/// The offset of the newest meld of `seat` (seen from `me`), tiles `w` wide, `left` of its
+/// slide in from the table's centre to go, and where that slide starts.
+pub fn meld_slide(seat: Seat, me: Seat, w: f32, left: f32) -> ((i16, i16), (i16, i16)) {
+    let (dx, dy) = motion::from_seat(seat, me);
+    (
+        motion::offset((-dx, -dy), left, w),
+        motion::offset((-dx, -dy), 1.0, w),
+    )
+}
+
+/// A seat's discards, `per_row` a row. During a discard's motion the seat's newest discard
+/// slides in: the player's from `from` (where it left the hand, a point of the window), the
+/// others' from their side of the table, [`motion::DISCARD_RUN`] tiles away.
 fn river<'a>(
     v: &SeatView,
     seat: Seat,
@@ -130,16 +274,11 @@ fn river<'a>(
     w: f32,
     per_row: usize,
     fr: Frame,
+    from: Option<(f32, f32)>,
 ) -> Element<'a, Message> {
     let s = &v.seats[seat as usize];
-    // During a discard's motion the seat's newest discard slides in from its hand.
     let sliding = match fr.discard {
-        Some((who, left)) if who == seat => s.discards.last().map(|d| {
-            (
-                d.card,
-                motion::offset(motion::from_seat(seat, v.seat), left, w),
-            )
-        }),
+        Some((who, left)) if who == seat => s.discards.last().map(|d| (d.card, left)),
         _ => None,
     };
     let last_discard = match &v.phase {
@@ -156,15 +295,12 @@ fn river<'a>(
             } else {
                 Mark::None
             };
-            let offset = sliding
-                .filter(|(c, _)| *c == d.card)
-                .map_or((0, 0), |(_, o)| o);
-            r.push(
-                TileView::face(d.card.tile, faces, wild(v, d.card.tile))
-                    .mark(mark)
-                    .moved(offset)
-                    .view(w),
-            )
+            let tile = TileView::face(d.card.tile, faces, wild(v, d.card.tile)).mark(mark);
+            let tile = match sliding.filter(|(c, _)| *c == d.card) {
+                Some((_, left)) => discard_slide(tile, seat, v.seat, w, left, from),
+                None => tile,
+            };
+            r.push(tile.view(w))
         }));
     }
     col.into()
@@ -251,7 +387,7 @@ fn other_seat<'a>(
 ) -> Element<'a, Message> {
     let active = whose_turn(v) == Some(seat);
     // Melds and flowers wrap onto more lines rather than run past the panel's edge.
-    let melds = melds_row(v, seat, ctx.faces, w, st.frame())
+    let melds = melds_row(v, seat, ctx, st.names(ctx.name), w, st.frame())
         .wrap()
         .vertical_spacing(4);
     let head: Element<'a, Message> = if wide {
@@ -264,7 +400,11 @@ fn other_seat<'a>(
             .spacing(6)
             .into()
     };
-    let body = column![head, river(v, seat, ctx.faces, w, per_row, st.frame())].spacing(6);
+    let body = column![
+        head,
+        river(v, seat, ctx.faces, w, per_row, st.frame(), None)
+    ]
+    .spacing(6);
     // On a small screen a long river scrolls instead of being cut off.
     container(scrollable(body).width(Length::Fill).height(Length::Fill))
         .padding(8)
@@ -591,8 +731,24 @@ fn hand<'a>(st: &State, v: &SeatView, ctx: Ctx<'_>, w: f32) -> Element<'a, Messa
 }
 
 /// Cards shown by a meld of the player's own (for the concealed kongs the player sees).
-fn own_melds<'a>(v: &SeatView, faces: Faces, w: f32, fr: Frame) -> Element<'a, Message> {
-    melds_row(v, v.seat, faces, w, fr).into()
+fn own_melds<'a>(st: &State, v: &SeatView, ctx: Ctx<'_>, w: f32) -> Element<'a, Message> {
+    melds_row(v, v.seat, ctx, st.names(ctx.name), w, st.frame()).into()
+}
+
+/// Where a hand tile's top-left corner is in the window: the `i`-th of the hand as shown
+/// (`apart`: the drawn tile set apart at its end), tiles `w` wide, in a table of `size` under
+/// the top bar. Worked out from the layout below, bottom up: the outer and the panel's
+/// paddings, the keys' line (`keys`), the notes, the buttons' bar, then the tile (its lift
+/// is above it).
+pub fn hand_tile_at(size: Size, i: usize, apart: bool, w: f32, keys: bool) -> (f32, f32) {
+    let bottom = size.height + super::TOP_BAR;
+    let bar_h = w * 0.7 + 16.0;
+    let notes = NOTE_LINES as f32 * 19.0;
+    let keys = if keys { 16.0 + 6.0 } else { 0.0 };
+    let high = (w * 4.0 / 3.0).round();
+    let y = bottom - 6.0 - 8.0 - keys - notes - 6.0 - bar_h - 6.0 - high;
+    let x = 6.0 + 8.0 + i as f32 * (w + 2.0) + if apart { w * 0.5 + 2.0 } else { 0.0 };
+    (x, y)
 }
 
 /// The whole table.
@@ -616,6 +772,16 @@ pub fn view<'a>(st: &'a State, ctx: Ctx<'a>) -> Element<'a, Message> {
     let left = (me + 3) % 4;
     // The seat across and the discards under it are wide: as many tiles a row as fit.
     let wide_row = (((width * 0.5 - 60.0) / (small + 3.0)) as usize).clamp(per_row + 2, 14);
+    // The player's discard slides from where it left the hand, centred on that tile.
+    let from_hand = st.left_hand.map(|(i, apart)| {
+        let (x, y) = hand_tile_at(ctx.size, i, apart, hand_w, !st.watched);
+        let small_high = (small * 4.0 / 3.0).round();
+        let hand_high = (hand_w * 4.0 / 3.0).round();
+        (
+            x + (hand_w - small) / 2.0,
+            y + (hand_high - small_high) / 2.0,
+        )
+    });
     let middle = row![
         other_seat(st, v, left, ctx, small, per_row, false),
         column![
@@ -625,7 +791,7 @@ pub fn view<'a>(st: &'a State, ctx: Ctx<'a>) -> Element<'a, Message> {
                 container(
                     column![
                         label(lang.t(T::Discards), 12.0, MUTED),
-                        river(v, me, ctx.faces, small, per_row + 2, st.frame())
+                        river(v, me, ctx.faces, small, per_row + 2, st.frame(), from_hand)
                     ]
                     .spacing(4)
                 )
@@ -666,7 +832,7 @@ pub fn view<'a>(st: &'a State, ctx: Ctx<'a>) -> Element<'a, Message> {
             seat_header(st, v, me, ctx),
             Space::new().width(Length::Fill),
             wildcard_badge(v, ctx, small),
-            own_melds(v, ctx.faces, small, st.frame())
+            own_melds(st, v, ctx, small)
         ]
         .spacing(10)
         .align_y(Alignment::Center),
@@ -833,4 +999,235 @@ pub fn action_name_at(lang: Lang, faces: Faces, a: &Action, claimed: Option<Tile
 /// Scrollable wrapper for small windows.
 pub fn scroll<'a>(e: Element<'a, Message>) -> Element<'a, Message> {
     scrollable(e).into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::motion::{Kind, Motion};
+    use crate::screens::settle::flourish_tile;
+    use mahjong_rules::state::Discard;
+    use std::time::{Duration, Instant};
+
+    fn tile(s: &str) -> Tile {
+        s.parse().expect("tile")
+    }
+
+    /// Every frame of every motion, a millisecond apart, past its end.
+    fn frames() -> Vec<Frame> {
+        let t0 = Instant::now();
+        let mut out = Vec::new();
+        for kind in [
+            Kind::Discard(0),
+            Kind::Discard(2),
+            Kind::Claim(1),
+            Kind::Reveal,
+        ] {
+            let m = Motion::new(kind, t0);
+            let ms = kind.duration().as_millis() as u64;
+            for at in 0..=ms + 5 {
+                out.push(m.frame(t0 + Duration::from_millis(at)));
+            }
+        }
+        out
+    }
+
+    /// A tile as the table draws it at a frame: its face drawn, and all of it inside the
+    /// region its canvas draws in (so nothing of the face is clipped away).
+    fn whole(tv: TileView, w: f32, place: iced::Point, what: &str) {
+        assert!(tv.face_drawn(), "{what}: a face-up tile drawn blank");
+        let tv = tv.placed(place);
+        let size = tv.canvas_size(w);
+        let region = tv.drawn_region(size);
+        let (dx, dy) = tv.offset;
+        let drawn = iced::Rectangle::new(iced::Point::new(dx as f32, dy as f32), size);
+        // The same region at every frame: its place and its whole way.
+        let (rx, ry) = tv.reach;
+        let way = iced::Rectangle::with_size(size).union(&iced::Rectangle::new(
+            iced::Point::new(rx as f32, ry as f32),
+            size,
+        ));
+        let way = way.expand(crate::tiles::MARGIN);
+        assert_eq!(region, way, "{what}: the region follows the tile");
+        assert!(
+            region.contains(drawn.position())
+                && drawn.x + drawn.width <= region.x + region.width
+                && drawn.y + drawn.height <= region.y + region.height,
+            "{what}: the tile at {drawn:?} is clipped by {region:?}"
+        );
+    }
+
+    #[test]
+    fn no_tile_is_drawn_blank_or_clipped_at_any_frame_of_any_motion() {
+        let w = 22.0;
+        let place = iced::Point::new(640.0, 300.0);
+        let hand = Some((200.0, 560.0));
+        let mut moved = 0;
+        for fr in frames() {
+            let face = TileView::face(tile("7m"), Faces::Chinese, false);
+            if let Some((seat, left)) = fr.discard {
+                for from in [hand, None] {
+                    let tv = discard_slide(face, seat, 0, w, left, from);
+                    moved += usize::from(tv.placed(place).offset != (0, 0));
+                    whole(tv, w, place, &format!("discard of {seat} at {left}"));
+                }
+            }
+            if let Some((seat, left)) = fr.meld {
+                for turned in [false, true] {
+                    let (offset, reach) = meld_slide(seat, 0, w, left);
+                    let tv = face.turned(turned).on_way(offset, reach);
+                    moved += usize::from(tv.offset != (0, 0));
+                    whole(tv, w, place, &format!("meld of {seat} at {left}"));
+                }
+            }
+            if let Some(left) = fr.reveal {
+                let tv = flourish_tile(
+                    tile("1s"),
+                    Faces::Contrast,
+                    false,
+                    Mark::Shine,
+                    w,
+                    Some(left),
+                );
+                moved += usize::from(tv.offset != (0, 0));
+                // Face down in the turn's first half (the back is what is meant there).
+                if tv.tile.is_some() {
+                    whole(tv, w, place, &format!("flourish at {left}"));
+                }
+            }
+        }
+        assert!(moved > 300, "the frames move ({moved})");
+    }
+
+    #[test]
+    fn the_last_frame_of_every_motion_is_the_still_picture() {
+        let face = TileView::face(tile("5p"), Faces::Chinese, false);
+        for fr in frames() {
+            if fr == Frame::default() {
+                continue;
+            }
+            // Past its end a motion's frame is the still picture, and its last moving one is
+            // at most a pixel off.
+            let left = fr
+                .discard
+                .map(|d| d.1)
+                .or(fr.meld.map(|m| m.1))
+                .or(fr.reveal);
+            assert!(left.is_some_and(|l| l > 0.0));
+        }
+        assert_eq!(discard_slide(face, 2, 0, 30.0, 0.0, None).offset, (0, 0));
+        let mine = discard_slide(face, 0, 0, 30.0, 0.0, Some((10.0, 500.0)));
+        assert_eq!(mine.placed(iced::Point::new(600.0, 300.0)).offset, (0, 0));
+        assert_eq!(meld_slide(3, 0, 30.0, 0.0).0, (0, 0));
+        let end = flourish_tile(
+            tile("5p"),
+            Faces::Chinese,
+            false,
+            Mark::Glow,
+            30.0,
+            Some(0.0),
+        );
+        assert_eq!(
+            (end.offset, end.width_pct, end.tile),
+            ((0, 0), 100, face.tile)
+        );
+        assert_eq!(
+            flourish_tile(tile("5p"), Faces::Chinese, false, Mark::Glow, 30.0, None),
+            face.mark(Mark::Glow)
+        );
+        // The player's discard starts where it left the hand.
+        let start = discard_slide(face, 0, 0, 30.0, 1.0, Some((10.0, 500.0)));
+        assert_eq!(
+            start.placed(iced::Point::new(600.0, 300.0)).offset,
+            (-590, 200)
+        );
+    }
+
+    fn meld(kind: MeldType, t: &str, from: Option<Seat>) -> PublicMeld {
+        PublicMeld {
+            kind,
+            tile: Some(tile(t)),
+            from,
+        }
+    }
+
+    fn turned(faces: &[(Option<Tile>, bool)]) -> Vec<usize> {
+        (0..faces.len()).filter(|&i| faces[i].1).collect()
+    }
+
+    #[test]
+    fn a_claimed_tile_lies_where_its_seat_sits() {
+        // Seat 1 claims: from seat 0 (its 上家) leftmost, from 3 (对家) in the middle, from 2
+        // (下家) rightmost.
+        let pung = |from| meld_faces(&meld(MeldType::Pung, "7p", Some(from)), 1, Some(tile("7p")));
+        assert_eq!(turned(&pung(0)), vec![0]);
+        assert_eq!(turned(&pung(3)), vec![1]);
+        assert_eq!(turned(&pung(2)), vec![2]);
+        let kong = |from| {
+            meld_faces(
+                &meld(MeldType::ClaimedKong, "1z", Some(from)),
+                2,
+                Some(tile("1z")),
+            )
+        };
+        assert_eq!(turned(&kong(1)), vec![0]);
+        assert_eq!(turned(&kong(0)), vec![1]);
+        assert_eq!(turned(&kong(3)), vec![3]);
+        // A chow is from the left: the claimed 5 lies first, then 4 and 6.
+        let chow = meld_faces(&meld(MeldType::Chow, "4s", Some(0)), 1, Some(tile("5s")));
+        assert_eq!(
+            chow,
+            vec![
+                (Some(tile("5s")), true),
+                (Some(tile("4s")), false),
+                (Some(tile("6s")), false)
+            ]
+        );
+        // Nothing lies down in a concealed kong.
+        let hidden = meld_faces(&meld(MeldType::ConcealedKong, "9m", None), 1, None);
+        assert!(turned(&hidden).is_empty());
+        assert_eq!(turned_at(3, 0, 0), None);
+    }
+
+    #[test]
+    fn a_chow_takes_the_claimed_tile_of_its_discarder() {
+        let mut seats: [PublicSeat; 4] = Default::default();
+        let d = |t: &str, claimed: bool, at: u32| Discard {
+            card: Card {
+                pos: at as u8,
+                tile: tile(t),
+            },
+            claimed,
+            ready: false,
+            at,
+        };
+        seats[0].discards = vec![
+            d("9m", false, 1),
+            d("5s", true, 5),
+            d("2p", false, 9),
+            d("3p", true, 13),
+        ];
+        seats[1].melds = vec![
+            meld(MeldType::Chow, "4s", Some(0)),
+            meld(MeldType::Pung, "1z", Some(2)),
+            meld(MeldType::Chow, "1p", Some(0)),
+        ];
+        assert_eq!(chow_claimed(&seats, 1, 0), Some(tile("5s")));
+        assert_eq!(chow_claimed(&seats, 1, 1), Some(tile("1z")));
+        assert_eq!(chow_claimed(&seats, 1, 2), Some(tile("3p")));
+        assert_eq!(chow_claimed(&seats, 1, 3), None);
+    }
+
+    #[test]
+    fn a_meld_says_whose_discard_it_took_by_wind_and_name() {
+        let names = Names {
+            me: "Mei",
+            table: None,
+        };
+        let zh = meld_from(Lang::Zh, Faces::Chinese, names, 0, 3, tile("7p"));
+        assert_eq!(zh, format!("北 {} 打出的 七筒", Lang::Zh.t(T::Bot3)));
+        let en = meld_from(Lang::En, Faces::Contrast, names, 0, 3, tile("7p"));
+        assert!(en.starts_with("7 Dot") && en.contains("from North"), "{en}");
+        assert!(en.is_ascii(), "{en}");
+    }
 }
