@@ -118,6 +118,11 @@ impl People {
         and_list(&seats.iter().map(|&s| self.of(s)).collect::<Vec<_>>())
     }
 
+    /// Whether the name a peer sits under is known.
+    pub fn knows(&self, id: &PeerId) -> bool {
+        self.peers.contains_key(id)
+    }
+
     /// A peer by its libp2p id: the name it sits under, or the end of its id.
     pub fn peer(&self, id: &PeerId) -> String {
         match self.peers.get(id) {

@@ -70,6 +70,7 @@ use tokio::sync::mpsc;
 
 use crate::lines;
 use crate::solo::{self, Answer};
+use mahjong_relay::libp2p::PeerId;
 use mahjong_rules::names::count;
 
 /// Arguments of `mahjong play`.
@@ -332,6 +333,8 @@ async fn session(
     let mut relay_gone: Option<String> = None;
     // Who sits where, and who each peer is: every line names people, not seats or peer ids.
     let mut people = lines::People::new();
+    // Links to peers not yet named (before their adverts came): said once they are.
+    let mut unnamed_links: std::collections::HashMap<_, mahjong_net::Link> = Default::default();
     let outcome = loop {
         let asking = human.as_ref().and_then(Human::next_alarm);
         let far = tokio::time::Instant::now() + Duration::from_secs(3600);
@@ -456,19 +459,18 @@ async fn session(
                 count(direct as u64, "direct link", "direct links"),
                 if direct == 1 { "es" } else { "" }
             )),
-            NetEvent::Link { peer, link } if over_internet => match link {
-                mahjong_net::Link::Direct => {
-                    lines::say(&format!("link to {}: direct", people.peer(&peer)))
+            NetEvent::Link { peer, link } if over_internet => {
+                if people.knows(&peer) {
+                    lines::say(&link_line(&people, &peer, link));
+                } else {
+                    unnamed_links.insert(peer, link);
                 }
-                mahjong_net::Link::Relayed => lines::say(&format!(
-                    "link to {}: through the relay",
-                    people.peer(&peer)
-                )),
-            },
+            }
             NetEvent::Lobby(tables) => {
                 for a in &tables {
                     people.learn(&a.seats);
                 }
+                say_named_links(&people, &mut unnamed_links);
                 for line in strangers.lobby(&tables, wanted) {
                     lines::say(&line);
                 }
@@ -481,8 +483,8 @@ async fn session(
                 connected.remove(&p);
             }
             NetEvent::Incompatible { peer, theirs } => lines::say(&format!(
-                "{} runs another version of mahjong (it speaks {theirs}, this one {}): both \
-                 must run the same version",
+                "{} speaks {theirs}, this peer speaks {}: both must run the same \
+                 version of mahjong",
                 people.peer(&peer),
                 mahjong_net::PROTOCOL_VERSION
             )),
@@ -500,6 +502,7 @@ async fn session(
                 }
                 table = Some(roster.advert.table);
                 people.seat(&roster.advert.seats, human.as_ref().and_then(|h| h.me));
+                say_named_links(&people, &mut unnamed_links);
                 lines::say(&format!(
                     "table {} full after {:.1} s; this peer plays {}",
                     lines::table_id(&roster.advert.table),
@@ -649,6 +652,32 @@ async fn session(
         network.quit().await
     };
     outcome
+}
+
+/// `link to Bo: direct`.
+fn link_line(people: &lines::People, peer: &PeerId, link: mahjong_net::Link) -> String {
+    let how = match link {
+        mahjong_net::Link::Direct => "direct",
+        mahjong_net::Link::Relayed => "through the relay",
+    };
+    format!("link to {}: {how}", people.peer(peer))
+}
+
+/// Says the links of the peers whose names just became known.
+fn say_named_links(
+    people: &lines::People,
+    unnamed: &mut std::collections::HashMap<PeerId, mahjong_net::Link>,
+) {
+    let named: Vec<PeerId> = unnamed
+        .keys()
+        .filter(|p| people.knows(p))
+        .copied()
+        .collect();
+    for peer in named {
+        if let Some(link) = unnamed.remove(&peer) {
+            lines::say(&link_line(people, &peer, link));
+        }
+    }
 }
 
 /// Who is new and who takes a friend's name, said once each (in the lobby, at the table).

@@ -328,8 +328,8 @@ fn two_peers_play_a_table_with_two_bots_spread_one_each() {
         let full = p
             .seen
             .iter()
-            .find(|l| l.starts_with("table "))
-            .expect("table line");
+            .find(|l| l.starts_with("seats: "))
+            .expect("seats line");
         assert_eq!(full.matches("bot of p0").count(), 1, "{full}");
         assert_eq!(full.matches("bot of p1").count(), 1, "{full}");
     }
@@ -1494,8 +1494,8 @@ fn a_squatter_at_every_table_costs_one_set_up_and_the_four_play_without_it() {
             .seen
             .iter()
             .rev()
-            .find(|l| l.starts_with("table "))
-            .expect("a table line");
+            .find(|l| l.starts_with("seats: "))
+            .expect("a seats line");
         assert!(
             !last.contains("squatter"),
             "peer {i} played with it: {last}"
@@ -1573,8 +1573,8 @@ fn a_stranger_named_like_a_friend_is_flagged_and_friends_who_sit_only_with_known
             .seen
             .iter()
             .rev()
-            .find(|l| l.starts_with("table "))
-            .expect("a table line");
+            .find(|l| l.starts_with("seats: "))
+            .expect("a seats line");
         for f in friends {
             assert!(table.contains(f), "{}: {table}", friends[i]);
         }
@@ -2081,7 +2081,7 @@ fn a_host_proposing_other_options_than_advertised_is_declined_and_nothing_booked
         honest
             .seen
             .iter()
-            .any(|l| l.starts_with("table ") && l.contains("greedy (host)")),
+            .any(|l| l.starts_with("seats: ") && l.contains("greedy (host)")),
         "the honest peer never sat at the greedy table: {:#?}",
         honest.seen
     );
@@ -2182,8 +2182,8 @@ fn names_with_bidi_overrides_are_shown_cleaned_by_play_and_ledger() {
         let table = p
             .seen
             .iter()
-            .find(|l| l.starts_with("table "))
-            .expect("table line");
+            .find(|l| l.starts_with("seats: "))
+            .expect("seats line");
         assert!(
             table.contains(" evil") && table.contains("bot of evil"),
             "{table}"
