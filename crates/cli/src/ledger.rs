@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use clap::Args;
 use mahjong_rules::Money;
-use mahjong_rules::explain_text::wrap_words;
+use mahjong_rules::explain_text::{signed, wrap_words};
 use mahjong_store::{DB_FILE, LedgerRow, Store, TableInfo, level, to_hex};
 
 use crate::lines::{self, People, cell};
@@ -96,14 +96,6 @@ fn player_key(tables: &BTreeMap<[u8; 32], TableInfo>, table: &[u8; 32], seat: us
         .and_then(|t| t.seats.first())
         .map(|s| to_hex(s.config.roster[seat].as_bytes()))
         .unwrap_or_else(|| format!("{}:{seat}", to_hex(table)))
-}
-
-fn signed(m: Money) -> String {
-    if m.0 > 0 {
-        format!("+{m}")
-    } else {
-        m.to_string()
-    }
 }
 
 /// The readable ledger, within 80 columns: per table its hands (each seat's payment and

@@ -33,16 +33,11 @@ pub fn say(text: &str) {
 }
 
 /// The winds of a hand, East first (the dealer's).
-const WINDS: [&str; 4] = ["East", "South", "West", "North"];
+pub const WINDS: [&str; 4] = ["East", "South", "West", "North"];
 
 /// A name as shown on the terminal: no control, escape or bidi characters (an escape
 /// sequence in a peer's name must not drive this terminal), at most 32 characters.
-pub fn clean(name: &str) -> String {
-    mahjong_store::clean_name(name)
-        .chars()
-        .map(|c| if c.is_control() { '?' } else { c })
-        .collect()
-}
+pub use mahjong_store::clean_name as clean;
 
 /// The people at one table: each seat's name, which seats this peer runs, and the dealer of
 /// the hand being played (so that a seat is named by its wind, as the app does).
@@ -179,17 +174,10 @@ impl People {
     /// One line for a final hand: `hand 2/3: South Ann wins with a full flush (清一色) by
     /// self-draw; payments: Ann +60, Bo -20, Cy -20, Di -20`.
     pub fn hand(&self, result: &HandResult, hands: u32, signatures: usize) -> String {
-        let what = match &result.outcome {
-            Outcome::Abandoned { leaver, .. } if result.aborted => format!(
-                "stopped by the three others ({}); {} pays the leaver's penalty",
-                count(signatures as u64, "vote", "votes"),
-                self.named(*leaver, result.setup.as_ref().map(|s| s.dealer))
-            ),
-            _ => self.outcome(result),
-        };
         format!(
-            "hand {}/{hands}: {what}; payments: {}",
+            "hand {}/{hands}: {}; payments: {}",
             result.hand,
+            self.told(result, Some(signatures)),
             self.money(&result.payments)
         )
     }
@@ -197,12 +185,20 @@ impl People {
     /// What happened in a final hand, players named by their wind in it: `South Ann wins
     /// with a full flush (清一色) by self-draw`, `drawn, the wall is empty`.
     pub fn outcome(&self, result: &HandResult) -> String {
+        self.told(result, None)
+    }
+
+    /// [`People::outcome`], an abort with its number of `votes` when known.
+    fn told(&self, result: &HandResult, votes: Option<usize>) -> String {
         let dealer = result.setup.as_ref().map(|s| s.dealer);
         match &result.outcome {
             Outcome::Win { .. } => self.win(result, dealer),
             Outcome::Drawn => "drawn, the wall is empty".to_string(),
             Outcome::Abandoned { leaver, .. } if result.aborted => format!(
-                "stopped by the three others; {} pays the leaver's penalty",
+                "stopped by the three others{}; {} pays the leaver's penalty",
+                votes
+                    .map(|n| format!(" ({})", count(n as u64, "vote", "votes")))
+                    .unwrap_or_default(),
                 self.named(*leaver, dealer)
             ),
             Outcome::Abandoned { leaver, .. } => format!(

@@ -68,7 +68,7 @@ use mahjong_rules::{Money, Ruleset, Seat, SeatView, SessionLength};
 use mahjong_table::TableEvent;
 use tokio::sync::mpsc;
 
-use crate::lines;
+use crate::lines::{self, clean};
 use crate::solo::{self, Answer};
 use mahjong_relay::libp2p::PeerId;
 use mahjong_rules::names::count;
@@ -791,8 +791,6 @@ impl Strangers {
 
 /// How often a peer waiting for a table says what it sees in the lobby.
 const LOBBY_LINE_SECONDS: u64 = 5;
-
-use lines::clean;
 
 /// What a peer waiting for a table sees, a few lines each starting `lobby: `: what it waits
 /// for, then every table it knows and why it does not sit there (another preset, stake or

@@ -28,6 +28,8 @@ use rand_chacha::ChaCha20Rng;
 use rand_core::{RngCore, SeedableRng};
 use std::io::{BufRead, Write};
 
+use crate::lines::WINDS;
+
 /// Arguments of `mahjong solo`.
 #[derive(Args)]
 pub struct SoloArgs {
@@ -91,7 +93,6 @@ pub(crate) struct Names {
     pub(crate) dealer: Seat,
 }
 
-const WINDS: [&str; 4] = ["East", "South", "West", "North"];
 const WINDS_ZH: [&str; 4] = ["东", "南", "西", "北"];
 
 impl Names {
@@ -403,9 +404,7 @@ pub(crate) fn answer(
                         format!("discard {t}")
                     };
                     let why = refusal(view, t, ready);
-                    for l in wrap_words(&format!("  you cannot {what} now: {why}"), WIDTH, 4) {
-                        writeln!(out, "{l}")?;
-                    }
+                    say(out, &format!("  you cannot {what} now: {why}"))?;
                 }
             }
         }
@@ -436,12 +435,12 @@ fn refusal(view: &SeatView, t: Tile, ready: bool) -> String {
         let drawn = view.drawn.map(|c| c.tile.to_string()).unwrap_or_default();
         return format!("after declaring ready (敲) you discard the tile you draw ({drawn})");
     }
-    match (ready, discards.contains(&(t, false))) {
-        (true, true) => format!("after discarding {t} your hand would not be ready (听)"),
-        (true, false) | (false, false) => {
-            format!("the rules do not let you discard {t} at this moment")
-        }
-        (false, true) => "it is among your choices".into(),
+    // A plain discard of `t` that is legal was taken before asking why; so only 敲 with it
+    // can be what is refused when it is.
+    if ready && discards.contains(&(t, false)) {
+        format!("after discarding {t} your hand would not be ready (听)")
+    } else {
+        format!("the rules do not let you discard {t} at this moment")
     }
 }
 
@@ -635,7 +634,7 @@ fn render(v: &SeatView, names: &Names, out: &mut impl Write) -> Result<()> {
 }
 
 /// Tiles one by one, as they are typed: `1m 2m 3m 5p 5p 7z`.
-pub(crate) fn spaced(tiles: &[Tile]) -> String {
+fn spaced(tiles: &[Tile]) -> String {
     tiles
         .iter()
         .map(Tile::to_string)
