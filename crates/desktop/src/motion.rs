@@ -4,9 +4,9 @@
 //! up and rises, its winning tile shines and the banner swells ([`FLOURISH_MS`], under a
 //! second). The slides last [`DURATION_MS`]. A motion only decorates what is shown: the
 //! screen's state is already the new one when it starts, so input is taken at once and the
-//! last frame is exactly the still picture. A moving tile shows its face at every frame
-//! ([`crate::tiles::TileView::face_drawn`]). With "reduce motion" in the settings nothing
-//! moves.
+//! last frame is exactly the still picture. A moving tile shows its face at every frame (the
+//! face is drawn as paths, clipped with the tile: [`crate::tiles`]). With "reduce motion" in
+//! the settings nothing moves.
 //!
 //! Timing is a pure function of the start and the time now ([`Motion::left`]); the app
 //! subscribes to the window's frames only while a motion runs ([`Motion::done`] ends it), so an

@@ -176,12 +176,6 @@ impl TileView {
         self
     }
 
-    /// The face is drawn: a face-up tile shows its face at every frame of every motion, moved,
-    /// narrowed or turned (only a face-down tile is blank).
-    pub fn face_drawn(&self) -> bool {
-        self.tile.is_some()
-    }
-
     /// The size of its canvas for a tile `width` pixels wide upright: `width` × 4/3 of it,
     /// or the other way round when turned.
     pub fn canvas_size(&self, width: f32) -> Size {
@@ -335,7 +329,7 @@ fn draw_tile(frame: &mut Frame, tv: &TileView, s: Size) {
     }
     frame.stroke(&body, Stroke::default().with_color(EDGE).with_width(1.0));
     // The face at every frame, moving or not (its characters are paths, clipped with it).
-    if let Some(t) = tv.tile.filter(|_| tv.face_drawn()) {
+    if let Some(t) = tv.tile {
         let inner = Rectangle::new(
             Point::new(w * 0.1, w * 0.1),
             Size::new(w * 0.8, s.height - w * 0.26),
@@ -925,12 +919,12 @@ mod tests {
         assert_eq!(up.canvas_size(30.0), Size::new(30.0, 40.0));
         assert_eq!(up.turned(true).canvas_size(30.0), Size::new(40.0, 30.0));
         let moving = up.moved((-50, 10));
-        assert!(moving.face_drawn());
+        assert!(moving.tile.is_some());
         assert_eq!(
             moving.drawn_region(Size::new(30.0, 40.0)),
             Rectangle::new(Point::new(-50.0, 0.0), Size::new(80.0, 50.0)).expand(MARGIN)
         );
-        assert!(!TileView::back().face_drawn());
+        assert!(TileView::back().tile.is_none());
     }
 
     #[test]

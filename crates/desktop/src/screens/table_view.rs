@@ -1035,7 +1035,7 @@ mod tests {
     /// A tile as the table draws it at a frame: its face drawn, and all of it inside the
     /// region its canvas draws in (so nothing of the face is clipped away).
     fn whole(tv: TileView, w: f32, place: iced::Point, what: &str) {
-        assert!(tv.face_drawn(), "{what}: a face-up tile drawn blank");
+        assert!(tv.tile.is_some(), "{what}: a face-up tile drawn blank");
         let tv = tv.placed(place);
         let size = tv.canvas_size(w);
         let region = tv.drawn_region(size);
