@@ -76,6 +76,43 @@ pub enum Rejected {
     /// Steps handed back from the store ([`Input::Stored`]) that are not this log's (a
     /// damaged store): what waited for them is dropped.
     Stored(String),
+    /// A watcher ([`crate::Follower::watching`]) was given an entry for the step it waits
+    /// for that does not fit it: the peer serving it showed what the seat did not sign, or
+    /// another history.
+    Misfit {
+        /// The seat the entry claims to be from.
+        seat: Seat,
+        /// The hand.
+        hand: u32,
+        /// The step.
+        seq: u32,
+        /// What is wrong with it.
+        why: Misfit,
+    },
+    /// A watcher was given a complete step the rules refuse (signed by its seats).
+    Step(crate::error::StepError),
+}
+
+/// What is wrong with an entry a watcher was given ([`Rejected::Misfit`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Misfit {
+    /// It does not carry the seat's signature: it was changed after the seat signed it
+    /// (proof that the peer that passed it on lied).
+    Signature,
+    /// It is signed, but follows another history than the one shown so far.
+    Chain,
+    /// It is signed, but the seat does not speak at this step or not so.
+    Step,
+}
+
+impl std::fmt::Display for Misfit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Misfit::Signature => "does not carry the seat's signature (it was changed after it was signed)",
+            Misfit::Chain => "follows another history than the steps shown before it",
+            Misfit::Step => "is not what the seat may send at that step",
+        })
+    }
 }
 
 /// Steps the host reads from the seat's store and hands back with [`Input::Stored`]: the

@@ -30,13 +30,19 @@ const MAX_HANDS_AHEAD: u32 = 16;
 use crate::codec::{Body, Envelope, Header, Proposal};
 use crate::error::{FrameError, StepError};
 use crate::event::TableEvent;
-use crate::io::{Input, Output, Rejected};
+use crate::io::{Input, Misfit, Output, Rejected};
 use crate::replica::{Ending, HandResult, Replica, Stage, StepRecord};
 
-/// A watcher of a table whose seat this peer no longer plays (see the module header).
+/// A watcher of a table: a seat this peer no longer plays (see the module header), or a
+/// friend who watches a table it never sat at ([`Follower::watching`]).
 pub struct Follower {
     seat: Seat,
-    key: SigningKey,
+    /// The seat's original key, to sign requests with; a watcher that never sat has none
+    /// and asks through its network shell instead.
+    key: Option<SigningKey>,
+    /// A watcher that never sat: an entry that does not fit is said (the peer that serves
+    /// it showed something its seat did not sign) rather than dropped in silence.
+    stranger: bool,
     replica: Replica,
     /// Entries and votes not yet logged, by (hand, step): `[entries by seat, votes by seat]`.
     slots: BTreeMap<(u32, u32), [[Option<Envelope>; 4]; 2]>,
@@ -62,7 +68,8 @@ impl Client {
         replica.stage = Stage::Roster { leaver: seat };
         Some(Follower {
             seat,
-            key: self.key.clone(),
+            key: Some(self.key.clone()),
+            stranger: false,
             replica,
             slots: BTreeMap::new(),
             held: 0,
@@ -73,6 +80,42 @@ impl Client {
 }
 
 impl Follower {
+    /// A watcher of table `table` from its first step, for a friend who does not sit there:
+    /// it holds no secret and signs nothing, takes the signed log in any order from the peer
+    /// that serves it (what [`Follower::next_step`] says it lacks), and checks every entry as
+    /// a seat does (signatures, chain, deal proofs as an observer, the rules, each
+    /// settlement). Nothing it is given opens a concealed tile before the hand's audit: a
+    /// seat's draws are opened by three shares of the others and its own, which only it
+    /// holds until it shows the tile.
+    pub fn watching(table: [u8; 32], host: Seat, roster: [ed25519_dalek::VerifyingKey; 4]) -> Follower {
+        let cards = std::sync::Arc::new(mahjong_deal::CardTable::new());
+        Follower {
+            seat: host,
+            key: None,
+            stranger: true,
+            replica: Replica::new(table, host, roster, None, cards),
+            slots: BTreeMap::new(),
+            held: 0,
+            now: 0,
+            next_request: 0,
+        }
+    }
+
+    /// The next step this follower lacks: `(hand, step)`.
+    pub fn next_step(&self) -> (u32, u32) {
+        (self.replica.hand_no, self.replica.next_seq())
+    }
+
+    /// The seats' keys in force (a seat a bot took has the bot's key).
+    pub fn roster(&self) -> [ed25519_dalek::VerifyingKey; 4] {
+        self.replica.roster
+    }
+
+    /// Every seat's concealed tiles at the end of the last final hand whose deal was audited.
+    pub fn revealed(&self) -> Option<&(u32, [Vec<mahjong_rules::Card>; 4])> {
+        self.replica.revealed.as_ref()
+    }
+
     /// The seat this peer played.
     pub fn seat(&self) -> Seat {
         self.seat
@@ -205,14 +248,27 @@ impl Follower {
             // Entries that do not fit this step (another history, a seat that does not
             // speak, a bad signature) are dropped: the next request brings the right ones.
             for seat in 0..4u8 {
-                let fits = slot[0][seat as usize].as_ref().is_none_or(|e| {
-                    e.prev_hash == exp.prev_hash
-                        && exp.speaks(seat)
-                        && exp.kind.takes(&e.body)
-                        && e.verify(&self.replica.roster[seat as usize]).is_ok()
+                let misfit = slot[0][seat as usize].as_ref().and_then(|e| {
+                    if e.verify(&self.replica.roster[seat as usize]).is_err() {
+                        Some(Misfit::Signature)
+                    } else if e.prev_hash != exp.prev_hash {
+                        Some(Misfit::Chain)
+                    } else if !exp.speaks(seat) || !exp.kind.takes(&e.body) {
+                        Some(Misfit::Step)
+                    } else {
+                        None
+                    }
                 });
-                if !fits {
+                if let Some(why) = misfit {
                     slot[0][seat as usize] = None;
+                    if self.stranger {
+                        out.rejected.push(Rejected::Misfit {
+                            seat,
+                            hand: exp.hand,
+                            seq: exp.seq,
+                            why,
+                        });
+                    }
                 }
             }
             let complete = (0..4).all(|s| !exp.speaks(s) || slot[0][s as usize].is_some());
@@ -227,9 +283,13 @@ impl Follower {
                 .and_then(|()| self.replica.process(entries));
             match result {
                 Ok(events) => self.logged(events, out),
-                Err(_) => {
+                Err(e) => {
                     // The others signed what the rules refuse: they hold the proof and abort
-                    // the hand; a follower waits for that abort.
+                    // the hand; a follower waits for that abort. A watcher says so: it was
+                    // shown a signed entry the rules refuse (its server may be the liar).
+                    if self.stranger {
+                        out.rejected.push(Rejected::Step(e));
+                    }
                     if let Some(slot) = self.slots.get_mut(&(exp.hand, exp.seq)) {
                         slot[0] = Default::default();
                     }
@@ -282,6 +342,9 @@ impl Follower {
     /// original key (the others answer it, and nothing else it could send counts).
     fn request(&mut self, out: &mut Output) {
         self.next_request = self.now + RETRANSMIT_MS / 2;
+        let Some(key) = self.key.as_ref() else {
+            return;
+        };
         let env = Envelope::sign(
             self.replica.table,
             Header {
@@ -294,7 +357,7 @@ impl Follower {
                 from_seq: self.replica.next_seq(),
                 have: 0,
             },
-            &self.key,
+            key,
         );
         let bytes = env.frame();
         for t in (0..4u8).filter(|&t| t != self.seat) {

@@ -13,3 +13,4 @@ mod session;
 mod silent;
 mod sim;
 mod swap;
+mod watch;
