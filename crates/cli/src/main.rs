@@ -23,6 +23,7 @@ mod play;
 mod relay;
 mod score;
 mod solo;
+mod watch;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -53,6 +54,9 @@ enum Command {
     Solo(solo::SoloArgs),
     /// Sit at a table on the LAN and play: `--bot` lets the strong bot play this seat.
     Play(play::PlayArgs),
+    /// Watch a table on the LAN (or through a relay with its code) without a seat: every
+    /// public move and each hand's end, checked as a seat checks them; exits 0 at the end.
+    Watch(watch::WatchArgs),
     /// Run a relay for friends in different homes (circuit relay v2, rendezvous; sees only
     /// encrypted bytes): prints its addresses, stops on SIGINT/SIGTERM.
     Relay(relay::RelayArgs),
@@ -74,6 +78,7 @@ fn main() -> ExitCode {
         Command::Arena(a) => arena::run(a),
         Command::Solo(a) => solo::run(a),
         Command::Play(a) => play::run(a),
+        Command::Watch(a) => watch::run(a),
         Command::Relay(a) => relay::run(a),
         Command::Ledger(a) => ledger::run(a),
         Command::Contacts(a) => contacts::run(a),

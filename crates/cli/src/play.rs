@@ -137,6 +137,13 @@ pub struct PlayArgs {
     /// river lamp", or in 中文), or its 8 hex digits: known from now on (repeatable).
     #[arg(long = "friend", value_name = "FINGERPRINT")]
     friends: Vec<String>,
+    /// At a table this peer hosts: nobody may watch it (`mahjong watch` and the app's Watch
+    /// are refused).
+    #[arg(long)]
+    no_watchers: bool,
+    /// At a table this peer hosts: watchers may watch but not talk.
+    #[arg(long)]
+    quiet_watchers: bool,
     /// Tests only (hidden): this peer never accepts a proposal, so its seat's own timer
     /// declines after `start_seconds` (a player who misses the Accept); it never opens a
     /// table itself (a host's proposal is its acceptance), it only joins.
@@ -234,6 +241,10 @@ pub fn run(args: PlayArgs) -> Result<()> {
         config.listen = listen;
     }
     config.mdns = !args.no_mdns;
+    config.watchers = mahjong_net::WatchPolicy {
+        allow: !args.no_watchers,
+        chat: !args.quiet_watchers,
+    };
     if let Some(i) = &internet {
         if args.new_code {
             println!("table code: {}", i.code);
@@ -335,6 +346,8 @@ async fn session(
     let mut people = lines::People::new();
     // Links to peers not yet named (before their adverts came): said once they are.
     let mut unnamed_links: std::collections::HashMap<_, mahjong_net::Link> = Default::default();
+    // The people this player muted: their talk is not shown.
+    let mut muted = mahjong_store::Muted::load(data_dir);
     let outcome = loop {
         let asking = human.as_ref().and_then(Human::next_alarm);
         let far = tokio::time::Instant::now() + Duration::from_secs(3600);
@@ -626,6 +639,31 @@ async fn session(
                 lines::say(&format!("session over: {}", people.money(&balances)));
                 break Ok(());
             }
+            NetEvent::Watchers { names, chat } => lines::say(&format!(
+                "watching now: {}{}",
+                if names.is_empty() {
+                    "nobody".to_string()
+                } else {
+                    lines::and_list(&names)
+                },
+                if chat { "" } else { " (watchers may not talk here)" }
+            )),
+            NetEvent::Chat {
+                name,
+                from,
+                text,
+                watcher,
+            } => {
+                muted.heard_from(&name, &from);
+                if !muted.is_muted(&from) {
+                    let who = if watcher {
+                        format!("{name} (watching)")
+                    } else {
+                        name
+                    };
+                    lines::say(&format!("{who}: {text}"));
+                }
+            }
             NetEvent::Fatal(why) => break Err(anyhow!("{why}")),
             _ => {}
         }
@@ -892,7 +930,7 @@ fn others_spoke(ev: &TableEvent, ours: &[Seat]) -> bool {
 
 /// Lines typed on standard input, read on their own thread; the channel closes at the end
 /// of input.
-fn stdin_lines() -> mpsc::Receiver<String> {
+pub(crate) fn stdin_lines() -> mpsc::Receiver<String> {
     let (tx, rx) = mpsc::channel(64);
     std::thread::spawn(move || {
         let stdin = std::io::stdin();
@@ -992,7 +1030,8 @@ impl Human {
             println!(
                 "You are seated. Each hand's dealer is East, and the winds turn with the deal.\n\
                  Type the number of an action, a tile to discard (5m), !5m to discard it and\n\
-                 declare ready (敲), h for a hint, q to leave the table."
+                 declare ready (敲), h for a hint, q to leave the table, or : and a line\n\
+                 to say it at the table."
             );
         }
     }
@@ -1110,6 +1149,17 @@ impl Human {
         let Some(p) = self.prompt.as_ref() else {
             return Ok(());
         };
+        // `: text` says a line at the table; the prompt stays.
+        if let Some(text) = line.trim_start().strip_prefix(':') {
+            let said = network.say(text.trim()).await?;
+            let mut out = std::io::stdout().lock();
+            if let Err(why) = said {
+                writeln!(out, "(not said: {why})")?;
+            }
+            write!(out, "> ")?;
+            out.flush()?;
+            return Ok(());
+        }
         let mut out = std::io::stdout().lock();
         match solo::answer(&p.view, &p.order, line, &mut self.hint, &mut out)? {
             Answer::Act(a) => {

@@ -634,7 +634,7 @@ fn render(v: &SeatView, names: &Names, out: &mut impl Write) -> Result<()> {
 }
 
 /// Tiles one by one, as they are typed: `1m 2m 3m 5p 5p 7z`.
-fn spaced(tiles: &[Tile]) -> String {
+pub(crate) fn spaced(tiles: &[Tile]) -> String {
     tiles
         .iter()
         .map(Tile::to_string)

@@ -930,7 +930,9 @@ fn a_peer_of_another_version_is_told_so_in_one_line() {
     args[pos] = "6".into();
     let mut honest = Peer::spawn(net.command(0, &args));
     let rt = tokio::runtime::Runtime::new().expect("runtime");
-    let events = in_process_peer(&rt, ports[1], &ports[..1], 3, None);
+    let ours = mahjong_net::wire::WIRE_VERSION;
+    let newer = ours + 1;
+    let events = in_process_peer(&rt, ports[1], &ports[..1], newer, None);
     let mut told = None;
     let end = Instant::now() + Duration::from_secs(20);
     while Instant::now() < end && told.is_none() {
@@ -946,7 +948,8 @@ fn a_peer_of_another_version_is_told_so_in_one_line() {
     // that the other lacks its protocol: either way one clear line.
     let told = told.expect("the newer peer was told");
     assert!(
-        told == "shanghai-mahjong/2" || told == "a protocol without /shanghai-mahjong/3",
+        told == format!("shanghai-mahjong/{ours}")
+            || told == format!("a protocol without /shanghai-mahjong/{newer}"),
         "{told}"
     );
     let lines: Vec<&String> = honest
@@ -956,8 +959,8 @@ fn a_peer_of_another_version_is_told_so_in_one_line() {
         .collect();
     assert_eq!(lines.len(), 1, "{:#?}", honest.seen);
     assert!(
-        lines[0].contains("speaks shanghai-mahjong/3")
-            || lines[0].contains("speaks a protocol without /shanghai-mahjong/2"),
+        lines[0].contains(&format!("speaks shanghai-mahjong/{newer}"))
+            || lines[0].contains(&format!("speaks a protocol without /shanghai-mahjong/{ours}")),
         "{}",
         lines[0]
     );

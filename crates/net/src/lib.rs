@@ -43,7 +43,10 @@ pub use lobby::{Admit, Lobby, Settings, TableSpec};
 pub use mahjong_host::hooks::equivocate_once;
 #[cfg(feature = "test-hooks")]
 pub use node::Tamper;
-pub use node::{Command, Internet, Link, NetConfig, NetError, NetEvent, Network, Traffic, spawn};
+pub use node::{
+    Command, Internet, Link, NetConfig, NetError, NetEvent, Network, Traffic, WatchPolicy,
+    WatchTarget, spawn,
+};
 pub use storage::{MemoryStorage, Resume, Storage, StorageError, StoreStorage};
 pub use wire::{
     Advert, PROTOCOL, PROTOCOL_VERSION, Roster, SeatInfo, SignedAdvert, TableId, TableState, Wire,

@@ -22,14 +22,23 @@ use sha2::{Digest, Sha256};
 use std::time::Duration;
 
 /// The version of the lobby and table wire protocol (2: adverts signed by their host and
-/// relayed by the peers seated at the table).
-pub const WIRE_VERSION: u32 = 2;
+/// relayed by the peers seated at the table; 3: watchers and table talk).
+pub const WIRE_VERSION: u32 = 3;
 
 /// The protocol name of the streams (lobby and table messages), version included.
-pub const PROTOCOL: &str = "/shanghai-mahjong/2";
+pub const PROTOCOL: &str = "/shanghai-mahjong/3";
 
 /// What identify announces: peers that announce anything else are of another version.
-pub const PROTOCOL_VERSION: &str = "shanghai-mahjong/2";
+pub const PROTOCOL_VERSION: &str = "shanghai-mahjong/3";
+
+/// Most watchers a table's host serves at once. Each costs the host one more copy of the
+/// table's signed log as it is played (about what a seat receives: see docs/watching.md);
+/// eight keep that within a home upload while a hand is dealt, and are more than the friends
+/// who drop in on one table in an evening.
+pub const MAX_WATCHERS: usize = 8;
+
+/// Most characters of a chat line ([`Chat::text`]).
+pub const MAX_CHAT_CHARS: usize = 200;
 
 /// Most peers a `Join` names as not to sit with ([`Wire::Join`]).
 pub const MAX_JOIN_AVOID: usize = 16;
@@ -398,6 +407,42 @@ pub enum Wire {
         /// The envelope bytes (at most `MAX_FRAME`).
         bytes: Vec<u8>,
     },
+    /// A friend asks the table's host to watch `table`: every logged step from `from` on
+    /// (as [`Wire::Frame`]s with no seat bit), then each step as it is logged. Sent again
+    /// whenever the watcher has taken what it was sent (the host answers at most
+    /// [`crate::node::WATCH_BATCH_BYTES`] a time, a few times a second).
+    Watch {
+        /// The table.
+        table: TableId,
+        /// The first step wanted.
+        from: u32,
+    },
+    /// The host will not serve this watcher: why, in one line.
+    WatchRefused {
+        /// The table.
+        table: TableId,
+        /// Why (no watchers at this table, eight already, turned away).
+        reason: String,
+    },
+    /// The host has sent the steps a [`Wire::Watch`] asked for, up to `next`.
+    Watched {
+        /// The table.
+        table: TableId,
+        /// The first step not sent.
+        next: u32,
+    },
+    /// Who watches the table now, and what watchers may do (from its host to the seated
+    /// peers and the watchers, at every change).
+    Watchers {
+        /// The table.
+        table: TableId,
+        /// The watchers' names.
+        names: Vec<String>,
+        /// Whether watchers may talk at the table.
+        chat: bool,
+    },
+    /// A line of table talk under its sender's signature.
+    Chat(Box<SignedChat>),
     /// Over the internet: proof that the sender knows the table code
     /// ([`crate::TableCode::proof`] from the sender's peer id to the receiver's). Sent first
     /// to a peer found under the code; nothing else is taken from it until it has sent its
@@ -406,6 +451,67 @@ pub enum Wire {
         /// The MAC.
         mac: [u8; 32],
     },
+}
+
+/// A line of table talk: a quick phrase or up to [`MAX_CHAT_CHARS`] characters of text.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Chat {
+    /// The table.
+    pub table: TableId,
+    /// The sender's identity key.
+    pub from: VerifyingKey,
+    /// The sender's name.
+    pub name: String,
+    /// The sender's count of lines at this table (a line is passed on once).
+    pub number: u32,
+    /// The line.
+    pub text: String,
+}
+
+/// A [`Chat`] line signed by its sender: passed on by the table's host to the watchers
+/// (and from a watcher to the seats), checked by every reader.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SignedChat {
+    /// The line.
+    pub chat: Chat,
+    /// The sender's signature over [`SignedChat::digest`].
+    pub signature: Signature,
+}
+
+impl SignedChat {
+    fn digest(chat: &Chat) -> [u8; 32] {
+        let mut h = Sha256::new();
+        h.update(b"shanghai-mahjong/chat/1");
+        h.update(postcard::to_allocvec(chat).unwrap_or_default());
+        h.finalize().into()
+    }
+
+    /// The sender signs its line.
+    pub fn sign(chat: Chat, key: &SigningKey) -> SignedChat {
+        let signature = key.sign(&SignedChat::digest(&chat));
+        SignedChat { chat, signature }
+    }
+
+    /// Whether the line is its sender's word, within [`MAX_CHAT_CHARS`], and shown as it is
+    /// (no control, escape or bidi characters: [`mahjong_store::clean_text`]).
+    pub fn verify(&self) -> Result<(), String> {
+        self.chat
+            .from
+            .verify(&SignedChat::digest(&self.chat), &self.signature)
+            .map_err(|_| "a chat line not signed by its sender".to_string())?;
+        let n = self.chat.text.chars().count();
+        if n == 0 || n > MAX_CHAT_CHARS {
+            return Err(format!(
+                "a chat line of {n} characters (1 to {MAX_CHAT_CHARS})"
+            ));
+        }
+        if mahjong_store::clean_text(&self.chat.text, MAX_CHAT_CHARS) != self.chat.text
+            || !mahjong_store::is_clean_name(&self.chat.name)
+        {
+            return Err("a chat line with control, escape or bidi characters".into());
+        }
+        Ok(())
+    }
 }
 
 impl Wire {

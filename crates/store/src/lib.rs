@@ -112,6 +112,7 @@ pub mod identity;
 pub mod ledger;
 pub mod lock;
 pub mod logging;
+pub mod muted;
 pub mod names;
 
 use std::path::PathBuf;
@@ -128,7 +129,8 @@ pub use identity::Identity;
 pub use ledger::{LedgerRow, Level, describe, level};
 pub use lock::{DirLock, LOCK_FILE};
 pub use logging::init_logging;
-pub use names::{SHOWN_NAME_CHARS, clean_name, is_clean_name};
+pub use muted::{MUTED_FILE, Muted};
+pub use names::{SHOWN_NAME_CHARS, clean_name, clean_text, is_clean_name};
 
 /// A fresh 32-byte secret from the operating system (a seat's root secret, a bot's key).
 pub fn new_root_secret() -> [u8; 32] {

@@ -15,6 +15,21 @@ pub const NO_NAME: &str = "?";
 /// zero-width characters; whitespace trimmed, at most [`SHOWN_NAME_CHARS`] characters;
 /// [`NO_NAME`] when nothing is left.
 pub fn clean_name(name: &str) -> String {
+    let trimmed = clean_within(name, SHOWN_NAME_CHARS);
+    if trimmed.is_empty() {
+        NO_NAME.to_string()
+    } else {
+        trimmed
+    }
+}
+
+/// A line of table talk as shown: what [`clean_name`] takes out, taken out, at most `max`
+/// characters; empty when nothing is left.
+pub fn clean_text(text: &str, max: usize) -> String {
+    clean_within(text, max)
+}
+
+fn clean_within(name: &str, max: usize) -> String {
     let mut out = String::new();
     let mut kept = 0;
     let mut chars = name.chars().peekable();
@@ -31,20 +46,15 @@ pub fn clean_name(name: &str) -> String {
             '\u{9d}' | '\u{90}' | '\u{9e}' | '\u{9f}' | '\u{98}' => skip_string(&mut chars),
             c if is_hidden(c) => {}
             c => {
-                if kept < SHOWN_NAME_CHARS * 4 {
+                if kept < max * 4 {
                     out.push(c);
                     kept += 1;
                 }
             }
         }
     }
-    let trimmed: String = out.trim().chars().take(SHOWN_NAME_CHARS).collect();
-    let trimmed = trimmed.trim_end();
-    if trimmed.is_empty() {
-        NO_NAME.to_string()
-    } else {
-        trimmed.to_string()
-    }
+    let trimmed: String = out.trim().chars().take(max).collect();
+    trimmed.trim_end().to_string()
 }
 
 /// Whether `name` is shown as it is ([`clean_name`] leaves it unchanged).

@@ -993,6 +993,11 @@ impl Lobby {
             {
                 vec![Action::Send(peer, Wire::Start(roster.clone()))]
             }
+            // Any other peer learns that the table this peer hosts has started (a friend who
+            // comes to watch finds it so).
+            State::Started(Some(roster)) if roster.advert.host == self.me => {
+                vec![Action::Send(peer, self.signed(&roster.advert))]
+            }
             State::Seated { table, host, .. } if peer != *host => self
                 .tables
                 .get(host.as_bytes())
@@ -1081,7 +1086,15 @@ impl Lobby {
                 self.gone_from_seat(from, now)
             }
             Wire::Start(roster) => self.start(from, *roster, now),
-            Wire::Hello { .. } | Wire::Frame { .. } | Wire::CodeProof { .. } => Vec::new(),
+            // Not the lobby's: the table's, the watchers' and the talk.
+            Wire::Hello { .. }
+            | Wire::Frame { .. }
+            | Wire::CodeProof { .. }
+            | Wire::Watch { .. }
+            | Wire::WatchRefused { .. }
+            | Wire::Watched { .. }
+            | Wire::Watchers { .. }
+            | Wire::Chat(_) => Vec::new(),
         }
     }
 

@@ -54,6 +54,10 @@ pub struct NetConfig {
     /// Try direct connections to friends reached through a relay (DCUtR hole punching); off
     /// only in tests that need a table the relay carries.
     pub hole_punching: bool,
+    /// Watch a table instead of sitting at one (`mahjong watch`): see [`WatchTarget`].
+    pub watch: Option<WatchTarget>,
+    /// At a table this peer hosts: whether friends may watch it and talk at it.
+    pub watchers: WatchPolicy,
 }
 
 /// Where friends in different homes meet: a relay (`mahjong relay`) and a table code.
@@ -161,6 +165,8 @@ impl NetConfig {
             lying_roster: None,
             internet: None,
             hole_punching: true,
+            watch: None,
+            watchers: WatchPolicy::default(),
         }
     }
 }
@@ -263,6 +269,42 @@ pub enum NetEvent {
         /// relay, and nothing reaches them until it is back).
         direct: usize,
     },
+    /// This peer watches the table of this roster (its host serves it the log).
+    Watching {
+        /// The signed roster.
+        roster: Box<Roster>,
+    },
+    /// The table's host will not serve this watcher: why, in one line.
+    WatchRefused {
+        /// Why.
+        reason: String,
+    },
+    /// Who watches the table now (at every change), and whether watchers may talk.
+    Watchers {
+        /// Their names.
+        names: Vec<String>,
+        /// Watchers may talk.
+        chat: bool,
+    },
+    /// The host this peer watches through showed it a false game (a changed entry, another
+    /// history, a step the rules refuse): the watcher stops.
+    Lied {
+        /// The host's peer.
+        peer: PeerId,
+        /// What it showed.
+        why: String,
+    },
+    /// A line of table talk (the player's own included, once sent).
+    Chat {
+        /// Its sender's name.
+        name: String,
+        /// Its sender's identity key.
+        from: VerifyingKey,
+        /// The line.
+        text: String,
+        /// Said by a watcher.
+        watcher: bool,
+    },
     /// A friend's link changed (or is first known): direct or through the relay.
     Link {
         /// The friend.
@@ -319,6 +361,10 @@ pub enum Command {
     Meet(Box<Internet>, oneshot::Sender<Result<(), String>>),
     /// End the table played here, unfinished, for good (see [`Network::end_table`]).
     EndTable(oneshot::Sender<Result<(), String>>),
+    /// Say a line at the table (see [`Network::say`]).
+    Say(String, oneshot::Sender<Result<(), String>>),
+    /// Turn a watcher away (see [`Network::turn_away`]).
+    TurnAway(String, oneshot::Sender<Result<(), String>>),
 }
 
 /// The cheap cloneable handle of the event loop.
@@ -410,6 +456,17 @@ impl Network {
     /// the same final hands and none the hand that was in play.
     pub async fn end_table(&self) -> Result<Result<(), String>, NetError> {
         self.call(Command::EndTable).await
+    }
+
+    /// Says a line at the table played or watched: signed, to the players and watchers
+    /// (`Err`: why it was not sent, e.g. over 200 characters or too many lines at once).
+    pub async fn say(&self, text: &str) -> Result<Result<(), String>, NetError> {
+        self.call(|tx| Command::Say(text.to_string(), tx)).await
+    }
+
+    /// Turns the watcher of this name away from the table this peer hosts.
+    pub async fn turn_away(&self, name: &str) -> Result<Result<(), String>, NetError> {
+        self.call(|tx| Command::TurnAway(name.to_string(), tx)).await
     }
 
     /// Stops the loop (after the answer, the loop is gone).

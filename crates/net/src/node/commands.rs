@@ -7,6 +7,7 @@ impl EventLoop {
     pub(super) fn on_tick(&mut self) {
         let now = self.now();
         self.report_unreachable(now);
+        self.watch_tick(now);
         self.internet_tick(now);
         if self
             .playing
@@ -254,6 +255,12 @@ impl EventLoop {
             }
             Command::Meet(internet, tx) => {
                 let _ = tx.send(self.meet(*internet));
+            }
+            Command::Say(text, tx) => {
+                let _ = tx.send(self.say(&text));
+            }
+            Command::TurnAway(name, tx) => {
+                let _ = tx.send(self.turn_away(&name));
             }
             Command::EndTable(tx) => {
                 let ended = match self.playing.take() {

@@ -149,6 +149,8 @@ impl EventLoop {
                     let theirs = format!("a protocol without {}", self.protocol.as_ref());
                     self.incompatible(peer_id, theirs);
                 }
+                self.hello_names.remove(&peer_id);
+                self.drop_watcher(peer_id);
                 self.emit(NetEvent::Disconnected(peer_id));
                 if let Some(key) = peer_key(&peer_id) {
                     let now = self.now();
@@ -477,8 +479,40 @@ impl EventLoop {
                     Wire::Hello { version, .. } if version != wire::WIRE_VERSION => {
                         self.incompatible(peer, format!("shanghai-mahjong/{version}"));
                     }
-                    Wire::Hello { .. } => {}
+                    Wire::Hello { name, .. } => {
+                        if self.hello_names.len() < MAX_CONNECTIONS as usize * 2 {
+                            self.hello_names.insert(peer, clean_name(&name));
+                        }
+                    }
                     Wire::CodeProof { mac } => self.on_code_proof(peer, mac),
+                    // A peer not found under the table code takes no part in the lobby.
+                    _ if !self.admitted(&peer) => {}
+                    wire @ (Wire::Start(_)
+                    | Wire::Frame { .. }
+                    | Wire::Watched { .. }
+                    | Wire::WatchRefused { .. }
+                    | Wire::Watchers { .. }
+                    | Wire::Chat(_))
+                        if self.is_server(&peer) =>
+                    {
+                        self.from_server(peer, wire)
+                    }
+                    Wire::Watch { table, from } => self.on_watch(peer, key, table, from),
+                    Wire::Chat(line) => self.on_chat(peer, *line),
+                    Wire::Watchers { names, chat, .. } => {
+                        // From the host of the table played: who watches it.
+                        if self.playing.as_ref().is_some_and(|p| {
+                            peer_id(&p.roster.advert.host) == Some(peer)
+                        }) {
+                            let names = names
+                                .iter()
+                                .take(wire::MAX_WATCHERS)
+                                .map(|n| clean_name(n))
+                                .collect();
+                            self.emit(NetEvent::Watchers { names, chat });
+                        }
+                    }
+                    Wire::Watched { .. } | Wire::WatchRefused { .. } => {}
                     Wire::Frame { table, to, bytes } => self.on_frame(peer, key, table, to, bytes),
                     // A peer not found under the table code takes no part in the lobby.
                     _ if !self.admitted(&peer) => {}

@@ -72,17 +72,23 @@ use crate::code::TableCode;
 use crate::lobby::{self, Action, Lobby, Settings, TableSpec, bot_key};
 use crate::storage::{Storage, StorageError};
 use crate::wire::{
-    self, Advert, MAX_MESSAGE, PROTOCOL, PROTOCOL_VERSION, Roster, SeatInfo, TableId, Wire,
-    WireError,
+    self, Advert, MAX_MESSAGE, PROTOCOL, PROTOCOL_VERSION, Roster, SeatInfo, TableId, TableState,
+    Wire, WireError,
 };
+use mahjong_store::clean_name;
 
 mod api;
 mod commands;
 mod conn;
 mod internet;
 mod table;
+mod watch;
 
 pub use api::*;
+pub use watch::{
+    CHAT_BURST, CHAT_WINDOW_MS, MAX_WATCHER_IN_FLIGHT, WATCH_ASK_MS, WATCH_ASKS_PER_SECOND,
+    WATCH_BATCH_BYTES, WatchPolicy, WatchTarget,
+};
 
 /// How often a peer not yet at a table repeats its hosted table to every peer (ms).
 const ADVERT_REPEAT_MS: u64 = 1500;
@@ -103,6 +109,9 @@ pub const LEAVE_FLUSH_MS: u64 = 500;
 
 /// Events kept for a caller that does not read them as fast as they come (see `emit`).
 pub const MAX_OVERFLOW: usize = 1 << 14;
+/// How long the host of a finished table keeps serving watchers that have not yet every step
+/// (a watcher that joined late catches up), before it stops.
+pub const WATCHERS_LINGER_MS: u64 = 10_000;
 /// How long a peer that quits waits, after its signed leave, for the others' abort of its
 /// hand, so that it books its own leaver penalty as they do.
 pub const LEAVE_BOOK_MS: u64 = 3000;
@@ -221,6 +230,7 @@ enum Inbound {
 /// whose connection is down (since when, ms, and whether their seats were reported silent).
 struct Playing {
     host: Host,
+    roster: Roster,
     seats: [SeatInfo; 4],
     unreachable: HashMap<[u8; 32], (u64, bool)>,
 }
@@ -325,6 +335,22 @@ pub struct EventLoop {
     /// how many connections were up when it failed (more at the time due: the friend has
     /// dialled again already).
     punch_retry: HashMap<PeerId, PunchRetry>,
+    /// The names peers said in their hello (a watcher's name), by peer.
+    hello_names: HashMap<PeerId, String>,
+    /// Whether the table this peer hosts takes watchers, and lets them talk.
+    watch_policy: WatchPolicy,
+    /// The watchers this peer's table serves.
+    served: Vec<watch::Served>,
+    /// Watchers turned away from the table this peer hosts (their identity keys).
+    turned_away: HashSet<[u8; 32]>,
+    /// The table this peer watches (a watcher takes no seat).
+    watching: Option<watch::Watching>,
+    /// Whether the table watched lets watchers talk (its host says so).
+    watchers_chat: bool,
+    /// This peer's lines of talk so far.
+    chat_number: u32,
+    /// Talk heard, by sender.
+    heard: HashMap<[u8; 32], watch::Heard>,
 }
 
 /// A hole punch to try again ([`PUNCH_RETRY_MS`]).
@@ -482,7 +508,8 @@ impl EventLoop {
             explicit.push(i.relay.clone());
         }
         let mut lobby = Lobby::new(config.identity.clone(), settings.clone(), 0);
-        lobby.set_manual(config.manual);
+        // A watcher takes no seat: its lobby only learns the tables.
+        lobby.set_manual(config.manual || config.watch.is_some());
         #[cfg(feature = "test-hooks")]
         lobby.set_roster_tamper(config.lying_roster);
         Ok(EventLoop {
@@ -539,6 +566,14 @@ impl EventLoop {
             conns: HashMap::new(),
             links: HashMap::new(),
             punch_retry: HashMap::new(),
+            hello_names: HashMap::new(),
+            watch_policy: config.watchers,
+            served: Vec::new(),
+            turned_away: HashSet::new(),
+            watching: config.watch.map(watch::Watching::new),
+            watchers_chat: false,
+            chat_number: 0,
+            heard: HashMap::new(),
         })
     }
 
@@ -608,7 +643,13 @@ impl EventLoop {
         };
         // The newest unfinished table is resumed; one that turns out to be over (a failed
         // set-up, an ended session not marked so) is marked finished and the next is tried.
-        for _ in 0..MAX_OVER_TABLES_SKIPPED {
+        // A watcher plays no table.
+        let resumes = if self.watching.is_some() {
+            0
+        } else {
+            MAX_OVER_TABLES_SKIPPED
+        };
+        for _ in 0..resumes {
             match self.storage.resume() {
                 Ok(Some(resume)) => match self.resume(resume) {
                     Ok(true) => break,
@@ -662,6 +703,8 @@ impl EventLoop {
                         if self.say_leave() {
                             self.until_left(Duration::from_millis(LEAVE_BOOK_MS)).await;
                         }
+                        self.until_watchers_have_all(Duration::from_millis(WATCHERS_LINGER_MS))
+                            .await;
                         let _ = tx.send(());
                         return;
                     }
@@ -741,6 +784,26 @@ impl EventLoop {
             }
             if self.pump().is_err() {
                 return;
+            }
+        }
+    }
+
+    /// At the end of a table this peer hosts: serves its watchers until each has every step
+    /// (or `time` passed), so that they see the session's end too.
+    async fn until_watchers_have_all(&mut self, time: Duration) {
+        let until = Instant::now() + time;
+        let mut tick = tokio::time::interval(Duration::from_millis(100));
+        loop {
+            if !self.watchers_behind() {
+                // What was queued for them goes out before the connections close.
+                self.linger(Duration::from_millis(LEAVE_FLUSH_MS)).await;
+                return;
+            }
+            tokio::select! {
+                ev = self.swarm.select_next_some() => self.on_swarm(ev),
+                Some(msg) = self.inbound.recv() => self.on_inbound(msg),
+                _ = tick.tick() => {}
+                _ = tokio::time::sleep_until(until) => return,
             }
         }
     }

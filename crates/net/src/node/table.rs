@@ -165,9 +165,11 @@ impl EventLoop {
         let (host, out) = Host::begin(setup, new_seats, propose, self.now());
         self.playing = Some(Playing {
             host,
+            roster,
             seats,
             unreachable: HashMap::new(),
         });
+        self.served.clear();
         self.apply(out)
     }
 
@@ -274,9 +276,11 @@ impl EventLoop {
         self.bypass_limits(&seats);
         self.playing = Some(Playing {
             host: *host,
+            roster,
             seats,
             unreachable: HashMap::new(),
         });
+        self.served.clear();
         Ok(true)
     }
 
@@ -329,12 +333,18 @@ impl EventLoop {
                 Durable::Seat { persisted, bot_key } => {
                     self.storage.begin_seat(&table, persisted, bot_key.as_ref())
                 }
-                Durable::Append { seat, records } => self.storage.append(&table, *seat, records),
+                Durable::Append { seat, records } => {
+                    self.storage.append(&table, *seat, records)
+                }
                 Durable::Book { results, log } => self.storage.book(&table, results, log),
                 Durable::Evidence(e) => self.storage.save_evidence(&table, e),
                 Durable::Finish => self.storage.finish_table(&table),
             };
             done.map_err(|e| e.to_string())?;
+            // Logged steps go to the watchers once they are kept.
+            if let Durable::Append { seat, records } = &d {
+                self.serve_logged(*seat, records);
+            }
         }
         let now = self.now();
         for l in load {

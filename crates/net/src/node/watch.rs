@@ -1,0 +1,807 @@
+//! Watching a table and talking at it (docs/watching.md).
+//!
+//! **Serving.** The table's host serves its watchers: a friend's [`Wire::Watch`] is answered
+//! with the signed roster ([`Wire::Start`]), then the steps of the log from the step asked
+//! for, read from the host seat's journal ([`Storage::steps`]) as [`Wire::Frame`]s with no
+//! seat bit, at most [`WATCH_BATCH_BYTES`] a time and [`WATCH_ASKS_PER_SECOND`] times a
+//! second, closed by [`Wire::Watched`]; the next batch goes when the watcher has taken the
+//! last (it asks from past it), and once it has everything, each step goes to it as the host
+//! seat logs it. Only logged steps are sent (the seats' own secrets, their
+//! journals' `Own` records and their prompts never are), so a watcher gets nothing that opens
+//! a concealed tile before the hand's audit. At most [`MAX_WATCHERS`] are served; one that
+//! leaves more than [`MAX_WATCHER_IN_FLIGHT`] bytes untaken, or whose send queue cannot take a
+//! batch, does not read and is dropped. A
+//! table whose host set "no watchers" refuses every one with [`Wire::WatchRefused`]; the host
+//! may turn one away. The seated peers and the watchers are told who watches
+//! ([`Wire::Watchers`]) at every change.
+//!
+//! **Watching** ([`NetConfig::watch`]): the peer takes no seat; it finds the started table
+//! (the first, or the one named) in the lobby's adverts, asks its host, and follows the log
+//! with a [`mahjong_table::Follower::watching`], which checks every entry as a seat does. An
+//! entry the host changed (not its seat's signature), another history, or a step the rules
+//! refuse is a lie told to this watcher: [`NetEvent::Lied`] names the host's peer and the
+//! watcher stops.
+//!
+//! **Talk** ([`Wire::Chat`]): a line is signed by its sender, goes from a seated peer to the
+//! other seated peers, and through the host to the watchers (a watcher's line through the
+//! host to everyone, when the table lets watchers talk). Every reader checks the signature,
+//! the length and the characters, passes a line on once, and keeps at most
+//! [`CHAT_BURST`] lines of a sender within [`CHAT_WINDOW_MS`]. Talk never enters the
+//! table's log and never waits for anything of it.
+
+use super::*;
+use crate::wire::{Chat, MAX_WATCHERS, SignedChat};
+use mahjong_table::{Follower, Misfit, Rejected};
+
+/// Most bytes of steps sent to a watcher for one [`Wire::Watch`].
+pub const WATCH_BATCH_BYTES: usize = 256 * 1024;
+/// [`Wire::Watch`]es of one watcher answered a second (more are ignored).
+pub const WATCH_ASKS_PER_SECOND: u32 = 4;
+/// Most messages of one batch ([`WATCHER_QUEUE`] plus a batch fit the send queue).
+const WATCH_BATCH_MESSAGES: usize = 512;
+/// Bytes sent to a watcher and not yet taken (it asks from past them) before it is dropped
+/// as not reading: what one watcher can make its host hold.
+pub const MAX_WATCHER_IN_FLIGHT: usize = 4 << 20;
+/// How long a batch may go untaken before it is sent again (it was lost) (ms).
+const WATCH_RESEND_MS: u64 = 3000;
+/// How often a watcher asks again for what it lacks (ms).
+pub const WATCH_ASK_MS: u64 = 1000;
+/// A sender's lines kept within [`CHAT_WINDOW_MS`] (more are dropped).
+pub const CHAT_BURST: u32 = 5;
+/// See [`CHAT_BURST`] (ms).
+pub const CHAT_WINDOW_MS: u64 = 10_000;
+
+/// Whether a table takes watchers, and whether they may talk (its host's choice).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WatchPolicy {
+    /// Friends may watch.
+    pub allow: bool,
+    /// Watchers may talk at the table.
+    pub chat: bool,
+}
+
+impl Default for WatchPolicy {
+    fn default() -> WatchPolicy {
+        WatchPolicy {
+            allow: true,
+            chat: true,
+        }
+    }
+}
+
+/// What a watching peer looks for ([`NetConfig::watch`]).
+#[derive(Clone, Debug, Default)]
+pub struct WatchTarget {
+    /// The table's id, or its first hex digits; `None`: the first started table found.
+    pub table: Option<String>,
+}
+
+/// A watcher this peer's table serves.
+pub(super) struct Served {
+    peer: PeerId,
+    name: String,
+    /// The next step to send it.
+    next: u32,
+    window: u64,
+    asks: u32,
+    /// Batches and steps sent and not yet taken: (first step after them, bytes).
+    unacked: std::collections::VecDeque<(u32, usize)>,
+    /// Their bytes.
+    in_flight: usize,
+    /// When the last batch was sent (ms).
+    last_batch: u64,
+}
+
+/// The table this peer watches.
+pub(super) struct Watching {
+    target: WatchTarget,
+    /// The host's peer, once asked.
+    server: Option<PeerId>,
+    table: Option<TableId>,
+    follower: Option<Follower>,
+    last_ask: u64,
+    /// The highest step a [`Wire::Watched`] mark said was sent.
+    last_mark: u32,
+    /// The hand whose tiles were last shown face up.
+    revealed: u32,
+    done: bool,
+}
+
+impl Watching {
+    pub(super) fn new(target: WatchTarget) -> Watching {
+        Watching {
+            target,
+            server: None,
+            table: None,
+            follower: None,
+            last_ask: 0,
+            last_mark: 0,
+            revealed: 0,
+            done: false,
+        }
+    }
+}
+
+/// Talk heard from one sender: the last line number passed on, and the lines in the window.
+#[derive(Default)]
+pub(super) struct Heard {
+    last: Option<u32>,
+    window_start: u64,
+    lines: u32,
+}
+
+impl EventLoop {
+    // ---- serving watchers (the table's host) ----
+
+    /// The table this peer hosts and plays at, if any: its id and the host seat.
+    fn hosted(&self) -> Option<(TableId, Seat)> {
+        let p = self.playing.as_ref()?;
+        let seat = p.roster.host_seat;
+        (p.roster.advert.host == self.me && p.host.client(seat).is_some())
+            .then(|| (p.host.table(), seat))
+    }
+
+    pub(super) fn on_watch(&mut self, peer: PeerId, key: VerifyingKey, table: TableId, from: u32) {
+        if self.is_table_peer(&peer) {
+            return;
+        }
+        let Some((ours, seat)) = self.hosted().filter(|(t, _)| *t == table) else {
+            self.send_to(
+                &peer,
+                &Wire::WatchRefused {
+                    table,
+                    reason: "this peer does not host that table (or it is over)".into(),
+                },
+            );
+            return;
+        };
+        let now = self.now();
+        if !self.served.iter().any(|w| w.peer == peer) {
+            let refusal = if !self.watch_policy.allow {
+                Some("the table takes no watchers".to_string())
+            } else if self.turned_away.contains(key.as_bytes()) {
+                Some("the host turned you away".to_string())
+            } else if self.served.len() >= MAX_WATCHERS {
+                Some(format!("the table has {MAX_WATCHERS} watchers already"))
+            } else {
+                None
+            };
+            if let Some(reason) = refusal {
+                tracing::info!("watcher {peer} refused: {reason}");
+                self.send_to(&peer, &Wire::WatchRefused { table, reason });
+                return;
+            }
+            let name = self
+                .hello_names
+                .get(&peer)
+                .cloned()
+                .unwrap_or_else(|| "?".to_string());
+            tracing::info!("{peer} ({name}) watches table {}", hex(&ours));
+            if let Some(roster) = self.playing.as_ref().map(|p| p.roster.clone()) {
+                self.send_to(&peer, &Wire::Start(Box::new(roster)));
+            }
+            self.served.push(Served {
+                peer,
+                name,
+                next: 0,
+                window: now / 1000,
+                asks: 0,
+                unacked: Default::default(),
+                in_flight: 0,
+                last_batch: 0,
+            });
+            self.swarm.behaviour_mut().limits.bypass_peer_id(&peer);
+            self.tell_watchers();
+        }
+        let Some(logged) = self
+            .playing
+            .as_ref()
+            .and_then(|p| p.host.client(seat))
+            .map(|c| c.next_step())
+        else {
+            return;
+        };
+        let Some(w) = self.served.iter_mut().find(|w| w.peer == peer) else {
+            return;
+        };
+        if now / 1000 != w.window {
+            w.window = now / 1000;
+            w.asks = 0;
+        }
+        w.asks += 1;
+        if w.asks > WATCH_ASKS_PER_SECOND {
+            return;
+        }
+        // What the watcher asks from, it has taken: no longer in flight.
+        while let Some(&(end, b)) = w.unacked.front() {
+            if end > from {
+                break;
+            }
+            w.unacked.pop_front();
+            w.in_flight = w.in_flight.saturating_sub(b);
+        }
+        // Steps sent and not yet taken are on their way, unless it still asks from before
+        // them a while later (they were lost: sent again).
+        if from < w.next {
+            if now < w.last_batch + WATCH_RESEND_MS {
+                return;
+            }
+            w.unacked.clear();
+            w.in_flight = 0;
+        }
+        // A watcher that has everything is sent only the mark (the steps come as they are
+        // logged); one past the end of the log (a hand cut back by an abort) is sent the
+        // last step again: after an abort that is the three votes.
+        if from == logged {
+            w.next = logged;
+            self.to_watcher(peer, Wire::Watched { table, next: logged });
+            return;
+        }
+        let from = from.min(logged.saturating_sub(1));
+        let steps = match self.storage.steps(&table, seat, from, logged) {
+            Ok(steps) => steps,
+            Err(e) => {
+                tracing::warn!("cannot read the journal for a watcher: {e}");
+                return;
+            }
+        };
+        if !self.reads(peer) {
+            return;
+        }
+        let mut next = from;
+        let mut bytes = 0;
+        let mut frames = Vec::new();
+        for step in &steps {
+            if bytes >= WATCH_BATCH_BYTES || frames.len() + 4 > WATCH_BATCH_MESSAGES {
+                break;
+            }
+            for e in &step.entries {
+                let f = e.frame();
+                bytes += f.len();
+                frames.push(f);
+            }
+            next = step.seq().map_or(next, |s| s + 1);
+        }
+        for bytes in frames {
+            self.to_watcher(peer, Wire::Frame { table, to: 0, bytes });
+        }
+        self.to_watcher(peer, Wire::Watched { table, next });
+        if let Some(w) = self.served.iter_mut().find(|w| w.peer == peer) {
+            w.next = next;
+            w.last_batch = now;
+            w.unacked.push_back((next, bytes));
+            w.in_flight += bytes;
+        }
+    }
+
+    /// Whether a watcher of the table this peer hosts lacks steps.
+    pub(super) fn watchers_behind(&self) -> bool {
+        let Some((_, seat)) = self.hosted() else {
+            return false;
+        };
+        let Some(logged) = self
+            .playing
+            .as_ref()
+            .and_then(|p| p.host.client(seat))
+            .map(|c| c.next_step())
+        else {
+            return false;
+        };
+        self.served.iter().any(|w| w.next < logged)
+    }
+
+    /// Whether a served watcher reads what it is sent: one whose send queue cannot take
+    /// another batch (or whose connection is gone) is dropped.
+    fn reads(&mut self, peer: PeerId) -> bool {
+        let queued = self
+            .peers
+            .get(&peer)
+            .and_then(|p| p.writer.as_ref())
+            .map(|w| SEND_QUEUE - w.capacity());
+        match queued {
+            Some(q) if q <= SEND_QUEUE - WATCH_BATCH_MESSAGES => true,
+            Some(_) => {
+                tracing::info!("watcher {peer} does not read: dropped");
+                self.drop_watcher(peer);
+                false
+            }
+            None => {
+                self.drop_watcher(peer);
+                false
+            }
+        }
+    }
+
+    /// Sends to a served watcher (after [`EventLoop::reads`]).
+    fn to_watcher(&mut self, peer: PeerId, wire: Wire) {
+        self.send_to(&peer, &wire);
+    }
+
+    pub(super) fn drop_watcher(&mut self, peer: PeerId) {
+        let before = self.served.len();
+        self.served.retain(|w| w.peer != peer);
+        if self.served.len() != before {
+            self.tell_watchers();
+        }
+    }
+
+    /// Tells the seated peers, the watchers and the player who watches.
+    fn tell_watchers(&mut self) {
+        let Some((table, _)) = self.hosted() else {
+            return;
+        };
+        let names: Vec<String> = self.served.iter().map(|w| w.name.clone()).collect();
+        let wire = Wire::Watchers {
+            table,
+            names: names.clone(),
+            chat: self.watch_policy.chat,
+        };
+        for peer in self.table_peers() {
+            self.send_to(&peer, &wire);
+        }
+        for w in self.served.iter().map(|w| w.peer).collect::<Vec<_>>() {
+            self.send_to(&w, &wire);
+        }
+        self.emit(NetEvent::Watchers {
+            names,
+            chat: self.watch_policy.chat,
+        });
+    }
+
+    /// The other peers of the table played (not this one).
+    fn table_peers(&self) -> Vec<PeerId> {
+        let Some(p) = self.playing.as_ref() else {
+            return Vec::new();
+        };
+        let mut peers: Vec<PeerId> = p
+            .seats
+            .iter()
+            .filter(|s| s.peer != self.me)
+            .filter_map(|s| peer_id(&s.peer))
+            .collect();
+        peers.sort();
+        peers.dedup();
+        peers
+    }
+
+    /// Steps the host seat logged: each goes to the watchers that have everything before it.
+    pub(super) fn serve_logged(&mut self, seat: Seat, records: &[mahjong_table::Record]) {
+        if self.served.is_empty() || self.hosted().map(|(_, s)| s) != Some(seat) {
+            return;
+        }
+        let Some((table, _)) = self.hosted() else {
+            return;
+        };
+        for r in records {
+            match r {
+                mahjong_table::Record::Step(step) => {
+                    let Some(seq) = step.seq() else {
+                        continue;
+                    };
+                    let due: Vec<PeerId> = self
+                        .served
+                        .iter()
+                        .filter(|w| w.next == seq)
+                        .map(|w| w.peer)
+                        .collect();
+                    let size: usize = step.entries.iter().map(|e| e.frame().len()).sum();
+                    for peer in due {
+                        let flooded = self
+                            .served
+                            .iter()
+                            .find(|w| w.peer == peer)
+                            .is_some_and(|w| w.in_flight + size > MAX_WATCHER_IN_FLIGHT);
+                        if flooded {
+                            tracing::info!("watcher {peer} takes nothing it is sent: dropped");
+                            self.drop_watcher(peer);
+                            continue;
+                        }
+                        if !self.reads(peer) {
+                            continue;
+                        }
+                        for e in &step.entries {
+                            self.to_watcher(
+                                peer,
+                                Wire::Frame {
+                                    table,
+                                    to: 0,
+                                    bytes: e.frame(),
+                                },
+                            );
+                        }
+                        if let Some(w) = self.served.iter_mut().find(|w| w.peer == peer) {
+                            w.next = seq + 1;
+                            w.unacked.push_back((seq + 1, size));
+                            w.in_flight += size;
+                        }
+                    }
+                }
+                mahjong_table::Record::Truncate(n) => {
+                    for w in &mut self.served {
+                        w.next = w.next.min(*n);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Turns a watcher away (by name): it is told so and not served again at this table.
+    pub(super) fn turn_away(&mut self, name: &str) -> Result<(), String> {
+        let Some((table, _)) = self.hosted() else {
+            return Err("only the table's host can turn a watcher away".into());
+        };
+        let Some(peer) = self.served.iter().find(|w| w.name == name).map(|w| w.peer) else {
+            return Err(format!("nobody called {name} watches this table"));
+        };
+        if let Some(key) = peer_key(&peer) {
+            self.turned_away.insert(*key.as_bytes());
+        }
+        self.send_to(
+            &peer,
+            &Wire::WatchRefused {
+                table,
+                reason: "the host turned you away".into(),
+            },
+        );
+        self.drop_watcher(peer);
+        Ok(())
+    }
+
+    // ---- watching a table ----
+
+    /// At each tick: find the table to watch and ask its host for what is missing.
+    pub(super) fn watch_tick(&mut self, now: u64) {
+        let Some(w) = self.watching.as_ref() else {
+            return;
+        };
+        if w.done {
+            return;
+        }
+        if w.server.is_some_and(|s| !self.swarm.is_connected(&s)) {
+            // Its host went away: ask again when it is back (the log goes on from where it is).
+            return;
+        }
+        if w.server.is_none() {
+            let wanted = w.target.table.clone();
+            let found = self.lobby.tables().into_iter().find(|a| {
+                a.state == TableState::Started
+                    && wanted
+                        .as_ref()
+                        .is_none_or(|t| hex(&a.table).starts_with(&t.to_lowercase()))
+                    && peer_id(&a.host).is_some_and(|p| self.swarm.is_connected(&p))
+            });
+            let Some(advert) = found else {
+                return;
+            };
+            let Some(host) = peer_id(&advert.host) else {
+                return;
+            };
+            tracing::info!("asking {host} to watch table {}", hex(&advert.table));
+            if let Some(w) = self.watching.as_mut() {
+                w.server = Some(host);
+                w.table = Some(advert.table);
+                w.last_ask = 0;
+            }
+        }
+        let Some(w) = self.watching.as_ref() else {
+            return;
+        };
+        if now >= w.last_ask + WATCH_ASK_MS {
+            self.ask_to_watch(now);
+        }
+    }
+
+    fn ask_to_watch(&mut self, now: u64) {
+        let Some(w) = self.watching.as_mut() else {
+            return;
+        };
+        let (Some(server), Some(table)) = (w.server, w.table) else {
+            return;
+        };
+        w.last_ask = now;
+        let from = w.follower.as_ref().map_or(0, |f| f.next_step().1);
+        self.send_to(&server, &Wire::Watch { table, from });
+    }
+
+    /// Whether `peer` is the host this peer watches through.
+    pub(super) fn is_server(&self, peer: &PeerId) -> bool {
+        self.watching
+            .as_ref()
+            .is_some_and(|w| w.server.as_ref() == Some(peer))
+    }
+
+    /// A message from the host this peer watches through.
+    pub(super) fn from_server(&mut self, peer: PeerId, wire: Wire) {
+        let now = self.now();
+        let Some(table) = self.watching.as_ref().and_then(|w| w.table) else {
+            return;
+        };
+        match wire {
+            Wire::Start(roster) if roster.advert.table == table => {
+                if self.watching.as_ref().is_some_and(|w| w.follower.is_some()) {
+                    return;
+                }
+                let seats = match roster.verify() {
+                    Ok(seats) => seats,
+                    Err(why) => {
+                        self.lied(peer, format!("its roster is false: {why}"));
+                        return;
+                    }
+                };
+                let keys = [0, 1, 2, 3].map(|i: usize| seats[i].key);
+                let follower = Follower::watching(table, roster.host_seat, keys);
+                if let Some(w) = self.watching.as_mut() {
+                    w.follower = Some(follower);
+                }
+                self.emit(NetEvent::Watching { roster });
+                self.ask_to_watch(now);
+            }
+            Wire::Frame {
+                table: t, bytes, ..
+            } if t == table => self.watched_frame(peer, now, bytes),
+            Wire::Watched { table: t, next } if t == table => {
+                let have = self
+                    .watching
+                    .as_ref()
+                    .and_then(|w| w.follower.as_ref())
+                    .map_or(0, |f| f.next_step().1);
+                tracing::debug!("watched to {next}, have {have}");
+                // A full batch taken: ask for the next at once (a mark with nothing new in it
+                // is not answered before the next tick).
+                let fresh = self.watching.as_ref().is_some_and(|w| w.last_mark < next);
+                if let Some(w) = self.watching.as_mut() {
+                    w.last_mark = w.last_mark.max(next);
+                }
+                if have >= next && fresh {
+                    self.ask_to_watch(now);
+                }
+            }
+            Wire::WatchRefused { table: t, reason } if t == table => {
+                if let Some(w) = self.watching.as_mut() {
+                    w.done = true;
+                }
+                self.emit(NetEvent::WatchRefused {
+                    reason: mahjong_store::clean_text(&reason, 200),
+                });
+            }
+            Wire::Watchers {
+                table: t,
+                names,
+                chat,
+            } if t == table => {
+                self.watchers_chat = chat;
+                let names = names
+                    .iter()
+                    .take(MAX_WATCHERS)
+                    .map(|n| clean_name(n))
+                    .collect();
+                self.emit(NetEvent::Watchers { names, chat });
+            }
+            Wire::Chat(line) if line.chat.table == table => self.on_chat(peer, *line),
+            _ => {}
+        }
+    }
+
+    fn watched_frame(&mut self, peer: PeerId, now: u64, bytes: Vec<u8>) {
+        let Some(w) = self.watching.as_mut() else {
+            return;
+        };
+        let Some(f) = w.follower.as_mut() else {
+            return;
+        };
+        let out = f.handle(now, mahjong_table::Input::Frame(bytes));
+        let revealed = f.revealed().cloned();
+        let over = f.is_over();
+        for r in &out.rejected {
+            let why = match r {
+                Rejected::Misfit {
+                    seat,
+                    hand,
+                    seq,
+                    why: why @ (Misfit::Signature | Misfit::Chain | Misfit::Step),
+                } => Some(format!(
+                    "the entry it passed on for seat {seat} at hand {hand}, step {seq} {why}"
+                )),
+                Rejected::Step(e) => Some(format!("it showed a step the rules refuse: {e}")),
+                // An undecodable frame, another table's: nothing signed, nothing shown.
+                _ => None,
+            };
+            if let Some(why) = why {
+                self.lied(peer, why);
+                return;
+            }
+        }
+        if let Some((hand, hands)) = revealed
+            && let Some(w) = self.watching.as_mut()
+            && hand > w.revealed
+        {
+            w.revealed = hand;
+            self.emit(NetEvent::Revealed {
+                hand,
+                hands: Box::new(hands),
+            });
+        }
+        for ev in out.events {
+            self.emit(NetEvent::Table(ev));
+        }
+        if over && let Some(w) = self.watching.as_mut() {
+            w.done = true;
+        }
+    }
+
+    /// The host this peer watches through showed it a false game: said, and the watcher
+    /// stops (no other peer serves it; what it was shown up to there was checked).
+    fn lied(&mut self, peer: PeerId, why: String) {
+        if let Some(w) = self.watching.as_mut() {
+            if w.done {
+                return;
+            }
+            w.done = true;
+        }
+        tracing::warn!("the host {peer} lied to this watcher: {why}");
+        self.emit(NetEvent::Lied { peer, why });
+        self.ban(peer);
+    }
+
+    // ---- talk ----
+
+    /// Sends a line of talk from the player.
+    pub(super) fn say(&mut self, text: &str) -> Result<(), String> {
+        let text = mahjong_store::clean_text(text, wire::MAX_CHAT_CHARS + 1);
+        let n = text.chars().count();
+        if n == 0 {
+            return Err("nothing to say".into());
+        }
+        if n > wire::MAX_CHAT_CHARS {
+            return Err(format!(
+                "a line holds at most {} characters",
+                wire::MAX_CHAT_CHARS
+            ));
+        }
+        let (table, watcher) = if let Some(p) = self.playing.as_ref() {
+            (p.host.table(), false)
+        } else if let Some(t) = self.watching.as_ref().and_then(|w| w.table) {
+            (t, true)
+        } else {
+            return Err("not at a table".into());
+        };
+        if watcher && !self.watchers_chat {
+            return Err("watchers may not talk at this table".into());
+        }
+        let now = self.now();
+        let me = self.me;
+        if !self.heard_ok(&me, None, now) {
+            return Err(format!(
+                "at most {CHAT_BURST} lines in {} seconds",
+                CHAT_WINDOW_MS / 1000
+            ));
+        }
+        self.chat_number += 1;
+        let line = SignedChat::sign(
+            Chat {
+                table,
+                from: me,
+                name: self.settings.name.clone(),
+                number: self.chat_number,
+                text: text.clone(),
+            },
+            &self.identity,
+        );
+        if let Some(h) = self.heard.get_mut(me.as_bytes()) {
+            h.last = Some(self.chat_number);
+        }
+        self.pass_on(&line, None);
+        self.emit(NetEvent::Chat {
+            name: self.settings.name.clone(),
+            from: me,
+            text,
+            watcher,
+        });
+        Ok(())
+    }
+
+    /// Whether a line numbered `number` of `from` is new and within its rate (counted).
+    fn heard_ok(&mut self, from: &VerifyingKey, number: Option<u32>, now: u64) -> bool {
+        if self.heard.len() > 64 && !self.heard.contains_key(from.as_bytes()) {
+            return false;
+        }
+        let h = self.heard.entry(*from.as_bytes()).or_default();
+        if let (Some(n), Some(last)) = (number, h.last)
+            && n <= last
+        {
+            return false;
+        }
+        if now >= h.window_start + CHAT_WINDOW_MS {
+            h.window_start = now;
+            h.lines = 0;
+        }
+        if h.lines >= CHAT_BURST {
+            return false;
+        }
+        h.lines += 1;
+        if number.is_some() {
+            h.last = number;
+        }
+        true
+    }
+
+    /// A line of talk from `peer`: checked, shown once, passed on by the host.
+    pub(super) fn on_chat(&mut self, peer: PeerId, line: SignedChat) {
+        let now = self.now();
+        let table = self
+            .playing
+            .as_ref()
+            .map(|p| p.host.table())
+            .or_else(|| self.watching.as_ref().and_then(|w| w.table));
+        if Some(line.chat.table) != table {
+            return;
+        }
+        let served = self.served.iter().any(|w| w.peer == peer);
+        let from_seat = self.playing.as_ref().is_some_and(|p| {
+            p.seats
+                .iter()
+                .any(|s| s.peer == line.chat.from && !s.bot)
+        });
+        // Whom it may come from: a seated player itself, a watcher this host serves (its
+        // own line, if watchers may talk), or the host passing a line on.
+        let sender_is_peer = peer_key(&peer) == Some(line.chat.from);
+        let host_passes = self
+            .playing
+            .as_ref()
+            .map(|p| peer_id(&p.roster.advert.host) == Some(peer))
+            .unwrap_or_else(|| self.is_server(&peer));
+        let allowed = if served {
+            sender_is_peer && self.watch_policy.chat
+        } else {
+            (from_seat && sender_is_peer) || host_passes
+        };
+        if !allowed || line.verify().is_err() || line.chat.from == self.me {
+            return;
+        }
+        if !self.heard_ok(&line.chat.from, Some(line.chat.number), now) {
+            return;
+        }
+        let watcher = !from_seat;
+        self.pass_on(&line, Some(peer));
+        self.emit(NetEvent::Chat {
+            name: line.chat.name.clone(),
+            from: line.chat.from,
+            text: line.chat.text.clone(),
+            watcher,
+        });
+    }
+
+    /// Sends a line on: a seated player's own line to the other seats; the host passes every
+    /// line to the watchers, and a watcher's to the seats; a watcher sends its own to the
+    /// host. Never back to the peer it came from.
+    fn pass_on(&mut self, line: &SignedChat, came_from: Option<PeerId>) {
+        let wire = Wire::Chat(Box::new(line.clone()));
+        let mut to: Vec<PeerId> = Vec::new();
+        if self.playing.is_some() {
+            let mine = line.chat.from == self.me;
+            let hosting = self.hosted().is_some();
+            let from_watcher = self
+                .playing
+                .as_ref()
+                .is_some_and(|p| !p.seats.iter().any(|s| s.peer == line.chat.from));
+            if mine || (hosting && from_watcher) {
+                to.extend(self.table_peers());
+            }
+            if hosting {
+                to.extend(self.served.iter().map(|w| w.peer));
+            }
+        } else if let Some(server) = self.watching.as_ref().and_then(|w| w.server)
+            && line.chat.from == self.me
+        {
+            to.push(server);
+        }
+        to.sort();
+        to.dedup();
+        for peer in to {
+            if Some(peer) != came_from && peer_key(&peer) != Some(line.chat.from) {
+                self.send_to(&peer, &wire);
+            }
+        }
+    }
+}
