@@ -1,6 +1,7 @@
 //! `mahjong watch`: watch a table on the LAN (or through a relay with its code) without a
 //! seat: every public move and each hand's end with all hands face up, checked as a seat
-//! checks them (docs/watching.md). Exits 0 when the session ends.
+//! checks them (docs/watching.md), on standard output (`--json`: one object a line). Exits 0
+//! when the session ends; otherwise one `mahjong: …` line on standard error, exit 1.
 //!
 //! A line typed while watching is said at the table (when its host lets watchers talk);
 //! `/mute NAME` and `/unmute NAME` hide or show a person's lines (remembered in the data dir).
@@ -28,6 +29,9 @@ pub struct WatchArgs {
     /// Do not use mDNS (only the --peer addresses).
     #[arg(long)]
     no_mdns: bool,
+    /// An address to listen on (repeatable; default /ip4/0.0.0.0/tcp/0).
+    #[arg(long)]
+    listen: Vec<String>,
     /// Watch over the internet: the relay's address as `mahjong relay` prints it; needs
     /// --code.
     #[arg(long, requires = "code")]
@@ -42,6 +46,9 @@ pub struct WatchArgs {
     /// One JSON object per line instead of sentences.
     #[arg(long)]
     json: bool,
+    /// The name the players see this watcher by (default: the data dir's player name).
+    #[arg(long)]
+    name: Option<String>,
     /// Where the identity is kept (default: the platform data dir).
     #[arg(long)]
     data_dir: Option<PathBuf>,
@@ -65,6 +72,13 @@ pub fn run(args: WatchArgs) -> Result<()> {
         peers.push(
             p.parse()
                 .with_context(|| format!("--peer {p} is not a multiaddr"))?,
+        );
+    }
+    let mut listen = Vec::new();
+    for l in &args.listen {
+        listen.push(
+            l.parse()
+                .with_context(|| format!("--listen {l} is not a multiaddr"))?,
         );
     }
     let internet = match (&args.relay, &args.code) {
@@ -95,7 +109,10 @@ pub fn run(args: WatchArgs) -> Result<()> {
     };
     mahjong_store::init_logging(&data_dir)?;
     let muted = mahjong_store::Muted::load(&data_dir);
-    let name = identity.name.clone();
+    let name = match &args.name {
+        Some(n) => mahjong_store::identity::check_name(n)?,
+        None => identity.name.clone(),
+    };
     let settings = node::settings(
         &name,
         mahjong_rules::Ruleset::Qiaoma,
@@ -105,6 +122,9 @@ pub fn run(args: WatchArgs) -> Result<()> {
     );
     let mut config = NetConfig::new(identity.key, settings);
     config.peers = peers;
+    if !listen.is_empty() {
+        config.listen = listen;
+    }
     config.mdns = !args.no_mdns;
     config.internet = internet;
     config.watch = Some(WatchTarget {
@@ -127,7 +147,9 @@ impl Out {
         if self.json {
             println!("{value}");
         } else {
-            lines::say(text);
+            for l in lines::wrapped(text) {
+                println!("{l}");
+            }
         }
         let _ = std::io::stdout().flush();
     }
@@ -321,13 +343,13 @@ async fn watch(
             _ => {}
         }
     };
-    if outcome.is_ok() && !args.json {
-        if let Ok(t) = network.traffic().await {
-            lines::say(&format!(
-                "traffic: {} received",
-                count(t.bytes_in, "byte", "bytes")
-            ));
-        }
+    if outcome.is_ok()
+        && let Ok(t) = network.traffic().await
+    {
+        out.line(
+            &format!("traffic: {} received", count(t.bytes_in, "byte", "bytes")),
+            json!({"event": "traffic", "bytes_in": t.bytes_in, "bytes_out": t.bytes_out}),
+        );
     }
     let _ = network.shutdown().await;
     outcome

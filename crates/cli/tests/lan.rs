@@ -6,7 +6,7 @@
 //! Namespace names carry the process id and a counter, so tests run in parallel; a guard
 //! deletes them even when a test fails.
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -311,6 +311,252 @@ fn four_bot_peers_find_each_other_and_play_three_hands() {
     for p in &peers {
         if let Some(t) = p.seen.iter().find(|l| l.starts_with("traffic:")) {
             println!("{t}");
+        }
+    }
+}
+
+/// A `mahjong watch --json` process: its JSON lines (standard output), its error lines, and
+/// its standard input (a line typed is said at the table).
+struct Watcher {
+    child: Child,
+    out: mpsc::Receiver<String>,
+    err: mpsc::Receiver<String>,
+    events: Vec<serde_json::Value>,
+    errors: Vec<String>,
+    stdin: Option<std::process::ChildStdin>,
+}
+
+impl Watcher {
+    fn spawn(net: &Net, slot: usize, dir: &Path, name: &str) -> Watcher {
+        let args: Vec<String> = [
+            "watch",
+            "--json",
+            "--wait",
+            "60",
+            "--data-dir",
+            &dir.join(name).to_string_lossy(),
+            "--name",
+            name,
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let mut child = net
+            .command(slot, &args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("mahjong watch starts");
+        let lines = |r: Box<dyn std::io::Read + Send>| {
+            let (tx, rx) = mpsc::channel();
+            std::thread::spawn(move || {
+                for line in BufReader::new(r).lines() {
+                    let Ok(line) = line else { break };
+                    if tx.send(line).is_err() {
+                        break;
+                    }
+                }
+            });
+            rx
+        };
+        let out = lines(Box::new(child.stdout.take().expect("piped")));
+        let err = lines(Box::new(child.stderr.take().expect("piped")));
+        let stdin = child.stdin.take();
+        Watcher {
+            child,
+            out,
+            err,
+            events: Vec::new(),
+            errors: Vec::new(),
+            stdin,
+        }
+    }
+
+    fn drain(&mut self) {
+        while let Ok(l) = self.out.try_recv() {
+            let v: serde_json::Value = serde_json::from_str(&l)
+                .unwrap_or_else(|e| panic!("not one JSON object a line ({e}): {l}"));
+            self.events.push(v);
+        }
+        while let Ok(l) = self.err.try_recv() {
+            self.errors.push(l);
+        }
+    }
+
+    fn saw(&mut self, event: &str) -> usize {
+        self.drain();
+        self.events.iter().filter(|e| e["event"] == event).count()
+    }
+
+    fn say(&mut self, line: &str) {
+        if let Some(i) = self.stdin.as_mut() {
+            let _ = writeln!(i, "{line}");
+        }
+    }
+
+    fn wait(&mut self, limit: Duration) -> Option<i32> {
+        let end = Instant::now() + limit;
+        loop {
+            self.drain();
+            if let Ok(Some(status)) = self.child.try_wait() {
+                std::thread::sleep(Duration::from_millis(50));
+                self.drain();
+                return Some(status.code().unwrap_or(-1));
+            }
+            if Instant::now() > end {
+                let _ = self.child.kill();
+                let _ = self.child.wait();
+                self.drain();
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Each hand's end it printed: (hand, payments in cents).
+    fn hand_ends(&self) -> Vec<(u32, [i64; 4])> {
+        self.events
+            .iter()
+            .filter(|e| e["event"] == "hand_end")
+            .map(|e| {
+                let pay: Vec<i64> = e["payments"]
+                    .as_array()
+                    .expect("payments")
+                    .iter()
+                    .map(|p| (p.as_f64().expect("a number") * 100.0).round() as i64)
+                    .collect();
+                (
+                    e["hand"].as_u64().expect("hand") as u32,
+                    pay.try_into().expect("four payments"),
+                )
+            })
+            .collect()
+    }
+}
+
+impl Drop for Watcher {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn two_friends_watch_a_table_one_from_mid_session_and_see_what_the_ledgers_book() {
+    let _serial = serial();
+    let net = Net::new(6);
+    let dir = scratch("watch");
+    let mut peers: Vec<Peer> = (0..4)
+        .map(|i| Peer::spawn(net.command(i, &play_args(&format!("p{i}"), &dir, 3, &[]))))
+        .collect();
+    let mut early = Watcher::spawn(&net, 4, &dir, "w4");
+    // The second friend comes once the first hand is over.
+    let end = Instant::now() + Duration::from_secs(120);
+    while early.saw("hand_end") == 0 && Instant::now() < end {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(early.saw("hand_end") > 0, "no hand seen: {:?}", early.errors);
+    let mut late = Watcher::spawn(&net, 5, &dir, "w5");
+    // The early watcher talks; the players hear it.
+    early.say("好牌! nice hand");
+    let codes = wait_all(&mut peers, Duration::from_secs(150));
+    let early_code = early.wait(Duration::from_secs(60));
+    let late_code = late.wait(Duration::from_secs(60));
+    drop(net);
+    for (i, (p, c)) in peers.iter().zip(&codes).enumerate() {
+        assert_eq!(*c, Some(0), "peer {i} failed: {:#?}", p.seen);
+    }
+    let rows = assert_same_ledgers(&dir, &names(4), 3);
+    let booked: Vec<(u32, [i64; 4])> = rows.iter().map(|(_, h, pay, _)| (*h, *pay)).collect();
+    for (w, code) in [(&early, early_code), (&late, late_code)] {
+        assert_eq!(code, Some(0), "a watcher failed: {:?}", w.errors);
+        assert_eq!(w.hand_ends(), booked, "a watcher saw other hands");
+        assert_eq!(w.events.iter().filter(|e| e["event"] == "session_end").count(), 1);
+        assert!(w.events.iter().any(|e| e["event"] == "move"));
+        assert_eq!(
+            w.events.iter().filter(|e| e["event"] == "revealed").count(),
+            3,
+            "every hand face up at its end"
+        );
+    }
+    // The players saw who watches, and heard the watcher.
+    assert!(
+        peers
+            .iter()
+            .any(|p| p.seen.iter().any(|l| l.starts_with("watching now: w4"))),
+        "{:#?}",
+        peers[0].seen
+    );
+    for (i, p) in peers.iter().enumerate() {
+        assert!(
+            p.seen.iter().any(|l| l == "w4 (watching): 好牌! nice hand"),
+            "peer {i} did not hear the watcher: {:#?}",
+            p.seen
+        );
+    }
+    if let Some(t) = early.events.iter().find(|e| e["event"] == "traffic") {
+        println!("one watcher of three hands received {} bytes", t["bytes_in"]);
+    }
+}
+
+#[test]
+fn a_table_without_watchers_refuses_one_and_a_ninth_watcher_is_refused() {
+    let _serial = serial();
+    // No watchers at all: one line, exit 1.
+    let net = Net::loopback(5);
+    let dir = scratch("no-watchers");
+    let mut peers: Vec<Peer> = (0..4)
+        .map(|i| {
+            Peer::spawn(net.command(
+                i,
+                &play_args(&format!("p{i}"), &dir, 1, &["--no-watchers"]),
+            ))
+        })
+        .collect();
+    let mut w = Watcher::spawn(&net, 4, &dir, "w");
+    let code = w.wait(Duration::from_secs(90));
+    wait_all(&mut peers, Duration::from_secs(120));
+    assert_eq!(code, Some(1), "{:?} {:?}", w.errors, w.events);
+    assert_eq!(w.errors.len(), 1, "{:?}", w.errors);
+    assert!(
+        w.errors[0].starts_with("mahjong: ") && w.errors[0].contains("takes no watchers"),
+        "{}",
+        w.errors[0]
+    );
+    // Nine friends come to watch: eight watch to the end, the ninth is told the table is full.
+    let net = Net::loopback(13);
+    let dir = scratch("nine-watchers");
+    let mut peers: Vec<Peer> = (0..4)
+        .map(|i| Peer::spawn(net.command(i, &play_args(&format!("p{i}"), &dir, 1, &[]))))
+        .collect();
+    let mut watchers: Vec<Watcher> = (4..13)
+        .map(|i| Watcher::spawn(&net, i, &dir, &format!("w{i}")))
+        .collect();
+    let codes: Vec<Option<i32>> = watchers
+        .iter_mut()
+        .map(|w| w.wait(Duration::from_secs(150)))
+        .collect();
+    wait_all(&mut peers, Duration::from_secs(60));
+    let refused: Vec<&Watcher> = watchers
+        .iter()
+        .zip(&codes)
+        .filter(|(_, c)| **c != Some(0))
+        .map(|(w, _)| w)
+        .collect();
+    assert_eq!(refused.len(), 1, "codes {codes:?}");
+    assert!(
+        refused[0].errors.iter().any(|l| l.contains("8 watchers already")),
+        "{:?}",
+        refused[0].errors
+    );
+    let booked: Vec<(u32, [i64; 4])> = ledger(&dir.join("p0"))
+        .iter()
+        .map(|(_, h, pay, _)| (*h, *pay))
+        .collect();
+    for (w, c) in watchers.iter().zip(&codes) {
+        if *c == Some(0) {
+            assert_eq!(w.hand_ends(), booked);
         }
     }
 }
