@@ -646,7 +646,11 @@ async fn session(
                 } else {
                     lines::and_list(&names)
                 },
-                if chat { "" } else { " (watchers may not talk here)" }
+                if chat {
+                    ""
+                } else {
+                    " (watchers may not talk here)"
+                }
             )),
             NetEvent::Chat {
                 name,

@@ -84,7 +84,9 @@ pub fn run(args: WatchArgs) -> Result<()> {
     let internet = match (&args.relay, &args.code) {
         (Some(relay), Some(code)) => {
             let relay: mahjong_relay::libp2p::Multiaddr = relay.parse().map_err(|_| {
-                anyhow!("--relay {relay} is not an address like /ip4/203.0.113.7/tcp/4001/p2p/12D3KooW…")
+                anyhow!(
+                    "--relay {relay} is not an address like /ip4/203.0.113.7/tcp/4001/p2p/12D3KooW…"
+                )
             })?;
             let code = code
                 .parse::<mahjong_net::TableCode>()
@@ -172,6 +174,8 @@ async fn watch(
     let mut names = solo::Names::new(Default::default());
     let mut hand_no = 0u32;
     let mut roster_names: [String; 4] = Default::default();
+    // The session's length in hands (0 when it is not a number of hands).
+    let mut hands_agreed = 0u32;
     let outcome = loop {
         let ev = tokio::select! {
             ev = events.recv() => ev,
@@ -194,8 +198,11 @@ async fn watch(
                 found = true;
                 let seats = roster.advert.seats.clone();
                 people.seat(&seats, None);
-                roster_names =
-                    [0usize, 1, 2, 3].map(|i| seats[i].as_ref().map_or_else(String::new, |s| lines::clean(&s.name)));
+                roster_names = [0usize, 1, 2, 3].map(|i| {
+                    seats[i]
+                        .as_ref()
+                        .map_or_else(String::new, |s| lines::clean(&s.name))
+                });
                 names = solo::Names::new(roster_names.clone());
                 let id = lines::table_id(&roster.advert.table);
                 out.line(
@@ -214,7 +221,9 @@ async fn watch(
                 );
             }
             NetEvent::WatchRefused { reason } => {
-                break Err(anyhow!("the table's host does not let this peer watch: {reason}"));
+                break Err(anyhow!(
+                    "the table's host does not let this peer watch: {reason}"
+                ));
             }
             NetEvent::Lied { peer, why } => {
                 break Err(anyhow!(
@@ -223,37 +232,73 @@ async fn watch(
                 ));
             }
             NetEvent::Watchers { names: w, chat } => {
-                let talk = if chat { "" } else { " (watchers may not talk here)" };
+                let talk = if chat {
+                    ""
+                } else {
+                    " (watchers may not talk here)"
+                };
                 out.line(
                     &format!(
                         "watching now: {}{talk}",
-                        if w.is_empty() { "nobody".to_string() } else { lines::and_list(&w) }
+                        if w.is_empty() {
+                            "nobody".to_string()
+                        } else {
+                            lines::and_list(&w)
+                        }
                     ),
                     json!({"event": "watchers", "names": w, "chat": chat}),
                 );
             }
-            NetEvent::Chat { name, from, text, watcher } => {
+            NetEvent::Chat {
+                name,
+                from,
+                text,
+                watcher,
+            } => {
                 muted.heard_from(&name, &from);
                 if muted.is_muted(&from) {
                     continue;
                 }
-                let who = if watcher { format!("{name} (watching)") } else { name.clone() };
+                let who = if watcher {
+                    format!("{name} (watching)")
+                } else {
+                    name.clone()
+                };
                 out.line(
                     &format!("{who}: {text}"),
                     json!({"event": "chat", "name": name, "text": text, "watcher": watcher}),
                 );
             }
-            NetEvent::Table(TableEvent::SetupAgreed(p)) => out.line(
-                &format!("set-up agreed: {}", lines::terms(p.preset, p.stake, p.length)),
-                json!({"event": "setup", "preset": p.preset.name(), "stake": p.stake}),
-            ),
+            NetEvent::Table(TableEvent::SetupAgreed(p)) => {
+                if let mahjong_rules::SessionLength::Hands(n) = p.length {
+                    hands_agreed = n;
+                }
+                out.line(
+                    &format!(
+                        "set-up agreed: {}",
+                        lines::terms(p.preset, p.stake, p.length)
+                    ),
+                    json!({
+                        "event": "setup",
+                        "preset": p.preset.name(),
+                        "stake": p.stake,
+                        "hands": hands_agreed,
+                    }),
+                );
+            }
             NetEvent::Table(TableEvent::HandStarted {
-                hand, dice, dealer, huangfan, indicator, ..
+                hand,
+                dice,
+                dealer,
+                huangfan,
+                indicator,
+                ..
             }) => {
                 hand_no = hand;
                 people.dealer = Some(dealer);
                 names.dealer = dealer;
-                let header = solo::hand_header(hand, &names, dice, huangfan + dice.huangfan_bonus());
+                let header =
+                    solo::hand_header(hand, &names, dice, huangfan + dice.huangfan_bonus());
                 out.line(
                     &header,
                     json!({
@@ -304,7 +349,7 @@ async fn watch(
             }
             NetEvent::Table(TableEvent::HandOver { result, signatures }) => {
                 out.line(
-                    &people.hand(&result, 0, signatures.len()),
+                    &people.hand(&result, hands_agreed, signatures.len()),
                     json!({
                         "event": "hand_end",
                         "hand": result.hand,
@@ -367,7 +412,10 @@ async fn typed(
     if line.is_empty() {
         return;
     }
-    if let Some(name) = line.strip_prefix("/mute ").or_else(|| line.strip_prefix("/unmute ")) {
+    if let Some(name) = line
+        .strip_prefix("/mute ")
+        .or_else(|| line.strip_prefix("/unmute "))
+    {
         let on = line.starts_with("/mute ");
         let said = mute(network, muted, data_dir, name.trim(), on).await;
         out.line(&said, json!({"event": "note", "text": said}));
@@ -379,7 +427,10 @@ async fn typed(
             &format!("not said: {why}"),
             json!({"event": "note", "text": format!("not said: {why}")}),
         ),
-        Err(e) => out.line(&format!("not said: {e}"), json!({"event": "note", "text": e.to_string()})),
+        Err(e) => out.line(
+            &format!("not said: {e}"),
+            json!({"event": "note", "text": e.to_string()}),
+        ),
     }
 }
 
@@ -398,6 +449,9 @@ pub(crate) async fn mute(
     match muted.save(data_dir) {
         Ok(()) if on => format!("{name} is muted (remembered)"),
         Ok(()) => format!("{name} is heard again"),
-        Err(e) => format!("{name} is {} for now, but not remembered: {e}", if on { "muted" } else { "heard" }),
+        Err(e) => format!(
+            "{name} is {} for now, but not remembered: {e}",
+            if on { "muted" } else { "heard" }
+        ),
     }
 }

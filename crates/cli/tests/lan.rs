@@ -456,7 +456,11 @@ fn two_friends_watch_a_table_one_from_mid_session_and_see_what_the_ledgers_book(
     while early.saw("hand_end") == 0 && Instant::now() < end {
         std::thread::sleep(Duration::from_millis(100));
     }
-    assert!(early.saw("hand_end") > 0, "no hand seen: {:?}", early.errors);
+    assert!(
+        early.saw("hand_end") > 0,
+        "no hand seen: {:?}",
+        early.errors
+    );
     let mut late = Watcher::spawn(&net, 5, &dir, "w5");
     // The early watcher talks; the players hear it.
     early.say("好牌! nice hand");
@@ -472,7 +476,13 @@ fn two_friends_watch_a_table_one_from_mid_session_and_see_what_the_ledgers_book(
     for (w, code) in [(&early, early_code), (&late, late_code)] {
         assert_eq!(code, Some(0), "a watcher failed: {:?}", w.errors);
         assert_eq!(w.hand_ends(), booked, "a watcher saw other hands");
-        assert_eq!(w.events.iter().filter(|e| e["event"] == "session_end").count(), 1);
+        assert_eq!(
+            w.events
+                .iter()
+                .filter(|e| e["event"] == "session_end")
+                .count(),
+            1
+        );
         assert!(w.events.iter().any(|e| e["event"] == "move"));
         assert_eq!(
             w.events.iter().filter(|e| e["event"] == "revealed").count(),
@@ -496,7 +506,10 @@ fn two_friends_watch_a_table_one_from_mid_session_and_see_what_the_ledgers_book(
         );
     }
     if let Some(t) = early.events.iter().find(|e| e["event"] == "traffic") {
-        println!("one watcher of three hands received {} bytes", t["bytes_in"]);
+        println!(
+            "one watcher of three hands received {} bytes",
+            t["bytes_in"]
+        );
     }
 }
 
@@ -508,10 +521,7 @@ fn a_table_without_watchers_refuses_one_and_a_ninth_watcher_is_refused() {
     let dir = scratch("no-watchers");
     let mut peers: Vec<Peer> = (0..4)
         .map(|i| {
-            Peer::spawn(net.command(
-                i,
-                &play_args(&format!("p{i}"), &dir, 1, &["--no-watchers"]),
-            ))
+            Peer::spawn(net.command(i, &play_args(&format!("p{i}"), &dir, 1, &["--no-watchers"])))
         })
         .collect();
     let mut w = Watcher::spawn(&net, 4, &dir, "w");
@@ -546,7 +556,10 @@ fn a_table_without_watchers_refuses_one_and_a_ninth_watcher_is_refused() {
         .collect();
     assert_eq!(refused.len(), 1, "codes {codes:?}");
     assert!(
-        refused[0].errors.iter().any(|l| l.contains("8 watchers already")),
+        refused[0]
+            .errors
+            .iter()
+            .any(|l| l.contains("8 watchers already")),
         "{:?}",
         refused[0].errors
     );
@@ -1206,7 +1219,9 @@ fn a_peer_of_another_version_is_told_so_in_one_line() {
     assert_eq!(lines.len(), 1, "{:#?}", honest.seen);
     assert!(
         lines[0].contains(&format!("speaks shanghai-mahjong/{newer}"))
-            || lines[0].contains(&format!("speaks a protocol without /shanghai-mahjong/{ours}")),
+            || lines[0].contains(&format!(
+                "speaks a protocol without /shanghai-mahjong/{ours}"
+            )),
         "{}",
         lines[0]
     );

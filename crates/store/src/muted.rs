@@ -41,7 +41,10 @@ impl Muted {
                     }
                 }
             }
-            Err(e) => tracing::warn!("{} is not a list of keys ({e}): nobody is muted", path.display()),
+            Err(e) => tracing::warn!(
+                "{} is not a list of keys ({e}): nobody is muted",
+                path.display()
+            ),
         }
         muted
     }

@@ -108,7 +108,9 @@ pub enum Misfit {
 impl std::fmt::Display for Misfit {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
-            Misfit::Signature => "does not carry the seat's signature (it was changed after it was signed)",
+            Misfit::Signature => {
+                "does not carry the seat's signature (it was changed after it was signed)"
+            }
             Misfit::Chain => "follows another history than the steps shown before it",
             Misfit::Step => "is not what the seat may send at that step",
         })

@@ -284,6 +284,8 @@ pub use error::{ActError, EvidenceError, Fault, FrameError, Offence, StepError, 
 pub use event::TableEvent;
 pub use evidence::{Charge, Culprit, Evidence, conflict};
 pub use hand::HandStage;
-pub use io::{Config, Input, Load, Misfit, Output, Persisted, Record, Rejected, Stats, TO_RETURNING};
+pub use io::{
+    Config, Input, Load, Misfit, Output, Persisted, Record, Rejected, Stats, TO_RETURNING,
+};
 pub use replica::{Checkpoint, Ending, HandResult, Stage, StepRecord};
 pub use verify::{HandLog, HandReport, LogFault, LogReport, hand_log, verify_log};

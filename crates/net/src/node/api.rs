@@ -466,7 +466,8 @@ impl Network {
 
     /// Turns the watcher of this name away from the table this peer hosts.
     pub async fn turn_away(&self, name: &str) -> Result<Result<(), String>, NetError> {
-        self.call(|tx| Command::TurnAway(name.to_string(), tx)).await
+        self.call(|tx| Command::TurnAway(name.to_string(), tx))
+            .await
     }
 
     /// Stops the loop (after the answer, the loop is gone).

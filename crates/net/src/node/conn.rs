@@ -501,9 +501,11 @@ impl EventLoop {
                     Wire::Chat(line) => self.on_chat(peer, *line),
                     Wire::Watchers { names, chat, .. } => {
                         // From the host of the table played: who watches it.
-                        if self.playing.as_ref().is_some_and(|p| {
-                            peer_id(&p.roster.advert.host) == Some(peer)
-                        }) {
+                        if self
+                            .playing
+                            .as_ref()
+                            .is_some_and(|p| peer_id(&p.roster.advert.host) == Some(peer))
+                        {
                             let names = names
                                 .iter()
                                 .take(wire::MAX_WATCHERS)

@@ -333,9 +333,7 @@ impl EventLoop {
                 Durable::Seat { persisted, bot_key } => {
                     self.storage.begin_seat(&table, persisted, bot_key.as_ref())
                 }
-                Durable::Append { seat, records } => {
-                    self.storage.append(&table, *seat, records)
-                }
+                Durable::Append { seat, records } => self.storage.append(&table, *seat, records),
                 Durable::Book { results, log } => self.storage.book(&table, results, log),
                 Durable::Evidence(e) => self.storage.save_evidence(&table, e),
                 Durable::Finish => self.storage.finish_table(&table),

@@ -234,7 +234,13 @@ impl EventLoop {
         // last step again: after an abort that is the three votes.
         if from == logged {
             w.next = logged;
-            self.to_watcher(peer, Wire::Watched { table, next: logged });
+            self.to_watcher(
+                peer,
+                Wire::Watched {
+                    table,
+                    next: logged,
+                },
+            );
             return;
         }
         let from = from.min(logged.saturating_sub(1));
@@ -263,7 +269,14 @@ impl EventLoop {
             next = step.seq().map_or(next, |s| s + 1);
         }
         for bytes in frames {
-            self.to_watcher(peer, Wire::Frame { table, to: 0, bytes });
+            self.to_watcher(
+                peer,
+                Wire::Frame {
+                    table,
+                    to: 0,
+                    bytes,
+                },
+            );
         }
         self.to_watcher(peer, Wire::Watched { table, next });
         if let Some(w) = self.served.iter_mut().find(|w| w.peer == peer) {
@@ -738,11 +751,10 @@ impl EventLoop {
             return;
         }
         let served = self.served.iter().any(|w| w.peer == peer);
-        let from_seat = self.playing.as_ref().is_some_and(|p| {
-            p.seats
-                .iter()
-                .any(|s| s.peer == line.chat.from && !s.bot)
-        });
+        let from_seat = self
+            .playing
+            .as_ref()
+            .is_some_and(|p| p.seats.iter().any(|s| s.peer == line.chat.from && !s.bot));
         // Whom it may come from: a seated player itself, a watcher this host serves (its
         // own line, if watchers may talk), or the host passing a line on.
         let sender_is_peer = peer_key(&peer) == Some(line.chat.from);

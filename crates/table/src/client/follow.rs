@@ -87,7 +87,11 @@ impl Follower {
     /// settlement). Nothing it is given opens a concealed tile before the hand's audit: a
     /// seat's draws are opened by three shares of the others and its own, which only it
     /// holds until it shows the tile.
-    pub fn watching(table: [u8; 32], host: Seat, roster: [ed25519_dalek::VerifyingKey; 4]) -> Follower {
+    pub fn watching(
+        table: [u8; 32],
+        host: Seat,
+        roster: [ed25519_dalek::VerifyingKey; 4],
+    ) -> Follower {
         let cards = std::sync::Arc::new(mahjong_deal::CardTable::new());
         Follower {
             seat: host,

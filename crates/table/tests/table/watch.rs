@@ -13,7 +13,12 @@ use rand_core::{RngCore, SeedableRng};
 use crate::sim::{Net, Sim, options};
 
 fn session(seed: u64, ruleset: Ruleset, hands: u32) -> Sim {
-    let mut sim = Sim::new(seed, Net::FAST, options(ruleset), SessionLength::Hands(hands));
+    let mut sim = Sim::new(
+        seed,
+        Net::FAST,
+        options(ruleset),
+        SessionLength::Hands(hands),
+    );
     sim.run(hands as u64 * 3_600_000);
     assert!((0..4).all(|s| sim.client(s).is_over()));
     sim
@@ -49,7 +54,10 @@ fn a_watcher_given_the_log_in_any_order_books_what_the_seats_book() {
         for (i, f) in frames.into_iter().enumerate() {
             let out = w.handle(i as u64, Input::Frame(f));
             assert!(out.rejected.is_empty(), "seed {seed}: {:?}", out.rejected);
-            assert!(out.reply.is_empty(), "a watcher that never sat signs nothing");
+            assert!(
+                out.reply.is_empty(),
+                "a watcher that never sat signs nothing"
+            );
             events.extend(out.events);
         }
         assert!(w.is_over(), "seed {seed}: not over at {:?}", w.next_step());
@@ -59,7 +67,11 @@ fn a_watcher_given_the_log_in_any_order_books_what_the_seats_book() {
             .filter(|e| matches!(e, TableEvent::HandOver { .. }))
             .count();
         assert_eq!(ends, 2);
-        assert!(events.iter().any(|e| matches!(e, TableEvent::SessionOver { .. })));
+        assert!(
+            events
+                .iter()
+                .any(|e| matches!(e, TableEvent::SessionOver { .. }))
+        );
         // Never its own tiles or a prompt: it has none.
         assert!(!events.iter().any(|e| matches!(
             e,
@@ -126,7 +138,11 @@ fn nothing_a_watcher_is_given_opens_a_concealed_tile_before_the_audit() {
     // own share of a tile it drew goes out only when it shows that tile. So before a hand's
     // audit, no position may have shares from all four seats unless it was shown or opened
     // for all (a flower, a discard, a meld, the 百搭 indicator, a win).
-    for (seed, ruleset) in [(74, Ruleset::Qiaoma), (75, Ruleset::Baida), (76, Ruleset::Classic)] {
+    for (seed, ruleset) in [
+        (74, Ruleset::Qiaoma),
+        (75, Ruleset::Baida),
+        (76, Ruleset::Classic),
+    ] {
         let sim = session(seed, ruleset, 2);
         let log = sim.stores[0].log.clone();
         let mut hands_checked = 0;
@@ -169,7 +185,10 @@ fn nothing_a_watcher_is_given_opens_a_concealed_tile_before_the_audit() {
             // The tiles still concealed at the audit (a hand's worth at least) have the
             // shares of the three others: the check above saw them.
             let concealed = senders.values().filter(|f| f.len() == 3).count();
-            assert!(concealed >= 13, "seed {seed} hand {hand}: {concealed} concealed");
+            assert!(
+                concealed >= 13,
+                "seed {seed} hand {hand}: {concealed} concealed"
+            );
             hands_checked += 1;
         }
         assert!(hands_checked >= 2);
