@@ -329,7 +329,7 @@ async fn watch(
                         }),
                     );
                 } else {
-                    print!("{text}\n");
+                    println!("{text}");
                     let _ = std::io::stdout().flush();
                 }
             }

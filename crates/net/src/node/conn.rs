@@ -495,7 +495,7 @@ impl EventLoop {
                     | Wire::Chat(_))
                         if self.is_server(&peer) =>
                     {
-                        self.from_server(peer, wire)
+                        self.on_served(peer, wire)
                     }
                     Wire::Watch { table, from } => self.on_watch(peer, key, table, from),
                     Wire::Chat(line) => self.on_chat(peer, *line),

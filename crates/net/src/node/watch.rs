@@ -234,9 +234,9 @@ impl EventLoop {
         // last step again: after an abort that is the three votes.
         if from == logged {
             w.next = logged;
-            self.to_watcher(
-                peer,
-                Wire::Watched {
+            self.send_to(
+                &peer,
+                &Wire::Watched {
                     table,
                     next: logged,
                 },
@@ -269,16 +269,16 @@ impl EventLoop {
             next = step.seq().map_or(next, |s| s + 1);
         }
         for bytes in frames {
-            self.to_watcher(
-                peer,
-                Wire::Frame {
+            self.send_to(
+                &peer,
+                &Wire::Frame {
                     table,
                     to: 0,
                     bytes,
                 },
             );
         }
-        self.to_watcher(peer, Wire::Watched { table, next });
+        self.send_to(&peer, &Wire::Watched { table, next });
         if let Some(w) = self.served.iter_mut().find(|w| w.peer == peer) {
             w.next = next;
             w.last_batch = now;
@@ -323,11 +323,6 @@ impl EventLoop {
                 false
             }
         }
-    }
-
-    /// Sends to a served watcher (after [`EventLoop::reads`]).
-    fn to_watcher(&mut self, peer: PeerId, wire: Wire) {
-        self.send_to(&peer, &wire);
     }
 
     pub(super) fn drop_watcher(&mut self, peer: PeerId) {
@@ -413,9 +408,9 @@ impl EventLoop {
                             continue;
                         }
                         for e in &step.entries {
-                            self.to_watcher(
-                                peer,
-                                Wire::Frame {
+                            self.send_to(
+                                &peer,
+                                &Wire::Frame {
                                     table,
                                     to: 0,
                                     bytes: e.frame(),
@@ -525,7 +520,7 @@ impl EventLoop {
     }
 
     /// A message from the host this peer watches through.
-    pub(super) fn from_server(&mut self, peer: PeerId, wire: Wire) {
+    pub(super) fn on_served(&mut self, peer: PeerId, wire: Wire) {
         let now = self.now();
         let Some(table) = self.watching.as_ref().and_then(|w| w.table) else {
             return;

@@ -159,7 +159,7 @@ fn nothing_a_watcher_is_given_opens_a_concealed_tile_before_the_audit() {
                     match &m.message.body {
                         DealBody::AuditReveal(_) => audited = true,
                         DealBody::Share(s) => {
-                            let pos = s.position as u8;
+                            let pos = s.position;
                             senders.entry(pos).or_default().insert(m.message.seat.get());
                             if matches!(s.kind, ShareKind::Show | ShareKind::Public) {
                                 opened.insert(pos);
