@@ -18,12 +18,13 @@ use super::{ACCENT, MUTED, ON_FELT, bold, label, panel, signed};
 use crate::i18n::{Lang, T, Text as _};
 
 /// Each seat's colour in the chart and its legend: told apart on the felt and by people who
-/// do not see red and green apart (gold, sky blue, vermilion, white).
+/// do not see red and green apart (gold, sky blue, vermilion, pink: after Okabe and Ito's
+/// palette), and none of them the zero line's grey.
 pub const COLOURS: [Color; 4] = [
     Color::from_rgb(0.98, 0.78, 0.25),
     Color::from_rgb(0.45, 0.75, 1.0),
     Color::from_rgb(1.0, 0.45, 0.35),
-    Color::from_rgb(0.95, 0.95, 0.95),
+    Color::from_rgb(0.95, 0.6, 0.85),
 ];
 
 /// The chart's height.

@@ -48,22 +48,18 @@ fn every_friend_computes_the_same_statistics_from_their_own_store() {
         assert!((ratings - 4.0 * START_RATING as f64).abs() < 1e-9);
     }
     // The same numbers for every key, whoever computes them.
-    let by_key = |i: usize| -> BTreeMap<[u8; 32], (u32, u32, u32, u32, Money, Money, i64)> {
+    // (Who is `me` differs by store; nothing else may.)
+    let by_key = |i: usize| -> BTreeMap<[u8; 32], stats::PlayerStats> {
         all[i]
             .friends
             .iter()
             .map(|p| {
                 (
                     p.key,
-                    (
-                        p.hands,
-                        p.wins,
-                        p.self_draws,
-                        p.deal_ins,
-                        p.won,
-                        p.balance,
-                        p.rating_eighths,
-                    ),
+                    stats::PlayerStats {
+                        me: false,
+                        ..p.clone()
+                    },
                 )
             })
             .collect()
