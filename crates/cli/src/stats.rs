@@ -84,8 +84,8 @@ fn player_json(p: &PlayerStats) -> Value {
 }
 
 /// The statistics as one JSON object: `friends` (this player first, then everyone sat with,
-/// each as [`player_json`]), `friend_tables`, `practice` (this player at practice tables, or
-/// `null`) and `practice_tables`.
+/// the highest rating first, each as [`player_json`]), `friend_tables`, `practice` (this
+/// player at practice tables, or `null`) and `practice_tables`.
 pub fn to_json(stats: &Stats) -> Value {
     json!({
         "friend_tables": stats.friend_tables,

@@ -417,7 +417,8 @@ impl PlayerStats {
 /// Everyone's numbers: friends' tables and practice apart.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Stats {
-    /// At friends' tables: this player first, then every human sat with, most hands first.
+    /// At friends' tables: this player first, then every human sat with, the highest rating
+    /// first (then the most hands, then by name).
     pub friends: Vec<PlayerStats>,
     /// This player at practice tables against the computer players (`None`: never practised).
     pub practice: Option<PlayerStats>,
@@ -551,6 +552,7 @@ pub fn stats(
     }
     list.sort_by(|a, b| {
         b.me.cmp(&a.me)
+            .then(b.rating_eighths.cmp(&a.rating_eighths))
             .then(b.hands.cmp(&a.hands))
             .then(a.name.cmp(&b.name))
             .then(a.key.cmp(&b.key))

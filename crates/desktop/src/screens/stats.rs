@@ -90,7 +90,8 @@ impl State {
         }
         column![
             container(head).padding([6, 12]),
-            scrollable(body.padding(12).max_width(1100)).height(Length::Fill),
+            scrollable(container(body.padding(12).max_width(1100)).center_x(Length::Fill))
+                .height(Length::Fill),
         ]
         .into()
     }

@@ -181,7 +181,7 @@ impl Chart {
     /// Draws the chart in a frame of `size`.
     fn draw_into(&self, frame: &mut Frame) {
         let size = frame.size();
-        let (left, right, top, bottom) = (52.0, 14.0, 10.0, 30.0);
+        let (left, right, top, bottom) = (52.0, 14.0, 10.0, 22.0);
         let w = (size.width - left - right).max(1.0);
         let h = (size.height - top - bottom).max(1.0);
         let coins = |m: Money| m.0 as f32 / 100.0;
@@ -256,10 +256,11 @@ impl Chart {
                 );
             }
         }
+        // The axis's word under its origin, where no hand's number stands.
         write(
             frame,
             &self.axis,
-            Point::new(left + w / 2.0, top + h + 23.0),
+            Point::new(left, top + h + 10.0),
             MUTED,
             false,
         );
