@@ -57,15 +57,19 @@ fn rate(x: f64) -> f64 {
     (x * 10_000.0).round() / 10_000.0
 }
 
-/// One player as JSON: `key` (hex), `fingerprint`, `name`, `me`, `sessions`, `hands`,
+/// One player as JSON: `key` (hex; `null` for a player who only practised and has no key),
+/// `fingerprint`, `name`, `me`, `sessions`, `hands`,
 /// `wins`, `self_draws`, `deal_ins`, `win_rate`, `self_draw_rate`, `deal_in_rate` (0 to 1),
 /// `avg_win` (coins, `null` before a first win), `balance` (coins), `rating`.
 fn player_json(p: &PlayerStats) -> Value {
+    // All zeros: a player who only practised has no key.
+    let known = p.key != [0; 32];
     let fingerprint = ed25519_dalek::VerifyingKey::from_bytes(&p.key)
-        .map(|k| Fingerprint::of(&k).to_string())
-        .ok();
+        .ok()
+        .filter(|_| known)
+        .map(|k| Fingerprint::of(&k).to_string());
     json!({
-        "key": to_hex(&p.key),
+        "key": known.then(|| to_hex(&p.key)),
         "fingerprint": fingerprint,
         "name": p.name,
         "me": p.me,

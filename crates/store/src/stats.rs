@@ -33,6 +33,7 @@ use mahjong_table::HandResult;
 use crate::db::{Store, TableInfo};
 use crate::error::StoreError;
 use crate::hex::from_hex32;
+use crate::identity::Identity;
 use crate::ledger::LedgerRow;
 use crate::names::clean_name;
 
@@ -336,7 +337,8 @@ pub fn rating_change(balances: &[Money; 4], hands: u32) -> [i64; 4] {
 /// One player's numbers over a set of tables.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PlayerStats {
-    /// The identity key (at practice tables: this player's own).
+    /// The identity key (at practice tables: this player's own, all zeros when the store
+    /// knows none: a player who only practised and has no identity key).
     pub key: [u8; 32],
     /// The name shown: the nickname this player gave it, else the name it used last.
     pub name: String,
@@ -466,7 +468,13 @@ pub fn stats(
     let mut out = Stats::default();
     let mut friends: BTreeMap<[u8; 32], PlayerStats> = BTreeMap::new();
     let mut practice: Option<PlayerStats> = None;
-    let mut own_key = me.as_ref().map(|(k, _)| *k);
+    // This player's key: given, else its own seat's at the first friends' table.
+    let own_key = me.as_ref().map(|(k, _)| *k).or_else(|| {
+        tables.values().find(|t| !t.is_practice()).and_then(|t| {
+            let seat = usize::from(own_seat(t)?);
+            Some(*t.seats.first()?.config.roster[seat].as_bytes())
+        })
+    });
     let my_name = me.as_ref().map(|(_, n)| clean_name(n));
     let mut start = 0;
     while start < rows.len() {
@@ -492,9 +500,6 @@ pub fn stats(
         let change = rating_change(&told.balances(), hands.len() as u32);
         // Who each seat is: its key, or None for a bot (not listed).
         let practice_table = info.is_practice();
-        if own_key.is_none() && !practice_table {
-            own_key = Some(*first.config.roster[usize::from(mine)].as_bytes());
-        }
         let players: Vec<(usize, [u8; 32], bool)> = if practice_table {
             vec![(usize::from(mine), own_key.unwrap_or([0; 32]), true)]
         } else {
@@ -569,9 +574,25 @@ impl Store {
         let rows = self.ledger()?;
         let tables: BTreeMap<[u8; 32], TableInfo> =
             self.tables()?.into_iter().map(|t| (t.id, t)).collect();
-        let me = self
+        // This player: as the store was claimed, else the identity key file beside it (read,
+        // never made: reading the statistics creates nothing).
+        let me = match self
             .claimed_identity()?
-            .and_then(|(hex, name)| Some((from_hex32(&hex)?, name)));
+            .and_then(|(hex, name)| Some((from_hex32(&hex)?, name)))
+        {
+            Some(me) => Some(me),
+            None => match self.path().parent() {
+                // With both files there, loading writes nothing.
+                Some(dir)
+                    if Identity::key_path(dir).is_file()
+                        && dir.join(crate::identity::NAME_FILE).is_file() =>
+                {
+                    let id = Identity::load_or_create(dir, None)?;
+                    Some((*id.public().as_bytes(), id.name.clone()))
+                }
+                _ => None,
+            },
+        };
         let shown = self
             .contacts()?
             .into_iter()

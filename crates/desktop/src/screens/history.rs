@@ -454,12 +454,7 @@ impl State {
             .push(cell(lang.t(T::ColResult).to_string(), 8, MUTED))
             .push(cell(lang.t(T::ColCheck).to_string(), 4, MUTED))
             .push(Space::new().width(Length::Fixed(170.0)));
-        let mut col = column![title].spacing(4);
-        if open {
-            let names = [0, 1, 2, 3].map(|s| short_label(lang, t, s));
-            col = col.push(super::story::view(lang, names, &t.story));
-        }
-        col = col.push(header);
+        let mut col = column![title, header].spacing(4);
         let start = t.hands.len() - n;
         for h in t.hands[start..].iter().rev() {
             let mut r = row![cell(
@@ -517,6 +512,11 @@ impl State {
                     .width(Length::Fixed(170.0)),
                 );
             col = col.push(r);
+        }
+        // The story closes the table's hands (they stay where they were, at the top).
+        if open {
+            let names = [0, 1, 2, 3].map(|s| short_label(lang, t, s));
+            col = col.push(super::story::view(lang, names, &t.story));
         }
         container(col)
             .padding(10)
