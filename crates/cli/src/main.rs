@@ -23,6 +23,7 @@ mod play;
 mod relay;
 mod score;
 mod solo;
+mod stats;
 mod watch;
 
 use clap::{Parser, Subcommand};
@@ -64,6 +65,8 @@ enum Command {
     Ledger(ledger::LedgerArgs),
     /// The players sat with, by key: fingerprints, names, tables together; --nickname.
     Contacts(contacts::ContactsArgs),
+    /// Every friend's hands, win, self-draw and deal-in rates, balance and rating; practice apart.
+    Stats(stats::StatsArgs),
     /// Write a self-contained file of a table's signed log.
     Export(export::ExportArgs),
     /// Check a log or evidence file offline (exit 1: a fault, 2: unreadable input).
@@ -82,6 +85,7 @@ fn main() -> ExitCode {
         Command::Relay(a) => relay::run(a),
         Command::Ledger(a) => ledger::run(a),
         Command::Contacts(a) => contacts::run(a),
+        Command::Stats(a) => stats::run(a),
         Command::Export(a) => export::run_export(a),
         Command::Verify(a) => return export::run_verify(a),
     };

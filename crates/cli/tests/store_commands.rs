@@ -470,3 +470,124 @@ fn the_data_dir_defaults_to_the_platform_data_directory() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(text(&out.stdout).lines().count(), 3);
 }
+
+#[test]
+fn stats_json_gives_every_friend_by_key_with_rates_balance_and_rating() {
+    let f = fixture();
+    let out = mahjong(&["stats", "--data-dir", arg(&f.ann), "--json"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert_eq!(stdout.lines().count(), 1, "one object: {stdout}");
+    let v: Value = serde_json::from_str(&stdout).expect("one JSON object");
+    assert_eq!(v["friend_tables"], 2);
+    assert_eq!(v["practice_tables"], 0);
+    assert!(v["practice"].is_null());
+    let friends = v["friends"].as_array().expect("friends");
+    assert_eq!(friends.len(), 4);
+    assert_eq!(friends[0]["name"], "Ann");
+    assert_eq!(friends[0]["me"], true);
+    let ann = Store::open(&f.ann).expect("store");
+    let roster_keys: Vec<String> = {
+        let info = ann.table(&f.tables[0]).expect("read").expect("table");
+        info.seats[0]
+            .config
+            .roster
+            .iter()
+            .map(|k| to_hex(k.as_bytes()))
+            .collect()
+    };
+    let rows = ann.ledger().expect("ledger");
+    let (mut balance_sum, mut rating_sum) = (0.0, 0.0);
+    for p in friends {
+        let key = p["key"].as_str().expect("hex key");
+        let seat = roster_keys
+            .iter()
+            .position(|k| k == key)
+            .expect("a roster key");
+        assert_eq!(p["name"], NAMES[seat]);
+        assert_eq!(p["hands"], 3);
+        assert_eq!(p["sessions"], 2);
+        let paid: i64 = rows.iter().map(|r| r.payments[seat].0).sum();
+        let balance = p["balance"].as_f64().expect("coins");
+        assert!((balance * 100.0 - paid as f64).abs() < 1e-6, "{p}");
+        let wins = p["wins"].as_u64().expect("wins");
+        let win_rate = p["win_rate"].as_f64().expect("rate");
+        assert!((win_rate - wins as f64 / 3.0).abs() < 1e-4);
+        for rate in ["self_draw_rate", "deal_in_rate"] {
+            assert!((0.0..=1.0).contains(&p[rate].as_f64().expect("rate")));
+        }
+        assert_eq!(p["avg_win"].is_null(), wins == 0, "{p}");
+        assert_eq!(
+            p["fingerprint"].as_str().expect("words").split(' ').count(),
+            4
+        );
+        balance_sum += balance;
+        rating_sum += p["rating"].as_f64().expect("rating");
+    }
+    assert!(balance_sum.abs() < 1e-9);
+    assert!(
+        (rating_sum - 6000.0).abs() < 1e-9,
+        "ratings sum to 4 × 1500"
+    );
+}
+
+#[test]
+fn stats_text_names_players_and_keeps_to_80_columns() {
+    let f = fixture();
+    let out = mahjong(&["stats", "--data-dir", arg(&f.ann)]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let t = text(&out.stdout);
+    for needle in [
+        "With friends: 2 tables, 3 players played with you",
+        "Ann (you)",
+        "Bo",
+        "Cy",
+        "Di",
+        "rating",
+        "The rating starts at 1500",
+    ] {
+        assert!(t.contains(needle), "{needle} in\n{t}");
+    }
+    assert!(!t.contains("Practice"), "no practice table: {t}");
+    for line in t.lines() {
+        let columns: usize = line
+            .chars()
+            .map(|c| if (c as u32) >= 0x2E80 { 2 } else { 1 })
+            .sum();
+        assert!(columns <= 80, "{columns} columns: {line}");
+        assert!(!line.contains("seat "), "{line}");
+    }
+}
+
+#[test]
+fn stats_of_an_empty_or_damaged_data_dir() {
+    let empty = tempfile::tempdir().expect("tempdir");
+    let nowhere = empty.path().join("none");
+    let out = mahjong(&["stats", "--data-dir", arg(&nowhere)]);
+    assert!(out.status.success());
+    let t = text(&out.stdout);
+    assert_eq!(t.lines().count(), 1, "{t}");
+    assert!(t.starts_with("no hands played yet"), "{t}");
+    let out = mahjong(&["stats", "--data-dir", arg(&nowhere), "--json"]);
+    assert!(out.status.success());
+    let v: Value = serde_json::from_slice(&out.stdout).expect("one object");
+    assert_eq!(v["friends"], serde_json::json!([]));
+    assert!(v["practice"].is_null());
+    assert!(!nowhere.exists(), "reading creates nothing");
+    // A store that is not a database: one line, exit 1, no panic.
+    let bad = empty.path().join("bad");
+    std::fs::create_dir_all(&bad).expect("dir");
+    std::fs::write(
+        bad.join("mahjong.sqlite3"),
+        b"not a database, just some bytes",
+    )
+    .expect("write");
+    for json in [false, true] {
+        let mut args = vec!["stats", "--data-dir", arg(&bad)];
+        if json {
+            args.push("--json");
+        }
+        let line = one_line_failure(&mahjong(&args), 1);
+        assert!(line.contains("store"), "{line}");
+    }
+}

@@ -26,7 +26,7 @@ use crate::screens::table::{self, Exit, Key};
 use crate::screens::table_view::{self, Ctx};
 use crate::screens::{
     ACCENT, MUTED, WARN, felt, history, home, label, lobby, replay, review, rules, scorer, settle,
-    welcome,
+    stats, welcome,
 };
 use crate::settings::{Settings, default_data_dir};
 use crate::tiles::Faces;
@@ -77,6 +77,8 @@ pub enum Screen {
     History(Box<history::State>),
     /// A finished hand replayed.
     Replay(Box<replay::State>),
+    /// Every friend's statistics, practice apart.
+    Stats(Box<stats::State>),
     /// The LAN lobby ([`App::lobby`]).
     Lobby,
 }
@@ -114,6 +116,10 @@ pub enum Message {
     History(history::Message),
     /// The replay screen.
     Replay(replay::Message),
+    /// Open the statistics.
+    OpenStats,
+    /// The statistics screen.
+    Stats(stats::Message),
     /// The review screen.
     Review(review::Message),
     /// The lobby.
@@ -764,6 +770,19 @@ impl App {
             Message::OpenHistory | Message::History(_) | Message::Replay(_) => {
                 return self.history_update(message);
             }
+            Message::OpenStats => {
+                self.rules = None;
+                let (state, task) = stats::State::open(self.data_dir.clone());
+                self.screen = Screen::Stats(Box::new(state));
+                return task.map(Message::Stats);
+            }
+            Message::Stats(m) => {
+                if let Screen::Stats(s) = &mut self.screen
+                    && s.update(m)
+                {
+                    self.screen = Screen::Home(self.home.clone());
+                }
+            }
             Message::Table(table::Message::Key(k)) if matches!(self.screen, Screen::Replay(_)) => {
                 let m = match k {
                     Key::Left => replay::Message::Back,
@@ -1045,6 +1064,11 @@ impl App {
                     .style(button::secondary)
                     .on_press(Message::OpenHistory),
             );
+            r = r.push(
+                button(text(lang.t(T::StatsButton)).size(14))
+                    .style(button::secondary)
+                    .on_press(Message::OpenStats),
+            );
         }
         let volume = self.settings.volume();
         let sound = if volume == 0 {
@@ -1141,6 +1165,7 @@ impl App {
                 }
             }
             Screen::History(h) => h.view(lang).map(Message::History),
+            Screen::Stats(s) => s.view(lang).map(Message::Stats),
             Screen::Replay(r) => {
                 let size = Size::new(self.size.width, self.size.height - crate::screens::TOP_BAR);
                 r.view(lang, self.settings.faces, size).map(Message::Replay)

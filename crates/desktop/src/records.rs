@@ -11,7 +11,8 @@
 //! the names `[player, "bot 1 (strong)", …]`, marked finished from the start (so a network
 //! shell never tries to resume one), the player's seat's log appended at the end of each hand
 //! and the hand booked from its client. A table whose four seats are all local with their own
-//! keys and whose bot names say their level is shown as a practice table.
+//! keys is a practice table (`TableInfo::is_practice`, in the store, which counts its hands
+//! apart in the statistics); its bot names say their level.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -63,6 +64,8 @@ pub struct TableEntry {
     pub stake: Money,
     /// Its finished hands, in order.
     pub hands: Vec<HandEntry>,
+    /// The evening's story of its hands ([`mahjong_store::story`]).
+    pub story: mahjong_store::Story,
 }
 
 /// A player's balance over every table of the ledger.
@@ -260,11 +263,10 @@ pub fn practice_level(name: &str) -> Option<Level> {
     Level::from_name(level.strip_suffix(')')?)
 }
 
-/// The bots' levels of a practice table: four local seats, each with its own key, and bot
-/// names that say their level.
+/// The bots' levels of a practice table ([`TableInfo::is_practice`]: four local seats, each
+/// with its own key), read from the bot names that say their level.
 pub fn practice_levels(info: &TableInfo) -> Option<[Level; 3]> {
-    let all_local = info.seats.len() == 4 && info.seats.iter().all(|s| s.bot_key.is_some());
-    if !all_local {
+    if !info.is_practice() {
         return None;
     }
     Some([
@@ -318,6 +320,7 @@ pub fn load(dir: &Path) -> Result<History, RecordsError> {
                 ruleset: row.ruleset,
                 stake: row.stake,
                 hands: Vec::new(),
+                story: mahjong_store::Story::default(),
             });
         }
         let Some(table) = tables.last_mut() else {
@@ -361,8 +364,21 @@ pub fn load(dir: &Path) -> Result<History, RecordsError> {
             result: row.result,
         });
     }
+    for t in &mut tables {
+        let results: Vec<HandResult> = t.hands.iter().map(|h| h.result.clone()).collect();
+        t.story = mahjong_store::story(&results);
+    }
     players.sort_by_key(|p| !p.me);
     Ok(History { tables, players })
+}
+
+/// Every friend's statistics and the practice apart ([`Store::stats`]; none when there is no
+/// store yet).
+pub fn stats(dir: &Path) -> Result<mahjong_store::Stats, RecordsError> {
+    match open_existing(dir)? {
+        Some(store) => Ok(store.stats()?),
+        None => Ok(mahjong_store::Stats::default()),
+    }
 }
 
 /// Where a hand's export goes unless the player says otherwise.

@@ -17,6 +17,9 @@
 //!   abort votes, booked idempotently ([`Store::book_from_client`]); player [`level`]s.
 //! - [`export`]: a self-contained file of a table's signed log ([`Store::export`]), evidence
 //!   files, and [`verify_file`], which checks either offline.
+//! - [`stats`]: the evening's [`Story`] (running balances, biggest hand, wins, self-draws,
+//!   deal-ins, the fewest payments that [`settle_up`]) and every friend's [`Stats`] with a
+//!   rating, practice apart.
 //! - [`init_logging`]: `tracing` to `<data dir>/mahjong.log`, `RUST_LOG` respected.
 //! - [`DirLock`]: one process per data directory (`mahjong.lock`, an OS file lock).
 //!
@@ -114,6 +117,7 @@ pub mod lock;
 pub mod logging;
 pub mod muted;
 pub mod names;
+pub mod stats;
 
 use std::path::PathBuf;
 
@@ -131,6 +135,7 @@ pub use lock::{DirLock, LOCK_FILE};
 pub use logging::init_logging;
 pub use muted::{MUTED_FILE, Muted};
 pub use names::{SHOWN_NAME_CHARS, clean_name, clean_text, is_clean_name};
+pub use stats::{Payment, PlayerStats, Stats, Story, settle_up, story};
 
 /// A fresh 32-byte secret from the operating system (a seat's root secret, a bot's key).
 pub fn new_root_secret() -> [u8; 32] {

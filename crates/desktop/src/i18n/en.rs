@@ -410,6 +410,37 @@ pub fn text(key: T) -> &'static str {
         T::BackToHistory => "Back to the history",
         T::ExportWrite => "Write the file",
         T::ColHands => "Hands",
+        // The evening's story and the statistics.
+        T::StoryTitle => "The evening's story",
+        T::StoryAxis => "hands",
+        T::StoryTally => "{0} — wins: {1}, by self-draw: {2}, dealt in: {3}",
+        T::StoryBiggest => "Biggest hand: {0} (hand {1}, {2})",
+        T::StoryNoWin => "Nobody won a hand.",
+        T::SettleUpTitle => "Settling up",
+        T::SettlePays => "{0} pays {1} {2}",
+        T::SettleEven => "Everyone is even: nobody pays.",
+        T::SettleUpNote => {
+            "The fewest payments that clear everyone's balance, in coins; the line shows each player's running balance after every hand."
+        }
+        T::StoryShow => "Show the story",
+        T::StoryHide => "Hide the story",
+        T::StatsButton => "Statistics",
+        T::StatsTitle => "Statistics",
+        T::StatsLoading => "Reading the ledger…",
+        T::StatsFailed => "The statistics cannot be read: {0}",
+        T::StatsEmpty => {
+            "No hands played yet: every hand you finish, with friends or in practice, counts here."
+        }
+        T::StatsFriends => "With friends · tables: {0}",
+        T::StatsPractice => "Practice against the computer players · tables: {0}",
+        T::ColWinRate => "Win rate",
+        T::ColSelfDraw => "Self-draw rate",
+        T::ColDealIn => "Deal-in rate",
+        T::ColAvgWin => "Average win",
+        T::ColRating => "Rating",
+        T::StatsNote => {
+            "Rates are shares of the hands played; the average win is what a winning hand paid, in coins. The rating starts at 1500, and each table moves it by the place the player's balance took there: +30, +10, −10 or −30 (level balances share), in full after 8 hands, in proportion before. Anyone holding the same tables computes the same numbers."
+        }
         // (separator)
         // Scorer and rules keys go below this line.
         T::RulesButton => "Rule book",

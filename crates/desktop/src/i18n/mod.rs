@@ -82,6 +82,11 @@ keys! {
     StepForward, StepStart, StepEnd, ShowHands, HideHands, ReplayKeys, ReplayDeal, ReplayDraws,
     ReplayDrawsTile, ReplayNoClaim, ReplayConcealedKong, ReplayEnd, ProvenHands, BackToHistory,
     ExportWrite, ColHands,
+    // The evening's story and the statistics go below this line.
+    StoryTitle, StoryAxis, StoryTally, StoryBiggest, StoryNoWin, SettleUpTitle, SettlePays,
+    SettleEven, SettleUpNote, StoryShow, StoryHide, StatsButton, StatsTitle, StatsLoading,
+    StatsFailed, StatsEmpty, StatsFriends, StatsPractice, ColWinRate, ColSelfDraw, ColDealIn,
+    ColAvgWin, ColRating, StatsNote,
     // (separator)
     // Scorer and rules keys go below this line.
     OffEquivocation, OffDeal, OffIllegal, OffMalformed, OffFace, OffAudit, OffReplay, OffWrongResult, OffBadProposal,

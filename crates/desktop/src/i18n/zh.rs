@@ -360,6 +360,35 @@ pub fn text(key: T) -> &'static str {
         T::BackToHistory => "返回记录",
         T::ExportWrite => "写入文件",
         T::ColHands => "局数",
+        // The evening's story and the statistics.
+        T::StoryTitle => "本场回顾",
+        T::StoryAxis => "局",
+        T::StoryTally => "{0}：胡 {1} 次，其中自摸 {2} 次；点炮 {3} 次",
+        T::StoryBiggest => "最大的一手：第 {1} 局，{0}，{2}",
+        T::StoryNoWin => "这一场没有人胡牌。",
+        T::SettleUpTitle => "结账",
+        T::SettlePays => "{0} 付给 {1} {2}",
+        T::SettleEven => "大家打平，谁也不用付。",
+        T::SettleUpNote => {
+            "用最少的几笔钱结清每个人的输赢，单位：金币；折线是每局之后各人的累计输赢。"
+        }
+        T::StoryShow => "看本场回顾",
+        T::StoryHide => "收起回顾",
+        T::StatsButton => "战绩",
+        T::StatsTitle => "战绩统计",
+        T::StatsLoading => "正在读取记录……",
+        T::StatsFailed => "无法读取战绩：{0}",
+        T::StatsEmpty => "还没有打完的牌局：和朋友打的、练习的，每打完一局都会算进来。",
+        T::StatsFriends => "与朋友 · {0} 桌",
+        T::StatsPractice => "与电脑练习 · {0} 桌",
+        T::ColWinRate => "胡牌率",
+        T::ColSelfDraw => "自摸率",
+        T::ColDealIn => "点炮率",
+        T::ColAvgWin => "平均每胡",
+        T::ColRating => "等级分",
+        T::StatsNote => {
+            "各项比率按打过的局数计算；平均每胡是每次胡牌赢到的金币。等级分从 1500 起算，每一桌按这一桌输赢的名次加减：第一 +30，第二 +10，第三 −10，第四 −30（输赢相同的平分），打满 8 局全额计算，不满 8 局按比例。同样的牌局，谁来算都是同样的数。"
+        }
         // (separator)
         // Scorer and rules keys go below this line.
         T::RulesButton => "规则全文",

@@ -2,7 +2,9 @@
 //! payments with each seat's running total, the verification status), every player's
 //! balance and level (the rules' level table, 贫民 … 富可敌国), the export of a hand's signed
 //! log to a file, and the verification of a file someone sent (the checks of `mahjong
-//! verify`), with the verdict in plain words.
+//! verify`), with the verdict in plain words. Each table has its story ([`super::story`]: the
+//! chart of running balances, the biggest hand, wins, self-draws and deal-ins, the
+//! settle-up), open for the newest table and a click away for the others.
 //!
 //! Reading the store, verifying and exporting run in `Task`s ([`crate::records`]); the
 //! screen shows "reading…" until the history arrives. A hand's status is "signed by all four"
@@ -17,7 +19,7 @@ use std::path::PathBuf;
 
 use iced::widget::{Space, button, column, container, row, scrollable, text_input};
 use iced::{Alignment, Element, Length, Task};
-use mahjong_rules::{Money, Outcome, Seat, WinKind};
+use mahjong_rules::{Money, Outcome, Seat};
 use mahjong_store::{LogCheck, VerifyError, level, to_hex};
 use mahjong_table::HandResult;
 
@@ -91,6 +93,8 @@ pub struct State {
     pub verdict: Option<Result<LogCheck, VerifyError>>,
     /// Hands shown (pages).
     pub shown: usize,
+    /// The tables whose story is open (the newest, once read).
+    pub stories: std::collections::BTreeSet<[u8; 32]>,
 }
 
 /// What the history screen is told.
@@ -120,6 +124,8 @@ pub enum Message {
     Replay([u8; 32], u32),
     /// Show more hands.
     More,
+    /// Open or close a table's story.
+    Story([u8; 32]),
     /// Back to the home screen.
     Back,
 }
@@ -171,6 +177,7 @@ impl State {
             verifying: false,
             verdict: None,
             shown: PAGE,
+            stories: std::collections::BTreeSet::new(),
         };
         (state, blocking(move || load(dir)))
     }
@@ -182,6 +189,9 @@ impl State {
                 self.history = Some(h.map(|(h, remembered)| {
                     for (table, checks) in remembered {
                         self.checks.entry(table).or_insert(TableCheck::Done(checks));
+                    }
+                    if let Some(newest) = h.tables.last() {
+                        self.stories.insert(newest.id);
                     }
                     h
                 }));
@@ -255,6 +265,12 @@ impl State {
             Message::Replay(table, hand) => return (Exit::Replay(table, hand), Task::none()),
             Message::More => {
                 self.shown += PAGE;
+                Task::none()
+            }
+            Message::Story(table) => {
+                if !self.stories.remove(&table) {
+                    self.stories.insert(table);
+                }
                 Task::none()
             }
             Message::Back => return (Exit::Home, Task::none()),
@@ -416,7 +432,17 @@ impl State {
                 .then_some(Message::VerifyTable(t.id)),
         )
         .style(button::secondary);
-        title = title.push(Space::new().width(Length::Fill)).push(verify);
+        let open = self.stories.contains(&t.id);
+        let story = action(
+            lang.t(if open { T::StoryHide } else { T::StoryShow }),
+            13.0,
+            Some(Message::Story(t.id)),
+        )
+        .style(button::secondary);
+        title = title
+            .push(Space::new().width(Length::Fill))
+            .push(story)
+            .push(verify);
         let cell =
             |s: String, w: u16, c| container(label(s, 13.0, c)).width(Length::FillPortion(w));
         let mut header = row![cell(lang.t(T::ColHand).to_string(), 2, MUTED)].spacing(6);
@@ -486,6 +512,11 @@ impl State {
                     .width(Length::Fixed(170.0)),
                 );
             col = col.push(r);
+        }
+        // The story closes the table's hands (they stay where they were, at the top).
+        if open {
+            let names = [0, 1, 2, 3].map(|s| short_label(lang, t, s));
+            col = col.push(super::story::view(lang, names, &t.story));
         }
         container(col)
             .padding(10)
@@ -699,15 +730,7 @@ pub fn result_words(lang: Lang, name: &dyn Fn(Seat) -> String, r: &HandResult) -
             settlement,
             result: score,
         } => {
-            let how = match (settlement.kind, settlement.from) {
-                (WinKind::SelfDraw, _) => lang.t(T::WinSelfDraw).to_string(),
-                (WinKind::Discard, Some(f)) => lang.f(T::ResOnDiscard, &[&name(f)]),
-                (WinKind::Discard, None) => lang.t(T::WinDiscard).to_string(),
-                (WinKind::RobKong, Some(f)) => lang.f(T::ResRobKong, &[&name(f)]),
-                (WinKind::RobKong, None) => lang.t(T::WinRobKong).to_string(),
-                (WinKind::EightFlowers, _) => lang.t(T::WinEightFlowers).to_string(),
-                (WinKind::FourWildcards, _) => lang.t(T::WinFourWildcards).to_string(),
-            };
+            let how = super::story::how_won(lang, name, settlement.kind, settlement.from);
             score
                 .winners
                 .iter()

@@ -1,7 +1,8 @@
 //! The screens: [`welcome`] (the name on first run), [`home`] (practice set-up, with the
 //! [`options`] editor), [`table`] (play), [`settle`] (the hand end), [`rules`] (the rule
 //! book), [`scorer`] (a hand played with real tiles), [`history`] (the ledger), [`replay`]
-//! (a finished hand step by step), [`review`] (复盘: the player's decisions beside the strong
+//! (a finished hand step by step), [`story`] (the evening's story: the chart of balances and
+//! the settle-up), [`stats`] (every friend's statistics), [`review`] (复盘: the player's decisions beside the strong
 //! computer player's) and [`lobby`] (the tables on the LAN), with the pieces they share.
 
 pub mod history;
@@ -13,6 +14,8 @@ pub mod review;
 pub mod rules;
 pub mod scorer;
 pub mod settle;
+pub mod stats;
+pub mod story;
 pub mod table;
 pub mod table_view;
 pub mod welcome;

@@ -3,6 +3,9 @@
 //! table limit, S, who pays what and why, 承包), running totals, the "verified" mark and the
 //! evidence against a cheating seat; next hand or stop.
 //!
+//! At the session's end the evening's story ([`super::story`]: the chart of running balances,
+//! each player's wins, self-draws and deal-ins, the biggest hand, the settle-up) comes first.
+//!
 //! The score's lines are the rules crate's explanation (`scoring::explain`, rendered by
 //! `explain_text`, the same text as `mahjong score --explain`); a result without one falls back
 //! to what the scoring result gives (`WinnerScore`: type, patterns, flowers, P, V, cap, S).
@@ -382,6 +385,12 @@ pub fn view<'a>(st: &'a State, end: &'a HandEnd, ctx: Ctx<'a>) -> Element<'a, Me
     .spacing(16)
     .align_y(Alignment::Center);
     let mut col = column![].spacing(10);
+    // At the session's end, the evening's story comes first.
+    if st.over && !st.results.is_empty() {
+        let story = mahjong_store::story(&st.results);
+        let seat_names = [0, 1, 2, 3].map(|s| names.of(lang, s));
+        col = col.push(super::story::view(lang, seat_names, &story));
+    }
     match &r.outcome {
         Outcome::Win { settlement, result } => {
             for ws in &result.winners {

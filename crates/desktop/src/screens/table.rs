@@ -186,6 +186,9 @@ pub struct State {
     pub end: Option<Box<HandEnd>>,
     /// Balances after the last hand.
     pub balances: [Money; 4],
+    /// The results of the session's hands seen here, in order (the evening's story at its
+    /// end; a table resumed mid-session has the hands from its resumption on).
+    pub results: Vec<mahjong_table::HandResult>,
     /// Proven faults.
     pub proven: Vec<Proof>,
     /// The table stopped.
@@ -257,6 +260,7 @@ impl State {
             refused: None,
             end: None,
             balances: [Money::ZERO; 4],
+            results: Vec::new(),
             proven: Vec::new(),
             failed: None,
             over: false,
@@ -622,6 +626,9 @@ impl State {
             Update::HandEnded(end) => {
                 if matches!(end.result.outcome, mahjong_rules::Outcome::Win { .. }) {
                     self.start_motion(Kind::Reveal);
+                }
+                if self.results.last().is_none_or(|r| r.hand < end.result.hand) {
+                    self.results.push((*end.result).clone());
                 }
                 self.balances = end.result.session.balances;
                 self.over = self.over || end.result.session.is_finished();

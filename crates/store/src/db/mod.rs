@@ -168,6 +168,17 @@ pub struct TableInfo {
     pub finished: bool,
 }
 
+impl TableInfo {
+    /// A practice table: all four seats run here, each signing with a key of its own (the
+    /// practice engine runs them all; none signs with the player's identity key). At a
+    /// friends' table this player's own seat signs with its identity key. Told from the seats
+    /// the store has kept since schema 1, so every table stored before reads the same way, and
+    /// no name is parsed.
+    pub fn is_practice(&self) -> bool {
+        self.seats.len() == 4 && self.seats.iter().all(|s| s.bot_key.is_some())
+    }
+}
+
 /// Milliseconds since the Unix epoch.
 pub fn now_ms() -> u64 {
     SystemTime::now()

@@ -8,3 +8,4 @@ mod export;
 mod figures;
 mod harness;
 mod play;
+mod stats;
