@@ -142,6 +142,8 @@ pub struct App {
     pub resuming: bool,
     /// The review of a hand (复盘), open over the settlement or the replay.
     pub review: Option<review::State>,
+    /// A friends' table watched (not played): its host's name.
+    pub watching: Option<String>,
     /// A problem to show (e.g. settings that could not be read or saved).
     pub notice: Option<String>,
     /// Why the data dir cannot keep games, if it cannot: the app runs without saving and
@@ -203,6 +205,7 @@ impl App {
             review: None,
             notice: None,
             resuming: false,
+            watching: None,
             store_damaged: None,
             dir_problem,
             settings_unreadable,
@@ -530,6 +533,53 @@ impl App {
         self.screen = Screen::Table(Box::new(t));
     }
 
+    /// Starts the screen of a friends' table watched: every seat's public side from its
+    /// host's chair, nothing to play, the hands face up at each hand's end.
+    fn watch_table(&mut self, roster: &mahjong_net::Roster) {
+        let lang = self.lang();
+        let a = &roster.advert;
+        let human = |k: &ed25519_dalek::VerifyingKey| {
+            a.seats
+                .iter()
+                .flatten()
+                .find(|s| !s.bot && s.peer == *k)
+                .map_or_else(|| "?".to_string(), |s| s.name.clone())
+        };
+        let names: [String; 4] = std::array::from_fn(|i| match &a.seats[i] {
+            Some(s) if s.bot => lang.f(T::SeatBotOf, &[&human(&s.peer)]),
+            Some(s) => s.name.clone(),
+            None => String::new(),
+        });
+        let config = PracticeConfig {
+            length: mahjong_rules::SessionLength::Hands(a.hands),
+            stake: a.stake,
+            ..PracticeConfig::new(a.preset, 0)
+        };
+        self.generation += 1;
+        let me = roster.host_seat;
+        let mut t = table::State::lan(config, self.generation, me, names.clone());
+        // Only looked at: nothing is sent from this screen (no command channel is given).
+        t.watched = true;
+        t.reduce_motion = self.settings.reduce_motion;
+        self.watching = Some(mahjong_store::clean_name(&names[me as usize & 3]));
+        self.friends = [None; 4];
+        self.screen = Screen::Table(Box::new(t));
+    }
+
+    /// Stops watching: back in the lobby, with why when the watch ended by itself.
+    fn stop_watching(&mut self, why: Option<String>) {
+        if let Some(l) = &self.link {
+            l.send(Request::StopWatching);
+        }
+        let was = self.watching.take().is_some();
+        if was || why.is_some() {
+            self.lobby.notice = why;
+        }
+        if was && matches!(self.screen, Screen::Table(_)) {
+            self.screen = Screen::Lobby;
+        }
+    }
+
     /// Each friend's link at a table met over the internet (a LAN table shows none: every
     /// link there is direct).
     fn links(&self) -> [Option<bool>; 4] {
@@ -550,6 +600,30 @@ impl App {
                 if let Screen::Table(t) = &mut self.screen {
                     t.hand = hands + 1;
                 }
+            }
+            lan::Feed::Net(mahjong_net::NetEvent::Watching { roster }) => {
+                self.lobby.watch_asked = None;
+                self.watch_table(&roster);
+            }
+            lan::Feed::Net(mahjong_net::NetEvent::WatchRefused { reason }) => {
+                self.lobby.watch_asked = None;
+                let why = if reason.contains("takes no watchers") {
+                    lang.t(T::WatchNoWatchers).to_string()
+                } else if reason.contains("watchers already") {
+                    lang.t(T::WatchFull).to_string()
+                } else if reason.contains("turned you away") {
+                    lang.t(T::WatchTurnedAway).to_string()
+                } else {
+                    lang.f(
+                        T::WatchOther,
+                        &[&crate::i18n::network_detail(lang, &reason)],
+                    )
+                };
+                self.stop_watching(Some(why));
+            }
+            lan::Feed::Net(mahjong_net::NetEvent::Lied { .. }) => {
+                let host = self.watching.clone().unwrap_or_default();
+                self.stop_watching(Some(lang.f(T::WatchLied, &[&host])));
             }
             lan::Feed::Net(mahjong_net::NetEvent::Following { .. }) => {
                 // The seat is the bot's now: the table goes on before the player's eyes,
@@ -831,6 +905,11 @@ impl App {
                     self.play_cue(sound);
                     return self.open_review(table, hand);
                 }
+                if exit == Exit::Leave && self.watching.is_some() {
+                    self.stop_watching(None);
+                    self.play_cue(sound);
+                    return Task::none();
+                }
                 if let Screen::Table(t) = &mut self.screen
                     && exit == Exit::Leave
                 {
@@ -998,6 +1077,10 @@ impl App {
             );
         }
         let following = match &self.screen {
+            Screen::Table(_) if self.watching.is_some() => Some(lang.f(
+                T::WatchingBanner,
+                &[&self.watching.as_deref().unwrap_or_default()],
+            )),
             Screen::Table(t) if t.is_lan() && t.replaced[t.me as usize & 3] => {
                 Some(lang.t(T::FollowingSeat).to_string())
             }
@@ -1026,7 +1109,13 @@ impl App {
         // way out). While it is asked, the bar holds only the question and its two answers
         // (the settings' buttons make room: on a 1024-wide window they would not fit).
         let mut asking_leave = false;
-        if let Screen::Table(t) = &self.screen
+        if matches!(self.screen, Screen::Table(_)) && self.watching.is_some() {
+            r = r.push(
+                button(text(lang.t(T::StopWatching)).size(14))
+                    .style(button::secondary)
+                    .on_press(Message::Table(table::Message::Stop)),
+            );
+        } else if let Screen::Table(t) = &self.screen
             && t.end.is_none()
             && self.rules.is_none()
             && !t.over

@@ -86,6 +86,10 @@ pub enum Request {
     Leave,
     /// Meet the friends of a table code at a relay (checked by the lobby already).
     Meet(Box<mahjong_net::Internet>),
+    /// Watch a started table (its host serves the signed log).
+    Watch(TableId),
+    /// Stop watching.
+    StopWatching,
 }
 
 /// The app's end of the LAN thread.
@@ -331,6 +335,8 @@ async fn session(key: LanKey, out: Out) -> Result<(), String> {
                     Request::Accept => network.accept().await.map(Ok),
                     Request::Leave => network.leave().await.map(Ok),
                     Request::Meet(internet) => network.meet(*internet).await,
+                    Request::Watch(t) => network.watch(t).await,
+                    Request::StopWatching => network.stop_watching().await.map(Ok),
                 };
                 match answer {
                     Ok(Ok(())) => {}
@@ -407,6 +413,13 @@ fn on_event(
                 first_table_seen(seen);
             }
             let _ = out.unbounded_send(Feed::Net(NetEvent::Lobby(tables)));
+        }
+        NetEvent::Watching { .. } => {
+            // A table watched: no hints (nobody here plays), and its hands are not this
+            // player's to review (they are not in this player's store).
+            seen.watcher = Watcher::new(None);
+            seen.table = None;
+            let _ = out.unbounded_send(Feed::Net(ev));
         }
         NetEvent::Began { ref roster, .. } | NetEvent::Resumed { ref roster, .. } => {
             seen.table = Some(roster.advert.table);

@@ -800,3 +800,112 @@ fn play_over_the_internet_meets_a_friend_by_table_code_and_remembers_the_relay()
     assert_eq!(again.lobby.relay, relay);
     Ok(())
 }
+
+/// Four headless bot players on loopback that find each other by address and sit at one
+/// table of `hands` hands by themselves (the automatic lobby of `mahjong play --bot`).
+fn table_of_four(
+    rt: &tokio::runtime::Runtime,
+    seed: u8,
+    hands: u32,
+) -> (Vec<Network>, Vec<String>) {
+    let _guard = rt.enter();
+    let ports: Vec<u16> = (0..4)
+        .map(|_| {
+            let l = std::net::TcpListener::bind("127.0.0.1:0").expect("free port");
+            l.local_addr().expect("addr").port()
+        })
+        .collect();
+    let addrs: Vec<String> = ports
+        .iter()
+        .map(|p| format!("/ip4/127.0.0.1/tcp/{p}"))
+        .collect();
+    let mut nets = Vec::new();
+    for i in 0..4 {
+        let name = format!("P{i}");
+        let settings = node::settings(&name, Ruleset::Qiaoma, Money::coins(1), hands, 0);
+        let mut config = NetConfig::new(SigningKey::from_bytes(&[seed + i as u8; 32]), settings);
+        config.listen = vec![addrs[i].parse().expect("addr")];
+        config.peers = (0..4)
+            .filter(|&j| j != i)
+            .map(|j| addrs[j].parse().expect("addr"))
+            .collect();
+        config.mdns = false;
+        let (net, mut events) =
+            mahjong_net::spawn(config, Box::new(MemoryStorage::new())).expect("spawn");
+        // Nobody reads their events here: drain them.
+        rt.spawn(async move { while events.recv().await.is_some() {} });
+        nets.push(net);
+    }
+    (nets, addrs)
+}
+
+#[test]
+fn the_app_watches_a_friends_table_from_the_lobby_and_stops_in_both_languages() -> Result<(), Error>
+{
+    for (lang, seed) in [(Lang::Zh, 60u8), (Lang::En, 70u8)] {
+        let rt = runtime();
+        let (nets, addrs) = table_of_four(&rt, seed, 40);
+        let mut h = Harness::new(&format!("watch-{seed}"), lang, addrs);
+        h.until("a started table", |a| {
+            a.lobby
+                .tables
+                .iter()
+                .any(|t| t.state == mahjong_net::TableState::Started)
+        });
+        assert!(h.find(lang.t(T::TablePlaying)));
+        h.click(lang.t(T::WatchTable))?;
+        h.until("the watched table", |a| {
+            a.watching.is_some()
+                && matches!(&a.screen, Screen::Table(t) if t.view.is_some() && t.end.is_none())
+        });
+        {
+            let Screen::Table(t) = &h.app.screen else {
+                unreachable!()
+            };
+            assert!(t.watched && t.is_lan(), "a live table, only looked at");
+            let v = t.view.as_ref().expect("a view");
+            assert!(
+                v.hand.is_empty() && v.legal.is_empty(),
+                "no hidden tile, nothing to play"
+            );
+            assert!(
+                v.seats.iter().all(|s| s.hand_size > 0),
+                "every seat's tiles counted"
+            );
+            assert!(t.prompt.is_none());
+        }
+        let banner = lang.f(
+            T::WatchingBanner,
+            &[&h.app.watching.clone().unwrap_or_default()],
+        );
+        assert!(
+            h.find(banner.as_str()),
+            "the banner says whose table and what is seen"
+        );
+        assert!(
+            !h.find(lang.t(T::You)),
+            "nobody at a watched table is 'you'"
+        );
+        h.click(lang.t(T::StopWatching))?;
+        assert!(matches!(h.app.screen, Screen::Lobby), "back in the lobby");
+        assert!(h.app.watching.is_none());
+        // What the host sent before it heard "stop" is dropped quietly: the host is not
+        // taken for a flooder, and the table is still listed to watch again.
+        let until = Instant::now() + Duration::from_secs(3);
+        while Instant::now() < until {
+            if let Ok(f) = h.feeds.recv_timeout(Duration::from_millis(100)) {
+                h.send(Message::Lan(f));
+            }
+        }
+        assert!(h.app.lobby.notice.is_none(), "{:?}", h.app.lobby.notice);
+        assert!(
+            h.find(lang.t(T::WatchTable)),
+            "the table can be watched again"
+        );
+        for n in &nets {
+            let _ = rt.block_on(n.shutdown());
+        }
+        let _ = std::fs::remove_dir_all(&h.dir);
+    }
+    Ok(())
+}

@@ -443,6 +443,11 @@ pub enum Wire {
     },
     /// A line of table talk under its sender's signature.
     Chat(Box<SignedChat>),
+    /// A watcher stops watching `table` (its host sends it nothing more of it).
+    Unwatch {
+        /// The table.
+        table: TableId,
+    },
     /// Over the internet: proof that the sender knows the table code
     /// ([`crate::TableCode::proof`] from the sender's peer id to the receiver's). Sent first
     /// to a peer found under the code; nothing else is taken from it until it has sent its

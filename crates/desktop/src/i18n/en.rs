@@ -285,6 +285,17 @@ pub fn text(key: T) -> &'static str {
         T::LeaveTable => "Leave",
         T::FillBots => "Fill with bots and start",
         T::TablePlaying => "playing",
+        T::WatchTable => "Watch",
+        T::WatchAsking => "asking the host to watch…",
+        T::WatchingBanner => {
+            "Watching {0}'s table: you see what every player shows, never a hidden tile"
+        }
+        T::StopWatching => "Stop watching",
+        T::WatchNoWatchers => "This table takes no watchers.",
+        T::WatchFull => "Eight friends are watching this table already.",
+        T::WatchTurnedAway => "The host asked you not to watch this table.",
+        T::WatchOther => "The host did not let you watch: {0}",
+        T::WatchLied => "Stopped watching: {0} showed you moves its players did not sign.",
         T::TableAsking => "asking the host for a seat…",
         T::CreateTitle => "Open a table",
         T::TableName => "Table name",

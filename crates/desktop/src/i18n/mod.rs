@@ -70,6 +70,9 @@ keys! {
     SeatBot, HostSilent, LobbyPeer, Hand, LobbyBotLater, OptLengthLanHelp, CreateOptions,
     RelayGone,
     StrangerNew, StrangerNotTheOne, StrangerAcceptAgain, VeName, VeNameMissing,
+    // Watching a friends' table.
+    WatchTable, WatchAsking, WatchingBanner, StopWatching, WatchNoWatchers, WatchFull,
+    WatchTurnedAway, WatchOther, WatchLied,
     // (separator)
     // History and replay keys go below this line.
     History, HistoryLoading, HistoryEmpty, HistoryCount, HistoryFailed, Players, ColPlayer,

@@ -176,6 +176,17 @@ pub struct State {
     pub links: std::collections::BTreeMap<String, bool>,
     /// The players who are new or take a friend's name ([`crate::lan::Feed::Strangers`]).
     pub strangers: Vec<(VerifyingKey, Stranger)>,
+    /// The started table the player asked to watch (until its host answers).
+    pub watch_asked: Option<TableId>,
+}
+
+/// The id of a started table's Watch button (the real-window tests click it).
+pub fn watch_button_id(table: &TableId) -> String {
+    format!("watch-{}", &mahjong_net::node::hex(table)[..16])
+}
+
+fn with_id<'a>(id: String, e: impl Into<Element<'a, Message>>) -> Element<'a, Message> {
+    container(e).id(id).into()
 }
 
 /// What the lobby is told.
@@ -191,6 +202,8 @@ pub enum Message {
     Create,
     /// Take a seat.
     Sit(TableId),
+    /// Watch a started table.
+    Watch(TableId),
     /// Leave the table (before it starts).
     Stand,
     /// Fill the hosted table with bots.
@@ -291,6 +304,11 @@ impl State {
                 // The button is disabled then; the editor already says why.
                 Err(e) => self.notice = Some(lang.f(T::RulesSay, &[&e])),
             },
+            Message::Watch(t) => {
+                self.notice = None;
+                self.watch_asked = Some(t);
+                self.request(lang, Request::Watch(t));
+            }
             Message::Sit(t) => {
                 self.notice = None;
                 self.asking = Some(t);
@@ -651,7 +669,11 @@ impl State {
                         .padding([4, 8])
                         .style(panel),
                 )
-            });
+            })
+            // Four seats with a stranger's fingerprint each do not fit one line: they wrap
+            // rather than squeeze the last one into a column of letters.
+            .wrap()
+            .vertical_spacing(6);
         let mut head = row![
             bold(a.name.as_str(), 18.0, ON_FELT),
             label(lang.f(T::LobbyHost, &[&host]), 14.0, MUTED),
@@ -684,6 +706,17 @@ impl State {
             line = line.push(bold(lang.t(T::Differences), 14.0, ACCENT));
         }
         let mut buttons = row![].spacing(8);
+        if a.state == TableState::Started && !mine {
+            buttons = if self.watch_asked == Some(a.table) {
+                buttons.push(label(lang.t(T::WatchAsking), 14.0, ACCENT))
+            } else {
+                buttons.push(with_id(
+                    watch_button_id(&a.table),
+                    action(lang.t(T::WatchTable), 14.0, Some(Message::Watch(a.table)))
+                        .style(button::primary),
+                ))
+            };
+        }
         if a.state == TableState::Open {
             if mine {
                 if i_host {

@@ -380,7 +380,14 @@ pub fn view<'a>(st: &'a State, end: &'a HandEnd, ctx: Ctx<'a>) -> Element<'a, Me
         // The review is offered only for a hand it can rebuild (`reviewable`).
         review_button(lang, end),
         next,
-        action(lang.t(T::Stop), 16.0, Some(Message::Stop)).style(button::secondary),
+        // A friends' table watched is left from the top bar ("Stop watching").
+        if st.watched && st.is_lan() {
+            Element::from(iced::widget::Space::new())
+        } else {
+            action(lang.t(T::Stop), 16.0, Some(Message::Stop))
+                .style(button::secondary)
+                .into()
+        },
     ]
     .spacing(16)
     .align_y(Alignment::Center);

@@ -348,12 +348,18 @@ fn seat_header<'a>(st: &State, v: &SeatView, seat: Seat, ctx: Ctx<'_>) -> Elemen
         };
         top = top.push(bold(lang.t(mark), 14.0, WARN));
     }
-    let mut details = vec![lang.t(relative(seat, v.seat)).to_string()];
+    // A friends' table watched: the chair is nobody's here ("you" would be wrong).
+    let live_watch = st.watched && st.is_lan();
+    let mut details = if live_watch && seat == v.seat {
+        Vec::new()
+    } else {
+        vec![lang.t(relative(seat, v.seat)).to_string()]
+    };
     if seat != HUMAN && st.names.is_none() {
         let level = st.config().levels[seat as usize - 1];
         details.push(lang.t(super::level_name(level)).to_string());
     }
-    if seat != v.seat {
+    if seat != v.seat || live_watch {
         details.push(lang.f(
             T::Of,
             &[&lang.t(T::Concealed), &v.seats[seat as usize].hand_size],
@@ -695,6 +701,14 @@ fn hand<'a>(st: &State, v: &SeatView, ctx: Ctx<'_>, w: f32) -> Element<'a, Messa
     let shown = st.shown_hand();
     let drawn = v.drawn.filter(|d| v.hand.contains(d));
     let mut r = row![].spacing(2).align_y(Alignment::End);
+    // A friends' table watched: the chair's concealed tiles are backs, as everyone's are.
+    if st.watched && st.is_lan() && shown.is_empty() {
+        let n = v.seats[v.seat as usize & 3].hand_size;
+        for _ in 0..n {
+            r = r.push(TileView::back().view(w));
+        }
+        return r.into();
+    }
     for (i, card) in shown.iter().enumerate() {
         if drawn == Some(*card) && i + 1 == shown.len() {
             r = r.push(Space::new().width(Length::Fixed(w * 0.5)));

@@ -1094,7 +1094,8 @@ impl Lobby {
             | Wire::WatchRefused { .. }
             | Wire::Watched { .. }
             | Wire::Watchers { .. }
-            | Wire::Chat(_) => Vec::new(),
+            | Wire::Chat(_)
+            | Wire::Unwatch { .. } => Vec::new(),
         }
     }
 

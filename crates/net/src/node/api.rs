@@ -365,6 +365,10 @@ pub enum Command {
     Say(String, oneshot::Sender<Result<(), String>>),
     /// Turn a watcher away (see [`Network::turn_away`]).
     TurnAway(String, oneshot::Sender<Result<(), String>>),
+    /// Watch a table (see [`Network::watch`]).
+    Watch(TableId, oneshot::Sender<Result<(), String>>),
+    /// Stop watching (see [`Network::stop_watching`]).
+    StopWatching(oneshot::Sender<()>),
 }
 
 /// The cheap cloneable handle of the event loop.
@@ -462,6 +466,17 @@ impl Network {
     /// (`Err`: why it was not sent, e.g. over 200 characters or too many lines at once).
     pub async fn say(&self, text: &str) -> Result<Result<(), String>, NetError> {
         self.call(|tx| Command::Say(text.to_string(), tx)).await
+    }
+
+    /// Watches `table` (a started table of the lobby): its host is asked, and the table comes
+    /// out as [`NetEvent::Watching`], then the events and views of a seat nobody plays here.
+    pub async fn watch(&self, table: TableId) -> Result<Result<(), String>, NetError> {
+        self.call(|tx| Command::Watch(table, tx)).await
+    }
+
+    /// Stops watching.
+    pub async fn stop_watching(&self) -> Result<(), NetError> {
+        self.call(Command::StopWatching).await
     }
 
     /// Turns the watcher of this name away from the table this peer hosts.

@@ -262,6 +262,13 @@ impl EventLoop {
             Command::TurnAway(name, tx) => {
                 let _ = tx.send(self.turn_away(&name));
             }
+            Command::Watch(table, tx) => {
+                let _ = tx.send(self.watch(table));
+            }
+            Command::StopWatching(tx) => {
+                self.stop_watching();
+                let _ = tx.send(());
+            }
             Command::EndTable(tx) => {
                 let ended = match self.playing.take() {
                     Some(p) => {

@@ -498,6 +498,11 @@ impl EventLoop {
                         self.on_served(peer, wire)
                     }
                     Wire::Watch { table, from } => self.on_watch(peer, key, table, from),
+                    Wire::Unwatch { table } => {
+                        if self.hosted().is_some_and(|(t, _)| t == table) {
+                            self.drop_watcher(peer);
+                        }
+                    }
                     Wire::Chat(line) => self.on_chat(peer, *line),
                     Wire::Watchers { names, chat, .. } => {
                         // From the host of the table played: who watches it.
@@ -542,7 +547,11 @@ impl EventLoop {
             .playing
             .as_mut()
             .is_some_and(|p| p.host.table() == table && p.host.frame(now, &key, to, bytes));
-        if !ours {
+        // Steps of a table this peer stopped watching may still be on their way.
+        let unwatched = self
+            .unwatched
+            .is_some_and(|(t, until)| t == table && now < until);
+        if !ours && !unwatched {
             let state = self.peers.entry(peer).or_default();
             state.strays += 1;
             if state.strays > MAX_STRAY_FRAMES_PER_SECOND {

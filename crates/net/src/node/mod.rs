@@ -345,6 +345,8 @@ pub struct EventLoop {
     turned_away: HashSet<[u8; 32]>,
     /// The table this peer watches (a watcher takes no seat).
     watching: Option<watch::Watching>,
+    /// The table this peer stopped watching, until when its late steps are dropped quietly.
+    unwatched: Option<(TableId, u64)>,
     /// Whether the table watched lets watchers talk (its host says so).
     watchers_chat: bool,
     /// This peer's lines of talk so far.
@@ -571,6 +573,7 @@ impl EventLoop {
             served: Vec::new(),
             turned_away: HashSet::new(),
             watching: config.watch.map(watch::Watching::new),
+            unwatched: None,
             watchers_chat: false,
             chat_number: 0,
             heard: HashMap::new(),

@@ -46,6 +46,8 @@ pub const MAX_WATCHER_IN_FLIGHT: usize = 4 << 20;
 const WATCH_RESEND_MS: u64 = 3000;
 /// How often a watcher asks again for what it lacks (ms).
 pub const WATCH_ASK_MS: u64 = 1000;
+/// How long the steps of a table no longer watched are dropped quietly (ms).
+const UNWATCHED_MS: u64 = 10_000;
 /// A sender's lines kept within [`CHAT_WINDOW_MS`] (more are dropped).
 pub const CHAT_BURST: u32 = 5;
 /// See [`CHAT_BURST`] (ms).
@@ -104,6 +106,8 @@ pub(super) struct Watching {
     last_mark: u32,
     /// The hand whose tiles were last shown face up.
     revealed: u32,
+    /// The seat whose chair the table is seen from (the host's).
+    chair: Seat,
     done: bool,
 }
 
@@ -117,6 +121,7 @@ impl Watching {
             last_ask: 0,
             last_mark: 0,
             revealed: 0,
+            chair: 0,
             done: false,
         }
     }
@@ -134,7 +139,7 @@ impl EventLoop {
     // ---- serving watchers (the table's host) ----
 
     /// The table this peer hosts and plays at, if any: its id and the host seat.
-    fn hosted(&self) -> Option<(TableId, Seat)> {
+    pub(super) fn hosted(&self) -> Option<(TableId, Seat)> {
         let p = self.playing.as_ref()?;
         let seat = p.roster.host_seat;
         (p.roster.advert.host == self.me && p.host.client(seat).is_some())
@@ -458,6 +463,30 @@ impl EventLoop {
 
     // ---- watching a table ----
 
+    /// Starts watching `table` (the app's Watch): refused at a table this peer plays.
+    pub(super) fn watch(&mut self, table: TableId) -> Result<(), String> {
+        if self.playing.as_ref().is_some_and(|p| !p.host.is_over()) {
+            return Err("this peer plays at a table: it cannot watch another".into());
+        }
+        self.stop_watching();
+        self.watching = Some(Watching::new(WatchTarget {
+            table: Some(hex(&table)),
+        }));
+        Ok(())
+    }
+
+    /// Stops watching: the host is told to send nothing more, and what it sent meanwhile is
+    /// dropped quietly for a while (not counted against it).
+    pub(super) fn stop_watching(&mut self) {
+        let Some(w) = self.watching.take() else {
+            return;
+        };
+        if let (Some(server), Some(table)) = (w.server, w.table) {
+            self.send_to(&server, &Wire::Unwatch { table });
+            self.unwatched = Some((table, self.now() + UNWATCHED_MS));
+        }
+    }
+
     /// At each tick: find the table to watch and ask its host for what is missing.
     pub(super) fn watch_tick(&mut self, now: u64) {
         let Some(w) = self.watching.as_ref() else {
@@ -541,6 +570,7 @@ impl EventLoop {
                 let follower = Follower::watching(table, roster.host_seat, keys);
                 if let Some(w) = self.watching.as_mut() {
                     w.follower = Some(follower);
+                    w.chair = roster.host_seat;
                 }
                 self.emit(NetEvent::Watching { roster });
                 self.ask_to_watch(now);
@@ -630,8 +660,20 @@ impl EventLoop {
                 hands: Box::new(hands),
             });
         }
+        let changed = !out.events.is_empty();
         for ev in out.events {
             self.emit(NetEvent::Table(ev));
+        }
+        // The table as a watcher sees it, from the host's chair (the app draws it).
+        if changed
+            && let Some(w) = self.watching.as_ref()
+            && let Some(f) = w.follower.as_ref()
+            && let Some(view) = f.view(w.chair)
+        {
+            self.emit(NetEvent::View {
+                view: Box::new(view),
+                now,
+            });
         }
         if over && let Some(w) = self.watching.as_mut() {
             w.done = true;

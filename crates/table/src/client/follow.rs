@@ -120,6 +120,19 @@ impl Follower {
         self.replica.revealed.as_ref()
     }
 
+    /// What a watcher sees of the hand under way from `seat`'s chair: every seat's public
+    /// side (melds, flowers, discards, the count of concealed tiles, 敲), the wall, the phase;
+    /// no concealed tile and nothing to choose.
+    pub fn view(&self, seat: Seat) -> Option<mahjong_rules::SeatView> {
+        let mut v = self.replica.state()?.view(seat);
+        v.hand.clear();
+        v.drawn = None;
+        v.legal.clear();
+        v.barred = 0;
+        v.put_back.clear();
+        Some(v)
+    }
+
     /// The seat this peer played.
     pub fn seat(&self) -> Seat {
         self.seat

@@ -51,6 +51,7 @@ fn a_watcher_given_the_log_in_any_order_books_what_the_seats_book() {
         }
         let mut w = watcher(&sim);
         let mut events = Vec::new();
+        let mut views = 0;
         for (i, f) in frames.into_iter().enumerate() {
             let out = w.handle(i as u64, Input::Frame(f));
             assert!(out.rejected.is_empty(), "seed {seed}: {:?}", out.rejected);
@@ -59,7 +60,13 @@ fn a_watcher_given_the_log_in_any_order_books_what_the_seats_book() {
                 "a watcher that never sat signs nothing"
             );
             events.extend(out.events);
+            // What it shows: the public side of every seat, never a concealed tile.
+            if let Some(v) = w.view(1) {
+                assert!(v.hand.is_empty() && v.drawn.is_none() && v.legal.is_empty());
+                views += usize::from(v.seats.iter().any(|s| s.hand_size > 0));
+            }
         }
+        assert!(views > 0, "seed {seed}: no view of a hand under way");
         assert!(w.is_over(), "seed {seed}: not over at {:?}", w.next_step());
         assert_eq!(w.results(), sim.client(1).results(), "seed {seed}");
         let ends = events
