@@ -410,6 +410,21 @@ fn four_players_with_one_code_meet_at_a_relay_on_loopback_and_play() {
         ]);
         Proc::spawn(c)
     };
+    // A friend watches through the relay with the same code.
+    let mut watcher = {
+        let mut c = mahjong(None);
+        c.args(["watch", "--json", "--name", "w", "--wait", "60", "--relay"])
+            .arg(&addr)
+            .args([
+                "--code",
+                "7K3M-QX9P",
+                "--listen",
+                "/ip4/127.0.0.1/tcp/0",
+                "--data-dir",
+            ])
+            .arg(dir.join("w"));
+        Proc::spawn(c)
+    };
     let end = Instant::now() + Duration::from_secs(120);
     let codes: Vec<Option<i32>> = players
         .iter_mut()
@@ -421,6 +436,31 @@ fn four_players_with_one_code_meet_at_a_relay_on_loopback_and_play() {
     }
     let names: Vec<String> = (0..4).map(|i| format!("p{i}")).collect();
     assert_same_ledgers(&dir, &names, 2);
+    let rows = support::ledger(&dir.join("p0"));
+    // The watcher saw the hands the ledgers book.
+    assert_eq!(
+        watcher.wait(Duration::from_secs(30)),
+        Some(0),
+        "{:#?}",
+        watcher.seen
+    );
+    let ends: Vec<(u32, Vec<i64>)> = watcher
+        .said
+        .iter()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|v| v["event"] == "hand_end")
+        .map(|v| {
+            let pay = v["payments"]
+                .as_array()
+                .expect("payments")
+                .iter()
+                .map(|p| (p.as_f64().expect("a number") * 100.0).round() as i64)
+                .collect();
+            (v["hand"].as_u64().expect("hand") as u32, pay)
+        })
+        .collect();
+    let booked: Vec<(u32, Vec<i64>)> = rows.iter().map(|(_, h, p, _)| (*h, p.to_vec())).collect();
+    assert_eq!(ends, booked, "{:#?}", watcher.said);
     assert_eq!(
         stranger.wait(Duration::from_secs(40)),
         Some(1),
