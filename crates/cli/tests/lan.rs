@@ -531,6 +531,98 @@ fn a_table_without_watchers_refuses_one_and_a_ninth_watcher_is_refused() {
     }
 }
 
+/// A host that changes one entry of another seat before it serves its watchers: the watcher
+/// catches it (the entry does not carry its seat's signature), names the host's peer in one
+/// line and stops; the players' table is not disturbed.
+#[test]
+fn a_host_that_lies_to_its_watcher_is_caught_and_named() {
+    let _serial = serial();
+    let net = Net::loopback(5);
+    let Net::Loopback(ports) = &net else {
+        unreachable!()
+    };
+    let dir = scratch("liar-host");
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    // Every peer would lie to a watcher: whoever hosts, the watcher meets a liar.
+    let mut players = Vec::new();
+    for i in 0..4usize {
+        let _guard = rt.enter();
+        let settings = mahjong_net::node::settings(
+            &format!("L{i}"),
+            mahjong_rules::Ruleset::Qiaoma,
+            mahjong_rules::Money::coins(1),
+            6,
+            0,
+        );
+        let mut seed = [0u8; 32];
+        seed[0] = i as u8;
+        seed[1] = 0x1e;
+        let mut config =
+            mahjong_net::NetConfig::new(ed25519_dalek::SigningKey::from_bytes(&seed), settings);
+        config.mdns = false;
+        config.listen = vec![
+            format!("/ip4/127.0.0.1/tcp/{}", ports[i])
+                .parse()
+                .expect("addr"),
+        ];
+        config.peers = (0..4)
+            .filter(|&j| j != i)
+            .map(|j| {
+                format!("/ip4/127.0.0.1/tcp/{}", ports[j])
+                    .parse()
+                    .expect("addr")
+            })
+            .collect();
+        config.lie_to_watchers = true;
+        let (network, mut events) =
+            mahjong_net::spawn(config, Box::new(mahjong_net::MemoryStorage::new())).expect("spawn");
+        let (tx, rx) = mpsc::channel();
+        rt.spawn(async move {
+            let _keep = network;
+            while let Some(ev) = events.recv().await {
+                if tx.send(ev).is_err() {
+                    break;
+                }
+            }
+        });
+        players.push(rx);
+    }
+    let mut w = Watcher::spawn(&net, 4, &dir, "w");
+    let code = w.wait(Duration::from_secs(90));
+    assert_eq!(code, Some(1), "{:?} {:?}", w.errors, w.events.len());
+    assert_eq!(w.errors.len(), 1, "{:?}", w.errors);
+    assert!(
+        w.errors[0].starts_with("mahjong: ")
+            && w.errors[0].contains("showed this watcher a false game")
+            && w.errors[0].contains("does not carry the seat's signature"),
+        "{}",
+        w.errors[0]
+    );
+    assert!(
+        !w.events.iter().any(|e| e["event"] == "session_end"),
+        "a doctored log was taken to its end"
+    );
+    // The players go on: their table finishes its hands.
+    let end = Instant::now() + Duration::from_secs(120);
+    let mut over = 0;
+    for rx in &players {
+        while Instant::now() < end {
+            match rx.recv_timeout(Duration::from_millis(200)) {
+                Ok(mahjong_net::NetEvent::Table(mahjong_table::TableEvent::SessionOver {
+                    ..
+                })) => {
+                    over += 1;
+                    break;
+                }
+                Ok(_) | Err(mpsc::RecvTimeoutError::Timeout) => {}
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            }
+        }
+    }
+    drop(rt);
+    assert_eq!(over, 4, "the players' table did not finish");
+}
+
 /// Griefers at the table's peers: each asks to watch and never reads, asks again many times
 /// a second and sends bad frames. The table plays on to its end, every peer's memory stays
 /// bounded, and an honest watcher sees every hand. Prints the figure.

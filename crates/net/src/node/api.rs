@@ -54,6 +54,10 @@ pub struct NetConfig {
     /// Try direct connections to friends reached through a relay (DCUtR hole punching); off
     /// only in tests that need a table the relay carries.
     pub hole_punching: bool,
+    /// A lying host (the `test-hooks` feature only): the first entry of another seat's move it
+    /// serves a watcher has one byte changed, so the watcher must catch it.
+    #[cfg(feature = "test-hooks")]
+    pub lie_to_watchers: bool,
     /// Watch a table instead of sitting at one (`mahjong watch`): see [`WatchTarget`].
     pub watch: Option<WatchTarget>,
     /// At a table this peer hosts: whether friends may watch it and talk at it.
@@ -165,6 +169,8 @@ impl NetConfig {
             lying_roster: None,
             internet: None,
             hole_punching: true,
+            #[cfg(feature = "test-hooks")]
+            lie_to_watchers: false,
             watch: None,
             watchers: WatchPolicy::default(),
         }

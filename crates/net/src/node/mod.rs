@@ -345,6 +345,9 @@ pub struct EventLoop {
     turned_away: HashSet<[u8; 32]>,
     /// The table this peer watches (a watcher takes no seat).
     watching: Option<watch::Watching>,
+    /// [`NetConfig::lie_to_watchers`] (tests only): still to lie once.
+    #[cfg(feature = "test-hooks")]
+    lie_to_watchers: bool,
     /// The table this peer stopped watching, until when its late steps are dropped quietly.
     unwatched: Option<(TableId, u64)>,
     /// Whether the table watched lets watchers talk (its host says so).
@@ -574,6 +577,8 @@ impl EventLoop {
             turned_away: HashSet::new(),
             watching: config.watch.map(watch::Watching::new),
             unwatched: None,
+            #[cfg(feature = "test-hooks")]
+            lie_to_watchers: config.lie_to_watchers,
             watchers_chat: false,
             chat_number: 0,
             heard: HashMap::new(),
