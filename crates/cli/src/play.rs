@@ -1034,8 +1034,8 @@ impl Human {
             println!(
                 "You are seated. Each hand's dealer is East, and the winds turn with the deal.\n\
                  Type the number of an action, a tile to discard (5m), !5m to discard it and\n\
-                 declare ready (敲), h for a hint, q to leave the table, or : and a line\n\
-                 to say it at the table."
+                 declare ready (敲), h for a hint, q to leave the table, : and a line to say\n\
+                 it at the table, or /away NAME to turn a watcher away (at your own table)."
             );
         }
     }
@@ -1153,6 +1153,18 @@ impl Human {
         let Some(p) = self.prompt.as_ref() else {
             return Ok(());
         };
+        // `/away NAME` turns a watcher away (at a table this peer hosts); the prompt stays.
+        if let Some(name) = line.trim_start().strip_prefix("/away ") {
+            let done = network.turn_away(name.trim()).await?;
+            let mut out = std::io::stdout().lock();
+            match done {
+                Ok(()) => writeln!(out, "{} may not watch this table any more", name.trim())?,
+                Err(why) => writeln!(out, "({why})")?,
+            }
+            write!(out, "> ")?;
+            out.flush()?;
+            return Ok(());
+        }
         // `: text` says a line at the table; the prompt stays.
         if let Some(text) = line.trim_start().strip_prefix(':') {
             let said = network.say(text.trim()).await?;
