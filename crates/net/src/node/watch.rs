@@ -108,6 +108,8 @@ pub(super) struct Watching {
     revealed: u32,
     /// The seat whose chair the table is seen from (the host's).
     chair: Seat,
+    /// The identity keys of the players seated at the table watched (not its bots).
+    players: Vec<VerifyingKey>,
     done: bool,
 }
 
@@ -122,6 +124,7 @@ impl Watching {
             last_mark: 0,
             revealed: 0,
             chair: 0,
+            players: Vec::new(),
             done: false,
         }
     }
@@ -590,6 +593,7 @@ impl EventLoop {
                 if let Some(w) = self.watching.as_mut() {
                     w.follower = Some(follower);
                     w.chair = roster.host_seat;
+                    w.players = seats.iter().filter(|s| !s.bot).map(|s| s.peer).collect();
                 }
                 self.emit(NetEvent::Watching { roster });
                 self.ask_to_watch(now);
