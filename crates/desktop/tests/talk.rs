@@ -163,7 +163,10 @@ fn talk_at_a_lan_table(lang: Lang) {
     h.said("Mei", me, talk::THUMBS_UP, false);
     assert!(!h.find(lang.t(T::TalkNobody)));
     assert!(h.find("Mei"));
-    assert!(!h.find(talk::THUMBS_UP), "no emoji drawn: the font has none");
+    assert!(
+        !h.find(talk::THUMBS_UP),
+        "no emoji drawn: the font has none"
+    );
     // The player's own name is no mute button.
     let msgs: Vec<Message> = {
         let mut ui = h.ui();
@@ -291,4 +294,430 @@ fn a_practice_table_has_no_talk() {
     assert!(ui.find(Lang::En.t(T::TalkHurry)).is_err());
     drop(ui);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+// ---- The real app in a real window, at a LAN table of `mahjong play --bot` peers ----
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// A child killed on drop.
+struct Kid(Child);
+
+impl Drop for Kid {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// One table of processes at a time: the machine has two cores.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn have(tool: &str) -> bool {
+    Command::new("sh")
+        .args(["-c", &format!("command -v {tool}")])
+        .stdout(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// The terminal program beside this test's binary (`cargo build -p mahjong-cli` builds it).
+fn mahjong_bin() -> Option<PathBuf> {
+    let exe = std::env::current_exe().ok()?;
+    let bin = exe.parent()?.parent()?.join("mahjong");
+    bin.exists().then_some(bin)
+}
+
+/// An X server of its own on a free display number.
+fn xvfb(w: u32, h: u32) -> Option<(Kid, String)> {
+    for n in 0..50 {
+        let d = 380 + (std::process::id() % 200) + n;
+        if Path::new(&format!("/tmp/.X11-unix/X{d}")).exists()
+            || Path::new(&format!("/tmp/.X{d}-lock")).exists()
+        {
+            continue;
+        }
+        let kid = Kid(Command::new("Xvfb")
+            .arg(format!(":{d}"))
+            .args(["-screen", "0", &format!("{w}x{h}x24"), "-nolisten", "tcp"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .ok()?);
+        let start = Instant::now();
+        while start.elapsed() < Duration::from_secs(10) {
+            if Path::new(&format!("/tmp/.X11-unix/X{d}")).exists() {
+                return Some((kid, format!(":{d}")));
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+    None
+}
+
+fn xdotool(display: &str, args: &[&str]) -> String {
+    let out = Command::new("xdotool")
+        .args(args)
+        .env("DISPLAY", display)
+        .output()
+        .expect("xdotool runs");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn window_size_of(display: &str, window: &str) -> Option<(f32, f32)> {
+    xdotool(display, &["getwindowgeometry", window])
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("Geometry: "))
+        .and_then(|g| g.split_once('x'))
+        .and_then(|(w, h)| Some((w.trim().parse().ok()?, h.trim().parse().ok()?)))
+}
+
+/// The app's main window (winit also makes 1 × 1 helper windows under the same process id).
+fn app_window(display: &str, pid: u32) -> Option<String> {
+    xdotool(
+        display,
+        &["search", "--onlyvisible", "--pid", &pid.to_string()],
+    )
+    .lines()
+    .find(|w| window_size_of(display, w).is_some_and(|(w, h)| w > 200.0 && h > 200.0))
+    .map(str::to_string)
+}
+
+/// Starts `cmd` in namespace `ns`; its standard output and error lines go to `lines` tagged
+/// with `who`; its standard input is the child's (`Kid.0.stdin`).
+fn spawn_in(
+    ns: &str,
+    cmd: &[&std::ffi::OsStr],
+    display: &str,
+    who: &'static str,
+    lines: &mpsc::Sender<(&'static str, String)>,
+) -> Kid {
+    let mut child = Command::new("ip")
+        .args(["netns", "exec", ns])
+        .args(cmd)
+        .env("DISPLAY", display)
+        .env("RUST_LOG", "info")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("starts");
+    let streams: [Box<dyn std::io::Read + Send>; 2] = [
+        Box::new(child.stdout.take().expect("stdout")),
+        Box::new(child.stderr.take().expect("stderr")),
+    ];
+    for stream in streams {
+        let tx = lines.clone();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stream).lines().map_while(Result::ok) {
+                if tx.send((who, line)).is_err() {
+                    return;
+                }
+            }
+        });
+    }
+    Kid(child)
+}
+
+/// Waits for a line that `done` accepts (printing every line), or panics after `secs`.
+fn wait_line(
+    rx: &mpsc::Receiver<(&'static str, String)>,
+    secs: u64,
+    what: &str,
+    mut done: impl FnMut(&str, &str) -> bool,
+) {
+    let end = Instant::now() + Duration::from_secs(secs);
+    loop {
+        let left = end.saturating_duration_since(Instant::now());
+        assert!(!left.is_zero(), "timed out waiting for {what}");
+        if let Ok((who, line)) = rx.recv_timeout(left) {
+            println!("{who}: {line}");
+            if done(who, &line) {
+                return;
+            }
+        }
+    }
+}
+
+/// Where the app draws the widget holding `text` (a quick phrase, a name) or of id `id` at a
+/// LAN table in a window of `size`, with `lines` said and `watchers` watching: the same view
+/// in the simulator.
+fn centre_of(
+    lang: Lang,
+    size: (f32, f32),
+    lines: &[(&str, bool, &str)],
+    watchers: &[&str],
+    text: Option<&str>,
+    id: Option<&'static str>,
+) -> (i32, i32) {
+    let dir = temp_dir(&format!("layout-{lang:?}"));
+    let mut h = Harness::at_table(dir.clone(), lang);
+    let _ = h
+        .app
+        .update(Message::Resized(iced::Size::new(size.0, size.1)));
+    for (i, (name, watcher, said)) in lines.iter().enumerate() {
+        h.said(name, key(20 + i as u8).verifying_key(), said, *watcher);
+    }
+    let _ = h.app.update(Message::Lan(Feed::Net(NetEvent::Watchers {
+        names: watchers.iter().map(|w| w.to_string()).collect(),
+        chat: true,
+    })));
+    let mut ui = h.ui();
+    let b = match (text, id) {
+        (Some(t), _) => ui.find(t).expect("on screen").visible_bounds(),
+        (None, Some(i)) => ui
+            .find(selector::id(i))
+            .expect("on screen")
+            .visible_bounds(),
+        _ => None,
+    }
+    .expect("visible");
+    drop(ui);
+    let _ = std::fs::remove_dir_all(&dir);
+    (b.center_x() as i32, b.center_y() as i32)
+}
+
+/// The app (`--autoplay`: it opens a table, the strong bot plays its seat) and three
+/// `mahjong play --bot` peers, each in its own network namespace, find each other by mDNS, and
+/// Eve watches with `mahjong watch` from a fifth. At the table a person clicks two quick
+/// phrases and types a line with Enter in the app's window; the peers and the watcher print
+/// the lines (`Mei: 快点啦！`). Eve says a line; the players print it, the app shows it. The
+/// screen is kept at `shot` (in the temporary dir).
+fn talk_in_a_real_window(lang: Lang, w: u32, h: u32, shot: &str) {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    for tool in ["Xvfb", "xdotool", "import"] {
+        if !have(tool) {
+            println!("{tool} is not installed: skipped");
+            return;
+        }
+    }
+    let Some(mahjong) = mahjong_bin() else {
+        println!("no mahjong binary beside the tests (cargo build -p mahjong-cli): skipped");
+        return;
+    };
+    let Some(lan) = mahjong_testlan::Lan::new(5) else {
+        println!("network namespaces cannot be made here (needs root and iproute2): skipped");
+        return;
+    };
+    let Some((_x, display)) = xvfb(w, h) else {
+        println!("no X server could start: skipped");
+        return;
+    };
+    let dir = temp_dir(&format!("window-{lang:?}-{w}"));
+    let app_dir = dir.join("app");
+    std::fs::create_dir_all(&app_dir).expect("dir");
+    Settings {
+        name: "Mei".into(),
+        lang,
+        window: Some((w, h)),
+        ..Settings::default()
+    }
+    .save(&app_dir)
+    .expect("settings");
+    let (tx, rx) = mpsc::channel();
+    let app_exe = std::ffi::OsString::from(env!("CARGO_BIN_EXE_shanghai-mahjong"));
+    let app = spawn_in(
+        &lan.hosts[0],
+        &[
+            &app_exe,
+            "--data-dir".as_ref(),
+            app_dir.as_os_str(),
+            "--autoplay".as_ref(),
+            "--hands".as_ref(),
+            "4".as_ref(),
+        ],
+        &display,
+        "app",
+        &tx,
+    );
+    wait_line(&rx, 60, "the app's table", |who, l| {
+        who == "app" && l == "lobby: opened a table"
+    });
+    let mut peers = Vec::new();
+    for (i, (name, who)) in [("Bo", "Bo"), ("Cy", "Cy"), ("Di", "Di")]
+        .into_iter()
+        .enumerate()
+    {
+        let data = dir.join(name);
+        peers.push(spawn_in(
+            &lan.hosts[i + 1],
+            &[
+                mahjong.as_os_str(),
+                "play".as_ref(),
+                "--bot".as_ref(),
+                "--name".as_ref(),
+                name.as_ref(),
+                "--hands".as_ref(),
+                "4".as_ref(),
+                "--data-dir".as_ref(),
+                data.as_os_str(),
+            ],
+            &display,
+            who,
+            &tx,
+        ));
+    }
+    wait_line(&rx, 120, "the table to fill", |who, l| {
+        who == "app" && l.starts_with("table ") && l.ends_with(" full")
+    });
+    // Eve watches from the fifth namespace; the players are told.
+    let eve_dir = dir.join("Eve");
+    let mut eve = spawn_in(
+        &lan.hosts[4],
+        &[
+            mahjong.as_os_str(),
+            "watch".as_ref(),
+            "--name".as_ref(),
+            "Eve".as_ref(),
+            "--data-dir".as_ref(),
+            eve_dir.as_os_str(),
+        ],
+        &display,
+        "Eve",
+        &tx,
+    );
+    wait_line(&rx, 60, "Eve watching", |who, l| {
+        who != "app" && who != "Eve" && l.trim() == "watching now: Eve"
+    });
+    let start = Instant::now();
+    let window = loop {
+        assert!(start.elapsed() < Duration::from_secs(30), "no window");
+        if let Some(win) = app_window(&display, app.0.id()) {
+            break win;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    // The table drawn a moment.
+    std::thread::sleep(Duration::from_secs(2));
+    let size = window_size_of(&display, &window).expect("the window's size");
+    println!("window {window}: {size:?}");
+    let click = |(x, y): (i32, i32)| {
+        xdotool(
+            &display,
+            &[
+                "mousemove",
+                "--window",
+                &window,
+                &x.to_string(),
+                &y.to_string(),
+            ],
+        );
+        xdotool(&display, &["click", "1"]);
+    };
+    let hurry = lang.t(T::TalkHurry);
+    let at = |lines: &[(&str, bool, &str)], text: Option<&str>, id: Option<&'static str>| {
+        centre_of(lang, size, lines, &["Eve"], text, id)
+    };
+    click(at(&[], Some(hurry), None));
+    let hurried = format!("Mei: {hurry}");
+    let mut heard: Vec<String> = Vec::new();
+    wait_line(&rx, 30, &hurried, |who, l| {
+        // The three players print `Mei: 快点啦！`; the watcher prints the line too (it marks
+        // every line it is passed as a watcher's for now: `Mei (watching): 快点啦！`).
+        let line = l.trim();
+        let said = line == hurried
+            || (who == "Eve" && line.starts_with("Mei") && line.ends_with(&format!(": {hurry}")));
+        if who != "app" && said && !heard.iter().any(|h| h == who) {
+            heard.push(who.to_string());
+        }
+        heard.len() == 4
+    });
+    click(at(
+        &[("Mei", false, hurry)],
+        Some(lang.t(T::TalkThumbsUp)),
+        None,
+    ));
+    wait_line(&rx, 30, "Mei: 👍", |who, l| {
+        who != "app" && l.trim() == "Mei: 👍"
+    });
+    // A line typed in the field, sent with Enter (the table's own keys stay untouched).
+    // No window manager under Xvfb: the keyboard goes where the focus is put.
+    xdotool(&display, &["windowfocus", "--sync", &window]);
+    let said = [("Mei", false, hurry), ("Mei", false, talk::THUMBS_UP)];
+    click(at(&said, None, Some(FIELD)));
+    xdotool(&display, &["type", "--delay", "40", "gg everyone"]);
+    xdotool(&display, &["key", "Return"]);
+    wait_line(&rx, 30, "Mei: gg everyone", |who, l| {
+        who != "app" && l.trim() == "Mei: gg everyone"
+    });
+    // Eve says a line from the terminal: the players print it, the app shows it.
+    let eve_says = lang.t(T::TalkNiceHand);
+    {
+        use std::io::Write;
+        let stdin = eve.0.stdin.as_mut().expect("stdin");
+        writeln!(stdin, "{eve_says}").expect("Eve types");
+        stdin.flush().expect("flushed");
+    }
+    let eve_line = format!("Eve (watching): {eve_says}");
+    wait_line(&rx, 30, &eve_line, |who, l| {
+        who != "app" && who != "Eve" && l.trim() == eve_line
+    });
+    // The app shows the lines once they come back.
+    std::thread::sleep(Duration::from_millis(1500));
+    let out = std::env::temp_dir().join(shot);
+    let taken = Command::new("import")
+        .args(["-window", "root"])
+        .arg(&out)
+        .env("DISPLAY", &display)
+        .status()
+        .is_ok_and(|s| s.success());
+    println!("screenshot {}: {taken}", out.display());
+    // Eve muted by a click on her name: remembered in the app's data dir, by her key.
+    let said = [
+        ("Mei", false, hurry),
+        ("Mei", false, talk::THUMBS_UP),
+        ("Mei", false, "gg everyone"),
+        ("Eve", true, eve_says),
+    ];
+    let eve_name = format!("Eve{}", lang.t(T::TalkWatcherTag));
+    click(at(&said, Some(&eve_name), None));
+    let muted = app_dir.join(mahjong_store::MUTED_FILE);
+    let start = Instant::now();
+    while !muted.exists() && start.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    let muted_shot = std::env::temp_dir().join(format!("muted-{shot}"));
+    let _ = Command::new("import")
+        .args(["-window", "root"])
+        .arg(&muted_shot)
+        .env("DISPLAY", &display)
+        .status();
+    println!("screenshot {}", muted_shot.display());
+    drop(eve);
+    let eve_key = mahjong_store::Identity::load_or_create(&eve_dir, None)
+        .expect("Eve's identity")
+        .key
+        .verifying_key();
+    assert!(
+        mahjong_store::Muted::load(&app_dir).is_muted(&eve_key),
+        "Eve muted from the app's window, remembered"
+    );
+    drop(peers);
+    drop(app);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_quick_phrase_clicked_in_a_real_window_reaches_the_terminal_peers_in_chinese() {
+    talk_in_a_real_window(Lang::Zh, 1280, 800, "talk-zh-1280x800.png");
+}
+
+#[test]
+fn a_quick_phrase_clicked_in_a_small_real_window_reaches_the_terminal_peers_in_english() {
+    talk_in_a_real_window(Lang::En, 1024, 600, "talk-en-1024x600.png");
+}
+
+#[test]
+fn a_quick_phrase_clicked_in_a_small_real_window_reaches_the_terminal_peers_in_chinese() {
+    talk_in_a_real_window(Lang::Zh, 1024, 600, "talk-zh-1024x600.png");
+}
+
+#[test]
+fn a_quick_phrase_clicked_in_a_real_window_reaches_the_terminal_peers_in_english() {
+    talk_in_a_real_window(Lang::En, 1280, 800, "talk-en-1280x800.png");
 }
