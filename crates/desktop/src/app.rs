@@ -793,10 +793,15 @@ impl App {
             Message::Talk(m) => {
                 // Sent to the LAN thread and never waited for: talk holds up no move.
                 let lang = self.lang();
+                let typed = matches!(m, talk::Message::Send);
                 if let Some(line) = self.talk.as_mut().and_then(|t| t.update(m, lang))
                     && let Some(link) = &self.link
                 {
                     link.send(Request::Say(line));
+                    if typed {
+                        // The field lets go of the keyboard: the table's keys play again.
+                        return talk::leave_field();
+                    }
                 }
             }
             Message::Home(m) => {

@@ -644,6 +644,17 @@ fn talk_in_a_real_window(lang: Lang, w: u32, h: u32, shot: &str) {
     wait_line(&rx, 30, "Mei: gg everyone", |who, l| {
         who != "app" && l.trim() == "Mei: gg everyone"
     });
+    // The field let go of the keyboard once the line was sent: what is typed now is not
+    // talk (the table's keys; under --autoplay the bot plays the seat anyway).
+    xdotool(&display, &["type", "--delay", "40", "zz"]);
+    xdotool(&display, &["key", "Return"]);
+    let quiet = Instant::now() + Duration::from_secs(3);
+    while let Ok((who, l)) = rx.recv_timeout(quiet.saturating_duration_since(Instant::now())) {
+        assert!(
+            l.trim() != "Mei: zz",
+            "{who}: typed after the field let go: {l}"
+        );
+    }
     // Eve says a line from the terminal: the players print it, the app shows it.
     let eve_says = lang.t(T::TalkNiceHand);
     {

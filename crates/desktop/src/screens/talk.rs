@@ -33,6 +33,13 @@ use crate::i18n::{Lang, T, Text};
 /// The talk field's widget id (tests type into it).
 pub const FIELD: &str = "talk-field";
 
+/// Takes the keyboard from the talk field (and any other): focusing an id no widget carries
+/// unfocuses them all. Done once a typed line is sent, so that the table's keys (1–9, Enter,
+/// C, P, …) play again; Escape in the field does the same.
+pub fn leave_field<M>() -> iced::Task<M> {
+    iced::widget::operation::focus("talk-no-field")
+}
+
 /// Lines kept (the panel shows the last of them that fit, and scrolls back).
 pub const KEPT: usize = 60;
 
