@@ -6,6 +6,15 @@
 //! why in the player's language, and a sender muted by a click on their name disappears, stays
 //! muted in a restarted app on the same data dir (`muted.json`), and comes back when unmuted.
 //! A practice table has nobody to talk to: no panel.
+//!
+//! Then the real app in a real window (Xvfb) at a real LAN table: the app and three `mahjong
+//! play --bot` peers, each in its own network namespace (mDNS), and a `mahjong watch` watcher
+//! in a fifth. A person clicks quick phrases and types a line with xdotool, where the app's
+//! own layout (the same view in the simulator) puts them; the terminals print the lines, the
+//! watcher's line is shown, a click on the watcher's name mutes her (`muted.json`). In both
+//! languages at 1280 × 800 and 1024 × 600; the screenshots are left in the temporary dir
+//! (docs/talk-*.png come from them). Needs root, iproute2, Xvfb, xdotool, ImageMagick's
+//! `import` and the `mahjong` binary beside the tests; skips with a message otherwise.
 
 use std::path::PathBuf;
 
@@ -192,6 +201,18 @@ fn talk_at_a_lan_table(lang: Lang) {
         Ok(())
     });
     assert_eq!(h.says(), ["gg all", "one more line"]);
+    // A line too long is not sent: said at once, and kept in the field to shorten.
+    let long = "好".repeat(talk::MAX_CHARS + 1);
+    let _ = h
+        .app
+        .update(Message::Talk(talk::Message::Draft(long.clone())));
+    h.click(lang.t(T::TalkSend));
+    assert!(h.says().is_empty());
+    assert!(h.find(&lang.f(T::TalkTooLong, &[&talk::MAX_CHARS])));
+    assert_eq!(h.app.talk.as_ref().map(|t| t.draft.clone()), Some(long));
+    let _ = h
+        .app
+        .update(Message::Talk(talk::Message::Draft(String::new())));
 
     // Friends' lines and a watcher's, and who watches.
     let bo_line = "这把要赢了 / this one is mine";
