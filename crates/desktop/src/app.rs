@@ -536,7 +536,12 @@ impl App {
             )));
         }
         self.lobby.seated = None;
-        self.talk = Some(talk::State::new(self.data_dir.clone(), link.me));
+        self.talk = Some(talk::State::at(
+            self.data_dir.clone(),
+            link.me,
+            roster,
+            false,
+        ));
         self.screen = Screen::Table(Box::new(t));
     }
 
@@ -570,6 +575,10 @@ impl App {
         t.reduce_motion = self.settings.reduce_motion;
         self.watching = Some(mahjong_store::clean_name(&names[me as usize & 3]));
         self.friends = [None; 4];
+        self.talk = self
+            .link
+            .as_ref()
+            .map(|l| talk::State::at(self.data_dir.clone(), l.me, roster, true));
         self.screen = Screen::Table(Box::new(t));
     }
 

@@ -42,6 +42,11 @@ fn key(seed: u8) -> SigningKey {
 
 /// Mei (this app), Bo, Cy and Di at one table hosted by Mei.
 fn roster() -> Roster {
+    roster_of(1)
+}
+
+/// A table of Mei or, for `first` other than 1, of Ann (seed `first`), with Bo, Cy and Di.
+fn roster_of(first: u8) -> Roster {
     let seat = |k: &SigningKey, name: &str| SeatInfo {
         key: k.verifying_key(),
         name: name.into(),
@@ -50,7 +55,7 @@ fn roster() -> Roster {
     };
     let advert = Advert {
         table: [9; 32],
-        host: key(1).verifying_key(),
+        host: key(first).verifying_key(),
         nonce: [3; 32],
         name: "Mei's table".into(),
         preset: Ruleset::Qiaoma,
@@ -59,7 +64,7 @@ fn roster() -> Roster {
         hands: 1,
         bots: 0,
         seats: [
-            Some(seat(&key(1), "Mei")),
+            Some(seat(&key(first), if first == 1 { "Mei" } else { "Ann" })),
             Some(seat(&key(2), "Bo")),
             Some(seat(&key(3), "Cy")),
             Some(seat(&key(4), "Di")),
@@ -68,7 +73,7 @@ fn roster() -> Roster {
         revision: 1,
         chosen: true,
     };
-    Roster::sign(advert, 0, &key(1))
+    Roster::sign(advert, 0, &key(first))
 }
 
 struct Harness {
@@ -103,6 +108,16 @@ impl Harness {
         })));
         assert!(matches!(app.screen, Screen::Table(ref t) if t.is_lan()));
         Harness { app, requests, dir }
+    }
+
+    /// Mei's app in `lang` on `dir`, watching Ann's table from the lobby.
+    fn watching(dir: PathBuf, lang: Lang) -> Harness {
+        let mut h = Harness::at_table(dir, lang);
+        let _ = h.app.update(Message::Lan(Feed::Net(NetEvent::Watching {
+            roster: Box::new(roster_of(6)),
+        })));
+        assert!(h.app.watching.is_some(), "watching");
+        h
     }
 
     fn ui(&self) -> Simulator<'_, Message> {
@@ -277,6 +292,38 @@ fn talk_at_a_lan_table_in_chinese() {
 #[test]
 fn talk_at_a_lan_table_in_english() {
     talk_at_a_lan_table(Lang::En);
+}
+
+/// Watching a friends' table from the lobby: the watcher talks too; the players' lines are
+/// players' lines, a watcher's is marked; at a table whose host lets no watcher talk, the
+/// watcher reads and is told why there is nothing to send.
+#[test]
+fn a_watcher_talks_at_the_table_it_watches_unless_the_host_says_no() {
+    for lang in [Lang::Zh, Lang::En] {
+        let dir = temp_dir(&format!("watch-{lang:?}"));
+        let mut h = Harness::watching(dir.clone(), lang);
+        assert!(h.find(lang.t(T::TalkTitle)));
+        h.click(lang.t(T::TalkWellPlayed));
+        assert_eq!(h.says(), [lang.t(T::TalkWellPlayed)]);
+        // The watcher's network marks every line passed on as a watcher's: Bo sits.
+        h.said("Bo", key(2).verifying_key(), "谢谢 thanks", true);
+        h.said("Eve", key(7).verifying_key(), "加油 go", true);
+        assert!(h.find("Bo"));
+        assert!(!h.find(&format!("Bo{}", lang.t(T::TalkWatcherTag))));
+        assert!(h.find(&format!("Eve{}", lang.t(T::TalkWatcherTag))));
+        let _ = h.app.update(Message::Lan(Feed::Net(NetEvent::Watchers {
+            names: vec!["Mei".into(), "Eve".into()],
+            chat: false,
+        })));
+        let quiet = match lang {
+            Lang::Zh => "观战：Mei、Eve（本桌观战者不能发言）",
+            Lang::En => "Watching: Mei and Eve (watchers may not talk at this table)",
+        };
+        assert!(h.find(quiet), "{quiet}");
+        assert!(!h.find(lang.t(T::TalkHurry)), "nothing to send");
+        assert!(h.find("加油 go"), "the lines still read");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
 
 #[test]

@@ -187,6 +187,10 @@ pub struct State {
     pub unsent: Option<Unsent>,
     /// Muting could not be remembered (the data dir refused it).
     pub unsaved: bool,
+    /// The player watches this table (does not sit at it).
+    pub watching: bool,
+    /// The identity keys of the people seated (their lines are players' lines).
+    seated: Vec<VerifyingKey>,
 }
 
 impl State {
@@ -205,6 +209,29 @@ impl State {
             pending: None,
             unsent: None,
             unsaved: false,
+            watching: false,
+            seated: Vec::new(),
+        }
+    }
+
+    /// The talk of a table whose seats `roster` lists (`watching`: the player watches it).
+    pub fn at(
+        data_dir: PathBuf,
+        me: VerifyingKey,
+        roster: &mahjong_net::Roster,
+        watching: bool,
+    ) -> State {
+        State {
+            watching,
+            seated: roster
+                .advert
+                .seats
+                .iter()
+                .flatten()
+                .filter(|s| !s.bot)
+                .map(|s| s.peer)
+                .collect(),
+            ..State::new(data_dir, me)
         }
     }
 
@@ -268,7 +295,9 @@ impl State {
                 name: name.clone(),
                 from: *from,
                 text: text.clone(),
-                watcher: *watcher,
+                // A watcher's network marks every line its host passes on as a watcher's:
+                // who sits at the table says who plays.
+                watcher: *watcher && !self.seated.contains(from),
             }),
             NetEvent::Watchers { names, chat } => {
                 self.watchers = names.clone();
@@ -383,6 +412,9 @@ impl State {
                     .on_press(Message::Phrase(i)),
             );
         }
+        // A watcher at a table whose host lets no watcher talk reads only (the line on who
+        // watches says so).
+        let quiet = self.watching && !self.watchers_talk;
         let field = row![
             text_input(lang.t(T::TalkPlaceholder), &self.draft)
                 .id(FIELD)
@@ -397,15 +429,12 @@ impl State {
         ]
         .spacing(4)
         .align_y(Alignment::Center);
-        let mut body = column![
-            head,
-            lines,
-            chips.wrap(),
-            quick.wrap().vertical_spacing(4),
-            field
-        ]
-        .spacing(6)
-        .height(Length::Fill);
+        let mut body = column![head, lines, chips.wrap()]
+            .spacing(6)
+            .height(Length::Fill);
+        if !quiet {
+            body = body.push(quick.wrap().vertical_spacing(4)).push(field);
+        }
         if let Some(why) = &self.unsent {
             body = body.push(text(why.text(lang)).size(12).color(WARN));
         }
