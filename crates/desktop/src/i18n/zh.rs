@@ -651,7 +651,7 @@ pub fn text(key: T) -> &'static str {
         T::TalkWatcherTag => "（观战）",
         T::TalkPlaceholder => "说点什么…",
         T::TalkSend => "发送",
-        T::TalkMuteTip => "屏蔽 {0}：不再显示 TA 的发言",
+        T::TalkMuteTip => "屏蔽 {0}：不再显示此人的发言",
         T::TalkMutedChip => "已屏蔽：{0} ×",
         T::TalkUnmuteTip => "取消屏蔽 {0}",
         T::TalkNobody => "还没有人说话。",

@@ -1,6 +1,7 @@
-//! Table talk at a LAN table (issue 29, docs/watching.md "Talk"): a panel beside the table with
-//! the last lines said (the sender's name, "(watching)" for a watcher, the line), who watches,
-//! a row of quick phrases and emotes in the player's language, and a field to say a line.
+//! Table talk at a LAN table, played or watched (issue 29, docs/watching.md "Talk"): a panel
+//! beside the table with the last lines said (the sender's name, "(watching)" for a watcher,
+//! the line), who watches, a row of quick phrases and emotes in the player's language, and a
+//! field to say a line. A watcher at a table whose host lets no watcher talk only reads.
 //!
 //! The panel only asks and shows: a line to say goes out as [`crate::lan::Request::Say`] (the
 //! LAN thread sends it on a task of its own, so no move waits for talk); what is said at the
@@ -43,8 +44,8 @@ pub fn leave_field<M>() -> iced::Task<M> {
 /// Lines kept (the panel shows the last of them that fit, and scrolls back).
 pub const KEPT: usize = 60;
 
-/// The longest line the network sends ([`mahjong_net::wire::MAX_CHAT_CHARS`]).
-pub const MAX_CHARS: usize = 200;
+/// The longest line the network sends.
+pub const MAX_CHARS: usize = mahjong_net::wire::MAX_CHAT_CHARS;
 
 /// The panel's width beside a table laid out `width` wide (the table gets the rest).
 pub fn width(width: f32) -> f32 {
