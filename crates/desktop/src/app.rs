@@ -24,6 +24,7 @@ use crate::i18n::{Lang, T};
 use crate::lan::{self, LanKey, LanOptions, Link, Request};
 use crate::screens::table::{self, Exit, Key};
 use crate::screens::table_view::{self, Ctx};
+use crate::screens::talk;
 use crate::screens::{
     ACCENT, MUTED, WARN, felt, history, home, label, lobby, replay, review, rules, scorer, settle,
     stats, welcome,
@@ -126,6 +127,8 @@ pub enum Message {
     Lobby(lobby::Message),
     /// From the LAN thread.
     Lan(lan::Feed),
+    /// The table talk panel (a LAN table).
+    Talk(talk::Message),
 }
 
 /// The app.
@@ -182,6 +185,8 @@ pub struct App {
     /// At a LAN table, the key of each friend at their own seat (whose link the lobby
     /// knows); `None` for the player's seat, bots and empty seats.
     friends: [Option<ed25519_dalek::VerifyingKey>; 4],
+    /// The talk at the LAN table sat at last (shown beside a LAN table).
+    pub talk: Option<talk::State>,
 }
 
 impl App {
@@ -225,6 +230,7 @@ impl App {
             lan_options: LanOptions::default(),
             link: None,
             friends: Default::default(),
+            talk: None,
         };
         if let Some(l) = flags.lang {
             settings.lang = l;
@@ -530,6 +536,12 @@ impl App {
             )));
         }
         self.lobby.seated = None;
+        self.talk = Some(talk::State::at(
+            self.data_dir.clone(),
+            link.me,
+            roster,
+            false,
+        ));
         self.screen = Screen::Table(Box::new(t));
     }
 
@@ -563,6 +575,10 @@ impl App {
         t.reduce_motion = self.settings.reduce_motion;
         self.watching = Some(mahjong_store::clean_name(&names[me as usize & 3]));
         self.friends = [None; 4];
+        self.talk = self
+            .link
+            .as_ref()
+            .map(|l| talk::State::at(self.data_dir.clone(), l.me, roster, true));
         self.screen = Screen::Table(Box::new(t));
     }
 
@@ -633,6 +649,9 @@ impl App {
                 }
             }
             lan::Feed::Net(ev) => {
+                if let Some(talk) = &mut self.talk {
+                    talk.on_net(&ev);
+                }
                 // The relay every friend was linked through is gone, or back: said at the
                 // table (it waits for the relay, not for silent seats).
                 let relay = match &ev {
@@ -677,6 +696,11 @@ impl App {
                 }
             }
             lan::Feed::Refused(why) => self.lobby.refused(why, lang),
+            lan::Feed::Unsaid(why) => {
+                if let Some(talk) = &mut self.talk {
+                    talk.refused(&why);
+                }
+            }
             lan::Feed::Failed(why) => {
                 let why = crate::i18n::network_detail(lang, &why);
                 self.lobby.notice = Some(lang.f(T::LanProblem, &[&why]));
@@ -775,6 +799,20 @@ impl App {
                 }
             }
             Message::Lan(feed) => return self.on_lan(feed),
+            Message::Talk(m) => {
+                // Sent to the LAN thread and never waited for: talk holds up no move.
+                let lang = self.lang();
+                let typed = matches!(m, talk::Message::Send);
+                if let Some(line) = self.talk.as_mut().and_then(|t| t.update(m, lang))
+                    && let Some(link) = &self.link
+                {
+                    link.send(Request::Say(line));
+                    if typed {
+                        // The field lets go of the keyboard: the table's keys play again.
+                        return talk::leave_field();
+                    }
+                }
+            }
             Message::Home(m) => {
                 if let Screen::Home(h) = &mut self.screen {
                     let levels = matches!(m, home::Message::Level(_));
@@ -1242,15 +1280,34 @@ impl App {
             Screen::Scorer(s) => s.view(lang, self.settings.faces).map(Message::Scorer),
             Screen::Lobby => self.lobby.view(lang).map(Message::Lobby),
             Screen::Table(t) => {
+                // At a LAN table the talk panel takes the right of the window.
+                let talk = self.talk.as_ref().filter(|_| t.is_lan());
+                let aside = talk.map_or(0.0, |_| talk::width(self.size.width));
                 let ctx = Ctx {
                     lang,
                     faces: self.settings.faces,
                     name: &self.settings.name,
-                    size: Size::new(self.size.width, self.size.height - crate::screens::TOP_BAR),
+                    size: Size::new(
+                        self.size.width - aside,
+                        self.size.height - crate::screens::TOP_BAR,
+                    ),
                 };
-                match &t.end {
+                let table = match &t.end {
                     Some(end) => settle::view(t, end, ctx).map(Message::Table),
                     None => table_view::view(t, ctx).map(Message::Table),
+                };
+                match talk {
+                    Some(talk) => row![
+                        container(table).width(Length::Fill),
+                        container(talk.view(lang, aside - 6.0).map(Message::Talk)).padding(
+                            iced::Padding {
+                                left: 0.0,
+                                ..iced::Padding::new(6.0)
+                            }
+                        )
+                    ]
+                    .into(),
+                    None => table,
                 }
             }
             Screen::History(h) => h.view(lang).map(Message::History),

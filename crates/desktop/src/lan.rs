@@ -90,6 +90,9 @@ pub enum Request {
     Watch(TableId),
     /// Stop watching.
     StopWatching,
+    /// Say a line at the table (table talk, [`crate::screens::talk`]): sent on its own task,
+    /// so that no move waits for it; a line not sent comes back as [`Feed::Unsaid`].
+    Say(String),
 }
 
 /// The app's end of the LAN thread.
@@ -141,6 +144,8 @@ pub enum Feed {
     Table(Update),
     /// A request was refused (why, in the network's words).
     Refused(String),
+    /// A line of table talk was not sent (why, in the network's words).
+    Unsaid(String),
     /// The LAN side cannot run (no identity, no store, no socket).
     Failed(String),
     /// `--autoplay`: the session is over and booked; quit.
@@ -323,6 +328,10 @@ async fn session(key: LanKey, out: Out) -> Result<(), String> {
             }
             req = requests.recv() => {
                 let Some(req) = req else { break };
+                if let Request::Say(text) = req {
+                    say(&network, text, &out);
+                    continue;
+                }
                 let answer = match req {
                     Request::Host(spec) => network.host(*spec).await,
                     Request::Sit(t) => network.sit(t).await,
@@ -337,6 +346,7 @@ async fn session(key: LanKey, out: Out) -> Result<(), String> {
                     Request::Meet(internet) => network.meet(*internet).await,
                     Request::Watch(t) => network.watch(t).await,
                     Request::StopWatching => network.stop_watching().await.map(Ok),
+                    Request::Say(_) => Ok(Ok(())),
                 };
                 match answer {
                     Ok(Ok(())) => {}
@@ -367,6 +377,21 @@ async fn session(key: LanKey, out: Out) -> Result<(), String> {
     }
     let _ = network.shutdown().await;
     Ok(())
+}
+
+/// Says `text` at the table on a task of its own: the loop goes straight back to the table's
+/// events and the player's moves. The line itself comes back as [`NetEvent::Chat`] once sent.
+fn say(network: &mahjong_net::Network, text: String, out: &Out) {
+    let network = network.clone();
+    let out = out.clone();
+    tokio::spawn(async move {
+        let why = match network.say(&text).await {
+            Ok(Ok(())) => return,
+            Ok(Err(why)) => why,
+            Err(e) => e.to_string(),
+        };
+        let _ = out.unbounded_send(Feed::Unsaid(why));
+    });
 }
 
 fn on_event(

@@ -740,6 +740,32 @@ pub fn text(key: T) -> &'static str {
         T::LinkRelayed => "via the relay",
         T::NetBadCode => "A table code has 8 letters or digits, such as the one New code makes",
         T::NetBadRelay => "Not a relay's address: paste the whole line the relay printed",
+        // Table talk.
+        T::TalkTitle => "Table talk",
+        T::TalkWatching => "Watching: {0}",
+        T::TalkWatchingQuiet => "Watching: {0} (watchers may not talk at this table)",
+        T::TalkWatcherTag => " (watching)",
+        T::TalkPlaceholder => "Say something…",
+        T::TalkSend => "Send",
+        T::TalkMuteTip => "Mute {0}: their lines are no longer shown",
+        T::TalkMutedChip => "Muted: {0} ×",
+        T::TalkUnmuteTip => "Unmute {0}",
+        T::TalkNobody => "Nobody has said anything yet.",
+        T::TalkHurry => "Hurry up!",
+        T::TalkNiceHand => "Nice hand!",
+        T::TalkSorry => "Sorry!",
+        T::TalkWellPlayed => "Well played",
+        T::TalkOneMore => "One more?",
+        T::TalkThumbsUp => "Thumbs up",
+        T::TalkLaugh => "Ha ha",
+        T::TalkTooMany => "Not sent: at most {0} lines in {1} seconds",
+        T::TalkTooLong => "Not sent: a line holds at most {0} characters",
+        T::TalkWatchersQuiet => "Not sent: watchers may not talk at this table",
+        T::TalkNotAtTable => "Not sent: the table is over",
+        T::TalkNotSent => "Not sent: {0}",
+        T::TalkMuteUnsaved => {
+            "The mute could not be saved in the data folder: it lasts until you quit"
+        }
         // (end of the keys)
         T::Lezi => "lezi",
     }

@@ -118,6 +118,11 @@ keys! {
     ReDamaged, ReInUse, ReNoStore, ReNoTable, ReNoSeat, ReNoHand, ReNotInLog, ReStore, RpNoSetup, RpNoAudit,
     RpDisagree, FlNotKept, FlThread, FlStart, FlHalted, ReviewCannot, UnNoSeat, UnNotInLog,
     CheckLedgerDiffers, CheckFaultAt, CheckFaultLog,
+    // Table talk keys go below this line.
+    TalkTitle, TalkWatching, TalkWatchingQuiet, TalkWatcherTag, TalkPlaceholder, TalkSend,
+    TalkMuteTip, TalkMutedChip, TalkUnmuteTip, TalkNobody, TalkHurry, TalkNiceHand, TalkSorry,
+    TalkWellPlayed, TalkOneMore, TalkThumbsUp, TalkLaugh, TalkTooMany, TalkTooLong,
+    TalkWatchersQuiet, TalkNotAtTable, TalkNotSent, TalkMuteUnsaved,
     // (end of the keys)
 }
 

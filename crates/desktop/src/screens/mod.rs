@@ -18,6 +18,7 @@ pub mod stats;
 pub mod story;
 pub mod table;
 pub mod table_view;
+pub mod talk;
 pub mod welcome;
 
 use crate::i18n::Text;
