@@ -802,6 +802,12 @@ impl App {
             Message::Talk(m) => {
                 // Sent to the LAN thread and never waited for: talk holds up no move.
                 let lang = self.lang();
+                if let talk::Message::TurnAway(name) = &m {
+                    if let Some(link) = &self.link {
+                        link.send(Request::TurnAway(name.clone()));
+                    }
+                    return Task::none();
+                }
                 let typed = matches!(m, talk::Message::Send);
                 if let Some(line) = self.talk.as_mut().and_then(|t| t.update(m, lang))
                     && let Some(link) = &self.link

@@ -90,6 +90,8 @@ pub enum Request {
     Watch(TableId),
     /// Stop watching.
     StopWatching,
+    /// Turn this watcher away from the table this player hosts.
+    TurnAway(String),
     /// Say a line at the table (table talk, [`crate::screens::talk`]): sent on its own task,
     /// so that no move waits for it; a line not sent comes back as [`Feed::Unsaid`].
     Say(String),
@@ -347,6 +349,7 @@ async fn session(key: LanKey, out: Out) -> Result<(), String> {
                     Request::Watch(t) => network.watch(t).await,
                     Request::StopWatching => network.stop_watching().await.map(Ok),
                     Request::Say(_) => Ok(Ok(())),
+                    Request::TurnAway(name) => network.turn_away(&name).await,
                 };
                 match answer {
                     Ok(Ok(())) => {}

@@ -799,3 +799,35 @@ fn a_quick_phrase_clicked_in_a_small_real_window_reaches_the_terminal_peers_in_c
 fn a_quick_phrase_clicked_in_a_real_window_reaches_the_terminal_peers_in_english() {
     talk_in_a_real_window(Lang::En, 1280, 800, "talk-en-1280x800.png");
 }
+
+#[test]
+fn the_host_turns_a_watcher_away_and_a_watcher_cannot() {
+    for lang in [Lang::Zh, Lang::En] {
+        let dir = temp_dir(&format!("away-{lang:?}"));
+        let mut h = Harness::at_table(dir.clone(), lang);
+        let _ = h.app.update(Message::Lan(Feed::Net(NetEvent::Watchers {
+            names: vec!["Dan".into(), "Eve".into()],
+            chat: true,
+        })));
+        let dan = lang.f(T::TalkTurnAway, &[&"Dan"]);
+        assert!(h.find(&dan), "the host sees a button per watcher");
+        h.click(&dan);
+        let asked: Vec<String> = std::iter::from_fn(|| h.requests.try_recv().ok())
+            .filter_map(|r| match r {
+                Request::TurnAway(n) => Some(n),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(asked, ["Dan"]);
+        let _ = std::fs::remove_dir_all(&dir);
+        // A watcher (Ann hosts) has no such button.
+        let dir = temp_dir(&format!("away-w-{lang:?}"));
+        let mut w = Harness::watching(dir.clone(), lang);
+        let _ = w.app.update(Message::Lan(Feed::Net(NetEvent::Watchers {
+            names: vec!["Mei".into(), "Dan".into()],
+            chat: true,
+        })));
+        assert!(!w.find(&dan));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

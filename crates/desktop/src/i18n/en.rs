@@ -743,6 +743,10 @@ pub fn text(key: T) -> &'static str {
         // Table talk.
         T::TalkTitle => "Table talk",
         T::TalkWatching => "Watching: {0}",
+        T::TalkTurnAway => "{0} ×",
+        T::TalkTurnAwayTip => {
+            "Turn {0} away: they stop watching this table and cannot come back to it"
+        }
         T::TalkWatchingQuiet => "Watching: {0} (watchers may not talk at this table)",
         T::TalkWatcherTag => " (watching)",
         T::TalkPlaceholder => "Say something…",

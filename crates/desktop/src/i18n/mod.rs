@@ -119,7 +119,7 @@ keys! {
     RpDisagree, FlNotKept, FlThread, FlStart, FlHalted, ReviewCannot, UnNoSeat, UnNotInLog,
     CheckLedgerDiffers, CheckFaultAt, CheckFaultLog,
     // Table talk keys go below this line.
-    TalkTitle, TalkWatching, TalkWatchingQuiet, TalkWatcherTag, TalkPlaceholder, TalkSend,
+    TalkTurnAway, TalkTurnAwayTip, TalkTitle, TalkWatching, TalkWatchingQuiet, TalkWatcherTag, TalkPlaceholder, TalkSend,
     TalkMuteTip, TalkMutedChip, TalkUnmuteTip, TalkNobody, TalkHurry, TalkNiceHand, TalkSorry,
     TalkWellPlayed, TalkOneMore, TalkThumbsUp, TalkLaugh, TalkTooMany, TalkTooLong,
     TalkWatchersQuiet, TalkNotAtTable, TalkNotSent, TalkMuteUnsaved,

@@ -647,6 +647,8 @@ pub fn text(key: T) -> &'static str {
         // Table talk.
         T::TalkTitle => "聊天",
         T::TalkWatching => "观战：{0}",
+        T::TalkTurnAway => "{0} ×",
+        T::TalkTurnAwayTip => "请{0}离开：不再观战这一桌，也不能再回来看",
         T::TalkWatchingQuiet => "观战：{0}（本桌观战者不能发言）",
         T::TalkWatcherTag => "（观战）",
         T::TalkPlaceholder => "说点什么…",

@@ -164,6 +164,8 @@ pub enum Message {
     Mute(VerifyingKey),
     /// Unmute this sender.
     Unmute(VerifyingKey),
+    /// Turn this watcher away (the table's host only).
+    TurnAway(String),
 }
 
 /// The talk at one table.
@@ -190,6 +192,8 @@ pub struct State {
     pub unsaved: bool,
     /// The player watches this table (does not sit at it).
     pub watching: bool,
+    /// The player hosts this table: it may turn a watcher away.
+    pub hosting: bool,
     /// The identity keys of the people seated (their lines are players' lines).
     seated: Vec<VerifyingKey>,
 }
@@ -211,6 +215,7 @@ impl State {
             unsent: None,
             unsaved: false,
             watching: false,
+            hosting: false,
             seated: Vec::new(),
         }
     }
@@ -224,6 +229,7 @@ impl State {
     ) -> State {
         State {
             watching,
+            hosting: !watching && roster.advert.host == me,
             seated: roster
                 .advert
                 .seats
@@ -270,6 +276,8 @@ impl State {
                 self.set_muted(&key, false);
                 None
             }
+            // The app sends it to the network (see `App::update`).
+            Message::TurnAway(_) => None,
         }
     }
 
@@ -377,6 +385,22 @@ impl State {
         let mut head = column![bold(lang.t(T::TalkTitle), 15.0, ACCENT)].spacing(2);
         if let Some(watching) = self.watching_line(lang) {
             head = head.push(text(watching).size(12).color(MUTED).width(Length::Fill));
+        }
+        // The host may turn a watcher away: a small button per watcher, said in its tip.
+        if self.hosting && !self.watchers.is_empty() {
+            let away = self.watchers.iter().fold(row![].spacing(4), |r, name| {
+                r.push(tooltip(
+                    button(text(lang.f(T::TalkTurnAway, &[name])).size(11))
+                        .padding([2, 6])
+                        .style(button::secondary)
+                        .on_press(Message::TurnAway(name.clone())),
+                    container(label(lang.f(T::TalkTurnAwayTip, &[name]), 13.0, ON_FELT))
+                        .padding(6)
+                        .style(super::tip),
+                    tooltip::Position::Bottom,
+                ))
+            });
+            head = head.push(away.wrap());
         }
         let mut said = column![].spacing(4).width(Length::Fill);
         let mut any = false;
