@@ -811,10 +811,15 @@ impl EventLoop {
             return;
         }
         let served = self.served.iter().any(|w| w.peer == peer);
+        // A line of a seated player: at the table played, or at the table watched.
         let from_seat = self
             .playing
             .as_ref()
-            .is_some_and(|p| p.seats.iter().any(|s| s.peer == line.chat.from && !s.bot));
+            .is_some_and(|p| p.seats.iter().any(|s| s.peer == line.chat.from && !s.bot))
+            || self
+                .watching
+                .as_ref()
+                .is_some_and(|w| w.players.contains(&line.chat.from));
         // Whom it may come from: a seated player itself, a watcher this host serves (its
         // own line, if watchers may talk), or the host passing a line on.
         let sender_is_peer = peer_key(&peer) == Some(line.chat.from);
