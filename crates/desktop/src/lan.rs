@@ -92,6 +92,8 @@ pub enum Request {
     StopWatching,
     /// Turn this watcher away from the table this player hosts.
     TurnAway(String),
+    /// Whether the table this player opens takes watchers, and lets them talk.
+    Watchers(mahjong_net::WatchPolicy),
     /// Say a line at the table (table talk, [`crate::screens::talk`]): sent on its own task,
     /// so that no move waits for it; a line not sent comes back as [`Feed::Unsaid`].
     Say(String),
@@ -350,6 +352,7 @@ async fn session(key: LanKey, out: Out) -> Result<(), String> {
                     Request::StopWatching => network.stop_watching().await.map(Ok),
                     Request::Say(_) => Ok(Ok(())),
                     Request::TurnAway(name) => network.turn_away(&name).await,
+                    Request::Watchers(policy) => network.set_watchers(policy).await.map(Ok),
                 };
                 match answer {
                     Ok(Ok(())) => {}

@@ -285,6 +285,10 @@ pub fn text(key: T) -> &'static str {
         T::LeaveTable => "Leave",
         T::FillBots => "Fill with bots and start",
         T::TablePlaying => "playing",
+        T::WatchersField => "Friends who watch",
+        T::WatchersTalk => "may watch and talk",
+        T::WatchersQuiet => "may watch, not talk",
+        T::WatchersNone => "nobody watches",
         T::WatchTable => "Watch",
         T::WatchAsking => "asking the host to watch…",
         T::WatchingBanner => {

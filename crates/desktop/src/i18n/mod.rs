@@ -71,7 +71,7 @@ keys! {
     RelayGone,
     StrangerNew, StrangerNotTheOne, StrangerAcceptAgain, VeName, VeNameMissing,
     // Watching a friends' table.
-    WatchTable, WatchAsking, WatchingBanner, StopWatching, WatchNoWatchers, WatchFull,
+    WatchersField, WatchersTalk, WatchersQuiet, WatchersNone, WatchTable, WatchAsking, WatchingBanner, StopWatching, WatchNoWatchers, WatchFull,
     WatchTurnedAway, WatchOther, WatchLied,
     // (separator)
     // History and replay keys go below this line.

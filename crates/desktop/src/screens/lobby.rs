@@ -51,6 +51,8 @@ pub struct Form {
     pub name: String,
     /// Seats for bots.
     pub bots: u8,
+    /// Who may watch the table: 0 friends who may talk, 1 friends who may not, 2 nobody.
+    pub watchers: u8,
     /// The set-up the host proposes.
     pub editor: Editor,
 }
@@ -60,6 +62,7 @@ impl Default for Form {
         Form {
             name: String::new(),
             bots: 0,
+            watchers: 0,
             editor: Editor::new(Ruleset::Qiaoma, Scope::Lan),
         }
     }
@@ -196,6 +199,8 @@ pub enum Message {
     Name(String),
     /// Seats for bots picked.
     Bots(u8),
+    /// Who may watch picked (see [`Form::watchers`]).
+    Watchers(u8),
     /// The option editor (preset, stake, hands, timers, options).
     Options(options::Message),
     /// Open the table.
@@ -295,10 +300,16 @@ impl State {
         match message {
             Message::Name(s) => self.form.name = s.chars().take(40).collect(),
             Message::Bots(b) => self.form.bots = b.min(3),
+            Message::Watchers(w) => self.form.watchers = w.min(2),
             Message::Options(m) => self.form.editor.update(m),
             Message::Create => match self.form.spec() {
                 Ok(spec) => {
                     self.notice = None;
+                    let policy = mahjong_net::WatchPolicy {
+                        allow: self.form.watchers < 2,
+                        chat: self.form.watchers == 0,
+                    };
+                    self.request(lang, Request::Watchers(policy));
                     self.request(lang, Request::Host(Box::new(spec)));
                 }
                 // The button is disabled then; the editor already says why.
@@ -830,6 +841,28 @@ impl State {
         ]
         .spacing(12)
         .align_y(Alignment::End);
+        let watchers = [T::WatchersTalk, T::WatchersQuiet, T::WatchersNone]
+            .into_iter()
+            .enumerate()
+            .fold(row![].spacing(6), |r, (i, t)| {
+                let bt = button(text(lang.t(t)).size(13))
+                    .padding([4, 10])
+                    .on_press(Message::Watchers(i as u8));
+                r.push(if i as u8 == f.watchers {
+                    bt.style(button::primary)
+                } else {
+                    bt.style(button::secondary)
+                })
+            });
+        let head = column![
+            head,
+            column![
+                label(lang.t(T::WatchersField), 13.0, MUTED),
+                watchers.wrap()
+            ]
+            .spacing(2),
+        ]
+        .spacing(8);
         let form = column![
             row![
                 bold(lang.t(T::CreateTitle), 18.0, ON_FELT),
@@ -955,6 +988,49 @@ impl State {
 mod tests {
     use super::*;
     use crate::screens::options::{Opt, Val};
+
+    #[test]
+    fn the_host_chooses_who_may_watch_before_the_table_opens_in_both_languages() {
+        for lang in [Lang::Zh, Lang::En] {
+            for (pick, allow, chat) in [
+                (None, true, true),
+                (Some(1), true, false),
+                (Some(2), false, false),
+            ] {
+                let key = ed25519_dalek::SigningKey::from_bytes(&[5; 32]).verifying_key();
+                let (link, mut requests, _) = Link::pair(key);
+                let mut st = State {
+                    link: Some(link),
+                    ..State::default()
+                };
+                // The choice is on the form, in the player's language, by click.
+                let msgs: Vec<Message> = {
+                    let view = st.side_view(lang);
+                    let mut ui = iced_test::Simulator::with_size(
+                        crate::iced_settings(),
+                        iced::Size::new(1280.0, 4000.0),
+                        view,
+                    );
+                    assert!(ui.find(lang.t(T::WatchersField)).is_ok());
+                    if let Some(i) = pick {
+                        let t = [T::WatchersTalk, T::WatchersQuiet, T::WatchersNone][i];
+                        ui.click(lang.t(t)).expect("the choice is a button");
+                    }
+                    ui.into_messages().collect()
+                };
+                for m in msgs {
+                    st.update(m, lang);
+                }
+                st.update(Message::Create, lang);
+                let first = requests.try_recv().expect("a request");
+                assert!(
+                    matches!(first, Request::Watchers(p) if p.allow == allow && p.chat == chat),
+                    "{first:?}"
+                );
+                assert!(matches!(requests.try_recv(), Ok(Request::Host(_))));
+            }
+        }
+    }
 
     #[test]
     fn the_form_proposes_the_editors_options_and_refuses_what_the_rules_refuse() {

@@ -375,6 +375,9 @@ pub enum Command {
     Watch(TableId, oneshot::Sender<Result<(), String>>),
     /// Stop watching (see [`Network::stop_watching`]).
     StopWatching(oneshot::Sender<()>),
+    /// Whether the tables this peer hosts from now on take watchers (see
+    /// [`Network::set_watchers`]).
+    SetWatchers(WatchPolicy, oneshot::Sender<()>),
 }
 
 /// The cheap cloneable handle of the event loop.
@@ -483,6 +486,12 @@ impl Network {
     /// Stops watching.
     pub async fn stop_watching(&self) -> Result<(), NetError> {
         self.call(Command::StopWatching).await
+    }
+
+    /// Whether the tables this peer hosts from now on take watchers and let them talk (the
+    /// app's choice at "open a table"; [`NetConfig::watchers`] at start).
+    pub async fn set_watchers(&self, policy: WatchPolicy) -> Result<(), NetError> {
+        self.call(|tx| Command::SetWatchers(policy, tx)).await
     }
 
     /// Turns the watcher of this name away from the table this peer hosts.

@@ -265,6 +265,10 @@ impl EventLoop {
             Command::Watch(table, tx) => {
                 let _ = tx.send(self.watch(table));
             }
+            Command::SetWatchers(policy, tx) => {
+                self.watch_policy = policy;
+                let _ = tx.send(());
+            }
             Command::StopWatching(tx) => {
                 self.stop_watching();
                 let _ = tx.send(());
