@@ -17,6 +17,7 @@ mod bench;
 mod contacts;
 mod duplicate;
 mod export;
+mod flags;
 mod ledger;
 mod lines;
 mod play;

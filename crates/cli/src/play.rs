@@ -68,6 +68,7 @@ use mahjong_rules::{Money, Ruleset, Seat, SeatView, SessionLength};
 use mahjong_table::TableEvent;
 use tokio::sync::mpsc;
 
+use crate::flags;
 use crate::lines::{self, clean};
 use crate::solo::{self, Answer};
 use mahjong_relay::libp2p::PeerId;
@@ -188,20 +189,8 @@ pub fn run(args: PlayArgs) -> Result<()> {
         bail!("--disconnect-seconds must be at least 1");
     }
     let lang: Lang = args.lang.parse().map_err(|e| anyhow!("--lang: {e}"))?;
-    let mut peers = Vec::new();
-    for p in &args.peers {
-        peers.push(
-            p.parse()
-                .with_context(|| format!("--peer {p} is not a multiaddr"))?,
-        );
-    }
-    let mut listen = Vec::new();
-    for l in &args.listen {
-        listen.push(
-            l.parse()
-                .with_context(|| format!("--listen {l} is not a multiaddr"))?,
-        );
-    }
+    let peers = flags::addrs("--peer", &args.peers)?;
+    let listen = flags::addrs("--listen", &args.listen)?;
     let internet = internet(&args)?;
     let mut friends = std::collections::BTreeSet::new();
     for f in &args.friends {
@@ -284,20 +273,14 @@ fn internet(args: &PlayArgs) -> Result<Option<mahjong_net::Internet>> {
         }
         return Ok(None);
     };
-    let relay: mahjong_relay::libp2p::Multiaddr = relay.parse().map_err(|_| {
-        anyhow!("--relay {relay} is not an address like /ip4/203.0.113.7/tcp/4001/p2p/12D3KooW…")
-    })?;
     let code = match (&args.code, args.new_code) {
-        (Some(c), _) => c
-            .parse::<mahjong_net::TableCode>()
-            .map_err(|e| anyhow!("--code {c}: {e}"))?,
+        (Some(c), _) => flags::code(c)?,
         (None, true) => mahjong_net::TableCode::generate(),
         (None, false) => {
             bail!("--relay needs --code CODE (the friends' table code) or --new-code (to make one)")
         }
     };
-    let mut internet =
-        mahjong_net::Internet::new(relay, code).map_err(|e| anyhow!("--relay: {e}"))?;
+    let mut internet = flags::relay(relay, code)?;
     if args.test_wrong_code_proof {
         internet.proof = mahjong_net::TableCode::generate();
     }

@@ -17,6 +17,7 @@ use mahjong_rules::names::count;
 use mahjong_table::TableEvent;
 use serde_json::json;
 
+use crate::flags;
 use crate::lines;
 use crate::solo;
 
@@ -67,32 +68,10 @@ pub fn run(args: WatchArgs) -> Result<()> {
     {
         bail!("--table {t:?} is not a table id (hex digits, as `mahjong play` prints it)");
     }
-    let mut peers = Vec::new();
-    for p in &args.peers {
-        peers.push(
-            p.parse()
-                .with_context(|| format!("--peer {p} is not a multiaddr"))?,
-        );
-    }
-    let mut listen = Vec::new();
-    for l in &args.listen {
-        listen.push(
-            l.parse()
-                .with_context(|| format!("--listen {l} is not a multiaddr"))?,
-        );
-    }
+    let peers = flags::addrs("--peer", &args.peers)?;
+    let listen = flags::addrs("--listen", &args.listen)?;
     let internet = match (&args.relay, &args.code) {
-        (Some(relay), Some(code)) => {
-            let relay: mahjong_relay::libp2p::Multiaddr = relay.parse().map_err(|_| {
-                anyhow!(
-                    "--relay {relay} is not an address like /ip4/203.0.113.7/tcp/4001/p2p/12D3KooW…"
-                )
-            })?;
-            let code = code
-                .parse::<mahjong_net::TableCode>()
-                .map_err(|e| anyhow!("--code {code}: {e}"))?;
-            Some(mahjong_net::Internet::new(relay, code).map_err(|e| anyhow!("--relay: {e}"))?)
-        }
+        (Some(relay), Some(code)) => Some(flags::relay(relay, flags::code(code)?)?),
         _ => None,
     };
     let data_dir = args
