@@ -489,18 +489,7 @@ impl App {
         };
         let lang = self.lang();
         let a = &roster.advert;
-        let human = |k: &ed25519_dalek::VerifyingKey| {
-            a.seats
-                .iter()
-                .flatten()
-                .find(|s| !s.bot && s.peer == *k)
-                .map_or_else(|| "?".to_string(), |s| s.name.clone())
-        };
-        let names = std::array::from_fn(|i| match &a.seats[i] {
-            Some(s) if s.bot => lang.f(T::SeatBotOf, &[&human(&s.peer)]),
-            Some(s) => s.name.clone(),
-            None => String::new(),
-        });
+        let names = seat_names(lang, roster);
         let me = a
             .seats
             .iter()
@@ -550,18 +539,7 @@ impl App {
     fn watch_table(&mut self, roster: &mahjong_net::Roster) {
         let lang = self.lang();
         let a = &roster.advert;
-        let human = |k: &ed25519_dalek::VerifyingKey| {
-            a.seats
-                .iter()
-                .flatten()
-                .find(|s| !s.bot && s.peer == *k)
-                .map_or_else(|| "?".to_string(), |s| s.name.clone())
-        };
-        let names: [String; 4] = std::array::from_fn(|i| match &a.seats[i] {
-            Some(s) if s.bot => lang.f(T::SeatBotOf, &[&human(&s.peer)]),
-            Some(s) => s.name.clone(),
-            None => String::new(),
-        });
+        let names = seat_names(lang, roster);
         let config = PracticeConfig {
             length: mahjong_rules::SessionLength::Hands(a.hands),
             stake: a.stake,
@@ -1495,4 +1473,22 @@ fn check_store(dir: &std::path::Path) -> Option<Result<std::path::PathBuf, Strin
         }
         _ => None,
     }
+}
+
+/// Each seat's name at the table of `roster`: the player's, or for a bot "bot of NAME" of the
+/// player whose app runs it.
+fn seat_names(lang: crate::i18n::Lang, roster: &mahjong_net::Roster) -> [String; 4] {
+    let a = &roster.advert;
+    let human = |k: &ed25519_dalek::VerifyingKey| {
+        a.seats
+            .iter()
+            .flatten()
+            .find(|s| !s.bot && s.peer == *k)
+            .map_or_else(|| "?".to_string(), |s| s.name.clone())
+    };
+    std::array::from_fn(|i| match &a.seats[i] {
+        Some(s) if s.bot => lang.f(T::SeatBotOf, &[&human(&s.peer)]),
+        Some(s) => s.name.clone(),
+        None => String::new(),
+    })
 }
