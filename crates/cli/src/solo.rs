@@ -22,7 +22,7 @@ use mahjong_rules::explain_text::{self, Lang, wrap_words};
 use mahjong_rules::view::{PublicPhase, PublicSeat};
 use mahjong_rules::{
     Action, Dice, Event, HandState, MeldShape, MeldType, Money, Move, Options, Outcome, Ruleset,
-    Seat, SeatView, Session, SessionLength, Setup, Tile, Wall, hand, scoring,
+    Seat, SeatView, Session, SessionLength, Setup, Tile, Wall, hand,
 };
 use rand_chacha::ChaCha20Rng;
 use rand_core::{RngCore, SeedableRng};
@@ -851,18 +851,9 @@ pub(crate) fn report(
     (lang, names): (Lang, &Names),
     out: &mut impl Write,
 ) -> Result<()> {
-    let explained = match outcome {
-        // The explanation is computed by the scorer on the same settlement (or the same
-        // leaver penalty), so what it explains is what was paid.
-        Outcome::Win { settlement, .. } => Some(scoring::explain(settlement)?),
-        Outcome::Abandoned { leaver, .. } => Some(scoring::explain_leaver(
-            &setup.options,
-            setup.stake,
-            *leaver,
-            huangfan,
-        )),
-        Outcome::Drawn => None,
-    };
+    // The explanation is computed by the scorer on the same settlement (or the same leaver
+    // penalty), so what it explains is what was paid.
+    let explained = outcome.explain(&setup.options, setup.stake, huangfan)?;
     match explained {
         Some(e) => {
             writeln!(out, "Hand over.")?;

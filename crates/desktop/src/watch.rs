@@ -6,7 +6,7 @@
 
 use mahjong_bot::Bot;
 use mahjong_rules::explain::Explanation;
-use mahjong_rules::{Action, Outcome, Seat, scoring};
+use mahjong_rules::{Action, Seat};
 use mahjong_rules::{Card, Event, SeatView};
 use mahjong_table::{HandResult, Offence, TableEvent};
 
@@ -33,19 +33,16 @@ pub struct HandEnd {
 
 /// The rules crate's explanation of a hand's outcome.
 pub fn explain(result: &HandResult) -> Option<Box<Explanation>> {
-    match &result.outcome {
-        Outcome::Win { settlement, .. } => scoring::explain(settlement).ok().map(Box::new),
-        Outcome::Abandoned { leaver, .. } => {
-            let setup = result.setup.as_ref();
-            let options = setup.map_or(&result.session.options, |s| &s.options);
-            let stake = setup.map_or(result.session.stake, |s| s.stake);
-            let huangfan = setup.map_or(0, |s| s.huangfan);
-            Some(Box::new(scoring::explain_leaver(
-                options, stake, *leaver, huangfan,
-            )))
-        }
-        Outcome::Drawn => None,
-    }
+    let setup = result.setup.as_ref();
+    let options = setup.map_or(&result.session.options, |s| &s.options);
+    let stake = setup.map_or(result.session.stake, |s| s.stake);
+    let huangfan = setup.map_or(0, |s| s.huangfan);
+    result
+        .outcome
+        .explain(options, stake, huangfan)
+        .ok()
+        .flatten()
+        .map(Box::new)
 }
 
 /// What the UI is told.

@@ -445,7 +445,7 @@ fn a_hand_replays_step_by_step_forward_and_back_to_the_settlement() -> Result<()
 fn a_log_that_is_not_the_booked_hand_is_refused_with_the_reason() {
     use mahjong_rules::Action;
     use mahjong_table::Body;
-    use shanghai_mahjong::rerun::ReplayError;
+    use mahjong_table::RebuildError;
     let dir = temp_dir("tamper");
     let _engine = play_practice(&dir, 9, 2);
     let store = mahjong_store::Store::open(&dir).expect("store");
@@ -459,11 +459,13 @@ fn a_log_that_is_not_the_booked_hand_is_refused_with_the_reason() {
     let cards = shanghai_mahjong::engine::cards();
     let through_1 = mahjong_store::export::log_through_hand(&log, 1).expect("hand 1");
     // The real thing rebuilds.
-    let steps = rerun::rebuild(through_1, &rows[0].result, 0, cards.clone()).expect("rebuilds");
+    let steps =
+        mahjong_table::rebuild(through_1, &rows[0].result, 0, cards.clone()).expect("rebuilds");
     assert!(steps.len() > 10);
     // Hand 2's result against hand 1's log: its deal is not there.
-    let e = rerun::rebuild(through_1, &rows[1].result, 0, cards.clone()).expect_err("other hand");
-    assert!(matches!(e, ReplayError::NoAudit { hand: 2, .. }), "{e}");
+    let e = mahjong_table::rebuild(through_1, &rows[1].result, 0, cards.clone())
+        .expect_err("other hand");
+    assert!(matches!(e, RebuildError::NoAudit { hand: 2, .. }), "{e}");
     // Without the end-of-hand secrets (the hand's last deal step): the log is cut, and its
     // verification through the hand says where.
     let last_deal = through_1
@@ -472,8 +474,8 @@ fn a_log_that_is_not_the_booked_hand_is_refused_with_the_reason() {
         .expect("deal steps");
     let mut cut = through_1.to_vec();
     cut.remove(last_deal);
-    let e = rerun::rebuild(&cut, &rows[0].result, 0, cards.clone()).expect_err("cut");
-    assert!(matches!(e, ReplayError::Disagree { hand: 1, .. }), "{e}");
+    let e = mahjong_table::rebuild(&cut, &rows[0].result, 0, cards.clone()).expect_err("cut");
+    assert!(matches!(e, RebuildError::Disagree { hand: 1, .. }), "{e}");
     assert!(
         e.to_string().contains("hand 1") && e.to_string().contains("does not verify"),
         "{e}"
@@ -495,8 +497,8 @@ fn a_log_that_is_not_the_booked_hand_is_refused_with_the_reason() {
     {
         card.pos = (card.pos + 1) % 144;
     }
-    let e = rerun::rebuild(&bent, &rows[0].result, 0, cards).expect_err("bent");
-    assert!(matches!(e, ReplayError::Disagree { hand: 1, .. }), "{e}");
+    let e = mahjong_table::rebuild(&bent, &rows[0].result, 0, cards).expect_err("bent");
+    assert!(matches!(e, RebuildError::Disagree { hand: 1, .. }), "{e}");
     // Through the store: a hand that is not booked.
     let e = rerun::load(&dir, &table, 9).expect_err("no hand 9");
     assert!(e.to_string().contains("hand 9"), "{e}");

@@ -267,6 +267,7 @@ pub mod event;
 pub mod evidence;
 pub mod hand;
 pub mod io;
+pub mod rebuild;
 pub mod record;
 pub mod replica;
 pub mod verify;
@@ -287,5 +288,6 @@ pub use hand::HandStage;
 pub use io::{
     Config, Input, Load, Misfit, Output, Persisted, Record, Rejected, Stats, TO_RETURNING,
 };
+pub use rebuild::{RebuildError, Step as RebuiltStep, rebuild};
 pub use replica::{Checkpoint, Ending, HandResult, Stage, StepRecord};
 pub use verify::{HandLog, HandReport, LogFault, LogReport, hand_log, verify_log};

@@ -126,6 +126,18 @@ keys! {
     // (end of the keys)
 }
 
+/// The name of a way to win (自摸, 点炮, …) in the app's words.
+pub fn win_kind(k: mahjong_rules::WinKind) -> T {
+    use mahjong_rules::WinKind;
+    match k {
+        WinKind::SelfDraw => T::WinSelfDraw,
+        WinKind::Discard => T::WinDiscard,
+        WinKind::RobKong => T::WinRobKong,
+        WinKind::EightFlowers => T::WinEightFlowers,
+        WinKind::FourWildcards => T::WinFourWildcards,
+    }
+}
+
 /// The network's detail of a problem (its own English words): shown as it is in English; in
 /// 中文 a pointer to the log, where the app writes it (a 中文 player never reads English).
 pub fn network_detail(lang: Lang, why: &str) -> String {

@@ -11,6 +11,7 @@ use crate::engine::Failure;
 use crate::i18n::Text;
 use crate::records::{RecordsError, Trouble};
 use crate::rerun::ReplayError;
+use mahjong_table::RebuildError;
 
 fn detail(lang: Lang, said: String, why: &dyn std::fmt::Display) -> String {
     match lang {
@@ -61,9 +62,13 @@ pub fn records_error(lang: Lang, e: &RecordsError) -> String {
 pub fn replay_error(lang: Lang, e: &ReplayError) -> String {
     match e {
         ReplayError::Records(r) => records_error(lang, r),
-        ReplayError::NoSetup(_) => lang.t(T::RpNoSetup).to_string(),
-        ReplayError::NoAudit { hand, why } => detail(lang, lang.f(T::RpNoAudit, &[hand]), why),
-        ReplayError::Disagree { hand, why } => detail(lang, lang.f(T::RpDisagree, &[hand]), why),
+        ReplayError::Rebuild(RebuildError::NoSetup) => lang.t(T::RpNoSetup).to_string(),
+        ReplayError::Rebuild(RebuildError::NoAudit { hand, why }) => {
+            detail(lang, lang.f(T::RpNoAudit, &[hand]), why)
+        }
+        ReplayError::Rebuild(RebuildError::Disagree { hand, why }) => {
+            detail(lang, lang.f(T::RpDisagree, &[hand]), why)
+        }
     }
 }
 

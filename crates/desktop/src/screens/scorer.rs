@@ -104,16 +104,6 @@ pub fn kind_name(k: WinKind) -> &'static str {
     k.name()
 }
 
-fn kind_key(k: WinKind) -> T {
-    match k {
-        WinKind::SelfDraw => T::WinSelfDraw,
-        WinKind::Discard => T::WinDiscard,
-        WinKind::RobKong => T::WinRobKong,
-        WinKind::EightFlowers => T::WinEightFlowers,
-        WinKind::FourWildcards => T::WinFourWildcards,
-    }
-}
-
 /// The ways to win the options allow.
 pub fn kinds(o: &Options) -> Vec<WinKind> {
     let mut k = vec![WinKind::SelfDraw];
@@ -698,7 +688,7 @@ impl State {
                 .into_iter()
                 .fold(row![].spacing(4), |r, k| {
                     r.push(choice(
-                        lang.t(kind_key(k)).to_string(),
+                        lang.t(crate::i18n::win_kind(k)).to_string(),
                         Some(Message::Kind(k)),
                         k == self.kind,
                         format!("scorer-kind-{}", kind_name(k)),

@@ -16,9 +16,7 @@ use iced::{Alignment, Element, Length};
 use mahjong_rules::explain::Explanation;
 use mahjong_rules::explain_text;
 use mahjong_rules::shape::{Set, decompositions};
-use mahjong_rules::{
-    Money, Outcome, Seat, Settlement, Tile, WinKind, WinnerHand, WinnerScore, counts_of,
-};
+use mahjong_rules::{Money, Outcome, Seat, Settlement, Tile, WinnerHand, WinnerScore, counts_of};
 
 use super::table::{Message, State};
 use super::table_view::Ctx;
@@ -107,16 +105,6 @@ fn sets(h: &WinnerHand, wildcard: Option<Tile>) -> Option<Vec<Vec<Tile>>> {
         None => wildcard.map(|w| vec![w; 2]).unwrap_or_default(),
     });
     Some(out)
-}
-
-fn kind_name(k: WinKind) -> T {
-    match k {
-        WinKind::SelfDraw => T::WinSelfDraw,
-        WinKind::Discard => T::WinDiscard,
-        WinKind::RobKong => T::WinRobKong,
-        WinKind::EightFlowers => T::WinEightFlowers,
-        WinKind::FourWildcards => T::WinFourWildcards,
-    }
 }
 
 fn multiplier(ws: &WinnerScore) -> u32 {
@@ -253,7 +241,7 @@ fn explain<'a>(
         .height(Length::Fixed(44.0))
         .align_y(Alignment::Center);
     let mut col = column![banner].spacing(4);
-    let mut how = lang.t(kind_name(s.kind)).to_string();
+    let mut how = lang.t(crate::i18n::win_kind(s.kind)).to_string();
     if let Some(from) = s.from {
         how = format!("{how} · {}", lang.f(T::FromSeat, &[&name(from)]));
     }

@@ -269,6 +269,24 @@ impl Outcome {
             _ => vec![],
         }
     }
+
+    /// Why the payments are what they are: the scorer's explanation of a win's settlement, or
+    /// of a leaver's penalty under `options`, `stake` and the hand's 荒番 count; `None` for a
+    /// drawn hand. Computed by the same code as the payments, so it explains what was paid.
+    pub fn explain(
+        &self,
+        options: &Options,
+        stake: Money,
+        huangfan: u32,
+    ) -> Result<Option<crate::scoring::Explanation>, crate::scoring::ScoreError> {
+        Ok(match self {
+            Outcome::Win { settlement, .. } => Some(crate::scoring::explain(settlement)?),
+            Outcome::Abandoned { leaver, .. } => Some(crate::scoring::explain_leaver(
+                options, stake, *leaver, huangfan,
+            )),
+            Outcome::Drawn => None,
+        })
+    }
 }
 
 /// What happened, for the UI and the log.
