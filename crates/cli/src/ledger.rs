@@ -13,9 +13,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use clap::Args;
-use mahjong_rules::Money;
 use mahjong_rules::explain_text::{signed, wrap_words};
-use mahjong_store::{DB_FILE, LedgerRow, Store, TableInfo, level, to_hex};
+use mahjong_store::{DB_FILE, History, Store, TableInfo, level, to_hex};
 
 use crate::lines::{self, People, cell};
 
@@ -55,14 +54,14 @@ pub fn run(args: LedgerArgs) -> Result<()> {
         }
         return Ok(());
     };
-    let rows = store.ledger().context("reading the ledger")?;
-    let tables: BTreeMap<[u8; 32], TableInfo> = store
-        .tables()
-        .context("reading the tables")?
-        .into_iter()
-        .map(|t| (t.id, t))
-        .collect();
     if args.json {
+        let rows = store.ledger().context("reading the ledger")?;
+        let tables: BTreeMap<[u8; 32], TableInfo> = store
+            .tables()
+            .context("reading the tables")?
+            .into_iter()
+            .map(|t| (t.id, t))
+            .collect();
         let mut out = String::new();
         for row in &rows {
             let mut json = row.to_json();
@@ -77,75 +76,53 @@ pub fn run(args: LedgerArgs) -> Result<()> {
         print!("{out}");
         return Ok(());
     }
-    print!("{}", render(&rows, &tables, &dir));
+    let history = store.history().context("reading the history")?;
+    print!("{}", render(&history, &dir));
     Ok(())
-}
-
-/// A seat's display name at a table.
-fn name(tables: &BTreeMap<[u8; 32], TableInfo>, table: &[u8; 32], seat: usize) -> String {
-    tables
-        .get(table)
-        .map(|t| mahjong_store::clean_name(&t.names[seat]))
-        .unwrap_or_default()
-}
-
-/// Who a seat is across tables: its roster key where the table is known.
-fn player_key(tables: &BTreeMap<[u8; 32], TableInfo>, table: &[u8; 32], seat: usize) -> String {
-    tables
-        .get(table)
-        .and_then(|t| t.seats.first())
-        .map(|s| to_hex(s.config.roster[seat].as_bytes()))
-        .unwrap_or_else(|| format!("{}:{seat}", to_hex(table)))
 }
 
 /// The readable ledger, within 80 columns: per table its hands (each seat's payment and
 /// running total, then what happened, players named by wind and name), then every player's
-/// balance over all tables and level.
-fn render(rows: &[LedgerRow], tables: &BTreeMap<[u8; 32], TableInfo>, dir: &Path) -> String {
+/// balance over all tables and level ([`Store::history`], the same history the app shows:
+/// a friend is one line by roster key, a practice bot one line by its name).
+fn render(history: &History, dir: &Path) -> String {
     let mut out = String::new();
-    if rows.is_empty() {
+    if history.tables.is_empty() {
         let _ = writeln!(out, "no finished hands in {}", dir.display());
         return out;
     }
     const W: usize = 16;
-    // Player → (name, balance), in order of first appearance.
-    let mut players: Vec<(String, String, Money)> = Vec::new();
-    let mut current: Option<[u8; 32]> = None;
-    let mut running = [Money::ZERO; 4];
-    let mut people = People::new();
-    for row in rows {
-        if current != Some(row.table) {
-            current = Some(row.table);
-            running = [Money::ZERO; 4];
-            people = People::from_names(&[0, 1, 2, 3].map(|s| name(tables, &row.table, s)));
-            let _ = writeln!(
-                out,
-                "\ntable {} ({}, stake {})",
-                &to_hex(&row.table)[..16],
-                row.ruleset.name(),
-                row.stake
-            );
-            let _ = write!(out, "{:>4}  ", "hand");
-            for seat in 0..4 {
-                let _ = write!(out, "{}", cell(&name(tables, &row.table, seat), W));
-            }
-            let _ = writeln!(out);
-        }
-        let _ = write!(out, "{:>4}  ", row.hand);
-        for seat in 0..4 {
-            running[seat] = Money(running[seat].0 + row.payments[seat].0);
-            let text = format!("{} ({})", signed(row.payments[seat]), signed(running[seat]));
-            let _ = write!(out, "{}", cell(&text, W));
-            let key = player_key(tables, &row.table, seat);
-            match players.iter_mut().find(|(k, _, _)| *k == key) {
-                Some(p) => p.2 = Money(p.2.0 + row.payments[seat].0),
-                None => players.push((key, name(tables, &row.table, seat), row.payments[seat])),
-            }
+    for table in &history.tables {
+        // Cleaned (no controls, escapes or bidi overrides).
+        let names = table.names.clone().map(|n| mahjong_store::clean_name(&n));
+        let people = People::from_names(&names);
+        let _ = writeln!(
+            out,
+            "\ntable {} ({}, stake {})",
+            &to_hex(&table.id)[..16],
+            table.ruleset.name(),
+            table.stake
+        );
+        let _ = write!(out, "{:>4}  ", "hand");
+        for name in &names {
+            let _ = write!(out, "{}", cell(name, W));
         }
         let _ = writeln!(out);
-        let what = people.outcome(&row.result);
-        for line in wrap_words(&format!("      {what}"), lines::WIDTH, 8) {
-            let _ = writeln!(out, "{line}");
+        for hand in &table.hands {
+            let _ = write!(out, "{:>4}  ", hand.hand);
+            for seat in 0..4 {
+                let text = format!(
+                    "{} ({})",
+                    signed(hand.payments[seat]),
+                    signed(hand.running[seat])
+                );
+                let _ = write!(out, "{}", cell(&text, W));
+            }
+            let _ = writeln!(out);
+            let what = people.outcome(&hand.result);
+            for line in wrap_words(&format!("      {what}"), lines::WIDTH, 8) {
+                let _ = writeln!(out, "{line}");
+            }
         }
     }
     let _ = writeln!(
@@ -161,9 +138,10 @@ fn render(rows: &[LedgerRow], tables: &BTreeMap<[u8; 32], TableInfo>, dir: &Path
         "balance",
         cell("level", 12)
     );
-    for (key, name, balance) in &players {
-        let l = level(*balance);
-        let fingerprint = mahjong_store::from_hex32(key)
+    for p in &history.players {
+        let l = level(p.balance);
+        let fingerprint = p
+            .roster_key
             .and_then(|k| ed25519_dalek::VerifyingKey::from_bytes(&k).ok())
             .map(|k| mahjong_store::Fingerprint::of(&k).to_string())
             .unwrap_or_default();
@@ -171,8 +149,8 @@ fn render(rows: &[LedgerRow], tables: &BTreeMap<[u8; 32], TableInfo>, dir: &Path
         let _ = writeln!(
             out,
             "{}{:>8}  {}{fingerprint}",
-            cell(name, W),
-            signed(*balance),
+            cell(&mahjong_store::clean_name(&p.name), W),
+            signed(p.balance),
             cell(&level, 12)
         );
     }

@@ -19,100 +19,20 @@ use std::path::{Path, PathBuf};
 
 use ed25519_dalek::SigningKey;
 use mahjong_bot::Level;
-use mahjong_rules::{Money, Ruleset, Seat};
+use mahjong_rules::Seat;
 use mahjong_store::{
     Checked, DB_FILE, LocalSeat, LogCheck, Store, StoreError, TableInfo, VerifyError, now_ms,
     to_hex,
 };
-use mahjong_table::{Client, HandResult, LogFault, Record, verify::verify_log_with_cards};
+use mahjong_table::{Client, LogFault, Record, verify::verify_log_with_cards};
 
-/// One finished hand of the ledger.
-#[derive(Clone, Debug, PartialEq)]
-pub struct HandEntry {
-    /// The hand number.
-    pub hand: u32,
-    /// When it was booked (ms since the Unix epoch).
-    pub booked: u64,
-    /// The signed result.
-    pub result: HandResult,
-    /// Coins per seat.
-    pub payments: [Money; 4],
-    /// Each seat's running total at the table after this hand.
-    pub running: [Money; 4],
-    /// How many envelopes make it final (4 `Settle`, or 3 abort votes).
-    pub signatures: usize,
-    /// For an aborted hand, the seat the votes name.
-    pub aborted_by: Option<Seat>,
-}
-
-/// One table of the ledger.
-#[derive(Clone, Debug, PartialEq)]
-pub struct TableEntry {
-    /// The table id.
-    pub id: [u8; 32],
-    /// The seats' display names as stored.
-    pub names: [String; 4],
-    /// For a practice table, the three bots' levels.
-    pub practice: Option<[Level; 3]>,
-    /// The seat this player played (its own seat, or at a practice table seat 0).
-    pub owner: Option<Seat>,
-    /// When the table was created (ms), or its first booking.
-    pub created: u64,
-    /// The preset.
-    pub ruleset: Ruleset,
-    /// Coins per point.
-    pub stake: Money,
-    /// Its finished hands, in order.
-    pub hands: Vec<HandEntry>,
-    /// The evening's story of its hands ([`mahjong_store::story`]).
-    pub story: mahjong_store::Story,
-}
-
-/// A player's balance over every table of the ledger.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PlayerEntry {
-    /// Who: a roster key (hex), `me`, or a practice bot's name.
-    pub key: String,
-    /// The display name (as stored).
-    pub name: String,
-    /// This is the player.
-    pub me: bool,
-    /// Coins won (+) or lost (-) over all tables.
-    pub balance: Money,
-    /// Hands played.
-    pub hands: u32,
-}
-
-/// The history: every table and hand, and the players' balances.
-#[derive(Clone, Debug, PartialEq, Default)]
-pub struct History {
-    /// The tables, oldest first.
-    pub tables: Vec<TableEntry>,
-    /// The players, the player first, then in order of first appearance.
-    pub players: Vec<PlayerEntry>,
-}
-
-impl History {
-    /// Every hand of every table.
-    pub fn hand_count(&self) -> usize {
-        self.tables.iter().map(|t| t.hands.len()).sum()
-    }
-
-    /// A table by id.
-    pub fn table(&self, id: &[u8; 32]) -> Option<&TableEntry> {
-        self.tables.iter().find(|t| t.id == *id)
-    }
-}
+pub use mahjong_store::history::{
+    HandEntry, History, PlayerEntry, TableEntry, Who, practice_level, practice_names,
+};
 
 /// One card table for the whole process (building it costs a few milliseconds): the tile set
 /// every practice table deals and every log is checked with.
-pub fn cards() -> std::sync::Arc<mahjong_deal::CardTable> {
-    static CARDS: std::sync::OnceLock<std::sync::Arc<mahjong_deal::CardTable>> =
-        std::sync::OnceLock::new();
-    CARDS
-        .get_or_init(|| std::sync::Arc::new(mahjong_deal::CardTable::new()))
-        .clone()
-}
+pub use mahjong_table::rebuild::cards;
 
 /// Why the history could not be read, a hand exported, replayed or reviewed, or a table
 /// verified: what is wrong, sorted out of the store's and the system's errors so that the app
@@ -246,44 +166,14 @@ impl From<StoreError> for RecordsError {
     }
 }
 
-/// The names a practice table is stored with: the player, then `bot N (level)`.
-pub fn practice_names(player: &str, levels: [Level; 3]) -> [String; 4] {
-    let bot = |i: usize| format!("bot {} ({})", i + 1, level_word(levels[i]));
-    [player.to_string(), bot(0), bot(1), bot(2)]
-}
-
-fn level_word(l: Level) -> &'static str {
-    l.name()
-}
-
-/// The level in a stored practice bot name (`bot 2 (basic)`).
-pub fn practice_level(name: &str) -> Option<Level> {
-    let rest = name.strip_prefix("bot ")?;
-    let (_, level) = rest.split_once(" (")?;
-    Level::from_name(level.strip_suffix(')')?)
-}
-
-/// The bots' levels of a practice table ([`TableInfo::is_practice`]: four local seats, each
-/// with its own key), read from the bot names that say their level.
+/// The bots' levels of a practice table ([`TableInfo::practice_levels`]).
 pub fn practice_levels(info: &TableInfo) -> Option<[Level; 3]> {
-    if !info.is_practice() {
-        return None;
-    }
-    Some([
-        practice_level(&info.names[1])?,
-        practice_level(&info.names[2])?,
-        practice_level(&info.names[3])?,
-    ])
+    info.practice_levels()
 }
 
-/// The seat this player played at a stored table: its own seat (signed with the identity
-/// key), else the first local seat (seat 0 at a practice table).
+/// The seat this player played at a stored table ([`TableInfo::owner_seat`]).
 pub fn owner_seat(info: &TableInfo) -> Option<Seat> {
-    info.seats
-        .iter()
-        .find(|s| s.bot_key.is_none())
-        .or(info.seats.first())
-        .map(|s| s.config.seat)
+    info.owner_seat()
 }
 
 /// Opens the store of `dir` without creating one: `None` when there is none yet.
@@ -296,80 +186,10 @@ pub fn open_existing(dir: &Path) -> Result<Option<Store>, RecordsError> {
 
 /// Reads the whole history of the store in `dir` (empty when there is no store yet).
 pub fn load(dir: &Path) -> Result<History, RecordsError> {
-    let Some(store) = open_existing(dir)? else {
-        return Ok(History::default());
-    };
-    let infos: BTreeMap<[u8; 32], TableInfo> =
-        store.tables()?.into_iter().map(|t| (t.id, t)).collect();
-    let rows = store.ledger()?;
-    let mut tables: Vec<TableEntry> = Vec::new();
-    let mut players: Vec<PlayerEntry> = Vec::new();
-    for row in rows {
-        if tables.last().is_none_or(|t| t.id != row.table) {
-            let info = infos.get(&row.table);
-            let names = info.map_or_else(
-                || std::array::from_fn(|s| format!("seat {s}")),
-                |i| i.names.clone(),
-            );
-            tables.push(TableEntry {
-                id: row.table,
-                names,
-                practice: info.and_then(practice_levels),
-                owner: info.and_then(owner_seat),
-                created: info.map_or(row.booked, |i| i.created),
-                ruleset: row.ruleset,
-                stake: row.stake,
-                hands: Vec::new(),
-                story: mahjong_store::Story::default(),
-            });
-        }
-        let Some(table) = tables.last_mut() else {
-            continue;
-        };
-        let before = table.hands.last().map_or([Money::ZERO; 4], |h| h.running);
-        let running = std::array::from_fn(|s| Money(before[s].0 + row.payments[s].0));
-        let info = infos.get(&row.table);
-        for seat in 0..4usize {
-            let me = table.owner == Some(seat as Seat);
-            let key = if me {
-                "me".to_string()
-            } else if table.practice.is_some() {
-                format!("practice:{}", table.names[seat])
-            } else {
-                info.and_then(|i| i.seats.first())
-                    .map(|s| to_hex(s.config.roster[seat].as_bytes()))
-                    .unwrap_or_else(|| format!("{}:{seat}", to_hex(&row.table)))
-            };
-            match players.iter_mut().find(|p| p.key == key) {
-                Some(p) => {
-                    p.balance = Money(p.balance.0 + row.payments[seat].0);
-                    p.hands += 1;
-                }
-                None => players.push(PlayerEntry {
-                    key,
-                    name: table.names[seat].clone(),
-                    me,
-                    balance: row.payments[seat],
-                    hands: 1,
-                }),
-            }
-        }
-        table.hands.push(HandEntry {
-            hand: row.hand,
-            booked: row.booked,
-            payments: row.payments,
-            running,
-            signatures: row.signatures.len(),
-            aborted_by: row.aborted_by,
-            result: row.result,
-        });
+    match open_existing(dir)? {
+        Some(store) => Ok(store.history()?),
+        None => Ok(History::default()),
     }
-    for t in &mut tables {
-        let results: Vec<HandResult> = t.hands.iter().map(|h| h.result.clone()).collect();
-        t.story = mahjong_store::story(&results);
-    }
-    players.sort_by_key(|p| !p.me);
-    Ok(History { tables, players })
 }
 
 /// Every friend's statistics and the practice apart ([`Store::stats`]; none when there is no

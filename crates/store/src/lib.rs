@@ -111,6 +111,7 @@ pub mod files;
 pub mod fingerprint;
 mod fingerprint_words;
 pub mod hex;
+pub mod history;
 pub mod identity;
 pub mod ledger;
 pub mod lock;
@@ -129,6 +130,7 @@ pub use export::{
 };
 pub use fingerprint::Fingerprint;
 pub use hex::{from_hex, from_hex32, to_hex};
+pub use history::{History, PlayerEntry, TableEntry, Who};
 pub use identity::Identity;
 pub use ledger::{LedgerRow, Level, describe, level};
 pub use lock::{DirLock, LOCK_FILE};
