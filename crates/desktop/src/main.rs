@@ -58,7 +58,9 @@ fn main() -> ExitCode {
         return ExitCode::FAILURE;
     }
     match shanghai_mahjong::run(args) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(shanghai_mahjong::Ended::Closed) => ExitCode::SUCCESS,
+        // Already said on standard error when it happened.
+        Ok(shanghai_mahjong::Ended::AutoplayFailed) => ExitCode::FAILURE,
         Err(e) => {
             eprintln!("shanghai-mahjong: {e}");
             ExitCode::FAILURE
