@@ -163,6 +163,9 @@ pub struct App {
     last_beep: Option<u64>,
     /// `--practice PRESET --autoplay --hands N`: hands still to play before the app exits.
     pub autoplay: Option<u32>,
+    /// `--practice PRESET --autoplay`: a hand was not signed by all four or the table
+    /// stopped. The app has exited; [`crate::run`] then says so to `main`, which exits 1.
+    pub autoplay_failed: bool,
     /// The size the screens are laid out at (the window's logical size divided by
     /// [`App::scale`]).
     pub size: Size,
@@ -217,6 +220,7 @@ impl App {
             sound: crate::sound::Sound::silent(),
             last_beep: None,
             autoplay: None,
+            autoplay_failed: false,
             size: Size::new(1280.0, 800.0),
             scale: 1.0,
             grow: false,
@@ -307,6 +311,15 @@ impl App {
             t.autoplay = true;
             self.autoplay = Some(hands.max(1));
         }
+    }
+
+    /// `--practice PRESET --autoplay` cannot go on (said on standard error already): the app
+    /// exits, with [`App::autoplay_failed`] for the process's exit status. Nothing more is
+    /// printed for the session while the window closes.
+    fn autoplay_fails(&mut self) -> Task<Message> {
+        self.autoplay = None;
+        self.autoplay_failed = true;
+        iced::exit()
     }
 
     /// Opens the sound device (the real window; tests stay silent but still see the cues).
@@ -895,7 +908,7 @@ impl App {
                 eprintln!("{}", crate::lan::hand_line(&end.result, signatures));
                 if !end.signed_by_all || !end.audited {
                     eprintln!("shanghai-mahjong: the hand was not signed by all four");
-                    std::process::exit(1);
+                    return self.autoplay_fails();
                 }
                 let over = end.result.session.is_finished();
                 let left = self.autoplay.map_or(0, |n| n.saturating_sub(1));
@@ -915,7 +928,7 @@ impl App {
                 crate::engine::Update::Failed(why),
             ))) if self.autoplay.is_some() => {
                 eprintln!("shanghai-mahjong: the practice table stopped: {why}");
-                std::process::exit(1);
+                return self.autoplay_fails();
             }
             Message::Table(m) => {
                 let sound = heard(&m);

@@ -79,8 +79,18 @@ pub fn iced_settings() -> iced::Settings {
     }
 }
 
+/// How the app ended, its window closed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ended {
+    /// Closed by the player, or an `--autoplay` session played to its end.
+    Closed,
+    /// `--practice PRESET --autoplay`: a hand was not signed by all four or the practice
+    /// table stopped (said on standard error when it happened); `main` exits 1.
+    AutoplayFailed,
+}
+
 /// Opens the window and runs the app until it is closed.
-pub fn run(args: cli::Args) -> iced::Result {
+pub fn run(args: cli::Args) -> Result<Ended, iced::Error> {
     let _ = lan::LAUNCHED.set(std::time::Instant::now());
     let lan = lan::LanOptions::from_args(&args);
     let practice_autoplay =
@@ -92,6 +102,10 @@ pub fn run(args: cli::Args) -> iced::Result {
     let (w, h) = settings::Settings::load(&flags.data_dir)
         .map(|s| settings::opening_size(&s))
         .unwrap_or((1280.0, 800.0));
+    // The app's state stays inside iced: whether an autoplay session failed is carried out
+    // through this flag, set by `update` before it asks iced to exit.
+    let failed = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let failed_in_app = failed.clone();
     iced::application(
         move || {
             let (mut app, task) = app::App::new(flags.clone());
@@ -102,7 +116,13 @@ pub fn run(args: cli::Args) -> iced::Result {
             let more = app.connect(lan.clone());
             (app, iced::Task::batch([task, more]))
         },
-        app::App::update,
+        move |app: &mut app::App, message| {
+            let task = app.update(message);
+            if app.autoplay_failed {
+                failed_in_app.store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+            task
+        },
         app::App::view,
     )
     .scale_factor(|app: &app::App| app.scale)
@@ -119,5 +139,10 @@ pub fn run(args: cli::Args) -> iced::Result {
         icon: iced::window::icon::from_rgba(ICON_RGBA.to_vec(), 64, 64).ok(),
         ..iced::window::Settings::default()
     })
-    .run()
+    .run()?;
+    Ok(if failed.load(std::sync::atomic::Ordering::Relaxed) {
+        Ended::AutoplayFailed
+    } else {
+        Ended::Closed
+    })
 }

@@ -6,22 +6,22 @@
 
 use std::process::ExitCode;
 
-use shanghai_mahjong::cli::{Args, USAGE};
+use clap::Parser;
+use shanghai_mahjong::cli::Args;
 
 fn main() -> ExitCode {
+    // Before the command line is read: `--help` and a bad flag's error reach the console.
     #[cfg(windows)]
     attach_console();
-    let args = match Args::parse(std::env::args().skip(1)) {
+    let args = match Args::try_parse_from(std::env::args_os()) {
         Ok(a) => a,
+        // `--help` on standard output, exit 0; a flag that cannot be followed: its error on
+        // standard error, exit 2.
         Err(e) => {
-            eprintln!("shanghai-mahjong: {e}\n\n{USAGE}");
-            return ExitCode::from(2);
+            let _ = e.print();
+            return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
         }
     };
-    if args.help {
-        print!("{USAGE}");
-        return ExitCode::SUCCESS;
-    }
     // One process per data dir (the CLI's `mahjong play` takes the same lock), before the
     // window opens, the store is read or a peer is dialled; held until the app exits.
     let data_dir = shanghai_mahjong::app::Flags::from_args(args.clone()).data_dir;
@@ -58,7 +58,9 @@ fn main() -> ExitCode {
         return ExitCode::FAILURE;
     }
     match shanghai_mahjong::run(args) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(shanghai_mahjong::Ended::Closed) => ExitCode::SUCCESS,
+        // Already said on standard error when it happened.
+        Ok(shanghai_mahjong::Ended::AutoplayFailed) => ExitCode::FAILURE,
         Err(e) => {
             eprintln!("shanghai-mahjong: {e}");
             ExitCode::FAILURE

@@ -1464,3 +1464,33 @@ fn the_table_sounds_its_moments_and_the_volume_is_remembered() -> Result<(), Err
     assert_eq!(h.app.sound.played().len(), before, "off is silent");
     Ok(())
 }
+
+/// `--practice PRESET --autoplay` whose table stops ends the app through iced (`update` asks
+/// iced to exit; `run` reports the failure and `main` exits 1), not by ending the process from
+/// inside `update`: were it still `std::process::exit`, this test process would end here.
+#[test]
+fn a_practice_autoplay_whose_table_stops_ends_the_app_not_the_process() {
+    use shanghai_mahjong::engine::Failure;
+    let dir = temp_dir("autoplay-stops");
+    let (mut app, _) = App::new(Flags {
+        data_dir: dir.clone(),
+        lang: Some(Lang::En),
+        practice: Some(mahjong_rules::Ruleset::Qiaoma),
+        seed: Some(1),
+        think_ms: (0, 0),
+    });
+    app.practice_autoplay(2);
+    assert_eq!((app.autoplay, app.autoplay_failed), (Some(2), false));
+    let _ = app.update(Message::Table(TableMsg::Feed(Feed::Update(
+        Update::Failed(Failure::Thread("gone".into())),
+    ))));
+    assert!(
+        app.autoplay_failed,
+        "the failure is kept for the exit status"
+    );
+    assert_eq!(
+        app.autoplay, None,
+        "nothing more is printed for the session"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
