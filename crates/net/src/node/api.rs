@@ -83,8 +83,10 @@ pub struct Internet {
     pub relay_peer: PeerId,
     /// The table code.
     pub code: TableCode,
-    /// The code this peer proves it knows to the others ([`TableCode::proof`]): the table
-    /// code, except in tests that play a stranger who learnt the namespace but not the code.
+    /// The code this peer proves it knows to the others ([`TableCode::proof`]) and checks
+    /// theirs with: the table code, except in tests that play a stranger who learnt the
+    /// namespace but not the code (the `test-hooks` feature only; without it, always `code`).
+    #[cfg(feature = "test-hooks")]
     pub proof: TableCode,
 }
 
@@ -93,6 +95,19 @@ impl Internet {
     /// punching goes over QUIC (the relay observes the UDP port the NAT gave this peer).
     pub fn is_quic(&self) -> bool {
         self.relay.iter().any(|p| p == Protocol::QuicV1)
+    }
+
+    /// The code proven to the others and checked in their proofs: [`Internet::code`] (or a
+    /// stranger's [`Internet::proof`] in the tests).
+    #[cfg(feature = "test-hooks")]
+    pub(super) fn proven_code(&self) -> TableCode {
+        self.proof
+    }
+
+    /// The code proven to the others and checked in their proofs: [`Internet::code`].
+    #[cfg(not(feature = "test-hooks"))]
+    pub(super) fn proven_code(&self) -> TableCode {
+        self.code
     }
 
     /// Checks the relay's address: a TCP or QUIC address at an IP address (`/ip4/…`, `/ip6/…`)
@@ -131,6 +146,7 @@ impl Internet {
             relay,
             relay_peer,
             code,
+            #[cfg(feature = "test-hooks")]
             proof: code,
         })
     }
