@@ -40,7 +40,10 @@ impl Host {
             host_seat: setup.host_seat,
             player: setup.player,
             terms: setup.terms,
+            #[cfg(feature = "test-hooks")]
             never_accept: setup.never_accept,
+            #[cfg(not(feature = "test-hooks"))]
+            never_accept: false,
             bot_level: setup.bot_level,
             seed: setup.seed,
             #[cfg(feature = "test-hooks")]
