@@ -58,6 +58,7 @@ impl Host {
             order: 0,
             now: 0,
             until: 0,
+            wall_clock: None,
             paused: false,
             held: false,
             pending_bots: Vec::new(),

@@ -293,6 +293,8 @@ impl EventLoop {
         let Some(p) = self.playing.as_mut() else {
             return Ok(());
         };
+        // The timing marks of this run (a discard seen, a hand over) carry the wall clock now.
+        p.host.set_wall_clock(std::time::SystemTime::now());
         let out = p.host.pump(now);
         self.apply(out)
     }
