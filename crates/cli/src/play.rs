@@ -145,6 +145,17 @@ pub struct PlayArgs {
     /// At a table this peer hosts: watchers may watch but not talk.
     #[arg(long)]
     quiet_watchers: bool,
+    /// The hidden `--test-*` flags (the `test-hooks` feature only: the tests' build).
+    #[cfg(feature = "test-hooks")]
+    #[command(flatten)]
+    test: TestFlags,
+}
+
+/// The hidden flags of the tests that play an odd or hostile peer through `mahjong play`
+/// (the `test-hooks` feature only: the shipped binary has none of them).
+#[cfg(feature = "test-hooks")]
+#[derive(Args, Debug)]
+struct TestFlags {
     /// Tests only (hidden): this peer never accepts a proposal, so its seat's own timer
     /// declines after `start_seconds` (a player who misses the Accept); it never opens a
     /// table itself (a host's proposal is its acceptance), it only joins.
@@ -162,6 +173,27 @@ pub struct PlayArgs {
     /// Tests only (hidden): no hole punching, so the relay carries every link.
     #[arg(long, hide = true)]
     test_no_hole_punching: bool,
+}
+
+#[cfg(feature = "test-hooks")]
+impl TestFlags {
+    /// Sets the test hooks of the network these flags ask for.
+    fn apply(&self, config: &mut NetConfig) {
+        if let Some(i) = config.internet.as_mut()
+            && self.test_wrong_code_proof
+        {
+            i.proof = mahjong_net::TableCode::generate();
+        }
+        config.hole_punching = !self.test_no_hole_punching;
+        config.never_accept = if self.test_never_accept {
+            u32::MAX
+        } else {
+            u32::from(self.test_miss_accept)
+        };
+        if self.test_never_accept || self.test_miss_accept {
+            config.settings.open_after_ms = u64::MAX / 4;
+        }
+    }
 }
 
 /// Runs the command.
@@ -246,16 +278,9 @@ pub fn run(args: PlayArgs) -> Result<()> {
         ));
     }
     config.internet = internet;
-    config.hole_punching = !args.test_no_hole_punching;
     config.disconnect_seconds = args.disconnect_seconds;
-    config.never_accept = if args.test_never_accept {
-        u32::MAX
-    } else {
-        u32::from(args.test_miss_accept)
-    };
-    if args.test_never_accept || args.test_miss_accept {
-        config.settings.open_after_ms = u64::MAX / 4;
-    }
+    #[cfg(feature = "test-hooks")]
+    args.test.apply(&mut config);
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -280,11 +305,7 @@ fn internet(args: &PlayArgs) -> Result<Option<mahjong_net::Internet>> {
             bail!("--relay needs --code CODE (the friends' table code) or --new-code (to make one)")
         }
     };
-    let mut internet = flags::relay(relay, code)?;
-    if args.test_wrong_code_proof {
-        internet.proof = mahjong_net::TableCode::generate();
-    }
-    Ok(Some(internet))
+    Ok(Some(flags::relay(relay, code)?))
 }
 
 async fn session(

@@ -31,6 +31,7 @@
 //! that run the seat now send it a copy of every frame while it asks ([`FOLLOWER_QUIET_MS`]).
 
 use std::collections::{BTreeMap, HashMap};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use ed25519_dalek::VerifyingKey;
 use mahjong_bot::{Bot, Level};
@@ -129,6 +130,9 @@ pub struct Host {
     now: u64,
     /// The time the current run goes to ([`Host::pump`]'s `now`).
     until: u64,
+    /// The wall clock as the caller last gave it ([`Host::set_wall_clock`]): the time of the
+    /// timing marks in the log. The host reads no clock itself.
+    wall_clock: Option<SystemTime>,
     /// Stopped after a hand ([`Setup::pause_after_hand`]).
     paused: bool,
     /// Held by the player ([`Host::hold`]).
@@ -243,6 +247,15 @@ impl Host {
     /// The host's clock: the latest time it ran at.
     pub fn now(&self) -> u64 {
         self.now
+    }
+
+    /// The wall clock now, for the timing marks the host writes to the log at a networked
+    /// table (a discard seen, a hand over: compared between the programs of a table, so on
+    /// the wall clock rather than the caller's own): a networked caller gives it just before
+    /// each [`Host::pump`], and every mark of that run carries it. The host reads no clock
+    /// itself; until it is given, no marks.
+    pub fn set_wall_clock(&mut self, now: SystemTime) {
+        self.wall_clock = Some(now);
     }
 
     /// Makes one seat of this program send what `tamper` makes of its frames (the
@@ -711,12 +724,19 @@ impl Host {
     }
 
     /// Timing marks in the log for the LAN's figures (a discard seen by each seat, a hand
-    /// over); none where every seat is this program's (a practice table: nothing crosses a
-    /// network, and a player's log stays free of them).
+    /// over), at the wall clock the caller gave ([`Host::set_wall_clock`]); none where every
+    /// seat is this program's (a practice table: nothing crosses a network, and a player's
+    /// log stays free of them) or no wall clock was given.
     fn timing(&self, seat: Seat, ev: &TableEvent) {
         if self.route.iter().all(|p| *p == self.me) {
             return;
         }
+        let Some(wall_clock) = self.wall_clock else {
+            return;
+        };
+        let unix_us = wall_clock
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_micros());
         match ev {
             TableEvent::Moved { mv, .. } if matches!(mv.action, Action::Discard { .. }) => {
                 let step = self
@@ -729,22 +749,16 @@ impl Host {
                     step.0,
                     step.1,
                     mv.seat,
-                    unix_us()
+                    unix_us
                 );
             }
             TableEvent::HandOver { result, .. } => tracing::info!(
                 target: "mahjong_net::timing",
                 "hand over hand={} unix_us={}",
                 result.hand,
-                unix_us()
+                unix_us
             ),
             _ => {}
         }
     }
-}
-
-fn unix_us() -> u128 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_micros())
 }

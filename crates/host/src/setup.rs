@@ -26,7 +26,9 @@ pub struct Setup {
     pub player: Option<Seat>,
     /// What a bot seat of this program accepts (the player's too when a bot plays it).
     pub terms: Terms,
-    /// The player's seat never accepts on its own, even when a bot plays it (a test hook).
+    /// The player's seat never accepts on its own, even when a bot plays it (a test hook:
+    /// the `test-hooks` feature only).
+    #[cfg(feature = "test-hooks")]
     pub never_accept: bool,
     /// The level of the bots this program starts for seats it takes over.
     pub bot_level: Level,
@@ -70,6 +72,7 @@ impl Setup {
             host_seat,
             player,
             terms,
+            #[cfg(feature = "test-hooks")]
             never_accept: false,
             bot_level: Level::Strong,
             seed: 0,

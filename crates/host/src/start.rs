@@ -40,7 +40,10 @@ impl Host {
             host_seat: setup.host_seat,
             player: setup.player,
             terms: setup.terms,
+            #[cfg(feature = "test-hooks")]
             never_accept: setup.never_accept,
+            #[cfg(not(feature = "test-hooks"))]
+            never_accept: false,
             bot_level: setup.bot_level,
             seed: setup.seed,
             #[cfg(feature = "test-hooks")]
@@ -55,6 +58,7 @@ impl Host {
             order: 0,
             now: 0,
             until: 0,
+            wall_clock: None,
             paused: false,
             held: false,
             pending_bots: Vec::new(),

@@ -37,12 +37,14 @@ pub struct NetConfig {
     /// vote it out and a bot takes its seat (`None`: the preset's). Part of the options this
     /// peer agrees to, so at a table it joins too.
     pub disconnect_seconds: Option<u32>,
-    /// Tests only: the own seat's bot does not accept the proposals of this many tables, so
-    /// the seat's own timer declines each after `start_seconds` (a player who misses the
-    /// Accept; `u32::MAX`: never accepts).
+    /// The own seat's bot does not accept the proposals of this many tables, so the seat's
+    /// own timer declines each after `start_seconds` (a player who misses the Accept;
+    /// `u32::MAX`: never accepts; the `test-hooks` feature only).
+    #[cfg(feature = "test-hooks")]
     pub never_accept: u32,
-    /// A lying host: proposes these options instead of the ones it advertised (tests only,
-    /// to play a hostile peer through the real shell; `mahjong play` never sets it).
+    /// A lying host: proposes these options instead of the ones it advertised (the
+    /// `test-hooks` feature only: tests play a hostile peer through the real shell).
+    #[cfg(feature = "test-hooks")]
     pub lying_proposal: Option<Options>,
     /// A lying host: changes every roster before signing it (tests only, like
     /// [`NetConfig::lying_proposal`]).
@@ -51,8 +53,10 @@ pub struct NetConfig {
     /// Play over the internet: meet the friends who have the same table code through this
     /// relay (see [`Internet`]).
     pub internet: Option<Internet>,
-    /// Try direct connections to friends reached through a relay (DCUtR hole punching); off
-    /// only in tests that need a table the relay carries.
+    /// Try direct connections to friends reached through a relay (DCUtR hole punching; the
+    /// `test-hooks` feature only: off in tests that need a table the relay carries, always
+    /// on without the feature).
+    #[cfg(feature = "test-hooks")]
     pub hole_punching: bool,
     /// A lying host (the `test-hooks` feature only): the first entry of another seat's move it
     /// serves a watcher has one byte changed, so the watcher must catch it.
@@ -79,8 +83,10 @@ pub struct Internet {
     pub relay_peer: PeerId,
     /// The table code.
     pub code: TableCode,
-    /// The code this peer proves it knows to the others ([`TableCode::proof`]): the table
-    /// code, except in tests that play a stranger who learnt the namespace but not the code.
+    /// The code this peer proves it knows to the others ([`TableCode::proof`]) and checks
+    /// theirs with: the table code, except in tests that play a stranger who learnt the
+    /// namespace but not the code (the `test-hooks` feature only; without it, always `code`).
+    #[cfg(feature = "test-hooks")]
     pub proof: TableCode,
 }
 
@@ -89,6 +95,19 @@ impl Internet {
     /// punching goes over QUIC (the relay observes the UDP port the NAT gave this peer).
     pub fn is_quic(&self) -> bool {
         self.relay.iter().any(|p| p == Protocol::QuicV1)
+    }
+
+    /// The code proven to the others and checked in their proofs: [`Internet::code`] (or a
+    /// stranger's [`Internet::proof`] in the tests).
+    #[cfg(feature = "test-hooks")]
+    pub(super) fn proven_code(&self) -> TableCode {
+        self.proof
+    }
+
+    /// The code proven to the others and checked in their proofs: [`Internet::code`].
+    #[cfg(not(feature = "test-hooks"))]
+    pub(super) fn proven_code(&self) -> TableCode {
+        self.code
     }
 
     /// Checks the relay's address: a TCP or QUIC address at an IP address (`/ip4/…`, `/ip6/…`)
@@ -127,6 +146,7 @@ impl Internet {
             relay,
             relay_peer,
             code,
+            #[cfg(feature = "test-hooks")]
             proof: code,
         })
     }
@@ -163,11 +183,14 @@ impl NetConfig {
             tamper: None,
             manual: false,
             disconnect_seconds: None,
+            #[cfg(feature = "test-hooks")]
             never_accept: 0,
+            #[cfg(feature = "test-hooks")]
             lying_proposal: None,
             #[cfg(feature = "test-hooks")]
             lying_roster: None,
             internet: None,
+            #[cfg(feature = "test-hooks")]
             hole_punching: true,
             #[cfg(feature = "test-hooks")]
             lie_to_watchers: false,

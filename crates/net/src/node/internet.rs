@@ -148,7 +148,7 @@ impl EventLoop {
             return;
         }
         let me = *self.swarm.local_peer_id();
-        let mac = i.proof.proof(&me.to_bytes(), &peer.to_bytes());
+        let mac = i.proven_code().proof(&me.to_bytes(), &peer.to_bytes());
         self.proof_sent.insert(peer, generation);
         self.send_to(&peer, &Wire::CodeProof { mac });
     }
@@ -162,7 +162,7 @@ impl EventLoop {
             return;
         }
         let me = *self.swarm.local_peer_id();
-        if mac != i.proof.proof(&peer.to_bytes(), &me.to_bytes()) {
+        if mac != i.proven_code().proof(&peer.to_bytes(), &me.to_bytes()) {
             self.code_failed(peer);
             self.misbehaved(
                 peer,

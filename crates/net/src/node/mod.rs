@@ -295,8 +295,11 @@ pub struct EventLoop {
     /// The options this peer proposes as host ([`Command::Host`]; else its settings').
     proposal: Option<Options>,
     /// [`NetConfig::lying_proposal`] (tests only).
+    #[cfg(feature = "test-hooks")]
     lying_proposal: Option<Options>,
-    /// [`NetConfig::never_accept`]: the tables whose proposal this peer still misses.
+    /// [`NetConfig::never_accept`] (tests only): the tables whose proposal this peer still
+    /// misses.
+    #[cfg(feature = "test-hooks")]
     never_accept: u32,
     /// The lobby acted since the tables were last shown ([`NetEvent::Lobby`] at the next tick).
     lobby_dirty: bool,
@@ -408,7 +411,10 @@ impl EventLoop {
                 .map_err(transport)?
         };
         let use_mdns = config.mdns;
+        #[cfg(feature = "test-hooks")]
         let hole_punching = config.hole_punching;
+        #[cfg(not(feature = "test-hooks"))]
+        let hole_punching = true;
         let ident_version = version.clone();
         // Relay addresses may name their host (`/dns4/relay.example.org/…`): resolved with the
         // system's DNS configuration, or with the hosts file alone where there is none.
@@ -552,7 +558,9 @@ impl EventLoop {
             unsupported: HashSet::new(),
             hang_up: Vec::new(),
             proposal: None,
+            #[cfg(feature = "test-hooks")]
             lying_proposal: config.lying_proposal,
+            #[cfg(feature = "test-hooks")]
             never_accept: config.never_accept,
             lobby_dirty: false,
             internet,

@@ -150,11 +150,10 @@ impl EventLoop {
             let s = &self.settings;
             // The options advertised (the settings' with `--disconnect-seconds` in them, or
             // the player's set-up).
-            let options = self
-                .lying_proposal
-                .clone()
-                .or_else(|| self.proposal.clone())
-                .unwrap_or_else(|| s.options.clone());
+            let options = self.proposal.clone().unwrap_or_else(|| s.options.clone());
+            // A lying host of the tests proposes other options.
+            #[cfg(feature = "test-hooks")]
+            let options = self.lying_proposal.clone().unwrap_or(options);
             Input::Propose {
                 options: Box::new(options),
                 stake: s.stake,
@@ -193,12 +192,12 @@ impl EventLoop {
         );
         // Each seat of this peer signs the roster's name for it at the set-up.
         setup.names = Some([0, 1, 2, 3].map(|i: usize| seats[i].name.clone()));
-        setup.never_accept = self.never_accept > 0;
-        self.never_accept = self.never_accept.saturating_sub(1);
         setup.bot_level = self.bot_level;
         setup.seed = self.seed;
         #[cfg(feature = "test-hooks")]
         {
+            setup.never_accept = self.never_accept > 0;
+            self.never_accept = self.never_accept.saturating_sub(1);
             setup.tamper = me.and_then(|m| Some((m, self.tamper.take()?)));
         }
         setup
@@ -294,6 +293,8 @@ impl EventLoop {
         let Some(p) = self.playing.as_mut() else {
             return Ok(());
         };
+        // The timing marks of this run (a discard seen, a hand over) carry the wall clock now.
+        p.host.set_wall_clock(std::time::SystemTime::now());
         let out = p.host.pump(now);
         self.apply(out)
     }
