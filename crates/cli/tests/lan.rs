@@ -2699,7 +2699,9 @@ fn a_flood_of_adverts_with_long_names_from_many_identities_keeps_a_waiting_peer_
     let dir = scratch("adflood");
     let mut args = play_args("p0", &dir, 1, &[]);
     let pos = args.iter().position(|a| a == "60").expect("wait");
-    args[pos] = "40".into();
+    // Waits 20 s: the flood lasts 6 s, and the peer must still be there, small, and then give
+    // up on time.
+    args[pos] = "20".into();
     let mut victim = Peer::spawn(net.command(0, &args));
     wait_until(&mut victim, Duration::from_secs(20), |l| {
         l.starts_with("listening on")
@@ -2728,7 +2730,7 @@ fn a_flood_of_adverts_with_long_names_from_many_identities_keeps_a_waiting_peer_
     let pid = victim.child.id();
     let mut max_rss = rss_before;
     let watch = std::thread::spawn(move || {
-        let end = Instant::now() + Duration::from_secs(25);
+        let end = Instant::now() + Duration::from_secs(15);
         let mut max = 0;
         while Instant::now() < end {
             max = max.max(rss_kib(pid));
@@ -2781,7 +2783,8 @@ fn streams_holding_partly_sent_messages_are_cut_off_and_a_waiting_peer_stays_sma
     let dir = scratch("stall");
     let mut args = play_args("p0", &dir, 1, &[]);
     let pos = args.iter().position(|a| a == "60").expect("wait");
-    args[pos] = "40".into();
+    // Waits 30 s: the stalled streams are held 20 s and cut off after 10 s.
+    args[pos] = "30".into();
     let mut victim = Peer::spawn(net.command(0, &args));
     wait_until(&mut victim, Duration::from_secs(20), |l| {
         l.starts_with("listening on")

@@ -596,7 +596,7 @@ fn talk_in_a_real_window(lang: Lang, w: u32, h: u32, shot: &str) {
             app_dir.as_os_str(),
             "--autoplay".as_ref(),
             "--hands".as_ref(),
-            "16".as_ref(),
+            "64".as_ref(),
         ],
         &display,
         "app",
@@ -620,7 +620,7 @@ fn talk_in_a_real_window(lang: Lang, w: u32, h: u32, shot: &str) {
                 "--name".as_ref(),
                 name.as_ref(),
                 "--hands".as_ref(),
-                "16".as_ref(),
+                "64".as_ref(),
                 "--data-dir".as_ref(),
                 data.as_os_str(),
             ],
@@ -780,6 +780,10 @@ fn talk_in_a_real_window(lang: Lang, w: u32, h: u32, shot: &str) {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+// The same real-process scenario in each language, once each: 中文 in a large window, English in
+// a small one (the small 中文 window's layout is the simulator's
+// `a_small_window_keeps_the_panel_and_every_quick_phrase`). The table plays 64 hands so that it
+// is still being played when the watcher comes, however slowly a loaded machine finds it.
 #[test]
 fn a_quick_phrase_clicked_in_a_real_window_reaches_the_terminal_peers_in_chinese() {
     talk_in_a_real_window(Lang::Zh, 1280, 800, "talk-zh-1280x800.png");
@@ -790,15 +794,6 @@ fn a_quick_phrase_clicked_in_a_small_real_window_reaches_the_terminal_peers_in_e
     talk_in_a_real_window(Lang::En, 1024, 600, "talk-en-1024x600.png");
 }
 
-#[test]
-fn a_quick_phrase_clicked_in_a_small_real_window_reaches_the_terminal_peers_in_chinese() {
-    talk_in_a_real_window(Lang::Zh, 1024, 600, "talk-zh-1024x600.png");
-}
-
-#[test]
-fn a_quick_phrase_clicked_in_a_real_window_reaches_the_terminal_peers_in_english() {
-    talk_in_a_real_window(Lang::En, 1280, 800, "talk-en-1280x800.png");
-}
 
 #[test]
 fn the_host_turns_a_watcher_away_and_a_watcher_cannot() {

@@ -64,15 +64,16 @@ const HARSH: Net = Net {
     dup: 100,
 };
 
-/// Plays `TABLE_SOAK_HANDS` hands (default 24: three sessions of eight) of `ruleset` in sessions of up to 8 hands,
-/// alternating a lossy and a harsh network, and checks every seat agrees on everything.
+/// Plays `TABLE_SOAK_HANDS` hands (default 16: two sessions of eight, one over a lossy network
+/// and one over a harsh one) of `ruleset` in sessions of up to 8 hands, alternating the two
+/// networks, and checks every seat agrees on everything.
 /// A larger soak: `TABLE_SOAK_HANDS=1000 cargo test -p mahjong-table --release --test table
 /// soak -- --nocapture`.
 fn soak(ruleset: Ruleset, base_seed: u64) {
     let hands: u32 = std::env::var("TABLE_SOAK_HANDS")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(24);
+        .unwrap_or(16);
     let started = std::time::Instant::now();
     let (mut played, mut sessions) = (0u32, 0u64);
     let (mut wins, mut drawn, mut abandoned, mut steps, mut delivered) = (0, 0, 0, 0, 0);
