@@ -182,7 +182,7 @@ impl Walk {
             // edit that file); nowhere else, and never in 中文.
             let mut ids = bare.clone();
             if lang == Lang::En && !screen.contains("rules") {
-                for o in Opt::ALL {
+                for o in Opt::all() {
                     ids = ids.replace(o.name(), "");
                 }
             }
@@ -326,7 +326,10 @@ fn walk_home(w: &mut Walk) -> Result<(), Error> {
     w.check(&h.app, "home: motion reduced");
     send(&mut h, Message::ToggleMotion);
     // The option editor: a changed option, then a refused combination.
-    h.click_id(&control_id(Opt::BasePoints, "plus"))?;
+    h.click_id(&control_id(
+        Opt::named("base_points").expect("base_points"),
+        "plus",
+    ))?;
     w.check(&h.app, "options: a changed option");
     for _ in 0..30 {
         let Screen::Home(home) = &h.app.screen else {
@@ -335,12 +338,18 @@ fn walk_home(w: &mut Walk) -> Result<(), Error> {
         if home.editor.options().lezi_points.is_none() {
             break;
         }
-        h.click_id(&control_id(Opt::LeziPoints, "minus"))?;
+        h.click_id(&control_id(
+            Opt::named("lezi_points").expect("lezi_points"),
+            "minus",
+        ))?;
     }
     assert!(h.find(lang.t(T::Refused)), "refused");
     w.check(&h.app, "options: refused");
     for _ in 0..12 {
-        h.click_id(&control_id(Opt::TableLimitLezi, "minus"))?;
+        h.click_id(&control_id(
+            Opt::named("table_limit_lezi").expect("table_limit_lezi"),
+            "minus",
+        ))?;
     }
     w.check(&h.app, "options: refused (lezi points)");
     h.click(lang.t(T::ResetDefaults))?;

@@ -16,6 +16,7 @@ use ed25519_dalek::SigningKey;
 use iced::futures::StreamExt;
 use iced_test::{Error, Simulator, selector};
 use mahjong_net::{MemoryStorage, NetConfig, NetEvent, Network, TableSpec, node};
+use mahjong_rules::catalogue::OptionValue;
 use mahjong_rules::{Action, Money, Options, Ruleset};
 use mahjong_table::TableEvent;
 use shanghai_mahjong::app::{App, Flags, Message, Screen};
@@ -23,7 +24,7 @@ use shanghai_mahjong::engine::Update;
 use shanghai_mahjong::i18n::{Lang, T};
 use shanghai_mahjong::lan::{self, Feed, LanOptions};
 use shanghai_mahjong::screens::lobby::{self, ADDRESS_FIELD};
-use shanghai_mahjong::screens::options::{self, Opt, Val, control_id};
+use shanghai_mahjong::screens::options::{self, Opt, control_id};
 use shanghai_mahjong::screens::review as review_screen;
 use shanghai_mahjong::screens::table::Message as TableMsg;
 use shanghai_mahjong::settings::Settings;
@@ -230,8 +231,8 @@ fn the_app_opens_a_table_a_headless_friend_joins_and_accepts_and_it_starts() -> 
     // A combination the rules refuse is said plainly, and "open" does nothing.
     let editor = |m| Message::Lobby(lobby::Message::Options(m));
     h.send(editor(options::Message::Set(
-        Opt::LeziPoints,
-        Val::Num(None),
+        Opt::named("lezi_points").expect("lezi_points"),
+        OptionValue::Number(None),
     )));
     assert!(h.find(Lang::En.t(T::Refused)));
     h.click("Open the table")?;
@@ -253,9 +254,15 @@ fn the_app_opens_a_table_a_headless_friend_joins_and_accepts_and_it_starts() -> 
     // timer, no 开宝 and a table limit of 6 lezi (differences from 敲麻), one hand.
     h.type_into(lobby::NAME_FIELD, "Friday")?;
     h.send(Message::Lobby(lobby::Message::Bots(2)));
-    h.click_id(&control_id(Opt::DiscardSeconds, "minus"))?;
-    h.click_id(&control_id(Opt::Kaibao, "off"))?;
-    h.click_id(&control_id(Opt::TableLimitLezi, "plus"))?;
+    h.click_id(&control_id(
+        Opt::named("discard_seconds").expect("discard_seconds"),
+        "minus",
+    ))?;
+    h.click_id(&control_id(Opt::named("kaibao").expect("kaibao"), "off"))?;
+    h.click_id(&control_id(
+        Opt::named("table_limit_lezi").expect("table_limit_lezi"),
+        "plus",
+    ))?;
     h.click_id("opt-length-minus")?;
     let mut chosen = Options::preset(Ruleset::Qiaoma);
     chosen.discard_seconds = 15;

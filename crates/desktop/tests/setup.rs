@@ -25,7 +25,7 @@ fn an_option_changed_is_explained_and_highlighted_and_reset() -> Result<(), Erro
     assert!(h.find(Lang::En.t(T::OptTableLimitHelp)));
     assert!(h.find(Lang::En.t(T::NoChanges)));
     assert!(!h.find("changed · default on"));
-    h.click_id(&control_id(Opt::Kaibao, "off"))?;
+    h.click_id(&control_id(Opt::named("kaibao").expect("kaibao"), "off"))?;
     let Screen::Home(home) = &h.app.screen else {
         panic!("still on the set-up");
     };
@@ -55,7 +55,7 @@ fn the_set_up_shows_no_option_id() -> Result<(), Error> {
         let h = Harness::new(&format!("ids-{lang}"), lang, Faces::Chinese);
         assert!(h.find(lang.t(T::OptStake)), "{lang}: the set-up is shown");
         assert!(h.find(lang.t(T::OptDiscardSeconds)));
-        for o in Opt::ALL {
+        for o in Opt::all() {
             assert!(!h.find(o.name()), "{lang}: the id {} is shown", o.name());
         }
         assert!(!h.find("length"));
@@ -74,7 +74,10 @@ fn a_refused_combination_says_why_and_cannot_start() -> Result<(), Error> {
         if home.editor.options().lezi_points.is_none() {
             break;
         }
-        h.click_id(&control_id(Opt::LeziPoints, "minus"))?;
+        h.click_id(&control_id(
+            Opt::named("lezi_points").expect("lezi_points"),
+            "minus",
+        ))?;
     }
     let err = Options {
         lezi_points: None,
@@ -91,9 +94,15 @@ fn a_refused_combination_says_why_and_cannot_start() -> Result<(), Error> {
     h.click("Start practice")?;
     assert!(matches!(h.app.screen, Screen::Home(_)));
     // With no table limit either, the next refusal is named: lezi points.
-    h.click_id(&control_id(Opt::TableLimitLezi, "minus"))?;
+    h.click_id(&control_id(
+        Opt::named("table_limit_lezi").expect("table_limit_lezi"),
+        "minus",
+    ))?;
     for _ in 0..10 {
-        h.click_id(&control_id(Opt::TableLimitLezi, "minus"))?;
+        h.click_id(&control_id(
+            Opt::named("table_limit_lezi").expect("table_limit_lezi"),
+            "minus",
+        ))?;
     }
     assert!(h.find(format!("Points in a lezi: {}", Lang::En.t(T::RefuseNeedsLezi)).as_str()));
     h.click("中文")?;
@@ -120,7 +129,10 @@ fn a_refused_combination_says_why_and_cannot_start() -> Result<(), Error> {
     h.click("开始练习")?;
     assert!(matches!(h.app.screen, Screen::Home(_)));
     // Back to something playable: start works.
-    h.click_id(&control_id(Opt::LeziPoints, "plus"))?;
+    h.click_id(&control_id(
+        Opt::named("lezi_points").expect("lezi_points"),
+        "plus",
+    ))?;
     assert!(!h.find("这个组合不能开局："));
     h.click("开始练习")?;
     assert!(matches!(h.app.screen, Screen::Table(_)));
@@ -131,9 +143,12 @@ fn a_refused_combination_says_why_and_cannot_start() -> Result<(), Error> {
 fn a_practice_table_plays_the_options_stake_and_length_chosen() -> Result<(), Error> {
     let mut h = Harness::new("start", Lang::En, Faces::Chinese);
     h.click("Classic")?;
-    h.click_id(&control_id(Opt::Kaibao, "on"))?;
-    h.click_id(&control_id(Opt::Binding, "1"))?;
-    h.click_id(&control_id(Opt::DiscardSeconds, "plus"))?;
+    h.click_id(&control_id(Opt::named("kaibao").expect("kaibao"), "on"))?;
+    h.click_id(&control_id(Opt::named("binding").expect("binding"), "1"))?;
+    h.click_id(&control_id(
+        Opt::named("discard_seconds").expect("discard_seconds"),
+        "plus",
+    ))?;
     h.click_id("opt-stake-plus")?;
     h.click_id("opt-length-rounds")?;
     assert!(h.find("3 changed from the preset's defaults (highlighted)"));
@@ -310,14 +325,17 @@ fn screenshots() -> Result<(), Error> {
             .update(Message::Resized(iced::Size::new(1280.0, 800.0)));
         let _ = h.app.update(Message::Home(
             shanghai_mahjong::screens::home::Message::Options(
-                shanghai_mahjong::screens::options::Message::Step(Opt::DiscardSeconds, true),
+                shanghai_mahjong::screens::options::Message::Step(
+                    Opt::named("discard_seconds").expect("discard_seconds"),
+                    true,
+                ),
             ),
         ));
         let _ = h.app.update(Message::Home(
             shanghai_mahjong::screens::home::Message::Options(
                 shanghai_mahjong::screens::options::Message::Set(
-                    Opt::LeziPoints,
-                    shanghai_mahjong::screens::options::Val::Num(None),
+                    Opt::named("lezi_points").expect("lezi_points"),
+                    mahjong_rules::catalogue::OptionValue::Number(None),
                 ),
             ),
         ));

@@ -794,7 +794,6 @@ fn a_quick_phrase_clicked_in_a_small_real_window_reaches_the_terminal_peers_in_e
     talk_in_a_real_window(Lang::En, 1024, 600, "talk-en-1024x600.png");
 }
 
-
 #[test]
 fn the_host_turns_a_watcher_away_and_a_watcher_cannot() {
     for lang in [Lang::Zh, Lang::En] {

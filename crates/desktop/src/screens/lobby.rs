@@ -987,7 +987,8 @@ impl State {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::screens::options::{Opt, Val};
+    use crate::screens::options::Opt;
+    use mahjong_rules::catalogue::OptionValue;
 
     #[test]
     fn the_host_chooses_who_may_watch_before_the_table_opens_in_both_languages() {
@@ -1040,8 +1041,14 @@ mod tests {
         assert_eq!((spec.hands, spec.bots), (8, 0));
         let mut go = |m: options::Message| st.update(Message::Options(m), Lang::En);
         go(options::Message::Preset(Ruleset::Classic));
-        go(options::Message::Set(Opt::Kaibao, Val::Bool(true)));
-        go(options::Message::Step(Opt::DiscardSeconds, false));
+        go(options::Message::Set(
+            Opt::named("kaibao").expect("kaibao"),
+            OptionValue::Bool(true),
+        ));
+        go(options::Message::Step(
+            Opt::named("discard_seconds").expect("discard_seconds"),
+            false,
+        ));
         go(options::Message::Stake(true));
         go(options::Message::Hands(3));
         go(options::Message::FourRounds);
@@ -1062,7 +1069,10 @@ mod tests {
         assert_eq!(spec.name, "Friday");
         // A refused combination opens nothing and says why.
         st.update(
-            Message::Options(options::Message::Set(Opt::LeziPoints, Val::Num(None))),
+            Message::Options(options::Message::Set(
+                Opt::named("lezi_points").expect("lezi_points"),
+                OptionValue::Number(None),
+            )),
             Lang::En,
         );
         let e = st.form.spec().expect_err("lezi needed");

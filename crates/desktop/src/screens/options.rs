@@ -3,8 +3,10 @@
 //! default shown, changes from the preset highlighted, the rules crate's own check
 //! (`Options::validate`) shown plainly when a combination is refused, and a reset.
 //!
-//! About 850 lines besides its tests: the rows, their controls and the read-only summary share
-//! the editor's values and words.
+//! The editor drives the rules crate's catalogue ([`catalogue::OPTIONS`]): an option is the
+//! catalogue's entry ([`Opt`]), its value the catalogue's [`OptionValue`], and its kind, range,
+//! presets and whether it is a timer are read from there. Only the words (an option's title,
+//! its explanation, a choice's label) are the app's, by the option's name.
 //!
 //! 换牌 (`swap_five`) is not offered: the table screen cannot yet choose the five tiles to put
 //! back.
@@ -55,56 +57,30 @@ pub enum Scope {
     Lan,
 }
 
-/// One option of [`Options`] the editor can change (the field of the same name).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[allow(missing_docs)]
-pub enum Opt {
-    MustDeclareReady,
-    Hands,
-    Wildcard,
-    DragonsAreFlowers,
-    WinOnDiscard,
-    BasePoints,
-    LeziPoints,
-    TableLimitLezi,
-    Binding,
-    Kaibao,
-    DiceHuangfan,
-    Menqing,
-    EightFlowers,
-    FourWildcards,
-    LeaverPenalty,
-    DiscardSeconds,
-    ClaimSeconds,
-    StartSeconds,
-    TimeoutsBeforeLeaver,
-    DisconnectSeconds,
-    ChipLimit,
+/// One option of the rules crate's catalogue ([`catalogue::OPTIONS`]) as the editor offers
+/// it: every option but 换牌 (`swap_five`). What values it takes, its range, the presets it
+/// means something under and whether it is a timer are the catalogue's; only its words are
+/// the app's ([`Opt::text`], by the option's name).
+#[derive(Clone, Copy, Debug)]
+pub struct Opt(&'static OptionSpec);
+
+impl PartialEq for Opt {
+    fn eq(&self, other: &Opt) -> bool {
+        self.0.name == other.0.name
+    }
 }
 
-/// A value of an option, as the editor handles it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Val {
-    /// On or off.
-    Bool(bool),
-    /// A number, or none where the option allows none.
-    Num(Option<u64>),
-    /// The index of one of the option's choices.
-    Choice(usize),
+impl Eq for Opt {}
+
+impl std::hash::Hash for Opt {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.0.name.hash(h);
+    }
 }
 
-/// How an option is changed.
-enum Control {
-    Bool,
-    /// Least, most, whether none is allowed (below the least).
-    Num {
-        min: u64,
-        max: u64,
-        none: bool,
-    },
-    /// The choices' names (as in files), in the order of [`Val::Choice`].
-    Choice(&'static [&'static str]),
-}
+/// The catalogue's options the editor does not offer: 换牌, whose five tiles the table screen
+/// cannot yet choose.
+const NOT_OFFERED: [&str; 1] = ["swap_five"];
 
 /// The label of a choice, by its name in the catalogue.
 fn choice_label(name: &str) -> T {
@@ -121,148 +97,85 @@ fn choice_label(name: &str) -> T {
 }
 
 impl Opt {
-    /// Every option the editor knows, in the order shown.
-    pub const ALL: [Opt; 21] = [
-        Opt::DiscardSeconds,
-        Opt::ClaimSeconds,
-        Opt::TimeoutsBeforeLeaver,
-        Opt::StartSeconds,
-        Opt::DisconnectSeconds,
-        Opt::MustDeclareReady,
-        Opt::Hands,
-        Opt::WinOnDiscard,
-        Opt::Wildcard,
-        Opt::DragonsAreFlowers,
-        Opt::EightFlowers,
-        Opt::FourWildcards,
-        Opt::BasePoints,
-        Opt::LeziPoints,
-        Opt::TableLimitLezi,
-        Opt::Kaibao,
-        Opt::DiceHuangfan,
-        Opt::Menqing,
-        Opt::Binding,
-        Opt::LeaverPenalty,
-        Opt::ChipLimit,
-    ];
+    /// Every option the editor offers, in the catalogue's order (the timers, then the rules
+    /// of play, scoring and the table's money).
+    pub fn all() -> impl Iterator<Item = Opt> {
+        catalogue::OPTIONS
+            .iter()
+            .filter(|s| !NOT_OFFERED.contains(&s.name))
+            .map(Opt)
+    }
+
+    /// The offered option of this name (as written in settlement files).
+    pub fn named(name: &str) -> Option<Opt> {
+        Opt::all().find(|o| o.name() == name)
+    }
 
     /// The option's name as written in settlement files and in the rules document.
     pub fn name(self) -> &'static str {
-        match self {
-            Opt::MustDeclareReady => "must_declare_ready",
-            Opt::Hands => "hands",
-            Opt::Wildcard => "wildcard",
-            Opt::DragonsAreFlowers => "dragons_are_flowers",
-            Opt::WinOnDiscard => "win_on_discard",
-            Opt::BasePoints => "base_points",
-            Opt::LeziPoints => "lezi_points",
-            Opt::TableLimitLezi => "table_limit_lezi",
-            Opt::Binding => "binding",
-            Opt::Kaibao => "kaibao",
-            Opt::DiceHuangfan => "dice_huangfan",
-            Opt::Menqing => "menqing",
-            Opt::EightFlowers => "eight_flowers",
-            Opt::FourWildcards => "four_wildcards",
-            Opt::LeaverPenalty => "leaver_penalty",
-            Opt::DiscardSeconds => "discard_seconds",
-            Opt::ClaimSeconds => "claim_seconds",
-            Opt::StartSeconds => "start_seconds",
-            Opt::TimeoutsBeforeLeaver => "timeouts_before_leaver",
-            Opt::DisconnectSeconds => "disconnect_seconds",
-            Opt::ChipLimit => "chip_limit",
-        }
+        self.0.name
     }
 
-    /// The option with this file name.
-    pub fn from_name(name: &str) -> Option<Opt> {
-        Opt::ALL.into_iter().find(|o| o.name() == name)
+    /// The catalogue's description of the option.
+    pub fn spec(self) -> &'static OptionSpec {
+        self.0
+    }
+
+    /// The catalogue keys of the option's title and its one-line explanation (`None` for an
+    /// option the app has no words for: a test keeps that from happening).
+    fn words(self) -> Option<(T, T)> {
+        Some(match self.name() {
+            "must_declare_ready" => (T::OptMustDeclareReady, T::OptMustDeclareReadyHelp),
+            "hands" => (T::OptHands, T::OptHandsHelp),
+            "wildcard" => (T::OptWildcard, T::OptWildcardHelp),
+            "dragons_are_flowers" => (T::OptDragonsAreFlowers, T::OptDragonsAreFlowersHelp),
+            "win_on_discard" => (T::OptWinOnDiscard, T::OptWinOnDiscardHelp),
+            "base_points" => (T::OptBasePoints, T::OptBasePointsHelp),
+            "lezi_points" => (T::OptLeziPoints, T::OptLeziPointsHelp),
+            "table_limit_lezi" => (T::OptTableLimit, T::OptTableLimitHelp),
+            "binding" => (T::OptBinding, T::OptBindingHelp),
+            "kaibao" => (T::OptKaibao, T::OptKaibaoHelp),
+            "dice_huangfan" => (T::OptDiceHuangfan, T::OptDiceHuangfanHelp),
+            "menqing" => (T::OptMenqing, T::OptMenqingHelp),
+            "eight_flowers" => (T::OptEightFlowers, T::OptEightFlowersHelp),
+            "four_wildcards" => (T::OptFourWildcards, T::OptFourWildcardsHelp),
+            "leaver_penalty" => (T::OptLeaverPenalty, T::OptLeaverPenaltyHelp),
+            "discard_seconds" => (T::OptDiscardSeconds, T::OptDiscardSecondsHelp),
+            "claim_seconds" => (T::OptClaimSeconds, T::OptClaimSecondsHelp),
+            "start_seconds" => (T::OptStartSeconds, T::OptStartSecondsHelp),
+            "timeouts_before_leaver" => (T::OptTimeouts, T::OptTimeoutsHelp),
+            "disconnect_seconds" => (T::OptDisconnectSeconds, T::OptDisconnectSecondsHelp),
+            "chip_limit" => (T::OptChipLimit, T::OptChipLimitHelp),
+            _ => return None,
+        })
     }
 
     /// The catalogue keys of the option's title and its one-line explanation.
     pub fn text(self) -> (T, T) {
-        match self {
-            Opt::MustDeclareReady => (T::OptMustDeclareReady, T::OptMustDeclareReadyHelp),
-            Opt::Hands => (T::OptHands, T::OptHandsHelp),
-            Opt::Wildcard => (T::OptWildcard, T::OptWildcardHelp),
-            Opt::DragonsAreFlowers => (T::OptDragonsAreFlowers, T::OptDragonsAreFlowersHelp),
-            Opt::WinOnDiscard => (T::OptWinOnDiscard, T::OptWinOnDiscardHelp),
-            Opt::BasePoints => (T::OptBasePoints, T::OptBasePointsHelp),
-            Opt::LeziPoints => (T::OptLeziPoints, T::OptLeziPointsHelp),
-            Opt::TableLimitLezi => (T::OptTableLimit, T::OptTableLimitHelp),
-            Opt::Binding => (T::OptBinding, T::OptBindingHelp),
-            Opt::Kaibao => (T::OptKaibao, T::OptKaibaoHelp),
-            Opt::DiceHuangfan => (T::OptDiceHuangfan, T::OptDiceHuangfanHelp),
-            Opt::Menqing => (T::OptMenqing, T::OptMenqingHelp),
-            Opt::EightFlowers => (T::OptEightFlowers, T::OptEightFlowersHelp),
-            Opt::FourWildcards => (T::OptFourWildcards, T::OptFourWildcardsHelp),
-            Opt::LeaverPenalty => (T::OptLeaverPenalty, T::OptLeaverPenaltyHelp),
-            Opt::DiscardSeconds => (T::OptDiscardSeconds, T::OptDiscardSecondsHelp),
-            Opt::ClaimSeconds => (T::OptClaimSeconds, T::OptClaimSecondsHelp),
-            Opt::StartSeconds => (T::OptStartSeconds, T::OptStartSecondsHelp),
-            Opt::TimeoutsBeforeLeaver => (T::OptTimeouts, T::OptTimeoutsHelp),
-            Opt::DisconnectSeconds => (T::OptDisconnectSeconds, T::OptDisconnectSecondsHelp),
-            Opt::ChipLimit => (T::OptChipLimit, T::OptChipLimitHelp),
-        }
-    }
-
-    /// The option in the rules crate's catalogue (its values, presets, whether a timer): the
-    /// editor reads everything but the words from there.
-    fn spec(self) -> Option<&'static OptionSpec> {
-        catalogue::option(self.name())
-    }
-
-    fn control(self) -> Control {
-        match self.spec().map(|s| s.kind) {
-            Some(OptionKind::Number { min, max, none }) => Control::Num { min, max, none },
-            Some(OptionKind::Choice(names)) => Control::Choice(names),
-            Some(OptionKind::Bool) | None => Control::Bool,
-        }
+        self.words().unwrap_or((T::NoneValue, T::NoneValue))
     }
 
     /// Whether the option is shown in `scope` under `preset`: where it means something
     /// (no ready declaration and no lezi in 百搭, no wildcard outside it), and the start
     /// countdown and the silence limit only for a LAN table.
     pub fn shown(self, preset: Ruleset, scope: Scope) -> bool {
-        self.spec()
-            .is_some_and(|s| s.applies(preset) && (!s.network || scope == Scope::Lan))
+        self.0.applies(preset) && (!self.0.network || scope == Scope::Lan)
     }
 
     /// A timer (shown with the stake and the length).
     pub fn is_timer(self) -> bool {
-        self.spec().is_some_and(|s| s.timer)
+        self.0.timer
     }
 
     /// The option's value in `o`.
-    pub fn get(self, o: &Options) -> Val {
-        let Some(spec) = self.spec() else {
-            return Val::Bool(false);
-        };
-        match (spec.get(o), spec.kind) {
-            (OptionValue::Bool(b), _) => Val::Bool(b),
-            (OptionValue::Number(n), _) => Val::Num(n),
-            (OptionValue::Choice(c), OptionKind::Choice(names)) => {
-                Val::Choice(names.iter().position(|n| *n == c).unwrap_or(0))
-            }
-            (OptionValue::Choice(_), _) => Val::Choice(0),
-        }
+    pub fn get(self, o: &Options) -> OptionValue {
+        self.0.get(o)
     }
 
     /// Sets the option in `o` (a value of the wrong kind or out of range is ignored; a
     /// combination the rules refuse is kept, and said, until the player changes it).
-    pub fn set(self, o: &mut Options, v: Val) {
-        let Some(spec) = self.spec() else {
-            return;
-        };
-        let value = match (v, spec.kind) {
-            (Val::Bool(b), _) => OptionValue::Bool(b),
-            (Val::Num(n), _) => OptionValue::Number(n),
-            (Val::Choice(i), OptionKind::Choice(names)) => match names.get(i) {
-                Some(n) => OptionValue::Choice((*n).to_string()),
-                None => return,
-            },
-            (Val::Choice(_), _) => return,
-        };
-        if let Ok(changed) = spec.put(o, &value) {
+    pub fn set(self, o: &mut Options, v: &OptionValue) {
+        if let Ok(changed) = self.0.put(o, v) {
             *o = changed;
         }
     }
@@ -270,11 +183,13 @@ impl Opt {
     /// The value one step up (`up`) or down from `v`, within the option's range; for an
     /// option that allows none, one step below the least is none and one step up from none
     /// is the least.
-    fn step(self, v: Val, up: bool) -> Val {
-        let Control::Num { min, max, none } = self.control() else {
-            return v;
+    fn step(self, v: &OptionValue, up: bool) -> OptionValue {
+        let OptionKind::Number { min, max, none } = self.0.kind else {
+            return v.clone();
         };
-        let Val::Num(x) = v else { return v };
+        let OptionValue::Number(x) = *v else {
+            return v.clone();
+        };
         let stride = |x: u64| match x {
             0..10 => 1,
             10..60 => 5,
@@ -282,7 +197,7 @@ impl Opt {
             300..1000 => 50,
             _ => 100,
         };
-        Val::Num(match (x, up) {
+        OptionValue::Number(match (x, up) {
             (None, true) => Some(min),
             (None, false) => None,
             (Some(x), true) => Some((x + stride(x)).min(max)),
@@ -333,7 +248,7 @@ pub enum Message {
     /// A preset was picked: every option goes to its defaults (stake and length stay).
     Preset(Ruleset),
     /// An option takes a value.
-    Set(Opt, Val),
+    Set(Opt, OptionValue),
     /// An option one step up (true) or down.
     Step(Opt, bool),
     /// Stake one step up (true) or down.
@@ -375,8 +290,7 @@ impl Editor {
     /// The options that differ from the preset's defaults.
     pub fn changed(&self) -> Vec<Opt> {
         let base = Options::preset(self.preset());
-        Opt::ALL
-            .into_iter()
+        Opt::all()
             .filter(|o| o.get(&self.options) != o.get(&base))
             .collect()
     }
@@ -395,10 +309,10 @@ impl Editor {
     pub fn update(&mut self, message: Message) {
         match message {
             Message::Preset(r) => self.options = Options::preset(r),
-            Message::Set(o, v) => o.set(&mut self.options, v),
+            Message::Set(o, v) => o.set(&mut self.options, &v),
             Message::Step(o, up) => {
-                let v = o.step(o.get(&self.options), up);
-                o.set(&mut self.options, v);
+                let v = o.step(&o.get(&self.options), up);
+                o.set(&mut self.options, &v);
             }
             Message::Stake(up) => {
                 self.stake = if up {
@@ -460,16 +374,11 @@ impl Editor {
         col = col.push(bold(lang.t(T::SecTable), 17.0, ACCENT));
         col = col.push(self.stake_row(lang));
         col = col.push(self.length_row(lang));
-        let mut rows: Vec<Opt> = Opt::ALL
-            .into_iter()
+        let mut rows: Vec<Opt> = Opt::all()
             .filter(|o| o.is_timer() && o.shown(preset, self.scope))
             .collect();
         let rules_from = rows.len();
-        rows.extend(
-            Opt::ALL
-                .into_iter()
-                .filter(|o| !o.is_timer() && o.shown(preset, self.scope)),
-        );
+        rows.extend(Opt::all().filter(|o| !o.is_timer() && o.shown(preset, self.scope)));
         for (i, o) in rows.into_iter().enumerate() {
             if i == rules_from {
                 col = col.push(bold(lang.t(T::SecRules), 17.0, ACCENT));
@@ -576,36 +485,36 @@ impl Editor {
         let base = Options::preset(self.preset());
         let value = o.get(&self.options);
         let default = o.get(&base);
-        let control: Element<'_, Message> = match (o.control(), value) {
-            (Control::Bool, Val::Bool(b)) => row![
+        let control: Element<'_, Message> = match (o.spec().kind, &value) {
+            (OptionKind::Bool, &OptionValue::Bool(b)) => row![
                 small(
                     lang.t(T::On),
-                    Some(Message::Set(o, Val::Bool(true))),
+                    Some(Message::Set(o, OptionValue::Bool(true))),
                     b,
                     &control_id(o, "on")
                 ),
                 small(
                     lang.t(T::Off),
-                    Some(Message::Set(o, Val::Bool(false))),
+                    Some(Message::Set(o, OptionValue::Bool(false))),
                     !b,
                     &control_id(o, "off")
                 ),
             ]
             .spacing(4)
             .into(),
-            (Control::Choice(labels), Val::Choice(c)) => labels
+            (OptionKind::Choice(names), OptionValue::Choice(chosen)) => names
                 .iter()
                 .enumerate()
                 .fold(row![].spacing(4), |r, (i, &k)| {
                     r.push(small(
                         lang.t(choice_label(k)),
-                        Some(Message::Set(o, Val::Choice(i))),
-                        i == c,
+                        Some(Message::Set(o, OptionValue::Choice(k.to_string()))),
+                        k == chosen,
                         &control_id(o, &i.to_string()),
                     ))
                 })
                 .into(),
-            (Control::Num { min, none, .. }, Val::Num(x)) => {
+            (OptionKind::Number { min, none, .. }, &OptionValue::Number(x)) => {
                 let down = match x {
                     None => false,
                     Some(x) => x > min || none,
@@ -617,7 +526,7 @@ impl Editor {
                         false,
                         &control_id(o, "minus")
                     ),
-                    container(bold(show(lang, o, value), 15.0, ON_FELT))
+                    container(bold(show(lang, o, &value), 15.0, ON_FELT))
                         .width(120)
                         .align_x(Alignment::Center),
                     small(
@@ -631,7 +540,7 @@ impl Editor {
                 .align_y(Alignment::Center)
                 .into()
             }
-            _ => label(show(lang, o, value), 15.0, ON_FELT),
+            _ => label(show(lang, o, &value), 15.0, ON_FELT),
         };
         let (title, help) = o.text();
         entry(
@@ -639,7 +548,7 @@ impl Editor {
             lang.t(title),
             control,
             lang.t(help),
-            &show(lang, o, default),
+            &show(lang, o, &default),
             value != default,
         )
     }
@@ -658,13 +567,11 @@ pub fn summary<'a, M: 'a>(
     let base = Options::preset(options.ruleset);
     let mut col = column![].spacing(6);
     let mut any = false;
-    for o in Opt::ALL
-        .into_iter()
-        .filter(|o| o.shown(options.ruleset, scope))
-    {
+    for o in Opt::all().filter(|o| o.shown(options.ruleset, scope)) {
         let (title, help) = o.text();
         let (v, d) = (o.get(options), o.get(&base));
         let differs = v != d;
+        let (v, d) = (&v, &d);
         if only_changed && !differs {
             continue;
         }
@@ -695,28 +602,20 @@ pub fn summary<'a, M: 'a>(
 }
 
 /// An option's value in words.
-pub fn show(lang: Lang, o: Opt, v: Val) -> String {
-    match (o.control(), v) {
-        (_, Val::Bool(b)) => lang.t(if b { T::On } else { T::Off }).to_string(),
-        (Control::Choice(labels), Val::Choice(i)) => labels
-            .get(i)
-            .map_or_else(|| i.to_string(), |&k| lang.t(choice_label(k)).to_string()),
-        (_, Val::Num(None)) => lang.t(T::NoneValue).to_string(),
-        (_, Val::Num(Some(x))) => match o {
-            Opt::DiscardSeconds
-            | Opt::ClaimSeconds
-            | Opt::StartSeconds
-            | Opt::DisconnectSeconds => lang.f(T::Seconds, &[&x]),
-            _ => x.to_string(),
-        },
-        (_, Val::Choice(i)) => i.to_string(),
+pub fn show(lang: Lang, o: Opt, v: &OptionValue) -> String {
+    match v {
+        OptionValue::Bool(b) => lang.t(if *b { T::On } else { T::Off }).to_string(),
+        OptionValue::Choice(c) => lang.t(choice_label(c)).to_string(),
+        OptionValue::Number(None) => lang.t(T::NoneValue).to_string(),
+        OptionValue::Number(Some(x)) if o.name().ends_with("_seconds") => lang.f(T::Seconds, &[x]),
+        OptionValue::Number(Some(x)) => x.to_string(),
     }
 }
 
 /// The option a refusal names, if the editor has it.
 fn refused_option(e: &OptionsError) -> Option<Opt> {
     match e {
-        OptionsError::BadValue { name, .. } => Opt::from_name(name),
+        OptionsError::BadValue { name, .. } => Opt::named(name),
         _ => None,
     }
 }
@@ -728,7 +627,7 @@ pub fn refusal<'a, M: 'a>(lang: Lang, e: &OptionsError) -> Element<'a, M> {
         OptionsError::BadValue { name, why } => (name.as_str(), why.as_str()),
         _ => ("", ""),
     };
-    let opt = Opt::from_name(name);
+    let opt = Opt::named(name);
     let said = match (name, why) {
         ("table_limit_lezi", _) => Some(T::RefuseLimitNeedsLezi),
         ("four_wildcards", _) => Some(T::RefuseFourWildcards),
@@ -835,22 +734,30 @@ fn entry<'a>(
 mod tests {
     use super::*;
 
+    /// Another value of `o` than `v`: the other side of a switch, the next choice, a step.
+    fn next(o: Opt, v: &OptionValue, up: bool) -> OptionValue {
+        match (v, o.spec().kind) {
+            (OptionValue::Bool(b), _) => OptionValue::Bool(!b),
+            (OptionValue::Choice(c), OptionKind::Choice(names)) => {
+                let i = names.iter().position(|n| n == c).unwrap_or(0);
+                OptionValue::Choice(names[(i + 1) % names.len()].to_string())
+            }
+            _ => o.step(v, up),
+        }
+    }
+
     #[test]
     fn every_option_reads_back_what_it_is_set_to() {
         for r in Ruleset::ALL {
             let base = Options::preset(r);
-            for o in Opt::ALL {
+            for o in Opt::all() {
                 let mut x = base.clone();
                 let v = o.get(&x);
-                o.set(&mut x, v);
+                o.set(&mut x, &v);
                 assert_eq!(x, base, "{o:?} round trip under {r}");
                 // One step changes it, and the editor sees the change.
-                let stepped = match v {
-                    Val::Bool(b) => Val::Bool(!b),
-                    Val::Choice(i) => Val::Choice((i + 1) % 3),
-                    Val::Num(_) => o.step(v, true),
-                };
-                o.set(&mut x, stepped);
+                let stepped = next(o, &v, true);
+                o.set(&mut x, &stepped);
                 assert_eq!(o.get(&x), stepped, "{o:?} under {r}");
                 assert_ne!(x, base, "{o:?} under {r}");
             }
@@ -860,18 +767,28 @@ mod tests {
     #[test]
     fn the_names_are_the_rules_crates_field_names() {
         let json = serde_json::to_value(Options::default()).expect("json");
-        for o in Opt::ALL {
+        for o in Opt::all() {
             assert!(json.get(o.name()).is_some(), "{} is not a field", o.name());
+            // Every option has its own words in the app.
+            assert!(
+                o.words().is_some(),
+                "{} has no title or explanation",
+                o.name()
+            );
         }
         // Every field but 换牌 is editable: the table screen has no way yet to choose the five
         // tiles to put back, so a practice player could only wait for its timer to pass.
         let fields = json.as_object().map_or(0, |m| m.len());
-        assert_eq!(fields, Opt::ALL.len() + 2, "ruleset and swap_five aside");
+        assert_eq!(
+            fields,
+            Opt::all().count() + 2,
+            "ruleset and swap_five aside"
+        );
         // The editor reads each option's values, presets and kind from the rules crate's
         // catalogue: every option it shows is there, and every option there but 换牌 is shown.
         for spec in catalogue::OPTIONS.iter().filter(|s| s.name != "swap_five") {
-            let o = Opt::from_name(spec.name).unwrap_or_else(|| panic!("{} not edited", spec.name));
-            assert_eq!(o.spec(), Some(spec));
+            let o = Opt::named(spec.name).unwrap_or_else(|| panic!("{} not edited", spec.name));
+            assert_eq!(o.spec(), spec);
             for r in Ruleset::ALL {
                 let shown = o.shown(r, Scope::Lan);
                 assert_eq!(shown, spec.applies(r), "{} under {r}", spec.name);
@@ -881,26 +798,16 @@ mod tests {
 
     #[test]
     fn steps_stay_in_range_and_reach_none_where_allowed() {
-        assert_eq!(
-            Opt::LeziPoints.step(Val::Num(Some(1)), false),
-            Val::Num(None)
-        );
-        assert_eq!(
-            Opt::LeziPoints.step(Val::Num(None), true),
-            Val::Num(Some(1))
-        );
-        assert_eq!(
-            Opt::BasePoints.step(Val::Num(Some(1)), false),
-            Val::Num(Some(1))
-        );
-        assert_eq!(
-            Opt::DiscardSeconds.step(Val::Num(Some(20)), true),
-            Val::Num(Some(25))
-        );
-        assert_eq!(
-            Opt::DiscardSeconds.step(Val::Num(Some(10)), false),
-            Val::Num(Some(9))
-        );
+        let step = |name: &str, v: Option<u64>, up: bool| {
+            let o = Opt::named(name).expect(name);
+            o.step(&OptionValue::Number(v), up)
+        };
+        let n = OptionValue::Number;
+        assert_eq!(step("lezi_points", Some(1), false), n(None));
+        assert_eq!(step("lezi_points", None, true), n(Some(1)));
+        assert_eq!(step("base_points", Some(1), false), n(Some(1)));
+        assert_eq!(step("discard_seconds", Some(20), true), n(Some(25)));
+        assert_eq!(step("discard_seconds", Some(10), false), n(Some(9)));
     }
 
     #[test]
@@ -936,15 +843,10 @@ mod tests {
         use crate::engine::{Command, Engine, PracticeConfig, Update};
         let mut played = 0;
         for r in Ruleset::ALL {
-            for o in Opt::ALL.into_iter().filter(|o| o.shown(r, Scope::Practice)) {
+            for o in Opt::all().filter(|o| o.shown(r, Scope::Practice)) {
                 let mut e = Editor::new(r, Scope::Practice);
                 let v = o.get(e.options());
-                let next = match v {
-                    Val::Bool(b) => Val::Bool(!b),
-                    Val::Choice(i) => Val::Choice((i + 1) % 3),
-                    Val::Num(_) => o.step(v, false),
-                };
-                e.update(Message::Set(o, next));
+                e.update(Message::Set(o, next(o, &v, false)));
                 let Ok(choice) = e.choice() else { continue };
                 let config = PracticeConfig {
                     think_ms: (0, 0),
@@ -1006,9 +908,10 @@ mod tests {
     #[test]
     fn a_refused_combination_has_no_choice_and_reset_restores_it() {
         let mut e = Editor::new(Ruleset::Qiaoma, Scope::Practice);
-        e.update(Message::Set(Opt::LeziPoints, Val::Num(None)));
+        let lezi = Opt::named("lezi_points").expect("lezi");
+        e.update(Message::Set(lezi, OptionValue::Number(None)));
         assert!(e.choice().is_err());
-        assert_eq!(e.changed(), vec![Opt::LeziPoints]);
+        assert_eq!(e.changed(), vec![lezi]);
         e.update(Message::Reset);
         assert!(e.choice().is_ok());
         assert!(e.changed().is_empty());

@@ -147,7 +147,7 @@ fn id_name(id: &str, lang: Lang) -> Option<String> {
     if let Some(r) = Ruleset::ALL.into_iter().find(|r| r.name() == id) {
         return Some(lang.t(preset_name(r)).to_string());
     }
-    if let Some(o) = Opt::from_name(id) {
+    if let Some(o) = Opt::named(id) {
         return Some(lang.t(o.text().0).to_string());
     }
     crate::i18n::PATTERNS
@@ -165,7 +165,7 @@ fn hand_name(id: &str, lang: Lang) -> String {
 /// after its name).
 fn annotation(id: &str) -> bool {
     id == "swap_five"
-        || Opt::from_name(id).is_some() && !Ruleset::ALL.iter().any(|r| r.name() == id)
+        || Opt::named(id).is_some() && !Ruleset::ALL.iter().any(|r| r.name() == id)
         || crate::i18n::PATTERNS.contains(&id)
 }
 
@@ -682,8 +682,7 @@ mod tests {
             // The options named by English words (`hands`, `wildcard`, `binding`) may be
             // words of an English sentence.
             .chain(
-                Opt::ALL
-                    .iter()
+                Opt::all()
                     .map(|o| o.name())
                     .filter(|n| !["hands", "wildcard", "binding"].contains(n)),
             )
@@ -731,7 +730,10 @@ mod tests {
                 "| 碰碰胡（`pengpenghu`） | `qiaoma` 的 `kaibao` |",
                 Lang::Zh
             ),
-            format!("| 碰碰胡 | 敲麻的{} |", Lang::Zh.t(Opt::Kaibao.text().0))
+            format!(
+                "| 碰碰胡 | 敲麻的{} |",
+                Lang::Zh.t(Opt::named("kaibao").expect("kaibao").text().0)
+            )
         );
         assert_eq!(
             reword("清一色 (`qingyise`) and (`start_seconds`, 15 s)", Lang::En),
