@@ -225,19 +225,34 @@ fn a_proven_culprit_is_replaced_by_a_bot_and_the_session_finishes() {
     assert!(not_a_bot.to_string().contains("seat 3 is not a bot seat"));
 }
 
-/// A whole game of four rounds (about a minute in the test profile).
+/// A session that ends by rounds, not hands: one round (the deal passes every seat once) over
+/// a lossy network, every seat agreeing. The whole game of four rounds is the ignored
+/// [`four_rounds`].
 #[test]
+fn one_round() {
+    rounds(1);
+}
+
+/// A whole game of four rounds (about a minute in the test profile): `cargo test -p
+/// mahjong-table --test table four_rounds -- --ignored`.
+#[test]
+#[ignore = "long: a whole game of four rounds (about a minute); one_round runs on every test run"]
 fn four_rounds() {
+    rounds(4);
+}
+
+fn rounds(n: u32) {
     let mut sim = Sim::new(
         64,
         Net::LOSSY,
         options(Ruleset::Qiaoma),
-        SessionLength::Rounds(4),
+        SessionLength::Rounds(n),
     );
     sim.run(1_000 * 3_600_000);
     sim.assert_agree(&[0, 1, 2, 3]);
     let s = sim.client(0).session().expect("session");
-    assert_eq!(s.rounds, 4);
+    assert_eq!(s.rounds, n);
+    assert!(s.hands_played >= 4 * n, "{} hands in {n} rounds", s.hands_played);
 }
 
 /// A long session (`LONG_SESSION_HANDS`, default 200, over a perfect network): the CPU of a
