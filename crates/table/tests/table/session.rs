@@ -252,7 +252,11 @@ fn rounds(n: u32) {
     sim.assert_agree(&[0, 1, 2, 3]);
     let s = sim.client(0).session().expect("session");
     assert_eq!(s.rounds, n);
-    assert!(s.hands_played >= 4 * n, "{} hands in {n} rounds", s.hands_played);
+    assert!(
+        s.hands_played >= 4 * n,
+        "{} hands in {n} rounds",
+        s.hands_played
+    );
 }
 
 /// A long session (`LONG_SESSION_HANDS`, default 200, over a perfect network): the CPU of a
