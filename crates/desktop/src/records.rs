@@ -18,8 +18,6 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use ed25519_dalek::SigningKey;
-use mahjong_bot::Level;
-use mahjong_rules::Seat;
 use mahjong_store::{
     Checked, DB_FILE, LocalSeat, LogCheck, Store, StoreError, TableInfo, VerifyError, now_ms,
     to_hex,
@@ -166,16 +164,6 @@ impl From<StoreError> for RecordsError {
     }
 }
 
-/// The bots' levels of a practice table ([`TableInfo::practice_levels`]).
-pub fn practice_levels(info: &TableInfo) -> Option<[Level; 3]> {
-    info.practice_levels()
-}
-
-/// The seat this player played at a stored table ([`TableInfo::owner_seat`]).
-pub fn owner_seat(info: &TableInfo) -> Option<Seat> {
-    info.owner_seat()
-}
-
 /// Opens the store of `dir` without creating one: `None` when there is none yet.
 pub fn open_existing(dir: &Path) -> Result<Option<Store>, RecordsError> {
     if !dir.join(DB_FILE).is_file() {
@@ -318,7 +306,7 @@ pub fn verify_table(
         .ok_or_else(|| RecordsError::NoTable(to_hex(table)))?;
     let booked = store.ledger_of(table)?;
     let mut out = BTreeMap::new();
-    let Some(seat) = owner_seat(&info) else {
+    let Some(seat) = info.owner_seat() else {
         for row in &booked {
             out.insert(row.hand, HandCheck::Unavailable(Unchecked::NoSeat));
         }
@@ -471,6 +459,7 @@ impl Recorder {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use mahjong_bot::Level;
 
     #[test]
     fn practice_names_carry_the_levels() {

@@ -60,7 +60,9 @@ pub fn load(dir: &Path, table: &[u8; 32], hand: u32) -> Result<Replay, ReplayErr
         .table(table)
         .map_err(store_err)?
         .ok_or_else(|| RecordsError::NoTable(to_hex(table)))?;
-    let owner = records::owner_seat(&info).ok_or_else(|| RecordsError::NoSeat(to_hex(table)))?;
+    let owner = info
+        .owner_seat()
+        .ok_or_else(|| RecordsError::NoSeat(to_hex(table)))?;
     let row = store
         .ledger_of(table)
         .map_err(store_err)?
@@ -78,7 +80,7 @@ pub fn load(dir: &Path, table: &[u8; 32], hand: u32) -> Result<Replay, ReplayErr
     let log =
         mahjong_store::export::log_through_hand(&log, hand).ok_or(RecordsError::NotInLog(hand))?;
     let steps = mahjong_table::rebuild(log, &row.result, owner, mahjong_table::rebuild::cards())?;
-    let practice = records::practice_levels(&info);
+    let practice = info.practice_levels();
     Ok(Replay {
         table: *table,
         hand,

@@ -15,7 +15,6 @@ use mahjong_table::HandResult;
 
 use crate::db::{Store, TableInfo};
 use crate::error::StoreError;
-use crate::hex::to_hex;
 use crate::stats::{Story, story};
 
 /// One finished hand of the ledger.
@@ -61,7 +60,7 @@ pub struct TableEntry {
 }
 
 /// Who a player of the history is.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Who {
     /// This player (the owner's seat of each table).
     Me,
@@ -71,18 +70,6 @@ pub enum Who {
     Practice(String),
     /// A seat of a table the store holds no set-up of.
     Unknown([u8; 32], Seat),
-}
-
-impl Who {
-    /// A stable text key: `me`, a roster key in hex, `practice:NAME`, or `TABLE:SEAT`.
-    pub fn key(&self) -> String {
-        match self {
-            Who::Me => "me".to_string(),
-            Who::Key(k) => to_hex(k),
-            Who::Practice(name) => format!("practice:{name}"),
-            Who::Unknown(table, seat) => format!("{}:{seat}", to_hex(table)),
-        }
-    }
 }
 
 /// A player's balance over every table of the ledger.
