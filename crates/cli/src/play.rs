@@ -61,7 +61,7 @@ use anyhow::{Context, Result, anyhow, bail};
 use clap::Args;
 use ed25519_dalek::VerifyingKey;
 use mahjong_bot::{Bot, Level};
-use mahjong_net::{NetConfig, NetEvent, Network, StoreStorage, node};
+use mahjong_net::{NetConfig, NetEvent, Network, node};
 use mahjong_rules::explain_text::Lang;
 use mahjong_rules::view::PublicPhase;
 use mahjong_rules::{Money, Ruleset, Seat, SeatView, SessionLength};
@@ -239,7 +239,7 @@ pub fn run(args: PlayArgs) -> Result<()> {
     let _lock = mahjong_store::DirLock::acquire(&data_dir)?;
     let identity = mahjong_store::Identity::load_or_create(&data_dir, Some(&args.name))?;
     mahjong_store::init_logging(&data_dir)?;
-    let storage = StoreStorage::open(&data_dir)?;
+    let storage = mahjong_store::Store::open(&data_dir)?;
     let identity = identity.key;
     let me = identity.verifying_key();
     let mut settings = node::settings(&args.name, preset, stake, args.hands, args.bots);
@@ -310,7 +310,7 @@ fn internet(args: &PlayArgs) -> Result<Option<mahjong_net::Internet>> {
 
 async fn session(
     config: NetConfig,
-    storage: StoreStorage,
+    storage: mahjong_store::Store,
     data_dir: &std::path::Path,
     args: &PlayArgs,
     mut human: Option<Human>,

@@ -58,6 +58,7 @@ fn play(root: &Path, seed: u8, ruleset: Ruleset, hands: u32, leave: Option<usize
                     names: NAMES.map(String::from),
                     created: seed as u64,
                     finished: false,
+                    practice: None,
                 })
                 .expect("save");
             Client::new(config, ids[seat as usize].key.clone(), root_secret).expect("client")

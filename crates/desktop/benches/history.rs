@@ -28,7 +28,7 @@ use shanghai_mahjong::worker::{RecordTo, TableKey};
 /// Plays `hands` practice hands into the store in `dir`.
 fn play(dir: &Path, hands: u32) {
     let key = TableKey {
-        resume: None,
+        resume: false,
         config: PracticeConfig {
             think_ms: (0, 0),
             length: SessionLength::Hands(hands),
@@ -110,6 +110,11 @@ fn fill(dir: &Path) {
                 ),
                 created: 1_790_000_000_000 + u64::from(t) * 3_600_000,
                 finished: true,
+                practice: Some([
+                    mahjong_bot::Level::Strong,
+                    mahjong_bot::Level::Basic,
+                    mahjong_bot::Level::Strong,
+                ]),
             })
             .expect("table");
         for hand in 1..=hands {

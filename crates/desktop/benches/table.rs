@@ -72,13 +72,18 @@ fn bench(c: &mut Criterion) {
             BatchSize::PerIteration,
         )
     });
-    // 40 commands of a real table, then its replay from nothing.
-    let (mut engine, _) = Engine::new(&config(7)).expect("engine");
-    let mut commands = Vec::new();
-    for _ in 0..400 {
+    // A table saved in a store, 40 of the player's moves in; then its resumption from the
+    // store (every seat restored from its journal), as a restarted app does.
+    let dir = std::env::temp_dir().join(format!("mahjong-bench-resume-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("dir");
+    let store = mahjong_store::Store::open(&dir).expect("store");
+    let (mut engine, _) = Engine::saved(&config(7), Box::new(store), "Mei").expect("engine");
+    let mut moves = 0;
+    while moves < 40 {
         let now = engine.now();
         let _ = engine.settle(now + 60_000);
-        if engine.is_paused() || commands.len() >= 40 {
+        if engine.is_paused() {
             break;
         }
         let Some(view) = engine.player().view() else {
@@ -87,17 +92,21 @@ fn bench(c: &mut Criterion) {
         let Some(a) = view.legal.first().cloned() else {
             break;
         };
-        let t = engine.now();
-        let _ = engine.command(Command::Act(a.clone()));
-        commands.push((t, Some(Command::Act(a))));
+        let _ = engine.command(Command::Act(a));
+        moves += 1;
     }
-    g.bench_function("journal_replay_40", |b| {
+    drop(engine);
+    g.bench_function("resume_from_store_40", |b| {
         b.iter(|| {
-            let (mut e, _) = Engine::new(&config(7)).expect("engine");
-            shanghai_mahjong::resume::replay(&mut e, &commands).len()
+            let store = mahjong_store::Store::open(&dir).expect("store");
+            Engine::resume(Box::new(store))
+                .expect("resumed")
+                .expect("a table")
+                .hands
         })
     });
     g.finish();
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 criterion_group!(benches, bench);

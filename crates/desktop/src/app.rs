@@ -255,7 +255,7 @@ impl App {
             app.store_damaged = check_store(&app.data_dir);
         }
         let saved = (app.dir_problem.is_none() && !app.settings.name.is_empty())
-            .then(|| crate::resume::load(&app.data_dir))
+            .then(|| crate::records::practice_to_resume(&app.data_dir))
             .flatten();
         app.screen = if app.settings.name.is_empty() {
             Screen::Welcome(welcome::State::default())
@@ -434,17 +434,17 @@ impl App {
         Screen::Table(Box::new(state))
     }
 
-    /// The table screen of a practice table played back from its journal.
-    fn resumed(&mut self, saved: crate::resume::Saved) -> Screen {
+    /// The table screen of a practice table seated again from the store.
+    fn resumed(&mut self, config: crate::engine::PracticeConfig) -> Screen {
         self.generation += 1;
-        self.home.set_ruleset(saved.config.ruleset);
-        let mut state = table::State::new(saved.config, self.generation);
+        self.home.set_ruleset(config.ruleset);
+        let mut state = table::State::new(config, self.generation);
         state.reduce_motion = self.settings.reduce_motion;
         state.key.record = Some(worker::RecordTo {
             dir: self.data_dir.clone(),
             name: self.settings.name.clone(),
         });
-        state.key.resume = Some(saved.commands);
+        state.key.resume = true;
         Screen::Table(Box::new(state))
     }
 
@@ -960,7 +960,7 @@ impl App {
                         Screen::Lobby
                     } else {
                         // A practice table left is not resumed.
-                        crate::resume::clear(&self.data_dir);
+                        crate::records::leave_practice(&self.data_dir);
                         Screen::Home(self.home.clone())
                     };
                 }

@@ -12,16 +12,26 @@
 //! [`crate::worker`] runs an engine on its own thread with the wall clock; tests drive one
 //! directly in simulated time, so they are deterministic.
 //!
+//! A practice table whose hands are kept ([`Engine::saved`]) is saved and resumed the way
+//! every table is (`mahjong_host::storage`): its set-up and seats, every seat's journal and
+//! each final hand go to the [`Storage`] it is given (the player's SQLite store) before
+//! anything else of the same step happens, and a restarted app seats it again from there
+//! ([`Engine::resume`]), as a LAN peer resumes its table.
+//!
 //! Between hands the engine pauses (its clock stops) until the player asks for the next hand,
 //! so nobody's timer runs while the settlement is being read.
 
-use ed25519_dalek::SigningKey;
+use ed25519_dalek::{SigningKey, VerifyingKey};
 use mahjong_bot::{Bot, Level};
-use mahjong_host::{Host, NewSeat, Setup, Think, Update as HostUpdate};
+use mahjong_host::{
+    Host, Kind, NewSeat, Resumed as HostResumed, Setup, Storage, StorageError, TableId, TableStart,
+    Think, Update as HostUpdate,
+};
 use mahjong_rules::{Action, Money, Options, Ruleset, Seat, SessionLength};
 use mahjong_table::{Client, Config, Input, TableError, TableEvent};
 use rand_chacha::ChaCha8Rng;
 use rand_core::{RngCore, SeedableRng};
+use serde::{Deserialize, Serialize};
 
 /// The player's seat at a practice table.
 pub const HUMAN: Seat = 0;
@@ -91,7 +101,7 @@ pub enum Command {
 
 pub use crate::watch::{Failure, HandEnd, Proof, Update, explain};
 
-/// Why a practice table could not be set up.
+/// Why a practice table could not be set up or resumed.
 #[derive(Debug, thiserror::Error)]
 pub enum EngineError {
     /// A client refused its configuration.
@@ -102,9 +112,121 @@ pub enum EngineError {
         /// Why.
         source: TableError,
     },
+    /// The store could not keep the new table, or give back the one to resume.
+    #[error("the practice table cannot be kept: {0}")]
+    Store(#[from] StorageError),
+    /// The stored table cannot be resumed (its set-up or a seat's journal does not read).
+    #[error("the saved practice table cannot be resumed: {0}")]
+    Resume(String),
 }
 
 pub use crate::records::cards;
+
+/// The set-up a practice table is stored with (`TableStart::setup`): what a restarted app
+/// needs to seat the same table again. Versioned JSON, so that a later app can refuse an
+/// older set-up with why.
+#[derive(Serialize, Deserialize)]
+struct StoredSetup {
+    version: u32,
+    ruleset: Ruleset,
+    levels: [String; 3],
+    seed: u64,
+    length: SessionLength,
+    options: Option<Options>,
+    stake: Money,
+    think_ms: (u64, u64),
+    timers: Option<(u32, u32)>,
+}
+
+/// [`StoredSetup::version`] this app writes.
+const SETUP_VERSION: u32 = 1;
+
+impl PracticeConfig {
+    /// The set-up as the store keeps it.
+    fn to_stored(&self) -> Vec<u8> {
+        serde_json::to_vec(&StoredSetup {
+            version: SETUP_VERSION,
+            ruleset: self.ruleset,
+            levels: self.levels.map(|l| l.name().to_string()),
+            seed: self.seed,
+            length: self.length,
+            options: self.options.clone(),
+            stake: self.stake,
+            think_ms: self.think_ms,
+            timers: self.timers,
+        })
+        .unwrap_or_default()
+    }
+
+    /// The set-up a practice table was stored with.
+    pub fn from_stored(bytes: &[u8]) -> Result<PracticeConfig, String> {
+        let s: StoredSetup =
+            serde_json::from_slice(bytes).map_err(|e| format!("its set-up does not read: {e}"))?;
+        if s.version != SETUP_VERSION {
+            return Err(format!("its set-up is of version {}, not known", s.version));
+        }
+        let mut levels = [Level::Strong; 3];
+        for (l, name) in levels.iter_mut().zip(&s.levels) {
+            *l = Level::from_name(name).ok_or_else(|| format!("unknown level {name:?}"))?;
+        }
+        Ok(PracticeConfig {
+            ruleset: s.ruleset,
+            levels,
+            seed: s.seed,
+            length: s.length,
+            options: s.options,
+            stake: s.stake,
+            think_ms: s.think_ms,
+            timers: s.timers,
+        })
+    }
+
+    /// The four seats' signing keys, the table id and the seats' root secrets, all from the
+    /// seed: the same seed gives the same table.
+    fn keys(&self) -> (Vec<SigningKey>, TableId, [[u8; 32]; 4], ChaCha8Rng) {
+        let mut rng = ChaCha8Rng::seed_from_u64(self.seed);
+        let keys: Vec<SigningKey> = (0..4)
+            .map(|_| {
+                let mut b = [0u8; 32];
+                rng.fill_bytes(&mut b);
+                SigningKey::from_bytes(&b)
+            })
+            .collect();
+        let mut table = [0u8; 32];
+        rng.fill_bytes(&mut table);
+        let mut roots = [[0u8; 32]; 4];
+        for root in &mut roots {
+            rng.fill_bytes(root);
+        }
+        (keys, table, roots, rng)
+    }
+
+    fn bot(&self, seat: Seat) -> Option<Bot> {
+        (seat != HUMAN).then(|| Bot::new(self.levels[seat as usize - 1], self.seed ^ seat as u64))
+    }
+
+    /// The seat host's set-up: every seat is this program's, so frames never leave it; the
+    /// bots accept the player's set-up, whatever it is. With a store, each seat keeps only
+    /// recent hands in memory and its journal in the store.
+    fn setup(&self, table: TableId, me: VerifyingKey, rng: ChaCha8Rng, saved: bool) -> Setup {
+        let mut setup = Setup::new(table, me, [me; 4], HUMAN, Some(HUMAN), Box::new(|_| Ok(())));
+        setup.seed = self.seed;
+        setup.keep_log_in_store = saved;
+        setup.think = Some(Think {
+            least: self.think_ms.0,
+            most: self.think_ms.1,
+            rng,
+        });
+        setup.pause_after_hand = true;
+        setup
+    }
+}
+
+/// Where a practice table is saved: the store, and the table's id in it.
+struct Saved {
+    storage: Box<dyn Storage>,
+    table: TableId,
+}
 
 /// The practice table: one seat host ([`mahjong_host::Host`]) running all four seats, so every
 /// frame stays in this process, with the player's events watched for the screen
@@ -115,57 +237,75 @@ pub struct Engine {
     /// The player has a prompt waiting.
     prompt: bool,
     keys: Vec<SigningKey>,
-    recorder: Option<crate::records::Recorder>,
+    /// Where the table is saved and resumed from (`None`: it is not kept).
+    saved: Option<Saved>,
+}
+
+/// A practice table resumed from the store ([`Engine::resume`]).
+pub struct Resumed {
+    /// The engine, playing on.
+    pub engine: Engine,
+    /// Its set-up.
+    pub config: PracticeConfig,
+    /// Hands final before the restart.
+    pub hands: u32,
+    /// The table as the player last saw it.
+    pub updates: Vec<Update>,
 }
 
 impl Engine {
-    /// Seats four clients and has the host (the player) propose the set-up at time 0.
+    /// Seats four clients and has the host (the player) propose the set-up at time 0. The
+    /// table is not kept anywhere ([`Engine::saved`] keeps it).
     pub fn new(config: &PracticeConfig) -> Result<(Engine, Vec<Update>), EngineError> {
-        let mut rng = ChaCha8Rng::seed_from_u64(config.seed);
-        let keys: Vec<SigningKey> = (0..4)
-            .map(|_| {
-                let mut b = [0u8; 32];
-                rng.fill_bytes(&mut b);
-                SigningKey::from_bytes(&b)
-            })
-            .collect();
+        Engine::start(config, None)
+    }
+
+    /// [`Engine::new`] for a table saved in `storage` as it plays, the way every table is
+    /// (`mahjong_host::storage`): its set-up and seats first, then every seat's journal, each
+    /// final hand in the ledger (the history), the table finished when its session is; a
+    /// restarted app resumes it ([`Engine::resume`]). `player` is the player's name.
+    pub fn saved(
+        config: &PracticeConfig,
+        mut storage: Box<dyn Storage>,
+        player: &str,
+    ) -> Result<(Engine, Vec<Update>), EngineError> {
+        let (_, table, _, _) = config.keys();
+        storage.begin_table(&TableStart {
+            id: table,
+            names: mahjong_store::history::practice_names(player, config.levels),
+            players: Vec::new(),
+            setup: config.to_stored(),
+            practice: Some(config.levels),
+        })?;
+        Engine::start(config, Some(Saved { storage, table }))
+    }
+
+    fn start(
+        config: &PracticeConfig,
+        saved: Option<Saved>,
+    ) -> Result<(Engine, Vec<Update>), EngineError> {
+        let (keys, table, roots, rng) = config.keys();
         let roster = [0, 1, 2, 3].map(|i| keys[i].verifying_key());
-        let mut table = [0u8; 32];
-        rng.fill_bytes(&mut table);
         let mut seats = Vec::with_capacity(4);
         for seat in 0..4u8 {
-            let mut root = [0u8; 32];
-            rng.fill_bytes(&mut root);
             let cfg = Config {
                 table,
                 seat,
                 roster,
                 host: HUMAN,
             };
-            let client = Client::with_cards(cfg, keys[seat as usize].clone(), root, cards())
+            let key = keys[seat as usize].clone();
+            let client = Client::with_cards(cfg, key.clone(), roots[seat as usize], cards())
                 .map_err(|source| EngineError::Seat { seat, source })?;
-            let bot = (seat != HUMAN)
-                .then(|| Bot::new(config.levels[seat as usize - 1], config.seed ^ seat as u64));
             seats.push(NewSeat {
                 client,
-                bot_key: None,
-                bot,
+                // Every practice seat signs with a key of its own, kept with the seat.
+                bot_key: Some(key),
+                bot: config.bot(seat),
             });
         }
         let me = keys[HUMAN as usize].verifying_key();
-        // Every seat is this program's: frames never leave it. The bots accept the player's
-        // set-up, whatever it is.
-        let mut setup = Setup::new(table, me, [me; 4], HUMAN, Some(HUMAN), Box::new(|_| Ok(())));
-        setup.seed = config.seed;
-        // The player's store keeps the player's log ([`crate::records::Recorder`]); the seats
-        // hold theirs in memory.
-        setup.keep_log_in_store = false;
-        setup.think = Some(Think {
-            least: config.think_ms.0,
-            most: config.think_ms.1,
-            rng,
-        });
-        setup.pause_after_hand = true;
+        let setup = config.setup(table, me, rng, saved.is_some());
         let propose = Input::Propose {
             options: Box::new(config.options()),
             stake: config.stake,
@@ -174,52 +314,104 @@ impl Engine {
                 l => l,
             },
         };
-        let (host, _) = Host::begin(setup, seats, Some(propose), 0);
-        let engine = Engine {
+        let (host, out) = Host::begin(setup, seats, Some(propose), 0);
+        let mut engine = Engine {
             host,
             watcher: crate::watch::Watcher::new(Some(Bot::new(Level::Strong, config.seed ^ 0xad))),
             prompt: false,
             keys,
-            recorder: None,
+            saved,
         };
+        // The seats are kept before anything is played.
+        let mut updates = Vec::new();
+        engine.keep(out, &mut updates);
         // The proposal is the first thing due (at time 0): the first `advance_to` or
         // `settle` runs it.
-        Ok((engine, Vec::new()))
+        Ok((engine, updates))
     }
 
-    fn clients(&self) -> Vec<&Client> {
-        (0..4).filter_map(|s| self.host.client(s)).collect()
-    }
-
-    /// Keeps every finished hand of this table in the player's store in `data_dir` (the
-    /// history), as a practice table with these seat names ([`crate::records::Recorder`]).
-    pub fn record_to(
-        &mut self,
-        data_dir: &std::path::Path,
-        names: [String; 4],
-    ) -> Result<(), mahjong_store::StoreError> {
-        let recorder =
-            crate::records::Recorder::practice(data_dir, &self.clients(), &self.keys, names)?;
-        self.recorder = Some(recorder);
-        Ok(())
-    }
-
-    /// [`Engine::record_to`] for a table played back after a kill: the store's copy goes on
-    /// from where it ends, and a hand that ended just before the kill but was not booked yet
-    /// is booked now. Returns the table's id in the store.
-    pub fn record_again(
-        &mut self,
-        data_dir: &std::path::Path,
-        names: [String; 4],
-    ) -> Result<[u8; 32], mahjong_store::StoreError> {
-        let mut recorder =
-            crate::records::Recorder::practice_again(data_dir, &self.clients(), &self.keys, names)?;
-        if let Some(player) = self.host.client(HUMAN) {
-            recorder.hand_over(player)?;
+    /// The unfinished practice table of `storage`, seated again from its journal as every
+    /// table is resumed (`mahjong_host::Host::resume`): each seat from what it signed, the
+    /// clock from 0, the hand in play going on where it was (the player's prompt with its
+    /// whole time). `Ok(None)`: no practice table to resume, or one whose session was over
+    /// (it is marked finished).
+    pub fn resume(mut storage: Box<dyn Storage>) -> Result<Option<Resumed>, EngineError> {
+        let Some(stored) = storage.resume(Kind::Practice)? else {
+            return Ok(None);
+        };
+        let config = PracticeConfig::from_stored(&stored.setup).map_err(EngineError::Resume)?;
+        let (keys, table, _, rng) = config.keys();
+        if table != stored.id {
+            return Err(EngineError::Resume(
+                "its set-up does not give the table it is stored with".into(),
+            ));
         }
-        let table = recorder.table();
-        self.recorder = Some(recorder);
-        Ok(table)
+        let mut clients = Vec::new();
+        for p in stored.seats {
+            let seat = p.config.seat;
+            let key = keys
+                .get(seat as usize)
+                .cloned()
+                .ok_or_else(|| EngineError::Resume(format!("it has a seat {seat}")))?;
+            let client = Client::restore_with_cards(p, key, cards())
+                .map_err(|e| EngineError::Resume(format!("seat {seat}: {e}")))?;
+            // A hand made final just before the kill may not be booked yet (the journal's
+            // commit and the booking are two writes): book it now.
+            if seat == HUMAN {
+                storage.book(&table, client.results(), client.log())?;
+            }
+            clients.push((client, config.bot(seat)));
+        }
+        if clients.len() != 4 {
+            return Err(EngineError::Resume(format!(
+                "the store holds {} of its four seats",
+                clients.len()
+            )));
+        }
+        let me = keys[HUMAN as usize].verifying_key();
+        let setup = config.setup(table, me, rng, true);
+        let (host, hands, view) =
+            match Host::resume(setup, clients, Vec::new(), 0).map_err(EngineError::Resume)? {
+                HostResumed::Over => {
+                    storage.finish_table(&table)?;
+                    return Ok(None);
+                }
+                HostResumed::Playing {
+                    host, hands, view, ..
+                } => (host, hands, view),
+            };
+        let mut engine = Engine {
+            host: *host,
+            watcher: crate::watch::Watcher::new(Some(Bot::new(Level::Strong, config.seed ^ 0xad))),
+            prompt: false,
+            keys,
+            saved: Some(Saved { storage, table }),
+        };
+        let mut updates = Vec::new();
+        if let Some(view) = view {
+            engine.prompt = !view.legal.is_empty();
+            engine.watcher.view(&view);
+            updates.push(Update::View { view, now: 0 });
+        }
+        Ok(Some(Resumed {
+            engine,
+            config,
+            hands,
+            updates,
+        }))
+    }
+
+    /// The table's id in the store, where it is kept.
+    pub fn kept_as(&self) -> Option<TableId> {
+        self.saved.as_ref().map(|s| s.table)
+    }
+
+    /// The player leaves the table: it is not resumed again.
+    pub fn leave(&mut self) -> Result<(), StorageError> {
+        match &mut self.saved {
+            Some(s) => s.storage.finish_table(&s.table),
+            None => Ok(()),
+        }
     }
 
     /// Makes the bot at `seat` (1–3) cheat once, for tests of the evidence view: it signs two
@@ -336,12 +528,8 @@ impl Engine {
     fn run(&mut self, t: u64) -> Vec<Update> {
         let mut updates = Vec::new();
         loop {
-            // Nothing leaves this process and nothing is kept by the host: the practice
-            // table's hands go to the player's store through the recorder.
             let out = self.host.pump(t);
-            for u in out.updates {
-                self.update(u, &mut updates);
-            }
+            self.keep(out, &mut updates);
             // The host stopped at its budget with more due by `t`: go on.
             if self.host.next_deadline().is_none_or(|at| at > t) {
                 break;
@@ -350,25 +538,46 @@ impl Engine {
         updates
     }
 
-    fn update(&mut self, u: HostUpdate, updates: &mut Vec<Update>) {
+    /// Does what one host output says, as every table does (`mahjong_host::storage`): the
+    /// store first, steps read back for the seats that asked, then the player's updates.
+    /// Nothing leaves this process. A store that fails is said once and let go: the table
+    /// plays on, no longer kept.
+    fn keep(&mut self, out: mahjong_host::Out, updates: &mut Vec<Update>) {
+        let now = self.host.now();
+        if let Some(s) = &mut self.saved {
+            let kept =
+                mahjong_host::storage::keep(s.storage.as_mut(), &s.table, out.durable, |_, _| {})
+                    .and_then(|()| {
+                        mahjong_host::storage::load(
+                            s.storage.as_mut(),
+                            &mut self.host,
+                            now,
+                            out.load,
+                        )
+                    });
+            if let Err(e) = kept {
+                tracing::warn!("the practice table is no longer kept: {e}");
+                updates.push(Update::Failed(Failure::NotKept(
+                    crate::records::RecordsError::Store(e.to_string()),
+                )));
+                self.saved = None;
+            }
+        }
+        let kept = self.kept_as();
+        for u in out.updates {
+            self.update(u, kept, updates);
+        }
+    }
+
+    fn update(&mut self, u: HostUpdate, kept: Option<TableId>, updates: &mut Vec<Update>) {
         match u {
             HostUpdate::Table(event) => {
-                let mut kept = None;
                 match &event {
                     TableEvent::YourTurn { .. } => self.prompt = true,
                     TableEvent::Moved { mv, .. } if mv.seat == HUMAN => self.prompt = false,
-                    TableEvent::HandOver { .. } => {
-                        if let Some(r) = self.recorder.as_mut()
-                            && let Some(player) = self.host.client(HUMAN)
-                        {
-                            match r.hand_over(player) {
-                                Ok(_) => kept = Some(r.table()),
-                                Err(e) => updates.push(Update::Failed(Failure::NotKept(e.into()))),
-                            }
-                        }
-                    }
                     _ => {}
                 }
+                // A hand over is booked by now (the store came first).
                 updates.extend(self.watcher.event(event, kept));
             }
             HostUpdate::View { view, now } => {

@@ -28,7 +28,7 @@ use iced::Subscription;
 use iced::futures::channel::mpsc as async_mpsc;
 use iced::futures::stream::{self, BoxStream, StreamExt};
 use mahjong_bot::{Bot, Level};
-use mahjong_net::{Advert, NetConfig, NetEvent, StoreStorage, TableId, TableSpec, node};
+use mahjong_net::{Advert, NetConfig, NetEvent, TableId, TableSpec, node};
 use mahjong_rules::{Money, Outcome, Ruleset};
 use mahjong_table::TableEvent;
 use tokio::sync::mpsc as tokio_mpsc;
@@ -232,13 +232,13 @@ fn run(key: LanKey, out: Out) {
     }
 }
 
-fn config(key: &LanKey) -> Result<(NetConfig, StoreStorage), String> {
+fn config(key: &LanKey) -> Result<(NetConfig, mahjong_store::Store), String> {
     let name = mahjong_store::identity::check_name(&key.name).ok();
     let identity = mahjong_store::Identity::load_or_create(&key.data_dir, name.as_deref())
         .map_err(|e| format!("identity key: {e}"))?;
     // A second app on the same data dir has the logger already: not an error.
     let _ = mahjong_store::init_logging(&key.data_dir);
-    let storage = StoreStorage::open(&key.data_dir).map_err(|e| format!("store: {e}"))?;
+    let storage = mahjong_store::Store::open(&key.data_dir).map_err(|e| format!("store: {e}"))?;
     let (hands, bots) = key.autoplay.as_ref().map_or((8, 0), |a| (a.hands, a.bots));
     let settings = node::settings(&key.name, Ruleset::Qiaoma, Money::coins(1), hands, bots);
     let mut config = NetConfig::new(identity.key, settings);
@@ -425,7 +425,7 @@ fn on_event(
                 if let Some(line) = autoplay.and_then(|_| autoplay_line(&ev)) {
                     eprintln!("{line}");
                 }
-                // The network's storage (`StoreStorage`, the same SQLite store in this data
+                // The network's storage (`mahjong_store::Store`, the same SQLite store in this data
                 // dir) has appended the seat's signed log and booked the hand before the
                 // event comes out: the history, its replay and the review (复盘) find it
                 // under this table.

@@ -34,7 +34,6 @@ pub mod lan;
 pub mod motion;
 pub mod records;
 pub mod rerun;
-pub mod resume;
 pub mod review;
 pub mod screens;
 pub mod settings;

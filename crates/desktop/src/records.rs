@@ -6,23 +6,21 @@
 //! Everything here is blocking (SQLite, the deal's crypto): the screens call it from a `Task`,
 //! never on the UI thread.
 //!
-//! **Practice tables** are stored like any table: the four seats as local seats with their
-//! own keys (the practice engine runs them all; none signs with the player's identity key),
-//! the names `[player, "bot 1 (strong)", …]`, marked finished from the start (so a network
-//! shell never tries to resume one), the player's seat's log appended at the end of each hand
-//! and the hand booked from its client. A table whose four seats are all local with their own
-//! keys is a practice table (`TableInfo::is_practice`, in the store, which counts its hands
-//! apart in the statistics); its bot names say their level.
+//! **Practice tables** are saved like any table, through the host's storage
+//! (`mahjong_host::storage`, by [`crate::engine::Engine::saved`]): the four seats as local
+//! seats with their own keys, the names `[player, "bot 1 (strong)", …]`, the typed practice
+//! marker with the bots' levels (`TableInfo::practice`), the set-up to seat it again, every
+//! seat's journal and each final hand. It stays unfinished until its session ends or the
+//! player leaves it ([`leave_practice`]); the app opens on one left unfinished by a kill
+//! ([`practice_to_resume`]).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use ed25519_dalek::SigningKey;
 use mahjong_store::{
-    Checked, DB_FILE, LocalSeat, LogCheck, Store, StoreError, TableInfo, VerifyError, now_ms,
-    to_hex,
+    Checked, DB_FILE, LogCheck, Store, StoreError, TableInfo, VerifyError, to_hex,
 };
-use mahjong_table::{Client, LogFault, Record, verify::verify_log_with_cards};
+use mahjong_table::{LogFault, verify::verify_log_with_cards};
 
 pub use mahjong_store::history::{
     HandEntry, History, PlayerEntry, TableEntry, Who, practice_level, practice_names,
@@ -353,106 +351,59 @@ fn fault_text(fault: &LogFault) -> String {
     fault.to_string()
 }
 
-/// Books practice hands: the store, the table, and how much of the player's log is written.
-pub struct Recorder {
-    store: Store,
-    table: [u8; 32],
-    written: usize,
+/// An old practice journal (`practice.jsonl`, written by the app before practice tables were
+/// saved in the store): set aside once, as `practice.jsonl.old`.
+pub const OLD_PRACTICE_JOURNAL: &str = "practice.jsonl";
+
+/// The practice table saved unfinished in `dir`'s store (its set-up), which the app opens on
+/// (the worker seats it again: [`crate::engine::Engine::resume`]). Creates nothing. An old
+/// practice journal found there is refused with why, once: its hand in play is lost, its
+/// finished hands were booked in the history when they ended.
+pub fn practice_to_resume(dir: &Path) -> Option<crate::engine::PracticeConfig> {
+    let old = dir.join(OLD_PRACTICE_JOURNAL);
+    if old.exists() {
+        tracing::warn!(
+            "{} was written by an earlier version of the app, which kept a practice table \
+             apart from the store: its hand in play cannot be resumed (its finished hands are \
+             in the history); set aside as {}.old",
+            old.display(),
+            OLD_PRACTICE_JOURNAL
+        );
+        let _ = std::fs::rename(&old, dir.join(format!("{OLD_PRACTICE_JOURNAL}.old")));
+    }
+    let store = open_existing(dir).ok()??;
+    let table = store
+        .unfinished_tables()
+        .ok()?
+        .into_iter()
+        .rev()
+        .find(TableInfo::is_practice)?;
+    let setup = store.roster(&table.id).ok()??;
+    match crate::engine::PracticeConfig::from_stored(&setup) {
+        Ok(config) => Some(config),
+        Err(why) => {
+            tracing::warn!(
+                "the practice table {} cannot be resumed ({why}): left",
+                to_hex(&table.id)
+            );
+            let _ = store.mark_finished(&table.id);
+            None
+        }
+    }
 }
 
-impl std::fmt::Debug for Recorder {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Recorder")
-            .field("store", &self.store)
-            .field("table", &to_hex(&self.table))
-            .field("written", &self.written)
-            .finish()
-    }
-}
-
-impl Recorder {
-    /// Saves a new practice table (its four seats with their keys and root secrets) in the
-    /// store of `dir`, finished from the start (it is never resumed).
-    pub fn practice(
-        dir: &Path,
-        clients: &[&Client],
-        keys: &[SigningKey],
-        names: [String; 4],
-    ) -> Result<Recorder, StoreError> {
-        let store = Store::open(dir)?;
-        let seats: Vec<LocalSeat> = clients
-            .iter()
-            .zip(keys)
-            .map(|(c, k)| {
-                let p = c.persistent();
-                LocalSeat {
-                    config: p.config,
-                    root: p.root,
-                    bot_key: Some(k.clone()),
-                }
-            })
-            .collect();
-        let table = seats.first().map_or([0; 32], |s| s.config.table);
-        store.save_table(&TableInfo {
-            id: table,
-            seats,
-            names,
-            created: now_ms(),
-            finished: true,
-        })?;
-        Ok(Recorder {
-            store,
-            table,
-            written: 0,
-        })
-    }
-
-    /// Goes on recording a practice table already in the store of `dir` (its journal and
-    /// bookings resume after what the store holds), or saves it as [`Recorder::practice`]
-    /// does when the store has never seen it.
-    pub fn practice_again(
-        dir: &Path,
-        clients: &[&Client],
-        keys: &[SigningKey],
-        names: [String; 4],
-    ) -> Result<Recorder, StoreError> {
-        let table = clients
-            .first()
-            .map_or([0; 32], |c| c.persistent().config.table);
-        let store = Store::open(dir)?;
-        if store.table(&table)?.is_none() {
-            drop(store);
-            return Recorder::practice(dir, clients, keys, names);
+/// The player left the practice table: it is not resumed again (every unfinished practice
+/// table of `dir`'s store is marked finished; its hands stay in the history).
+pub fn leave_practice(dir: &Path) {
+    let Ok(Some(store)) = open_existing(dir) else {
+        return;
+    };
+    for t in store.unfinished_tables().unwrap_or_default() {
+        if t.is_practice()
+            && let Err(e) = store.mark_finished(&t.id)
+        {
+            tracing::warn!("the practice table left stays resumable: {e}");
         }
-        // The player's seat is the first.
-        let player = clients.first().map_or(0, |c| c.seat());
-        let written = store.journal_len(&table, player)? as usize;
-        Ok(Recorder {
-            store,
-            table,
-            written,
-        })
-    }
-
-    /// The table's id in the store.
-    pub fn table(&self) -> [u8; 32] {
-        self.table
-    }
-
-    /// After a hand is over: appends the player's log steps not yet written (one
-    /// transaction) and books every final hand not yet booked. Returns the hands booked.
-    pub fn hand_over(&mut self, player: &Client) -> Result<usize, StoreError> {
-        let log = player.log();
-        if log.len() > self.written {
-            let records: Vec<Record> = log[self.written..]
-                .iter()
-                .cloned()
-                .map(Record::Step)
-                .collect();
-            self.store.append(&self.table, player.seat(), &records)?;
-            self.written = log.len();
-        }
-        self.store.book_from_client(player)
     }
 }
 

@@ -71,6 +71,12 @@ pub enum Update {
     Proven(Proof),
     /// The table cannot go on, or cannot keep its hands.
     Failed(Failure),
+    /// The table was seated again after a restart: `hands` were final before it (the hand
+    /// under way is the next).
+    Resumed {
+        /// Hands final.
+        hands: u32,
+    },
 }
 
 /// Why a table cannot go on or cannot keep its hands (worded for the player by

@@ -24,7 +24,7 @@ pub enum Feed {
     Ready(Commands),
     /// An update of the table.
     Update(Update),
-    /// A table killed earlier is being played back from its journal (`true`) or is back
+    /// A table killed earlier is being seated again from the store (`true`) or is back
     /// where it was (`false`): no sounds for what already happened.
     Replay(bool),
 }
@@ -57,11 +57,11 @@ pub struct TableKey {
     pub config: PracticeConfig,
     /// Distinguishes two tables with the same set-up.
     pub generation: u64,
-    /// Where to keep the table's hands (the history), if anywhere; the table's journal
-    /// ([`crate::resume`]) is kept there too.
+    /// Where to keep the table (its hands in the history, its journal to resume it), if
+    /// anywhere.
     pub record: Option<RecordTo>,
-    /// The commands of a table killed earlier, played back before it goes on.
-    pub resume: Option<Vec<(u64, Option<Command>)>>,
+    /// The table is the one saved unfinished in `record`'s store: resume it.
+    pub resume: bool,
 }
 
 /// Where a practice table's hands are kept: the player's data directory and name.
@@ -109,58 +109,28 @@ fn run(key: TableKey, out: async_mpsc::UnboundedSender<Feed>) {
             .into_iter()
             .all(|u| out.unbounded_send(Feed::Update(u)).is_ok())
     };
-    let (mut engine, first) = match &key.resume {
-        Some(commands) => {
-            // Played back from the journal; the hands it finished were booked already. The
-            // screen sees every update of the playback between the two marks.
-            let _ = out.unbounded_send(Feed::Replay(true));
-            match resume_table(&key, commands) {
-                Ok((engine, ups)) => {
-                    if !send_all(ups) {
-                        return;
-                    }
-                    let _ = out.unbounded_send(Feed::Replay(false));
-                    (engine, Vec::new())
-                }
-                Err(e) => {
-                    let _ = out.unbounded_send(Feed::Replay(false));
-                    let _ = out.unbounded_send(Feed::Update(Update::Failed(Failure::Start(
-                        e.to_string(),
-                    ))));
-                    return;
-                }
-            }
+    let started = if key.resume {
+        resume_table(&key)
+    } else {
+        start_table(&key)
+    };
+    let (mut engine, first) = match started {
+        Ok(x) => x,
+        Err(e) => {
+            let _ = out.unbounded_send(Feed::Update(Update::Failed(Failure::Start(e.to_string()))));
+            return;
         }
-        None => match start_table(&key) {
-            Ok(x) => x,
-            Err(e) => {
-                let _ =
-                    out.unbounded_send(Feed::Update(Update::Failed(Failure::Start(e.to_string()))));
-                return;
-            }
-        },
     };
-    // The journal that lets a killed table come back (only where hands are kept).
-    let mut journal = key.record.as_ref().and_then(|r| {
-        let j = match key.resume {
-            Some(_) => crate::resume::Journal::reopen(&r.dir),
-            None => crate::resume::Journal::create(&r.dir, &key.config),
-        };
-        j.map_err(|e| tracing::warn!("the practice table cannot be saved: {e}"))
-            .ok()
-    });
-    let finished = |updates: &[Update]| {
-        updates
-            .iter()
-            .any(|u| matches!(u, Update::HandEnded(end) if end.result.session.is_finished()))
-    };
-    if finished(&first)
-        && let Some(r) = &key.record
-    {
-        crate::resume::clear(&r.dir);
+    // A table seated again from the store: the screen learns the hand under way between the
+    // two marks (no sounds for what already happened).
+    if key.resume {
+        let _ = out.unbounded_send(Feed::Replay(true));
     }
     if !send_all(first) {
         return;
+    }
+    if key.resume {
+        let _ = out.unbounded_send(Feed::Replay(false));
     }
     // The engine clock advances with the wall clock only while the engine runs.
     let mut clock = engine.now();
@@ -172,7 +142,6 @@ fn run(key: TableKey, out: async_mpsc::UnboundedSender<Feed>) {
         }
         last = real;
         let ups = engine.advance_to(clock);
-        note(&mut journal, &key, engine.now(), &ups);
         if !send_all(ups) {
             return;
         }
@@ -192,25 +161,12 @@ fn run(key: TableKey, out: async_mpsc::UnboundedSender<Feed>) {
             if !engine.is_paused() {
                 clock += real.duration_since(last).as_millis() as u64;
                 let ups = engine.advance_to(clock);
-                note(&mut journal, &key, engine.now(), &ups);
                 if !send_all(ups) {
                     return;
                 }
             }
             last = real;
-            if let Some(j) = &mut journal
-                && let Err(e) = j.command(engine.now(), &c)
-            {
-                tracing::warn!("the practice table's journal: {e}");
-                journal = None;
-            }
             let ups = engine.command(c);
-            if session_over(&ups)
-                && let Some(r) = &key.record
-            {
-                crate::resume::clear(&r.dir);
-                journal = None;
-            }
             if !send_all(ups) {
                 return;
             }
@@ -219,31 +175,6 @@ fn run(key: TableKey, out: async_mpsc::UnboundedSender<Feed>) {
             return;
         }
     }
-}
-
-/// Keeps the journal in step with what the clock did: a tick where something happened, and
-/// no journal once the session is over (a finished table is not resumed).
-fn note(journal: &mut Option<crate::resume::Journal>, key: &TableKey, now: u64, ups: &[Update]) {
-    if !ups.is_empty()
-        && let Some(j) = journal
-        && let Err(e) = j.tick(now)
-    {
-        tracing::warn!("the practice table's journal: {e}");
-        *journal = None;
-    }
-    if session_over(ups)
-        && let Some(r) = &key.record
-    {
-        crate::resume::clear(&r.dir);
-        *journal = None;
-    }
-}
-
-/// Whether these updates end the session.
-fn session_over(updates: &[Update]) -> bool {
-    updates
-        .iter()
-        .any(|u| matches!(u, Update::HandEnded(end) if end.result.session.is_finished()))
 }
 
 /// A tick every `period_ms` while subscribed (the countdowns).
@@ -267,43 +198,53 @@ fn ticker(period_ms: &u64) -> BoxStream<'static, Instant> {
     }
 }
 
-/// A practice table killed earlier, played back from its journal ([`crate::resume`]): the
-/// engine of its set-up, its commands replayed, then the recording of its hands from where the
-/// store's copy ends (the hands finished before the kill are not booked twice).
-pub fn resume_table(
-    key: &TableKey,
-    commands: &[(u64, Option<Command>)],
-) -> Result<(Engine, Vec<Update>), EngineError> {
-    let (mut engine, mut updates) = Engine::new(&key.config)?;
-    updates.extend(crate::resume::replay(&mut engine, commands));
-    if let Some(r) = &key.record {
-        let names = crate::records::practice_names(&r.name, key.config.levels);
-        match engine.record_again(&r.dir, names) {
-            // The hands played back were booked before the kill (or just now): their
-            // settlements keep their *Review* button.
-            Ok(table) => {
-                for u in &mut updates {
-                    if let Update::HandEnded(end) = u {
-                        end.kept.get_or_insert(table);
-                    }
-                }
-            }
-            Err(e) => updates.push(Update::Failed(Failure::NotKept(e.into()))),
+/// The practice table saved unfinished in the key's store, seated again
+/// ([`Engine::resume`]): the screen is told the hands already final (the hand under way is the
+/// next) and the table as the player last saw it. A table found over, or no table at all,
+/// starts the key's set-up afresh.
+pub fn resume_table(key: &TableKey) -> Result<(Engine, Vec<Update>), EngineError> {
+    let Some(r) = &key.record else {
+        return start_table(key);
+    };
+    let store = mahjong_store::Store::open(&r.dir)
+        .map_err(|e| EngineError::Store(mahjong_host::StorageError(e.to_string())))?;
+    match Engine::resume(Box::new(store))? {
+        Some(resumed) => {
+            let mut updates = vec![Update::Resumed {
+                hands: resumed.hands,
+            }];
+            updates.extend(resumed.updates);
+            Ok((resumed.engine, updates))
         }
+        None => start_table(key),
     }
-    Ok((engine, updates))
 }
 
-/// Sits the engine of a practice table down: [`Engine::new`], then, when the key says where,
-/// the recording of its hands in the player's store (a store that cannot be opened is
-/// reported as a failed update; the table still plays).
+/// Sits the engine of a practice table down: [`Engine::new`], or [`Engine::saved`] when the
+/// key says where to keep it (a store that cannot be opened or refuses the table is reported
+/// as a failed update; the table still plays, not kept).
 pub fn start_table(key: &TableKey) -> Result<(Engine, Vec<Update>), EngineError> {
-    let (mut engine, mut updates) = Engine::new(&key.config)?;
-    if let Some(r) = &key.record {
-        let names = crate::records::practice_names(&r.name, key.config.levels);
-        if let Err(e) = engine.record_to(&r.dir, names) {
+    let Some(r) = &key.record else {
+        return Engine::new(&key.config);
+    };
+    let store = match mahjong_store::Store::open(&r.dir) {
+        Ok(store) => store,
+        Err(e) => {
+            let (engine, mut updates) = Engine::new(&key.config)?;
             updates.push(Update::Failed(Failure::NotKept(e.into())));
+            return Ok((engine, updates));
         }
+    };
+    match Engine::saved(&key.config, Box::new(store), &r.name) {
+        // The store refused the table (a full disk, the same table kept before): it plays,
+        // not kept, and says so.
+        Err(EngineError::Store(e)) => {
+            let (engine, mut updates) = Engine::new(&key.config)?;
+            updates.push(Update::Failed(Failure::NotKept(
+                crate::records::RecordsError::Store(e.to_string()),
+            )));
+            Ok((engine, updates))
+        }
+        other => other,
     }
-    Ok((engine, updates))
 }

@@ -23,7 +23,7 @@ fn temp_dir(name: &str) -> PathBuf {
 /// are the strong bot's hints), as the app's worker would.
 fn play_practice(dir: &Path, seed: u64, hands: u32) -> Engine {
     let key = TableKey {
-        resume: None,
+        resume: false,
         config: PracticeConfig {
             think_ms: (0, 0),
             length: SessionLength::Hands(hands),
@@ -525,7 +525,7 @@ fn a_store_that_cannot_be_read_is_said_plainly() -> Result<(), Error> {
     assert!(ui.find(&Lang::En.f(T::HistoryFailed, &[&said])));
     // A practice table there cannot be kept: the table says so and still plays.
     let key = TableKey {
-        resume: None,
+        resume: false,
         config: PracticeConfig {
             think_ms: (0, 0),
             length: SessionLength::Hands(1),
@@ -639,11 +639,39 @@ fn the_replay_s_buttons_are_all_on_a_small_screen() -> Result<(), Error> {
     Ok(())
 }
 
-/// A practice table killed while its first settlement is shown comes back on that
-/// settlement with its *Review* button: the hand played back was booked before the kill, and
-/// the played-back settlement says where it is kept.
+/// Plays the player's prompts with the hints until `stop` says so (or 20,000 rounds).
+fn play_until(engine: &mut Engine, mut stop: impl FnMut(&Engine, &Update) -> bool) -> bool {
+    let mut hint = None;
+    let mut updates = engine.settle(u64::MAX / 4);
+    for _ in 0..20_000 {
+        for u in updates.drain(..) {
+            if stop(engine, &u) {
+                return true;
+            }
+            match u {
+                Update::Hint { action, .. } => hint = Some(action),
+                Update::Failed(f) => panic!("failed: {f}"),
+                _ => {}
+            }
+        }
+        if engine.player_must_act() {
+            let c = Command::Act(hint.take().expect("a hint for every prompt"));
+            updates = engine.command(c);
+        } else if engine.is_paused() {
+            updates = engine.command(Command::Next);
+        } else {
+            updates = engine.settle(u64::MAX / 4);
+        }
+    }
+    false
+}
+
+/// A practice table is saved and resumed the way every table is: killed after its first hand
+/// (the settlement shown), the app finds it in the store and seats it again from the seats'
+/// journals; it goes on with the second hand, the first booked once, and once the session
+/// is over nothing is left to resume.
 #[test]
-fn a_settlement_played_back_after_a_kill_keeps_its_review() {
+fn a_practice_table_killed_after_a_hand_resumes_from_the_store() {
     let dir = temp_dir("kept");
     let key = |resume| TableKey {
         resume,
@@ -658,61 +686,110 @@ fn a_settlement_played_back_after_a_kill_keeps_its_review() {
             name: "Mei".into(),
         }),
     };
-    let (mut engine, _) = shanghai_mahjong::worker::start_table(&key(None)).expect("engine");
-    // The player's commands with the engine time each was applied at, as the journal keeps
-    // them.
-    let mut commands = Vec::new();
-    let mut hint = None;
+    let (mut engine, _) = shanghai_mahjong::worker::start_table(&key(false)).expect("engine");
     let mut kept = None;
-    let mut updates = engine.settle(u64::MAX / 4);
-    for _ in 0..20_000 {
-        for u in updates.drain(..) {
-            match u {
-                Update::Hint { action, .. } => hint = Some(action),
-                Update::HandEnded(end) => kept = Some(end.kept),
-                Update::Failed(f) => panic!("failed: {f}"),
-                _ => {}
-            }
+    assert!(play_until(&mut engine, |_, u| match u {
+        Update::HandEnded(end) => {
+            kept = Some(end.kept);
+            true
         }
-        if kept.is_some() {
-            break;
-        }
-        if engine.player_must_act() {
-            let c = Command::Act(hint.take().expect("a hint for every prompt"));
-            commands.push((engine.now(), Some(c.clone())));
-            updates = engine.command(c);
-        } else {
-            updates = engine.settle(u64::MAX / 4);
-        }
-    }
+        _ => false,
+    }));
     let table = kept.expect("the first hand ended").expect("booked");
-    commands.push((engine.now(), None));
+    // The kill: nothing more is saved.
     drop(engine);
-    // The kill; the app starts again and plays the journal back.
-    let (_engine, played) =
-        shanghai_mahjong::worker::resume_table(&key(Some(commands.clone())), &commands)
-            .expect("played back");
-    let ends: Vec<Option<[u8; 32]>> = played
-        .iter()
-        .filter_map(|u| match u {
-            Update::HandEnded(end) => Some(end.kept),
-            _ => None,
-        })
-        .collect();
     assert_eq!(
-        ends,
-        vec![Some(table)],
-        "the settlement's *Review* is there"
+        records::practice_to_resume(&dir),
+        Some(key(false).config),
+        "the app opens on the table"
+    );
+    let (mut engine, first) = shanghai_mahjong::worker::resume_table(&key(true)).expect("resumed");
+    assert!(
+        matches!(first.first(), Some(Update::Resumed { hands: 1 })),
+        "one hand final before the kill"
     );
     assert!(
-        !played.iter().any(|u| matches!(u, Update::Failed(_))),
+        !first.iter().any(|u| matches!(u, Update::Failed(_))),
         "nothing failed"
     );
+    assert_eq!(engine.kept_as(), Some(table), "the same table goes on");
+    let mut second = None;
+    assert!(play_until(&mut engine, |_, u| match u {
+        Update::HandEnded(end) => {
+            second = Some((end.result.hand, end.kept));
+            end.result.session.is_finished()
+        }
+        _ => false,
+    }));
+    assert_eq!(second, Some((2, Some(table))), "the second hand, kept");
+    let history = records::load(&dir).expect("history");
+    assert_eq!(history.tables.len(), 1);
     assert_eq!(
-        records::load(&dir).expect("history").tables[0].hands.len(),
-        1,
-        "the hand is booked once"
+        history.tables[0]
+            .hands
+            .iter()
+            .map(|h| h.result.hand)
+            .collect::<Vec<_>>(),
+        vec![1, 2],
+        "each hand booked once"
     );
+    assert_eq!(
+        records::practice_to_resume(&dir),
+        None,
+        "the session is over"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Killed at a prompt in the middle of a hand, a practice table comes back at the same step:
+/// the same tiles in the player's hand, the player to act, and it plays on to the end.
+#[test]
+fn a_practice_table_killed_mid_hand_comes_back_at_the_same_step() {
+    let dir = temp_dir("midhand");
+    let key = |resume| TableKey {
+        resume,
+        config: PracticeConfig {
+            think_ms: (0, 0),
+            length: SessionLength::Hands(1),
+            ..PracticeConfig::new(Ruleset::Baida, 31)
+        },
+        generation: 1,
+        record: Some(RecordTo {
+            dir: dir.clone(),
+            name: "Mei".into(),
+        }),
+    };
+    let (mut engine, _) = shanghai_mahjong::worker::start_table(&key(false)).expect("engine");
+    let mut turns = 0;
+    let mut before = None;
+    assert!(play_until(&mut engine, |e, u| {
+        if let Update::Table(mahjong_table::TableEvent::YourTurn { .. }) = u {
+            turns += 1;
+        }
+        if turns == 4 && e.player_must_act() {
+            before = e.player().view();
+            return true;
+        }
+        false
+    }));
+    let before = before.expect("the fourth turn");
+    drop(engine);
+    let (mut engine, first) = shanghai_mahjong::worker::resume_table(&key(true)).expect("resumed");
+    let view = first
+        .iter()
+        .find_map(|u| match u {
+            Update::View { view, .. } => Some(view.clone()),
+            _ => None,
+        })
+        .expect("the table as it was");
+    assert_eq!(view.hand, before.hand, "the same tiles");
+    assert_eq!(view.legal, before.legal, "the same prompt");
+    assert!(engine.player_must_act(), "the player's turn");
+    assert!(play_until(&mut engine, |_, u| matches!(
+        u,
+        Update::HandEnded(end) if end.result.session.is_finished()
+    )));
+    assert_eq!(records::load(&dir).expect("history").hand_count(), 1);
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -71,7 +71,7 @@ struct Prompt {
 /// the table the hand is kept under.
 fn play(dir: &Path, ruleset: Ruleset, seed: u64) -> (Vec<Prompt>, [u8; 32]) {
     let key = TableKey {
-        resume: None,
+        resume: false,
         config: PracticeConfig {
             think_ms: (0, 0),
             length: SessionLength::Hands(1),

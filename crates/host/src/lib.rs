@@ -45,11 +45,13 @@ pub mod hooks;
 mod out;
 mod setup;
 mod start;
+pub mod storage;
 
 pub use start::Resumed;
 
 pub use out::{Durable, Load, Out, Outgoing, Update};
 pub use setup::{NewSeat, Setup, Think};
+pub use storage::{Kind, MemoryStorage, Storage, StorageError, Stored, TableStart};
 /// A table's id.
 pub type TableId = [u8; 32];
 

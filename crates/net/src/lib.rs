@@ -47,7 +47,7 @@ pub use node::{
     Command, Internet, Link, NetConfig, NetError, NetEvent, Network, Traffic, WatchPolicy,
     WatchTarget, spawn,
 };
-pub use storage::{MemoryStorage, Resume, Storage, StorageError, StoreStorage};
+pub use storage::{Kind, MemoryStorage, Storage, StorageError, Stored, TableStart};
 pub use wire::{
     Advert, PROTOCOL, PROTOCOL_VERSION, Roster, SeatInfo, SignedAdvert, TableId, TableState, Wire,
 };

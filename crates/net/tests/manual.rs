@@ -7,7 +7,8 @@ use std::time::Duration;
 
 use ed25519_dalek::SigningKey;
 use mahjong_net::{
-    MemoryStorage, NetConfig, NetEvent, Network, Resume, Storage, StorageError, TableSpec, node,
+    Kind, MemoryStorage, NetConfig, NetEvent, Network, Storage, StorageError, Stored, TableSpec,
+    TableStart, node,
 };
 use mahjong_rules::{Money, Options, Ruleset};
 use mahjong_table::TableEvent;
@@ -157,8 +158,8 @@ impl Storage for Old {
     fn has_table(&mut self, table: &mahjong_net::TableId) -> Result<bool, StorageError> {
         self.0.has_table(table)
     }
-    fn begin_table(&mut self, roster: &mahjong_net::Roster) -> Result<(), StorageError> {
-        self.0.begin_table(roster)
+    fn begin_table(&mut self, start: &TableStart) -> Result<(), StorageError> {
+        self.0.begin_table(start)
     }
     fn begin_seat(
         &mut self,
@@ -198,8 +199,8 @@ impl Storage for Old {
             Ok(())
         }
     }
-    fn resume(&mut self) -> Result<Option<Resume>, StorageError> {
-        self.0.resume()
+    fn resume(&mut self, kind: Kind) -> Result<Option<Stored>, StorageError> {
+        self.0.resume(kind)
     }
 }
 
@@ -258,7 +259,13 @@ async fn a_failed_set_up_left_unfinished_by_an_older_version_is_not_resumed() {
     let _ = guest.shutdown().await;
     for (seed, name, store) in [(41, "ann", &hs), (42, "bo", &gs)] {
         // Still unfinished in the store, as the older version left it.
-        assert!(store.clone().resume().expect("store").is_some());
+        assert!(
+            store
+                .clone()
+                .resume(Kind::Friends)
+                .expect("store")
+                .is_some()
+        );
         let (net, mut ev) = peer_old(seed, name, Old(store.clone(), true), true);
         let resumed = tokio::time::timeout(Duration::from_secs(3), async {
             while let Some(e) = ev.recv().await {
@@ -271,7 +278,14 @@ async fn a_failed_set_up_left_unfinished_by_an_older_version_is_not_resumed() {
         .await
         .unwrap_or(false);
         assert!(!resumed, "{name} resumed the failed table");
-        assert!(store.clone().resume().expect("store").is_none(), "{name}");
+        assert!(
+            store
+                .clone()
+                .resume(Kind::Friends)
+                .expect("store")
+                .is_none(),
+            "{name}"
+        );
         let _ = net.shutdown().await;
     }
 }

@@ -2,10 +2,11 @@
 //! its finished hands and each seat's running total, and every player's balance over all
 //! tables, read from the store in one place.
 //!
-//! A practice table is told by its seats ([`TableInfo::is_practice`]), and its bots' levels
-//! by the names it is stored with ([`practice_names`]: the player, then `bot N (level)`), so a
-//! practice bot is one player across practice tables (its keys are the table's own), while
-//! a friend is one player by roster key across every table.
+//! A practice table is told by its typed marker ([`TableInfo::practice`]: its bots' levels),
+//! so a practice bot is one player across practice tables (its keys are the table's own),
+//! while a friend is one player by roster key across every table. Its seats are stored with
+//! the names of [`practice_names`] (the player, then `bot N (level)`), which the migration to
+//! schema 6 reads once ([`practice_level`]) to mark the practice tables stored before.
 
 use std::collections::BTreeMap;
 
@@ -124,17 +125,10 @@ pub fn practice_level(name: &str) -> Option<Level> {
 }
 
 impl TableInfo {
-    /// The bots' levels of a practice table ([`TableInfo::is_practice`]), read from the names
-    /// it was stored with ([`practice_names`]); `None` at a friends' table.
+    /// The bots' levels of a practice table (its typed marker, `tables.practice`); `None` at
+    /// a friends' table.
     pub fn practice_levels(&self) -> Option<[Level; 3]> {
-        if !self.is_practice() {
-            return None;
-        }
-        Some([
-            practice_level(&self.names[1])?,
-            practice_level(&self.names[2])?,
-            practice_level(&self.names[3])?,
-        ])
+        self.practice
     }
 
     /// The seat this player played: its own seat (signed with the identity key), else the

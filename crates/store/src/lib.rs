@@ -82,6 +82,7 @@
 //!     names,
 //!     created: now_ms(),
 //!     finished: false,
+//!     practice: None,
 //! })?;
 //! let mut client = Client::new(config, me.key.clone(), root)?;
 //! # let _ = &mut client;
@@ -119,6 +120,7 @@ pub mod logging;
 pub mod muted;
 pub mod names;
 pub mod stats;
+mod storage;
 
 use std::path::PathBuf;
 

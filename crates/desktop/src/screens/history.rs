@@ -19,6 +19,7 @@ use std::path::PathBuf;
 
 use iced::widget::{Space, button, column, container, row, scrollable, text_input};
 use iced::{Alignment, Element, Length, Task};
+use mahjong_bot::Level;
 use mahjong_rules::{Money, Outcome, Seat};
 use mahjong_store::{LogCheck, VerifyError, level, to_hex};
 use mahjong_table::HandResult;
@@ -706,8 +707,23 @@ pub fn file_name(lang: Lang, stored: &str) -> String {
     format!("{} · {}", lang.t(bot), lang.t(level_name(level)))
 }
 
+/// A practice bot's seat at a table (by the table's practice marker): its name and level.
+fn practice_bot(t: &TableEntry, seat: Seat) -> Option<(T, Level)> {
+    let levels = t.practice?;
+    let bot = match seat {
+        1 => T::Bot1,
+        2 => T::Bot2,
+        3 => T::Bot3,
+        _ => return None,
+    };
+    Some((bot, levels[seat as usize - 1]))
+}
+
 /// A seat's name at a table.
 pub fn seat_label(lang: Lang, t: &TableEntry, seat: Seat) -> String {
+    if let Some((bot, level)) = practice_bot(t, seat) {
+        return format!("{} · {}", lang.t(bot), lang.t(level_name(level)));
+    }
     t.names
         .get(seat as usize)
         .map_or_else(|| seat.to_string(), |n| file_name(lang, n))
@@ -715,10 +731,9 @@ pub fn seat_label(lang: Lang, t: &TableEntry, seat: Seat) -> String {
 
 /// A seat's name at a table without a bot's level.
 pub fn short_label(lang: Lang, t: &TableEntry, seat: Seat) -> String {
-    let stored = t.names.get(seat as usize).map_or("", String::as_str);
-    match file_name(lang, stored).split_once(" · ") {
-        Some((name, _)) if practice_level(stored).is_some() => name.to_string(),
-        _ => stored.to_string(),
+    match practice_bot(t, seat) {
+        Some((bot, _)) => lang.t(bot).to_string(),
+        None => t.names.get(seat as usize).cloned().unwrap_or_default(),
     }
 }
 

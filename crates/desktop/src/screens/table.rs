@@ -238,7 +238,7 @@ impl State {
                 config,
                 generation,
                 record: None,
-                resume: None,
+                resume: false,
             },
             commands: None,
             view: None,
@@ -638,6 +638,7 @@ impl State {
             }
             Update::Proven(p) => self.proven.push(p),
             Update::Failed(reason) => self.failed = Some(reason),
+            Update::Resumed { hands } => self.hand = hands + 1,
         }
     }
 

@@ -666,7 +666,7 @@ impl EventLoop {
             MAX_OVER_TABLES_SKIPPED
         };
         for _ in 0..resumes {
-            match self.storage.resume() {
+            match self.storage.resume(crate::storage::Kind::Friends) {
                 Ok(Some(resume)) => match self.resume(resume) {
                     Ok(true) => break,
                     Ok(false) => continue,

@@ -99,8 +99,9 @@ impl EventLoop {
             Err(why) => return Err(why),
         };
         let table = roster.advert.table;
+        let start = crate::storage::table_start(&roster).map_err(|e| e.to_string())?;
         self.storage
-            .begin_table(&roster)
+            .begin_table(&start)
             .map_err(|e| e.to_string())?;
         let mut new_seats = Vec::new();
         let mut me = None;
@@ -205,8 +206,8 @@ impl EventLoop {
 
     /// Resumes a table from the store: `Ok(false)` when it is over (it is marked finished and
     /// not resumed: an over table is never played again).
-    pub(super) fn resume(&mut self, resume: crate::storage::Resume) -> Result<bool, String> {
-        let roster = resume.roster;
+    pub(super) fn resume(&mut self, resume: crate::storage::Stored) -> Result<bool, String> {
+        let roster = crate::storage::roster_of(&resume).map_err(|e| e.to_string())?;
         let seats = roster.verify()?;
         let table = roster.advert.table;
         let mut clients = Vec::new();
@@ -329,31 +330,19 @@ impl EventLoop {
         let Some(table) = self.playing.as_ref().map(|p| p.host.table()) else {
             return Ok(());
         };
-        for d in durable {
-            let done = match &d {
-                Durable::Seat { persisted, bot_key } => {
-                    self.storage.begin_seat(&table, persisted, bot_key.as_ref())
-                }
-                Durable::Append { seat, records } => self.storage.append(&table, *seat, records),
-                Durable::Book { results, log } => self.storage.book(&table, results, log),
-                Durable::Evidence(e) => self.storage.save_evidence(&table, e),
-                Durable::Finish => self.storage.finish_table(&table),
-            };
-            done.map_err(|e| e.to_string())?;
-            // Logged steps go to the watchers once they are kept.
-            if let Durable::Append { seat, records } = &d {
-                self.serve_logged(*seat, records);
-            }
+        // Logged steps go to the watchers once they are kept.
+        let mut logged = Vec::new();
+        mahjong_host::storage::keep(self.storage.as_mut(), &table, durable, |seat, records| {
+            logged.push((seat, records.to_vec()))
+        })
+        .map_err(|e| e.to_string())?;
+        for (seat, records) in logged {
+            self.serve_logged(seat, &records);
         }
         let now = self.now();
-        for l in load {
-            let steps = self
-                .storage
-                .steps(&table, l.seat, l.from, l.to)
+        if let Some(p) = self.playing.as_mut() {
+            mahjong_host::storage::load(self.storage.as_mut(), &mut p.host, now, load)
                 .map_err(|e| e.to_string())?;
-            if let Some(p) = self.playing.as_mut() {
-                p.host.stored(now, &l, steps);
-            }
         }
         self.send_frames(table, send);
         for u in updates {

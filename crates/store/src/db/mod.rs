@@ -17,7 +17,15 @@
 //! 4. adds `journal.checkpoint`: the step number of a `Record::Checkpoint` record (NULL for
 //!    the others, and for every record written before version 4), with an index, so that a
 //!    restore reads a seat's journal from its last checkpoint on
-//!    ([`Store::persisted_from_checkpoint`]) instead of every hand of a long session.
+//!    ([`Store::persisted_from_checkpoint`]) instead of every hand of a long session;
+//! 5. adds `contacts` and `contact_names` (the people sat with, by key);
+//! 6. adds `tables.practice`: a practice table's bot levels (JSON, `["strong","basic","strong"]`;
+//!    NULL at a friends' table), the typed marker the history and `mahjong ledger` read. The
+//!    migration marks the practice tables stored before (four local seats, each with a key of
+//!    its own) with the levels their stored names carry (`bot 2 (basic)`); a name that says no
+//!    level counts as strong, the practice table's default. Since version 6 a practice table
+//!    is saved and resumed through the same journal as a friends' table (`tables.roster`
+//!    then holds its set-up).
 //!
 //! Opening an older database migrates it step by step, each step in one transaction; a newer
 //! one is refused ([`StoreError::NewerSchema`]); a file that is not an SQLite database, fails
@@ -30,6 +38,7 @@ use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use ed25519_dalek::SigningKey;
+use mahjong_bot::Level;
 use mahjong_table::{Client, Config, Evidence, Persisted, Record};
 use rusqlite::{Connection, ErrorCode, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
@@ -43,7 +52,7 @@ use crate::identity::Identity;
 pub const DB_FILE: &str = "mahjong.sqlite3";
 
 /// The schema version this program writes.
-pub const SCHEMA_VERSION: i64 = 5;
+pub const SCHEMA_VERSION: i64 = 6;
 
 /// `PRAGMA application_id` of a mahjong store ("MJST").
 const APPLICATION_ID: i64 = 0x4D4A_5354;
@@ -115,12 +124,20 @@ CREATE INDEX journal_checkpoints ON journal (table_id, seat, id) WHERE checkpoin
 UPDATE meta SET value = '4' WHERE key = 'schema_version';
 ";
 
+/// Migration from version 5 to 6 (the practice tables already stored are marked after it:
+/// [`Store::mark_stored_practice_tables`]).
+const MIGRATE_V6: &str = "
+ALTER TABLE tables ADD COLUMN practice TEXT;
+UPDATE meta SET value = '6' WHERE key = 'schema_version';
+";
+
 /// The migrations: `MIGRATIONS[i]` takes version `i + 1` to `i + 2`.
-const MIGRATIONS: [&str; 4] = [
+const MIGRATIONS: [&str; 5] = [
     MIGRATE_V2,
     MIGRATE_V3,
     MIGRATE_V4,
     crate::contacts::MIGRATE_V5,
+    MIGRATE_V6,
 ];
 
 /// One seat this player runs at a table: its own seat, or a bot seat it runs. Its `Debug`
@@ -166,16 +183,15 @@ pub struct TableInfo {
     pub created: u64,
     /// Whether the table is over for this player.
     pub finished: bool,
+    /// A practice table's bot levels, seats 1–3 (`None`: a friends' table).
+    pub practice: Option<[Level; 3]>,
 }
 
 impl TableInfo {
-    /// A practice table: all four seats run here, each signing with a key of its own (the
-    /// practice engine runs them all; none signs with the player's identity key). At a
-    /// friends' table this player's own seat signs with its identity key. Told from the seats
-    /// the store has kept since schema 1, so every table stored before reads the same way, and
-    /// no name is parsed.
+    /// A practice table (the player and three bots of this program), as it was saved
+    /// (schema 6; tables stored before were marked by the migration).
     pub fn is_practice(&self) -> bool {
-        self.seats.len() == 4 && self.seats.iter().all(|s| s.bot_key.is_some())
+        self.practice.is_some()
     }
 }
 
@@ -385,6 +401,10 @@ impl Store {
             version += 1;
         }
         tx.commit().map_err(StoreError::sql("commit the schema"))?;
+        if from < 6 && objects > 0 {
+            let marked = self.mark_stored_practice_tables()?;
+            tracing::info!(marked, "schema 6: marked the practice tables stored before");
+        }
         if from < 5 && objects > 0 {
             let (players, tables) = self.note_stored_tables()?;
             tracing::info!(
@@ -476,8 +496,15 @@ impl Store {
         match existing {
             None => {
                 tx.execute(
-                    "INSERT INTO tables (id, names, created_ms, finished) VALUES (?1, ?2, ?3, ?4)",
-                    params![&info.id[..], names, info.created as i64, info.finished],
+                    "INSERT INTO tables (id, names, created_ms, finished, practice) \
+                     VALUES (?1, ?2, ?3, ?4, ?5)",
+                    params![
+                        &info.id[..],
+                        names,
+                        info.created as i64,
+                        info.finished,
+                        info.practice.map(levels_text)
+                    ],
                 )
                 .map_err(StoreError::sql("save a table"))?;
             }
@@ -568,21 +595,30 @@ impl Store {
         let row = self
             .conn
             .query_row(
-                "SELECT names, created_ms, finished FROM tables WHERE id = ?1",
+                "SELECT names, created_ms, finished, practice FROM tables WHERE id = ?1",
                 params![&id[..]],
                 |r| {
                     Ok((
                         r.get::<_, String>(0)?,
                         r.get::<_, i64>(1)?,
                         r.get::<_, bool>(2)?,
+                        r.get::<_, Option<String>>(3)?,
                     ))
                 },
             )
             .optional()
             .map_err(StoreError::sql("read a table"))?;
-        let Some((names, created, finished)) = row else {
+        let Some((names, created, finished, practice)) = row else {
             return Ok(None);
         };
+        let practice = practice
+            .map(|text| {
+                levels_from_text(&text).ok_or_else(|| StoreError::Decode {
+                    what: format!("practice levels of table {}", to_hex(id)),
+                    why: format!("{text:?} is not three levels"),
+                })
+            })
+            .transpose()?;
         let names: [String; 4] = serde_json::from_str(&names).map_err(|e| StoreError::Decode {
             what: format!("names of table {}", to_hex(id)),
             why: e.to_string(),
@@ -623,6 +659,7 @@ impl Store {
             names: names.map(|n| crate::names::clean_name(&n)),
             created: created as u64,
             finished,
+            practice,
         }))
     }
 
@@ -698,6 +735,44 @@ impl Store {
         rows.into_iter()
             .map(|(id, bytes)| decode(&bytes, &format!("evidence record {id}")))
             .collect()
+    }
+}
+
+/// A practice table's levels as `tables.practice` keeps them.
+fn levels_text(levels: [Level; 3]) -> String {
+    serde_json::to_string(&levels.map(Level::name)).unwrap_or_default()
+}
+
+fn levels_from_text(text: &str) -> Option<[Level; 3]> {
+    let names: [String; 3] = serde_json::from_str(text).ok()?;
+    Some([
+        Level::from_name(&names[0])?,
+        Level::from_name(&names[1])?,
+        Level::from_name(&names[2])?,
+    ])
+}
+
+impl Store {
+    /// Schema 6: marks the practice tables stored before it (four local seats, each signing
+    /// with a key of its own) with the levels their names carry. Returns how many.
+    fn mark_stored_practice_tables(&self) -> Result<usize, StoreError> {
+        let mut marked = 0;
+        for info in self.tables()? {
+            let practice = info.seats.len() == 4 && info.seats.iter().all(|s| s.bot_key.is_some());
+            if !practice || info.practice.is_some() {
+                continue;
+            }
+            let level =
+                |s: usize| crate::history::practice_level(&info.names[s]).unwrap_or(Level::Strong);
+            self.conn
+                .execute(
+                    "UPDATE tables SET practice = ?2 WHERE id = ?1",
+                    params![&info.id[..], levels_text([level(1), level(2), level(3)])],
+                )
+                .map_err(StoreError::sql("mark a practice table"))?;
+            marked += 1;
+        }
+        Ok(marked)
     }
 }
 
@@ -825,6 +900,66 @@ mod tests {
         std::fs::write(dir.path().join(DB_FILE), b"garbage again").unwrap();
         assert!(Store::set_aside_damaged(dir.path(), "2026-12-02-1715").is_err());
         assert_eq!(std::fs::read(&aside).unwrap(), garbage);
+    }
+
+    /// Version 6: a practice table stored before it (four local seats, each with a key of its
+    /// own, the names of `practice_names`) is marked with the levels its names carry, a
+    /// friends' table is not, and a name that says no level counts as strong.
+    #[test]
+    fn the_migration_to_6_marks_the_practice_tables_stored_before() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(DB_FILE);
+        let config = |table: u8, seat: u8| Config {
+            table: [table; 32],
+            seat,
+            roster: [SigningKey::from_bytes(&[3; 32]).verifying_key(); 4],
+            host: 0,
+        };
+        {
+            let conn = Connection::open(&path).unwrap();
+            conn.execute_batch(SCHEMA_V1).unwrap();
+            conn.pragma_update(None, "application_id", APPLICATION_ID)
+                .unwrap();
+            for (table, names, keys) in [
+                (1u8, r#"["Mei","bot 1 (strong)","bot 2 (basic)","bot 3 (beginner)"]"#, 4),
+                (2, r#"["Mei","bot 1 (genius)","bot 2 (basic)","bot 3 (strong)"]"#, 4),
+                (3, r#"["Mei","Bo","Cy","bot 1 (basic)"]"#, 1),
+            ] {
+                conn.execute(
+                    "INSERT INTO tables (id, names, created_ms, finished) VALUES (?1, ?2, ?3, 1)",
+                    params![&[table; 32][..], names, table as i64],
+                )
+                .unwrap();
+                for seat in 0..4u8 {
+                    let key = (seat >= 4 - keys).then(|| vec![seat + 10; 32]);
+                    conn.execute(
+                        "INSERT INTO seats (table_id, seat, config, root, bot_key) \
+                         VALUES (?1, ?2, ?3, ?4, ?5)",
+                        params![
+                            &[table; 32][..],
+                            seat,
+                            postcard::to_allocvec(&config(table, seat)).unwrap(),
+                            &[4u8; 32][..],
+                            key
+                        ],
+                    )
+                    .unwrap();
+                }
+            }
+        }
+        let store = Store::open_file(&path).unwrap();
+        assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
+        let practice = |t: u8| store.table(&[t; 32]).unwrap().unwrap().practice;
+        assert_eq!(
+            practice(1),
+            Some([Level::Strong, Level::Basic, Level::Beginner])
+        );
+        assert_eq!(
+            practice(2),
+            Some([Level::Strong, Level::Basic, Level::Strong])
+        );
+        assert_eq!(practice(3), None, "a friends' table with a bot seat");
+        assert!(store.table(&[1; 32]).unwrap().unwrap().is_practice());
     }
 
     /// A version-1 database with a table and a journal record is migrated on open, and

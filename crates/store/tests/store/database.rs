@@ -138,6 +138,7 @@ fn a_player_running_a_bot_seat_keeps_both_seats_and_restores_each_with_its_key()
         names: ["Ann", "Bo", "Cy", "bot"].map(String::from),
         created: 1,
         finished: false,
+        practice: None,
     };
     let store = Store::open(dir.path()).expect("open");
     store.save_table(&info).expect("save");
@@ -200,6 +201,7 @@ fn a_stored_table_is_never_rewritten() {
         names: ["Ann", "Bo", "Cy", "Di"].map(String::from),
         created: 1,
         finished: false,
+        practice: None,
     };
     store.save_table(&info).expect("save");
     store.save_roster(&table, b"roster one").expect("roster");

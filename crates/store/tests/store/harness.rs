@@ -110,6 +110,7 @@ impl Game {
                 names: NAMES.map(String::from),
                 created: 1_700_000_000_000 + seed,
                 finished: false,
+                practice: None,
             };
             p.store.save_table(&info).expect("save table");
             let mut client =

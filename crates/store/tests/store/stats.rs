@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use mahjong_bot::Level;
 use mahjong_rules::{Money, Ruleset};
 use mahjong_store::stats::{self, START_RATING};
 use mahjong_store::{Store, TableInfo, settle_up};
@@ -118,6 +119,7 @@ fn a_practice_table_counts_apart_and_its_bots_are_not_friends() {
                 seat
             })
             .collect(),
+        practice: Some([Level::Strong, Level::Basic, Level::Strong]),
         ..info.clone()
     };
     assert!(practice.is_practice());
