@@ -1109,12 +1109,9 @@ impl Human {
                     }
                 }
             }
+            // A forced move (a flower, the only answer, the drawn tile after 敲) is never
+            // asked: the seat host plays it.
             TableEvent::YourTurn { view, .. } => {
-                if let Some(a) = view.auto_action() {
-                    self.prompt = None;
-                    network.act(a).await?;
-                    return Ok(());
-                }
                 let claim = matches!(
                     view.phase,
                     PublicPhase::Claims { .. } | PublicPhase::RobKong { .. }

@@ -23,12 +23,13 @@ use shanghai_mahjong::engine::{Command, PracticeConfig, Update};
 use shanghai_mahjong::i18n::Lang;
 use shanghai_mahjong::records;
 use shanghai_mahjong::screens::history;
-use shanghai_mahjong::worker::{RecordTo, TableKey};
+use shanghai_mahjong::session::{RecordTo, TableKey};
 
 /// Plays `hands` practice hands into the store in `dir`.
 fn play(dir: &Path, hands: u32) {
     let key = TableKey {
         resume: false,
+        autoplay: false,
         config: PracticeConfig {
             think_ms: (0, 0),
             length: SessionLength::Hands(hands),
@@ -40,7 +41,7 @@ fn play(dir: &Path, hands: u32) {
             name: "Mei".into(),
         }),
     };
-    let (mut engine, _) = shanghai_mahjong::worker::start_table(&key).expect("engine");
+    let (mut engine, _) = shanghai_mahjong::session::start_table(&key).expect("engine");
     let (mut ended, mut hint) = (0, None);
     let mut updates = engine.settle(u64::MAX / 4);
     for _ in 0..100_000 {

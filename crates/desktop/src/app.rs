@@ -29,9 +29,9 @@ use crate::screens::{
     ACCENT, MUTED, WARN, felt, history, home, label, lobby, replay, review, rules, scorer, settle,
     stats, welcome,
 };
+use crate::session;
 use crate::settings::{Settings, default_data_dir};
 use crate::tiles::Faces;
-use crate::worker;
 
 /// How the app starts.
 #[derive(Clone, Debug)]
@@ -308,7 +308,7 @@ impl App {
             t.key.config.length = mahjong_rules::SessionLength::Hands(hands.max(1));
             // Nobody watches the bots think: they play at once.
             t.key.config.think_ms = (0, 0);
-            t.autoplay = true;
+            t.key.autoplay = true;
             self.autoplay = Some(hands.max(1));
         }
     }
@@ -427,7 +427,7 @@ impl App {
         let mut state = table::State::new(config, self.generation);
         state.reduce_motion = self.settings.reduce_motion;
         // Hands are kept in the history only where the data dir can keep them.
-        state.key.record = self.dir_problem.is_none().then(|| worker::RecordTo {
+        state.key.record = self.dir_problem.is_none().then(|| session::RecordTo {
             dir: self.data_dir.clone(),
             name: self.settings.name.clone(),
         });
@@ -440,7 +440,7 @@ impl App {
         self.home.set_ruleset(config.ruleset);
         let mut state = table::State::new(config, self.generation);
         state.reduce_motion = self.settings.reduce_motion;
-        state.key.record = Some(worker::RecordTo {
+        state.key.record = Some(session::RecordTo {
             dir: self.data_dir.clone(),
             name: self.settings.name.clone(),
         });
@@ -533,7 +533,7 @@ impl App {
         // Under --autoplay the strong bot plays the seat in the network loop: the screen only
         // shows the table.
         if self.lan_options.autoplay.is_none() {
-            let _ = t.update(table::Message::Feed(worker::Feed::Ready(
+            let _ = t.update(table::Message::Feed(session::Feed::Ready(
                 link.table.clone(),
             )));
         }
@@ -600,13 +600,10 @@ impl App {
                 self.lobby.link = Some(link.clone());
                 self.link = Some(link);
             }
-            lan::Feed::Net(mahjong_net::NetEvent::Resumed { roster, hands }) => {
+            lan::Feed::Net(mahjong_net::NetEvent::Resumed { roster, .. }) => {
+                // Where the table stands comes next, in the session's feed.
                 self.lan_table(&roster);
                 self.resuming = true;
-                // The hand under way is the one after those already final.
-                if let Screen::Table(t) = &mut self.screen {
-                    t.hand = hands + 1;
-                }
             }
             lan::Feed::Net(mahjong_net::NetEvent::Watching { roster }) => {
                 self.lobby.watch_asked = None;
@@ -676,14 +673,17 @@ impl App {
                     }
                 }
             }
-            lan::Feed::Table(u) => {
+            lan::Feed::Table(feed) => {
                 if let Screen::Table(t) = &mut self.screen
                     && t.is_lan()
                 {
-                    if self.resuming && others_spoke(&u, t.me) {
+                    if self.resuming
+                        && let session::Feed::Update(u) = &feed
+                        && others_spoke(u, t.me)
+                    {
                         self.resuming = false;
                     }
-                    let _ = t.update(table::Message::Feed(worker::Feed::Update(u)));
+                    let _ = t.update(table::Message::Feed(feed));
                 }
             }
             lan::Feed::Refused(why) => self.lobby.refused(why, lang),
@@ -901,7 +901,7 @@ impl App {
                 };
                 return self.history_update(Message::Replay(m));
             }
-            Message::Table(table::Message::Feed(worker::Feed::Update(
+            Message::Table(table::Message::Feed(session::Feed::Update(
                 crate::engine::Update::HandEnded(end),
             ))) if self.autoplay.is_some() => {
                 let signatures = if end.signed_by_all { 4 } else { 0 };
@@ -914,7 +914,7 @@ impl App {
                 let left = self.autoplay.map_or(0, |n| n.saturating_sub(1));
                 self.autoplay = Some(left);
                 if let Screen::Table(t) = &mut self.screen {
-                    let _ = t.update(table::Message::Feed(worker::Feed::Update(
+                    let _ = t.update(table::Message::Feed(session::Feed::Update(
                         crate::engine::Update::HandEnded(end),
                     )));
                     if over || left == 0 {
@@ -924,7 +924,7 @@ impl App {
                     let _ = t.update(table::Message::Next);
                 }
             }
-            Message::Table(table::Message::Feed(worker::Feed::Update(
+            Message::Table(table::Message::Feed(session::Feed::Update(
                 crate::engine::Update::Failed(why),
             ))) if self.autoplay.is_some() => {
                 eprintln!("shanghai-mahjong: the practice table stopped: {why}");
@@ -1049,7 +1049,7 @@ impl App {
     }
 
     /// The practice table's set-up, when at a table (tests run the same engine themselves).
-    pub fn table_key(&self) -> Option<&worker::TableKey> {
+    pub fn table_key(&self) -> Option<&session::TableKey> {
         match &self.screen {
             Screen::Table(t) => Some(&t.key),
             _ => None,
@@ -1075,10 +1075,10 @@ impl App {
         }
         if let Screen::Table(t) = &self.screen {
             if !t.is_lan() {
-                subs.push(worker::practice(t.key.clone()).map(feed));
+                subs.push(session::practice(t.key.clone()).map(feed));
             }
             if t.counting() {
-                subs.push(worker::every(500).map(tick));
+                subs.push(session::every(500).map(tick));
             }
             // The window's frames only while something moves: an idle table costs nothing.
             if t.motion.is_some() {
@@ -1086,7 +1086,7 @@ impl App {
             }
         }
         if matches!(self.screen, Screen::Lobby) && self.lobby.counting() {
-            subs.push(worker::every(500).map(lobby_tick));
+            subs.push(session::every(500).map(lobby_tick));
         }
         Subscription::batch(subs)
     }
@@ -1335,7 +1335,7 @@ fn heard(m: &table::Message) -> Heard {
     use mahjong_rules::Event;
     use mahjong_table::TableEvent;
     match m {
-        table::Message::Feed(worker::Feed::Update(Update::Table(TableEvent::Moved {
+        table::Message::Feed(session::Feed::Update(Update::Table(TableEvent::Moved {
             mv,
             events,
         }))) => {
@@ -1354,10 +1354,10 @@ fn heard(m: &table::Message) -> Heard {
                 Heard::Nothing
             }
         }
-        table::Message::Feed(worker::Feed::Update(Update::Table(TableEvent::YourTurn {
+        table::Message::Feed(session::Feed::Update(Update::Table(TableEvent::YourTurn {
             ..
         }))) => Heard::IfPrompt,
-        table::Message::Feed(worker::Feed::Update(Update::HandEnded(end)))
+        table::Message::Feed(session::Feed::Update(Update::HandEnded(end)))
             if matches!(end.result.outcome, mahjong_rules::Outcome::Win { .. }) =>
         {
             Heard::Now(Cue::Win)
@@ -1380,7 +1380,7 @@ fn resized((_, size): (window::Id, Size)) -> Message {
     Message::Resized(size)
 }
 
-fn feed(f: worker::Feed) -> Message {
+fn feed(f: session::Feed) -> Message {
     Message::Table(table::Message::Feed(f))
 }
 

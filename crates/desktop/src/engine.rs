@@ -9,7 +9,7 @@
 //! (hints, proofs, the hand end). Bots think for [`PracticeConfig::think_ms`]; timers fire at
 //! each client's deadline. So the deal is the real mental-poker deal, audited at the end of
 //! the hand, and every hand is four-signed, exactly as at a networked table.
-//! [`crate::worker`] runs an engine on its own thread with the wall clock; tests drive one
+//! [`crate::session`] runs an engine on its own thread with the wall clock; tests drive one
 //! directly in simulated time, so they are deterministic.
 //!
 //! A practice table whose hands are kept ([`Engine::saved`]) is saved and resumed the way
@@ -401,6 +401,13 @@ impl Engine {
         }))
     }
 
+    /// `--autoplay`: the strong computer player plays the player's seat, at once, from its
+    /// next prompt on (the host plays it as it plays the bots).
+    pub fn autoplay(&mut self) {
+        self.host
+            .play_for(HUMAN, Some(Bot::new(Level::Strong, 0x5eed_a070)));
+    }
+
     /// The table's id in the store, where it is kept.
     pub fn kept_as(&self) -> Option<TableId> {
         self.saved.as_ref().map(|s| s.table)
@@ -680,6 +687,20 @@ mod timings {
     #[test]
     #[ignore = "prints timings; run in release"]
     fn timings() {
+        println!("not kept:");
+        timings_of(None);
+        let dir = std::env::temp_dir().join(format!("engine-timings-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("dir");
+        println!(
+            "kept in a store in {} (every seat's journal, the ledger):",
+            dir.display()
+        );
+        timings_of(Some(&dir));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    fn timings_of(dir: Option<&std::path::Path>) {
         let mut setups = Vec::new();
         let mut turns: Vec<Duration> = Vec::new();
         for seed in 1..=5 {
@@ -689,7 +710,13 @@ mod timings {
                 ..PracticeConfig::new(Ruleset::Qiaoma, seed)
             };
             let t = Instant::now();
-            let (mut engine, _) = Engine::new(&config).expect("engine");
+            let (mut engine, _) = match dir {
+                Some(d) => {
+                    let store = mahjong_store::Store::open(d).expect("store");
+                    Engine::saved(&config, Box::new(store), "Mei").expect("engine")
+                }
+                None => Engine::new(&config).expect("engine"),
+            };
             let mut updates = engine.settle(u64::MAX / 2);
             setups.push(t.elapsed());
             let mut hint = None;

@@ -9,9 +9,10 @@
 //!
 //! Out of the thread come [`Feed`]s: first [`Feed::Ready`] with a [`Link`] (where the app sends
 //! its [`Request`]s, and the sender the table screen's commands go to), then lobby events as
-//! they are ([`Feed::Net`]), and the table's events already shaped as the practice engine's
-//! [`Update`]s ([`Feed::Table`]): the player's view after each change, a hint at each prompt,
-//! the hand end with its explanation. One table screen serves both; only the transport differs.
+//! they are ([`Feed::Net`]), and the table session's own feed ([`Feed::Table`], a
+//! [`crate::session::Feed`] as the practice engine sends it): the player's view after each
+//! change, a hint at each prompt, the hand end with its explanation, where a resumed table
+//! stands. One table screen serves both; only the transport differs.
 //!
 //! `--autoplay` (tests, demos): the lobby joins the first open table or opens one (the
 //! automatic lobby of `mahjong play --bot`), the strong bot plays the player's seat and accepts
@@ -34,8 +35,8 @@ use mahjong_table::TableEvent;
 use tokio::sync::mpsc as tokio_mpsc;
 
 use crate::engine::{self, Update};
+use crate::session::Commands;
 use crate::watch::Watcher;
-use crate::worker::Commands;
 
 /// When the process started (set by [`crate::run`]; the lobby measures "launch to a friend's
 /// table" from it).
@@ -144,8 +145,8 @@ pub enum Feed {
     Ready(Link),
     /// A network event for the lobby (tables, the roster, the proposal, connections).
     Net(NetEvent),
-    /// An update for the table screen.
-    Table(Update),
+    /// The table session's feed, for the table screen as it is.
+    Table(crate::session::Feed),
     /// A request was refused (why, in the network's words).
     Refused(String),
     /// A line of table talk was not sent (why, in the network's words).
@@ -408,7 +409,7 @@ fn on_event(
     autoplay: Option<&AutoPlay>,
 ) {
     let table = |u: Update| {
-        let _ = out.unbounded_send(Feed::Table(u));
+        let _ = out.unbounded_send(Feed::Table(crate::session::Feed::Update(u)));
     };
     match ev {
         NetEvent::View { view, now } => {
@@ -462,7 +463,16 @@ fn on_event(
             if autoplay.is_some() {
                 eprintln!("table {} full", &node::hex(&roster.advert.table)[..8]);
             }
+            let resumed = match ev {
+                NetEvent::Resumed { hands, .. } => Some(hands),
+                _ => None,
+            };
             let _ = out.unbounded_send(Feed::Net(ev));
+            // The screen the app opens on it learns where the resumed table stands, as a
+            // resumed practice table's does.
+            if let Some(hands) = resumed {
+                table(Update::Resumed { hands });
+            }
         }
         other => {
             let _ = out.unbounded_send(Feed::Net(other));

@@ -3,12 +3,15 @@
 //!
 //! Built with iced 0.14 on the software renderer. The top-level state is an enum of phases
 //! ([`app::Screen`]: welcome, home, table); each screen has its own `Message` type lifted
-//! into [`app::Message`]; `update` returns a `Task`; the practice table runs on a worker
-//! thread behind a subscription ([`worker`]), timers are subscriptions that exist only while
-//! a countdown runs, so an idle window does no work.
+//! into [`app::Message`]; `update` returns a `Task`; a table session (practice or LAN) runs
+//! on its own thread behind a subscription and feeds the table screen one update type
+//! ([`session`]); timers are subscriptions that exist only while a countdown runs, so an idle
+//! window does no work.
 //!
 //! - [`engine`]: four `mahjong_table::Client`s and three bots in memory (sans-IO, seeded).
-//! - [`worker`]: the engine on its own thread; the countdown ticker.
+//! - [`session`]: what every table session feeds the table screen ([`session::Feed`], the
+//!   one [`session::Update`] type) and where the screen's commands go ([`session::Commands`]);
+//!   the practice engine on its own thread; the countdown ticker.
 //! - [`lan`]: the LAN (`mahjong-net`) on its own thread: the lobby and LAN tables, whose
 //!   events feed the same table screen.
 //! - [`screens`]: welcome (the name), home (practice set-up and its option editor), table,
@@ -36,11 +39,11 @@ pub mod records;
 pub mod rerun;
 pub mod review;
 pub mod screens;
+pub mod session;
 pub mod settings;
 pub mod sound;
 pub mod tiles;
 pub mod watch;
-pub mod worker;
 
 use iced::Font;
 

@@ -19,8 +19,8 @@ use shanghai_mahjong::i18n::Lang;
 use shanghai_mahjong::screens::home;
 use shanghai_mahjong::screens::table::Message as TableMsg;
 use shanghai_mahjong::screens::table_view::hand_tile_id;
+use shanghai_mahjong::session::{Commands, Feed};
 use shanghai_mahjong::settings::Settings;
-use shanghai_mahjong::worker::{Commands, Feed};
 
 struct Harness {
     app: App,
@@ -130,7 +130,7 @@ impl Harness {
     fn sit_down_kept(&mut self) {
         let key = self.app.table_key().expect("at a table").clone();
         assert!(key.record.is_some(), "the app keeps this table's hands");
-        let (engine, first) = shanghai_mahjong::worker::start_table(&key).expect("engine");
+        let (engine, first) = shanghai_mahjong::session::start_table(&key).expect("engine");
         self.seat(engine, first);
     }
 

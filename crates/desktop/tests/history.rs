@@ -11,7 +11,7 @@ use mahjong_rules::{Ruleset, SessionLength};
 use shanghai_mahjong::engine::{Command, Engine, PracticeConfig, Update};
 use shanghai_mahjong::records::{self, HandCheck};
 use shanghai_mahjong::rerun;
-use shanghai_mahjong::worker::{RecordTo, TableKey};
+use shanghai_mahjong::session::{RecordTo, TableKey};
 
 fn temp_dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("shanghai-hist-{}-{name}", std::process::id()));
@@ -24,6 +24,7 @@ fn temp_dir(name: &str) -> PathBuf {
 fn play_practice(dir: &Path, seed: u64, hands: u32) -> Engine {
     let key = TableKey {
         resume: false,
+        autoplay: false,
         config: PracticeConfig {
             think_ms: (0, 0),
             length: SessionLength::Hands(hands),
@@ -35,7 +36,7 @@ fn play_practice(dir: &Path, seed: u64, hands: u32) -> Engine {
             name: "Mei".into(),
         }),
     };
-    let (mut engine, first) = shanghai_mahjong::worker::start_table(&key).expect("engine");
+    let (mut engine, first) = shanghai_mahjong::session::start_table(&key).expect("engine");
     assert!(
         !first.iter().any(|u| matches!(u, Update::Failed(_))),
         "the store opens"
@@ -526,6 +527,7 @@ fn a_store_that_cannot_be_read_is_said_plainly() -> Result<(), Error> {
     // A practice table there cannot be kept: the table says so and still plays.
     let key = TableKey {
         resume: false,
+        autoplay: false,
         config: PracticeConfig {
             think_ms: (0, 0),
             length: SessionLength::Hands(1),
@@ -537,7 +539,8 @@ fn a_store_that_cannot_be_read_is_said_plainly() -> Result<(), Error> {
             name: "Mei".into(),
         }),
     };
-    let (_, first) = shanghai_mahjong::worker::start_table(&key).expect("the engine starts anyway");
+    let (_, first) =
+        shanghai_mahjong::session::start_table(&key).expect("the engine starts anyway");
     assert!(
         first.iter().any(|u| matches!(
             u,
@@ -675,6 +678,7 @@ fn a_practice_table_killed_after_a_hand_resumes_from_the_store() {
     let dir = temp_dir("kept");
     let key = |resume| TableKey {
         resume,
+        autoplay: false,
         config: PracticeConfig {
             think_ms: (0, 0),
             length: SessionLength::Hands(2),
@@ -686,7 +690,7 @@ fn a_practice_table_killed_after_a_hand_resumes_from_the_store() {
             name: "Mei".into(),
         }),
     };
-    let (mut engine, _) = shanghai_mahjong::worker::start_table(&key(false)).expect("engine");
+    let (mut engine, _) = shanghai_mahjong::session::start_table(&key(false)).expect("engine");
     let mut kept = None;
     assert!(play_until(&mut engine, |_, u| match u {
         Update::HandEnded(end) => {
@@ -703,7 +707,7 @@ fn a_practice_table_killed_after_a_hand_resumes_from_the_store() {
         Some(key(false).config),
         "the app opens on the table"
     );
-    let (mut engine, first) = shanghai_mahjong::worker::resume_table(&key(true)).expect("resumed");
+    let (mut engine, first) = shanghai_mahjong::session::resume_table(&key(true)).expect("resumed");
     assert!(
         matches!(first.first(), Some(Update::Resumed { hands: 1 })),
         "one hand final before the kill"
@@ -748,6 +752,7 @@ fn a_practice_table_killed_mid_hand_comes_back_at_the_same_step() {
     let dir = temp_dir("midhand");
     let key = |resume| TableKey {
         resume,
+        autoplay: false,
         config: PracticeConfig {
             think_ms: (0, 0),
             length: SessionLength::Hands(1),
@@ -759,7 +764,7 @@ fn a_practice_table_killed_mid_hand_comes_back_at_the_same_step() {
             name: "Mei".into(),
         }),
     };
-    let (mut engine, _) = shanghai_mahjong::worker::start_table(&key(false)).expect("engine");
+    let (mut engine, _) = shanghai_mahjong::session::start_table(&key(false)).expect("engine");
     let mut turns = 0;
     let mut before = None;
     assert!(play_until(&mut engine, |e, u| {
@@ -774,7 +779,7 @@ fn a_practice_table_killed_mid_hand_comes_back_at_the_same_step() {
     }));
     let before = before.expect("the fourth turn");
     drop(engine);
-    let (mut engine, first) = shanghai_mahjong::worker::resume_table(&key(true)).expect("resumed");
+    let (mut engine, first) = shanghai_mahjong::session::resume_table(&key(true)).expect("resumed");
     let view = first
         .iter()
         .find_map(|u| match u {

@@ -27,6 +27,7 @@ use shanghai_mahjong::screens::lobby::{self, ADDRESS_FIELD};
 use shanghai_mahjong::screens::options::{self, Opt, control_id};
 use shanghai_mahjong::screens::review as review_screen;
 use shanghai_mahjong::screens::table::Message as TableMsg;
+use shanghai_mahjong::session;
 use shanghai_mahjong::settings::Settings;
 
 fn temp_dir(name: &str) -> PathBuf {
@@ -350,13 +351,17 @@ fn the_app_opens_a_table_a_headless_friend_joins_and_accepts_and_it_starts() -> 
     assert!(h.find("Bo"));
     // The friend's connection drops: the table marks the seat, then a bot takes it over.
     let silent = TableEvent::SeatSilent { seat: 1 };
-    h.send(Message::Lan(Feed::Table(Update::Table(silent))));
+    h.send(Message::Lan(Feed::Table(session::Feed::Update(
+        Update::Table(silent),
+    ))));
     assert!(h.find("reconnecting…"));
     let replaced = TableEvent::SeatReplaced {
         seat: 1,
         controller: 0,
     };
-    h.send(Message::Lan(Feed::Table(Update::Table(replaced))));
+    h.send(Message::Lan(Feed::Table(session::Feed::Update(
+        Update::Table(replaced),
+    ))));
     assert!(h.find("a bot plays for them now"));
     let _ = rt.block_on(friend.shutdown());
     Ok(())
@@ -510,7 +515,9 @@ fn the_app_joins_a_friends_table_by_address_sees_the_differences_counts_down_acc
         .and_then(|t| t.view.clone())
         .expect("a view");
     let prompt = TableEvent::YourTurn { view, deadline: 0 };
-    h.send(Message::Lan(Feed::Table(Update::Table(prompt))));
+    h.send(Message::Lan(Feed::Table(session::Feed::Update(
+        Update::Table(prompt),
+    ))));
     assert!(h.app.table_state().is_some_and(|t| t.end.is_none()));
     // The friend's ledger holds the same result.
     let theirs = next_event(&rt, &mut events, "the friend's hand end", |e| match e {

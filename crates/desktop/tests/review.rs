@@ -19,8 +19,8 @@ use shanghai_mahjong::engine::{Command, PracticeConfig, Update};
 use shanghai_mahjong::i18n::{Lang, T, foreign, reasons};
 use shanghai_mahjong::screens::review as review_screen;
 use shanghai_mahjong::screens::table::Message as TableMsg;
+use shanghai_mahjong::session::{RecordTo, TableKey};
 use shanghai_mahjong::tiles::Faces;
-use shanghai_mahjong::worker::{RecordTo, TableKey};
 
 fn temp_dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("shanghai-review-{}-{name}", std::process::id()));
@@ -72,6 +72,7 @@ struct Prompt {
 fn play(dir: &Path, ruleset: Ruleset, seed: u64) -> (Vec<Prompt>, [u8; 32]) {
     let key = TableKey {
         resume: false,
+        autoplay: false,
         config: PracticeConfig {
             think_ms: (0, 0),
             length: SessionLength::Hands(1),
@@ -83,7 +84,7 @@ fn play(dir: &Path, ruleset: Ruleset, seed: u64) -> (Vec<Prompt>, [u8; 32]) {
             name: "Mei".into(),
         }),
     };
-    let (mut engine, _) = shanghai_mahjong::worker::start_table(&key).expect("engine");
+    let (mut engine, _) = shanghai_mahjong::session::start_table(&key).expect("engine");
     let mut player = Bot::new(Level::Basic, seed);
     let mut strong = Bot::new(Level::Strong, seed + 1);
     let mut prompts = Vec::new();

@@ -21,8 +21,8 @@ use shanghai_mahjong::engine::Update;
 use shanghai_mahjong::i18n::Lang;
 use shanghai_mahjong::screens::table::Message as TableMsg;
 use shanghai_mahjong::screens::table_view::hand_tile_id;
+use shanghai_mahjong::session::Feed;
 use shanghai_mahjong::settings::Settings;
-use shanghai_mahjong::worker::Feed;
 
 /// A child killed on drop.
 struct Kid(Child);

@@ -260,6 +260,14 @@ impl Host {
         self.wall_clock = Some(now);
     }
 
+    /// Has `bot` play `seat` from its next prompt on (`None`: the player plays it again):
+    /// `--autoplay`, the strong computer player in the player's seat.
+    pub fn play_for(&mut self, seat: Seat, bot: Option<Bot>) {
+        if let Some(r) = self.runners.get_mut(&seat) {
+            r.bot = bot;
+        }
+    }
+
     /// Makes one seat of this program send what `tamper` makes of its frames (the
     /// `test-hooks` feature only).
     #[cfg(feature = "test-hooks")]
@@ -626,8 +634,18 @@ impl Host {
             TableEvent::YourTurn { view, .. } => {
                 if let Some(bot) = self.runners.get_mut(&seat).and_then(|r| r.bot.as_mut()) {
                     let action = bot.decide(view).action;
-                    let delay = self.think.as_mut().map_or(0, |t| t.delay(&action));
+                    // The player's seat played for the player (`--autoplay`) plays at once.
+                    let delay = match own {
+                        true => 0,
+                        false => self.think.as_mut().map_or(0, |t| t.delay(&action)),
+                    };
                     self.push(now + delay, seat, Input::Act(action));
+                } else if own && let Some(action) = view.auto_action() {
+                    // The rules' forced move for the player (a flower set aside, the only
+                    // answer there is, the drawn tile after 敲): played at once, as a bot
+                    // plays, and never shown as a prompt.
+                    self.push(now, seat, Input::Act(action));
+                    return;
                 }
             }
             TableEvent::Proposed(proposal)

@@ -340,6 +340,87 @@ fn one_host_runs_four_seats_with_no_frame_leaving_it() {
     }
 }
 
+/// The player's forced moves are the host's, as its bots' moves are: a player (no bot in the
+/// seat, its prompts answered by the test as a person would, always the first choice) is
+/// never shown a prompt whose move the rules force (a flower set aside, the only answer, the
+/// drawn tile after 敲), and the seat still sets its flowers aside and passes where it must.
+#[test]
+fn the_host_plays_the_players_forced_moves_and_never_shows_them() {
+    let roster = [0, 1, 2, 3].map(|i| key(i).verifying_key());
+    let me = key(0).verifying_key();
+    let seats = (0..4u8)
+        .map(|s| NewSeat {
+            client: client(s, roster),
+            bot_key: (s != 0).then(|| key(s)),
+            bot: (s != 0).then(|| Bot::new(Level::Basic, s as u64)),
+        })
+        .collect();
+    let (host, out) = Host::begin(setup(me, [me; 4], Some(0)), seats, Some(propose(2)), 0);
+    let mut w = World {
+        programs: vec![Program {
+            key: key(0),
+            host: Some(host),
+            store: Store::default(),
+            updates: Vec::new(),
+        }],
+        wire: VecDeque::new(),
+        now: 0,
+        frames: 0,
+        jitter: 0,
+    };
+    w.apply(0, out);
+    let mut prompts = 0;
+    let mut answered = 0;
+    for _ in 0..20_000 {
+        w.run_until(3_600_000, |w| {
+            w.programs[0].store.finished
+                || w.programs[0]
+                    .updates
+                    .iter()
+                    .skip(answered)
+                    .any(|u| matches!(u, Update::Table(TableEvent::YourTurn { .. })))
+        });
+        if w.programs[0].store.finished {
+            break;
+        }
+        let ups: Vec<Update> = w.programs[0].updates[answered..].to_vec();
+        answered = w.programs[0].updates.len();
+        for u in ups {
+            if let Update::Table(TableEvent::YourTurn { view, .. }) = u {
+                assert_eq!(
+                    view.auto_action(),
+                    None,
+                    "a forced move was shown as a prompt: {:?}",
+                    view.legal
+                );
+                prompts += 1;
+                let now = w.now;
+                let a = view.legal.first().cloned().expect("a choice");
+                let host = w.programs[0].host.as_mut().expect("host");
+                host.act(now, a);
+                let out = host.pump(now);
+                w.apply(0, out);
+            }
+        }
+    }
+    assert!(w.programs[0].store.finished, "the session ended");
+    assert!(prompts > 10, "{prompts} prompts");
+    let forced = w.saw(0, |e| {
+        matches!(e, TableEvent::Moved { mv, .. } if mv.seat == 0
+            && matches!(mv.action, mahjong_rules::Action::Flower { .. } | mahjong_rules::Action::Pass)
+            && !mv.timed_out)
+    });
+    assert!(forced > 0, "the seat's forced moves were played");
+    assert_eq!(
+        w.saw(
+            0,
+            |e| matches!(e, TableEvent::Moved { mv, .. } if mv.seat == 0 && mv.timed_out)
+        ),
+        0,
+        "nothing waited for its timer"
+    );
+}
+
 #[test]
 fn a_proposal_other_than_the_terms_is_declined_and_the_table_set_up_fails() {
     let roster = [0, 1, 2, 3].map(|i| key(i).verifying_key());

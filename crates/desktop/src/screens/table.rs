@@ -4,7 +4,7 @@
 //! About 850 lines: the table's state and every message it takes (the updates, clicks, keys,
 //! the countdown); the drawing is `table_view.rs`.
 //!
-//! The table lives in a worker thread ([`crate::worker::practice`]); this screen keeps the
+//! The table lives in a worker thread ([`crate::session::practice`]); this screen keeps the
 //! latest view of the player's seat and sends commands. Only actions the rules list as legal
 //! are offered, so a click can never be refused; the table's own timers play for the player
 //! at zero (auto-discard, auto-pass), and the screen only shows the countdown.
@@ -18,7 +18,7 @@ use mahjong_table::TableEvent;
 
 use crate::engine::{Command, Failure, HUMAN, HandEnd, PracticeConfig, Proof, Update};
 use crate::motion::{Kind, Motion};
-use crate::worker::{Commands, Feed, TableKey};
+use crate::session::{Commands, Feed, TableKey};
 
 /// A key the table understands (mapped from the keyboard by the app).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -218,8 +218,6 @@ pub struct State {
     /// The table is only looked at (the replay of a stored hand): nothing on it is played, so
     /// the table's keys are not shown (the replay says its own).
     pub watched: bool,
-    /// `--practice PRESET --autoplay`: the strong computer player plays the player's seat.
-    pub autoplay: bool,
     /// The motion running (a discard sliding in, a meld, the winning hand turning over).
     pub motion: Option<Motion>,
     /// Nothing moves (the player's setting).
@@ -239,6 +237,7 @@ impl State {
                 generation,
                 record: None,
                 resume: false,
+                autoplay: false,
             },
             commands: None,
             view: None,
@@ -274,7 +273,6 @@ impl State {
             confirm_leave: false,
             replaying: false,
             watched: false,
-            autoplay: false,
             motion: None,
             reduce_motion: false,
             left_hand: None,
@@ -427,13 +425,10 @@ impl State {
             Message::Feed(Feed::Ready(c)) => self.commands = Some(c),
             Message::Feed(Feed::Replay(on)) => {
                 self.replaying = on;
-                // Back where it was: the open prompt is the player's again (or the table's,
-                // for a flower or a forced pass).
-                if !on {
-                    self.auto_play();
-                    if !self.sent && !self.legal().is_empty() {
-                        self.log_prompt();
-                    }
+                // Back where it was: the open prompt is the player's again (a flower or a
+                // forced pass the host plays itself).
+                if !on && !self.sent && !self.legal().is_empty() {
+                    self.log_prompt();
                 }
             }
             Message::Feed(Feed::Update(u)) => self.on_update(u),
@@ -678,23 +673,10 @@ impl State {
                 self.prompt = Some(view.legal.clone());
                 self.view = Some(view);
                 // A prompt played back from the journal was answered then: nothing to send.
+                // A forced move (a flower, the only answer, the drawn tile after 敲) never
+                // comes here: the host plays it, as it plays the seat under --autoplay.
                 if !self.replaying {
-                    self.auto_play();
-                    if !self.sent {
-                        self.log_prompt();
-                    }
-                    if self.autoplay && !self.sent {
-                        // The strong computer player's choice (its hint for this prompt).
-                        let a = self
-                            .hint
-                            .as_ref()
-                            .map(|(a, _)| a.clone())
-                            .filter(|a| self.legal().contains(a))
-                            .or_else(|| self.legal().first().cloned());
-                        if let Some(a) = a {
-                            self.act(a);
-                        }
-                    }
+                    self.log_prompt();
                 }
             }
             TableEvent::Moved { mv, events } => {
@@ -832,29 +814,6 @@ impl State {
             seconds_left = self.seconds_left().unwrap_or(0),
             "your prompt"
         );
-    }
-
-    /// What the table plays without asking (the rules' one policy,
-    /// [`mahjong_rules::SeatView::auto_action`], over the prompt's actions): flowers set aside
-    /// at once, a prompt with one non-discard action played, and after 敲 the hand plays
-    /// itself except where the player can win or make a kong.
-    fn auto_play(&mut self) {
-        let (Some(v), Some(legal)) = (&self.view, &self.prompt) else {
-            return;
-        };
-        if self.sent || legal.is_empty() {
-            return;
-        }
-        let auto = if v.legal == *legal {
-            v.auto_action()
-        } else {
-            let mut prompt = v.clone();
-            prompt.legal = legal.clone();
-            prompt.auto_action()
-        };
-        if let Some(a) = auto {
-            self.act(a);
-        }
     }
 
     /// Whether the player is ready (敲) and the hand plays itself.

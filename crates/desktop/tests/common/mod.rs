@@ -13,9 +13,9 @@ use shanghai_mahjong::app::{App, Flags, Message};
 use shanghai_mahjong::engine::{Command, Engine, Update};
 use shanghai_mahjong::i18n::Lang;
 use shanghai_mahjong::screens::table::Message as TableMsg;
+use shanghai_mahjong::session::Feed;
 use shanghai_mahjong::settings::Settings;
 use shanghai_mahjong::tiles::Faces;
-use shanghai_mahjong::worker::Feed;
 
 /// The app, and the practice engine once seated.
 pub struct Harness {
@@ -116,7 +116,7 @@ impl Harness {
     pub fn sit_down_kept(&mut self) {
         let key = self.app.table_key().expect("at a table").clone();
         assert!(key.record.is_some(), "the app keeps this table's hands");
-        let (engine, first) = shanghai_mahjong::worker::start_table(&key).expect("engine");
+        let (engine, first) = shanghai_mahjong::session::start_table(&key).expect("engine");
         self.seat(engine, first, |_| {});
     }
 
@@ -129,7 +129,7 @@ impl Harness {
         hook(&mut engine);
         let (tx, rx) = mpsc::channel();
         let _ = self.app.update(Message::Table(TableMsg::Feed(Feed::Ready(
-            shanghai_mahjong::worker::Commands::Practice(tx),
+            shanghai_mahjong::session::Commands::Practice(tx),
         ))));
         self.engine = Some(engine);
         self.rx = Some(rx);

@@ -921,8 +921,16 @@ mod tests {
             conn.pragma_update(None, "application_id", APPLICATION_ID)
                 .unwrap();
             for (table, names, keys) in [
-                (1u8, r#"["Mei","bot 1 (strong)","bot 2 (basic)","bot 3 (beginner)"]"#, 4),
-                (2, r#"["Mei","bot 1 (genius)","bot 2 (basic)","bot 3 (strong)"]"#, 4),
+                (
+                    1u8,
+                    r#"["Mei","bot 1 (strong)","bot 2 (basic)","bot 3 (beginner)"]"#,
+                    4,
+                ),
+                (
+                    2,
+                    r#"["Mei","bot 1 (genius)","bot 2 (basic)","bot 3 (strong)"]"#,
+                    4,
+                ),
                 (3, r#"["Mei","Bo","Cy","bot 1 (basic)"]"#, 1),
             ] {
                 conn.execute(

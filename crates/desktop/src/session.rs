@@ -1,11 +1,19 @@
-//! Off the UI thread: the practice engine on a worker thread, and a countdown ticker.
+//! A table session, as the table screen sees it: one [`Feed`] of one [`Update`] type, and one
+//! [`Commands`] link back, whether the table is a practice table (the engine on a thread of
+//! this module) or a LAN table (the network's thread, [`crate::lan`], which sends the same
+//! feed: its table events become the same updates through the same
+//! [`crate::watch::Watcher`]). A table is saved and resumed the same way in both
+//! (`mahjong_host::storage`), and the host plays the player's forced moves and `--autoplay`
+//! in both, as it plays its bots: the screen only shows the table and sends what the player
+//! chose.
 //!
-//! Both are iced subscriptions built with `Subscription::run_with`: the subscription's data
-//! is a hashable key, and its stream starts a thread that lives as long as the stream is
-//! polled. Dropping the subscription (leaving the table, stopping the countdown) drops the
-//! stream's receiver, and the thread ends at its next send. The engine thread hands the UI a
-//! command sender first ([`Feed::Ready`]), then every [`Update`]. The crypto of the deal and
-//! the audit runs there, so the window never waits for it.
+//! The practice engine's thread and the countdown ticker are iced subscriptions built with
+//! `Subscription::run_with`: the subscription's data is a hashable key, and its stream starts
+//! a thread that lives as long as the stream is polled. Dropping the subscription (leaving
+//! the table, stopping the countdown) drops the stream's receiver, and the thread ends at its
+//! next send. The engine thread hands the UI a command sender first ([`Feed::Ready`]), then
+//! every [`Update`]. The crypto of the deal and the audit runs there, so the window never
+//! waits for it.
 
 use std::sync::mpsc;
 use std::thread;
@@ -15,9 +23,11 @@ use iced::Subscription;
 use iced::futures::channel::mpsc as async_mpsc;
 use iced::futures::stream::{self, BoxStream, StreamExt};
 
-use crate::engine::{Command, Engine, EngineError, Failure, PracticeConfig, Update};
+use crate::engine::{Command, Engine, EngineError, Failure, PracticeConfig};
+pub use crate::watch::Update;
 
-/// What the engine thread sends to the UI.
+/// What a table session sends the table screen (the practice engine's thread and the LAN
+/// thread alike).
 #[derive(Clone, Debug)]
 pub enum Feed {
     /// Where to send the player's commands.
@@ -62,6 +72,8 @@ pub struct TableKey {
     pub record: Option<RecordTo>,
     /// The table is the one saved unfinished in `record`'s store: resume it.
     pub resume: bool,
+    /// `--autoplay`: the strong computer player plays the player's seat.
+    pub autoplay: bool,
 }
 
 /// Where a practice table's hands are kept: the player's data directory and name.
@@ -121,6 +133,9 @@ fn run(key: TableKey, out: async_mpsc::UnboundedSender<Feed>) {
             return;
         }
     };
+    if key.autoplay {
+        engine.autoplay();
+    }
     // A table seated again from the store: the screen learns the hand under way between the
     // two marks (no sounds for what already happened).
     if key.resume {
