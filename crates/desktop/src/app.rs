@@ -255,7 +255,7 @@ impl App {
             app.store_damaged = check_store(&app.data_dir);
         }
         let saved = (app.dir_problem.is_none() && !app.settings.name.is_empty())
-            .then(|| crate::records::practice_to_resume(&app.data_dir))
+            .then(|| crate::session::practice_to_resume(&app.data_dir))
             .flatten();
         app.screen = if app.settings.name.is_empty() {
             Screen::Welcome(welcome::State::default())
@@ -960,7 +960,7 @@ impl App {
                         Screen::Lobby
                     } else {
                         // A practice table left is not resumed.
-                        crate::records::leave_practice(&self.data_dir);
+                        crate::session::leave_practice(&self.data_dir);
                         Screen::Home(self.home.clone())
                     };
                 }

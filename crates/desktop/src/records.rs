@@ -11,15 +11,13 @@
 //! seats with their own keys, the names `[player, "bot 1 (strong)", …]`, the typed practice
 //! marker with the bots' levels (`TableInfo::practice`), the set-up to seat it again, every
 //! seat's journal and each final hand. It stays unfinished until its session ends or the
-//! player leaves it ([`leave_practice`]); the app opens on one left unfinished by a kill
-//! ([`practice_to_resume`]).
+//! player leaves it ([`crate::session::leave_practice`]); the app opens on one left unfinished
+//! by a kill ([`crate::session::practice_to_resume`]).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use mahjong_store::{
-    Checked, DB_FILE, LogCheck, Store, StoreError, TableInfo, VerifyError, to_hex,
-};
+use mahjong_store::{Checked, DB_FILE, LogCheck, Store, StoreError, VerifyError, to_hex};
 use mahjong_table::{LogFault, verify::verify_log_with_cards};
 
 pub use mahjong_store::history::{
@@ -349,62 +347,6 @@ pub fn verify_table(
 
 fn fault_text(fault: &LogFault) -> String {
     fault.to_string()
-}
-
-/// An old practice journal (`practice.jsonl`, written by the app before practice tables were
-/// saved in the store): set aside once, as `practice.jsonl.old`.
-pub const OLD_PRACTICE_JOURNAL: &str = "practice.jsonl";
-
-/// The practice table saved unfinished in `dir`'s store (its set-up), which the app opens on
-/// (the worker seats it again: [`crate::engine::Engine::resume`]). Creates nothing. An old
-/// practice journal found there is refused with why, once: its hand in play is lost, its
-/// finished hands were booked in the history when they ended.
-pub fn practice_to_resume(dir: &Path) -> Option<crate::engine::PracticeConfig> {
-    let old = dir.join(OLD_PRACTICE_JOURNAL);
-    if old.exists() {
-        tracing::warn!(
-            "{} was written by an earlier version of the app, which kept a practice table \
-             apart from the store: its hand in play cannot be resumed (its finished hands are \
-             in the history); set aside as {}.old",
-            old.display(),
-            OLD_PRACTICE_JOURNAL
-        );
-        let _ = std::fs::rename(&old, dir.join(format!("{OLD_PRACTICE_JOURNAL}.old")));
-    }
-    let store = open_existing(dir).ok()??;
-    let table = store
-        .unfinished_tables()
-        .ok()?
-        .into_iter()
-        .rev()
-        .find(TableInfo::is_practice)?;
-    let setup = store.roster(&table.id).ok()??;
-    match crate::engine::PracticeConfig::from_stored(&setup) {
-        Ok(config) => Some(config),
-        Err(why) => {
-            tracing::warn!(
-                "the practice table {} cannot be resumed ({why}): left",
-                to_hex(&table.id)
-            );
-            let _ = store.mark_finished(&table.id);
-            None
-        }
-    }
-}
-
-/// The player left the practice table: it is not resumed again (every unfinished practice
-/// table of `dir`'s store is marked finished; its hands stay in the history).
-pub fn leave_practice(dir: &Path) {
-    let Ok(Some(store)) = open_existing(dir) else {
-        return;
-    };
-    for t in store.unfinished_tables().unwrap_or_default() {
-        if t.is_practice()
-            && let Err(e) = store.mark_finished(&t.id)
-        {
-            tracing::warn!("the practice table left stays resumable: {e}");
-        }
-    }
 }
 
 #[cfg(test)]

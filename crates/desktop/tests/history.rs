@@ -703,7 +703,7 @@ fn a_practice_table_killed_after_a_hand_resumes_from_the_store() {
     // The kill: nothing more is saved.
     drop(engine);
     assert_eq!(
-        records::practice_to_resume(&dir),
+        shanghai_mahjong::session::practice_to_resume(&dir),
         Some(key(false).config),
         "the app opens on the table"
     );
@@ -738,7 +738,7 @@ fn a_practice_table_killed_after_a_hand_resumes_from_the_store() {
         "each hand booked once"
     );
     assert_eq!(
-        records::practice_to_resume(&dir),
+        shanghai_mahjong::session::practice_to_resume(&dir),
         None,
         "the session is over"
     );

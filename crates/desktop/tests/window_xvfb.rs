@@ -441,7 +441,7 @@ fn a_practice_table_killed_mid_hand_comes_back_at_the_same_step() {
     // Killed at the prompt, with no chance to save anything more.
     unsafe_kill(&mut app);
     assert!(
-        shanghai_mahjong::records::practice_to_resume(&dir).is_some(),
+        shanghai_mahjong::session::practice_to_resume(&dir).is_some(),
         "the table is saved unfinished in the store"
     );
     let lines_before = std::fs::read_to_string(&log_path)
@@ -555,7 +555,7 @@ fn a_practice_table_killed_in_its_second_hand_opens_on_the_live_hand_with_the_fu
     }
     unsafe_kill(&mut app);
     assert!(
-        shanghai_mahjong::records::practice_to_resume(&dir).is_some(),
+        shanghai_mahjong::session::practice_to_resume(&dir).is_some(),
         "the table is saved unfinished in the store"
     );
     std::thread::sleep(Duration::from_secs(3));
