@@ -3,6 +3,66 @@
 
 use super::*;
 
+/// The table this peer plays at: its seat host, the roster's seats, and the table's peers
+/// whose connection is down (since when, ms, and whether their seats were reported silent).
+pub(super) struct Playing {
+    pub(super) host: Host,
+    pub(super) roster: Roster,
+    pub(super) seats: [SeatInfo; 4],
+    unreachable: HashMap<[u8; 32], (u64, bool)>,
+}
+
+/// The tests' lying and forgetful peers at the table (the `test-hooks` feature only; see
+/// [`NetConfig`]).
+#[cfg(feature = "test-hooks")]
+pub(super) struct Hooks {
+    /// [`NetConfig::tamper`]: taken by the first table's own seat.
+    pub(super) tamper: Option<Tamper>,
+    /// [`NetConfig::lying_proposal`].
+    pub(super) lying_proposal: Option<Options>,
+    /// [`NetConfig::never_accept`]: the tables whose proposal this peer still misses.
+    pub(super) never_accept: u32,
+}
+
+impl Playing {
+    /// Whether `key` is the peer of a seat of this table.
+    pub(super) fn has_peer(&self, key: &VerifyingKey) -> bool {
+        self.seats.iter().any(|s| s.peer == *key)
+    }
+
+    /// The connection to `key`, the peer of seats of this table not over, went down at
+    /// `now` (ms).
+    pub(super) fn unreachable_since(&mut self, key: &VerifyingKey, now: u64) {
+        self.unreachable
+            .entry(*key.as_bytes())
+            .or_insert((now, false));
+    }
+
+    /// The peer `key` connected again: the seats of it reported silent, which have
+    /// returned.
+    pub(super) fn reachable(&mut self, key: &VerifyingKey) -> Vec<Seat> {
+        match self.unreachable.remove(key.as_bytes()) {
+            Some((_, true)) => self.host.seats_of(key),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The seats whose peer's connection has been down for [`PEER_SILENT_MS`] at `now`,
+    /// not yet reported silent.
+    pub(super) fn silent(&mut self, now: u64) -> Vec<Seat> {
+        let mut silent = Vec::new();
+        for (peer, (since, told)) in self.unreachable.iter_mut() {
+            if !*told && now >= *since + PEER_SILENT_MS {
+                *told = true;
+                if let Ok(key) = VerifyingKey::from_bytes(peer) {
+                    silent.extend(self.host.seats_of(&key));
+                }
+            }
+        }
+        silent
+    }
+}
+
 impl EventLoop {
     // ---- the table ----
 
@@ -70,6 +130,7 @@ impl EventLoop {
     pub(super) fn refuse_roster(&mut self, roster: &Roster, why: String) {
         let now = self.now();
         let acts = self
+            .lobbying
             .lobby
             .abandon(roster.advert.host, roster.advert.table, now);
         match peer_id(&roster.advert.host) {
@@ -150,10 +211,14 @@ impl EventLoop {
             let s = &self.settings;
             // The options advertised (the settings' with `--disconnect-seconds` in them, or
             // the player's set-up).
-            let options = self.proposal.clone().unwrap_or_else(|| s.options.clone());
+            let options = self
+                .lobbying
+                .proposal()
+                .cloned()
+                .unwrap_or_else(|| s.options.clone());
             // A lying host of the tests proposes other options.
             #[cfg(feature = "test-hooks")]
-            let options = self.lying_proposal.clone().unwrap_or(options);
+            let options = self.hooks.lying_proposal.clone().unwrap_or(options);
             Input::Propose {
                 options: Box::new(options),
                 stake: s.stake,
@@ -168,7 +233,7 @@ impl EventLoop {
             seats,
             unreachable: HashMap::new(),
         });
-        self.served.clear();
+        self.gallery.clear_served();
         self.apply(out)
     }
 
@@ -196,9 +261,9 @@ impl EventLoop {
         setup.seed = self.seed;
         #[cfg(feature = "test-hooks")]
         {
-            setup.never_accept = self.never_accept > 0;
-            self.never_accept = self.never_accept.saturating_sub(1);
-            setup.tamper = me.and_then(|m| Some((m, self.tamper.take()?)));
+            setup.never_accept = self.hooks.never_accept > 0;
+            self.hooks.never_accept = self.hooks.never_accept.saturating_sub(1);
+            setup.tamper = me.and_then(|m| Some((m, self.hooks.tamper.take()?)));
         }
         setup
     }
@@ -279,7 +344,7 @@ impl EventLoop {
             seats,
             unreachable: HashMap::new(),
         });
-        self.served.clear();
+        self.gallery.clear_served();
         Ok(true)
     }
 
