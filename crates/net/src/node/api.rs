@@ -2,7 +2,26 @@
 //! ([`Network`], whose methods send [`Command`]s to the event loop) and what comes out
 //! ([`NetEvent`]).
 
-use super::*;
+use ed25519_dalek::{SigningKey, VerifyingKey};
+use libp2p::multiaddr::Protocol;
+use libp2p::{Multiaddr, PeerId};
+use mahjong_bot::Level;
+#[cfg(feature = "test-hooks")]
+use mahjong_rules::Options;
+use mahjong_rules::Seat;
+use mahjong_table::TableEvent;
+use tokio::sync::{mpsc, oneshot};
+
+use crate::code::TableCode;
+use crate::lobby::{Settings, TableSpec};
+use crate::storage::StorageError;
+#[cfg(feature = "test-hooks")]
+use crate::wire;
+use crate::wire::{Advert, Roster, TableId};
+
+#[cfg(feature = "test-hooks")]
+use super::Tamper;
+use super::{WatchPolicy, WatchTarget};
 
 /// Everything the event loop needs.
 pub struct NetConfig {
@@ -22,7 +41,7 @@ pub struct NetConfig {
     pub own_bot: bool,
     /// The bots' level.
     pub bot_level: Level,
-    /// The wire version this peer speaks: [`wire::WIRE_VERSION`]; another value exists only so
+    /// The wire version this peer speaks: [`crate::wire::WIRE_VERSION`]; another value exists only so
     /// that tests can play a peer of another version (the `test-hooks` feature only).
     #[cfg(feature = "test-hooks")]
     pub wire_version: u32,

@@ -1,7 +1,7 @@
 //! The event loop's tick (silent table peers, watching, the relay, redials, the lobby's own
 //! tick and adverts) and the caller's commands: each part does its share.
 
-use super::*;
+use super::{Command, EventLoop, LINGER_AFTER_FAILED_SETUP_MS, hex};
 
 impl EventLoop {
     pub(super) fn on_tick(&mut self) {

@@ -1,7 +1,28 @@
 //! The event loop's connections: swarm events, writers and readers of the stream protocol,
 //! misbehaving and incompatible peers, frames in, and which table peers are reachable.
 
-use super::*;
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::Duration;
+
+use ed25519_dalek::VerifyingKey;
+use libp2p::multiaddr::Protocol;
+use libp2p::swarm::SwarmEvent;
+use libp2p::swarm::dial_opts::{DialOpts, PeerCondition};
+use libp2p::{Multiaddr, PeerId, StreamProtocol, dcutr, identify, mdns, relay};
+use mahjong_store::clean_name;
+use mahjong_table::TableEvent;
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+
+use crate::wire::{self, MAX_MESSAGE, TableId, Wire, WireError};
+
+use super::{
+    BAN_MS, BehaviourEvent, EventLoop, Inbound, MAX_CONNECTIONS, MAX_MESSAGES_PER_SECOND,
+    MAX_STRAY_FRAMES_PER_SECOND, MAX_STREAMS_PER_PEER, NetEvent, SEND_QUEUE, Traffic, peer_id,
+    peer_key,
+};
 
 /// The connections and the peers behind them: each peer's writer and rates, the misbehaving
 /// ones refused, the addresses known and the dials kept going, the versions identify told.

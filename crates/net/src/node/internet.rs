@@ -1,7 +1,22 @@
 //! The event loop over the internet: the relay, the table code's rendezvous, and whether
 //! each friend's link is direct or relayed (docs/relay.md).
 
-use super::*;
+use std::collections::{HashMap, HashSet};
+use std::time::Duration;
+
+use libp2p::core::transport::ListenerId;
+use libp2p::multiaddr::Protocol;
+use libp2p::swarm::ConnectionId;
+use libp2p::swarm::dial_opts::{DialOpts, PeerCondition};
+use libp2p::{Multiaddr, PeerId, rendezvous};
+
+use crate::wire::Wire;
+
+use super::{
+    CODE_DIAL_GRACE_MS, CODE_FAILED_MS, CODE_LATE_MS, CODE_PROOF_MS, DISCOVER_LOBBY_MS,
+    DISCOVER_PLAYING_MS, EventLoop, Internet, Link, MAX_CODE_FAILED, MAX_CODE_PEERS,
+    MAX_DISCOVERED, NetEvent, PUNCH_RETRY_MS, peer_key,
+};
 
 /// Meeting the friends of a table code through a relay: the relay's reservation and the
 /// rendezvous, who proved the code, and whether each friend's link is direct or relayed.

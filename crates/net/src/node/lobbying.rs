@@ -2,7 +2,13 @@
 //! tables were last shown and repeated, the options proposed as host), its tick, its actions,
 //! and the way back to it after a table.
 
-use super::*;
+use ed25519_dalek::VerifyingKey;
+use libp2p::PeerId;
+use mahjong_rules::Options;
+
+use crate::lobby::{Action, Lobby};
+
+use super::{ADVERT_REPEAT_MS, EventLoop, NetEvent, peer_id};
 
 /// The lobby and its state in the loop.
 pub(super) struct Lobbying {

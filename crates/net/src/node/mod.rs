@@ -44,38 +44,28 @@
 //! **Versions.** identify announces [`PROTOCOL_VERSION`]; a peer announcing another gives one
 //! [`NetEvent::Incompatible`] (a clear line in the CLI) and is disconnected.
 
-use std::collections::{HashMap, HashSet, VecDeque};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::collections::VecDeque;
 use std::time::Duration;
 
 use ed25519_dalek::{SigningKey, VerifyingKey};
 use futures::StreamExt;
-use libp2p::core::transport::ListenerId;
 use libp2p::identity::PublicKey;
 use libp2p::multiaddr::Protocol;
+use libp2p::swarm::NetworkBehaviour;
 use libp2p::swarm::behaviour::toggle::Toggle;
-use libp2p::swarm::dial_opts::{DialOpts, PeerCondition};
-use libp2p::swarm::{ConnectionId, NetworkBehaviour, SwarmEvent};
 use libp2p::{
     Multiaddr, PeerId, StreamProtocol, Swarm, connection_limits, dcutr, identify, mdns, noise,
     relay, rendezvous, tcp, yamux,
 };
-use mahjong_bot::{Bot, Level};
-use mahjong_host::{Durable, Host, NewSeat, Out as HostOut, Resumed, Setup, Update};
-use mahjong_rules::{Money, Options, Seat, SessionLength};
-use mahjong_table::{Client, Input, TableEvent};
-use tokio::sync::{mpsc, oneshot};
+use mahjong_bot::Level;
+use mahjong_host::Durable;
+use mahjong_rules::{Money, Options};
+use tokio::sync::mpsc;
 use tokio::time::Instant;
 
-use crate::code::TableCode;
-use crate::lobby::{self, Action, Lobby, Settings, TableSpec, bot_key};
-use crate::storage::{Storage, StorageError};
-use crate::wire::{
-    self, Advert, MAX_MESSAGE, PROTOCOL, PROTOCOL_VERSION, Roster, SeatInfo, TableId, TableState,
-    Wire, WireError,
-};
-use mahjong_store::clean_name;
+use crate::lobby::{self, Lobby, Settings};
+use crate::storage::Storage;
+use crate::wire::{self, PROTOCOL, PROTOCOL_VERSION, Wire, WireError};
 
 mod api;
 mod commands;

@@ -1,7 +1,22 @@
 //! The event loop's table: the roster's checks, the seat host begun or resumed, and what
 //! each of its outputs says to do (the store first, then the frames, then the player's events).
 
-use super::*;
+use std::collections::{HashMap, HashSet};
+
+use ed25519_dalek::VerifyingKey;
+use mahjong_bot::Bot;
+use mahjong_host::{Durable, Host, NewSeat, Out as HostOut, Resumed, Setup, Update};
+#[cfg(feature = "test-hooks")]
+use mahjong_rules::Options;
+use mahjong_rules::{Seat, SessionLength};
+use mahjong_table::{Client, Input};
+
+use crate::lobby::bot_key;
+use crate::wire::{Roster, SeatInfo, TableId, Wire};
+
+#[cfg(feature = "test-hooks")]
+use super::Tamper;
+use super::{EventLoop, NetEvent, PEER_SILENT_MS, hex, peer_id};
 
 /// The table this peer plays at: its seat host, the roster's seats, and the table's peers
 /// whose connection is down (since when, ms, and whether their seats were reported silent).

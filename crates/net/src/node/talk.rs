@@ -7,8 +7,15 @@
 //! [`CHAT_BURST`] lines of a sender within [`CHAT_WINDOW_MS`]. Talk never enters the
 //! table's log and never waits for anything of it.
 
-use super::*;
+use std::collections::HashMap;
+
+use ed25519_dalek::VerifyingKey;
+use libp2p::PeerId;
+
+use crate::wire::{self, Wire};
 use crate::wire::{Chat, SignedChat};
+
+use super::{EventLoop, NetEvent, peer_id, peer_key};
 
 /// A sender's lines kept within [`CHAT_WINDOW_MS`] (more are dropped).
 pub const CHAT_BURST: u32 = 5;

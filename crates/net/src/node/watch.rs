@@ -22,9 +22,18 @@
 //! refuse is a lie told to this watcher: [`NetEvent::Lied`] names the host's peer and the
 //! watcher stops.
 
-use super::*;
-use crate::wire::MAX_WATCHERS;
+use std::collections::HashSet;
+
+use ed25519_dalek::VerifyingKey;
+use libp2p::PeerId;
+use mahjong_rules::Seat;
+use mahjong_store::clean_name;
 use mahjong_table::{Follower, Misfit, Rejected};
+
+use crate::wire::MAX_WATCHERS;
+use crate::wire::{TableId, TableState, Wire};
+
+use super::{EventLoop, NetEvent, SEND_QUEUE, hex, peer_id, peer_key};
 
 /// Most bytes of steps sent to a watcher for one [`Wire::Watch`].
 pub const WATCH_BATCH_BYTES: usize = 256 * 1024;
