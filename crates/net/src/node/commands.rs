@@ -1,7 +1,7 @@
 //! The event loop's tick (silent table peers, watching, the relay, redials, the lobby's own
 //! tick and adverts) and the caller's commands: each part does its share.
 
-use super::{Command, EventLoop, LINGER_AFTER_FAILED_SETUP_MS, hex};
+use super::{Command, DialError, EventLoop, LINGER_AFTER_FAILED_SETUP_MS, hex};
 
 impl EventLoop {
     pub(super) fn on_tick(&mut self) {
@@ -111,7 +111,7 @@ impl EventLoop {
                 }
             },
             Command::Dial(addr, tx) => {
-                let dialled = self.swarm.dial(addr.clone()).map_err(|e| e.to_string());
+                let dialled = self.swarm.dial(addr.clone()).map_err(DialError::from);
                 if dialled.is_ok() {
                     self.conn.keep_dialling(addr);
                 }
@@ -142,7 +142,7 @@ impl EventLoop {
                     Some(p) => {
                         let table = p.host.table();
                         tracing::info!("table {} ended here, unfinished", hex(&table));
-                        self.storage.finish_table(&table).map_err(|e| e.to_string())
+                        self.storage.finish_table(&table)
                     }
                     None => Ok(()),
                 };

@@ -15,7 +15,7 @@ use crate::wire::Wire;
 use super::{
     CODE_DIAL_GRACE_MS, CODE_FAILED_MS, CODE_LATE_MS, CODE_PROOF_MS, DISCOVER_LOBBY_MS,
     DISCOVER_PLAYING_MS, EventLoop, Internet, Link, MAX_CODE_FAILED, MAX_CODE_PEERS,
-    MAX_DISCOVERED, NetEvent, PUNCH_RETRY_MS, peer_key,
+    MAX_DISCOVERED, MeetError, NetEvent, PUNCH_RETRY_MS, peer_key,
 };
 
 /// Meeting the friends of a table code through a relay: the relay's reservation and the
@@ -198,9 +198,8 @@ impl EventLoop {
     }
 
     /// Switches to (another) table code and relay while running.
-    pub(super) fn meet(&mut self, internet: Internet) -> Result<(), String> {
-        let ns =
-            rendezvous::Namespace::new(internet.code.namespace()).map_err(|e| e.to_string())?;
+    pub(super) fn meet(&mut self, internet: Internet) -> Result<(), MeetError> {
+        let ns = rendezvous::Namespace::new(internet.code.namespace())?;
         if let Some((old, old_ns)) = self.meeting.internet.take() {
             let relay = old.relay_peer;
             if self.swarm.is_connected(&relay) {

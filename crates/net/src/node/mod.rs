@@ -70,6 +70,7 @@ use crate::wire::{self, PROTOCOL, PROTOCOL_VERSION, Wire, WireError};
 mod api;
 mod commands;
 mod conn;
+mod error;
 mod internet;
 mod lobbying;
 mod table;
@@ -77,6 +78,7 @@ mod talk;
 mod watch;
 
 pub use api::*;
+pub use error::{ChatError, DialError, MeetError, WatchError};
 pub use talk::{CHAT_BURST, CHAT_WINDOW_MS};
 pub use watch::{
     MAX_WATCHER_IN_FLIGHT, WATCH_ASK_MS, WATCH_ASKS_PER_SECOND, WATCH_BATCH_BYTES, WatchPolicy,

@@ -15,7 +15,7 @@ use libp2p::PeerId;
 use crate::wire::{self, Wire};
 use crate::wire::{Chat, SignedChat};
 
-use super::{EventLoop, NetEvent, peer_id, peer_key};
+use super::{ChatError, EventLoop, NetEvent, peer_id, peer_key};
 
 /// A sender's lines kept within [`CHAT_WINDOW_MS`] (more are dropped).
 pub const CHAT_BURST: u32 = 5;
@@ -50,35 +50,29 @@ pub(super) struct Heard {
 
 impl EventLoop {
     /// Sends a line of talk from the player.
-    pub(super) fn say(&mut self, text: &str) -> Result<(), String> {
+    pub(super) fn say(&mut self, text: &str) -> Result<(), ChatError> {
         let text = mahjong_store::clean_text(text, wire::MAX_CHAT_CHARS + 1);
         let n = text.chars().count();
         if n == 0 {
-            return Err("nothing to say".into());
+            return Err(ChatError::Empty);
         }
         if n > wire::MAX_CHAT_CHARS {
-            return Err(format!(
-                "a line holds at most {} characters",
-                wire::MAX_CHAT_CHARS
-            ));
+            return Err(ChatError::TooLong);
         }
         let (table, watcher) = if let Some(p) = self.playing.as_ref() {
             (p.host.table(), false)
         } else if let Some(t) = self.gallery.watched_table() {
             (t, true)
         } else {
-            return Err("not at a table".into());
+            return Err(ChatError::NotAtTable);
         };
         if watcher && !self.talk.watchers_chat {
-            return Err("watchers may not talk at this table".into());
+            return Err(ChatError::WatchersMayNotTalk);
         }
         let now = self.now();
         let me = self.me;
         if !self.heard_ok(&me, None, now) {
-            return Err(format!(
-                "at most {CHAT_BURST} lines in {} seconds",
-                CHAT_WINDOW_MS / 1000
-            ));
+            return Err(ChatError::TooFast);
         }
         self.talk.chat_number += 1;
         let line = SignedChat::sign(

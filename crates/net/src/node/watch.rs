@@ -33,7 +33,7 @@ use mahjong_table::{Follower, Misfit, Rejected};
 use crate::wire::MAX_WATCHERS;
 use crate::wire::{TableId, TableState, Wire};
 
-use super::{EventLoop, NetEvent, SEND_QUEUE, hex, peer_id, peer_key};
+use super::{EventLoop, NetEvent, SEND_QUEUE, WatchError, hex, peer_id, peer_key};
 
 /// Most bytes of steps sent to a watcher for one [`Wire::Watch`].
 pub const WATCH_BATCH_BYTES: usize = 256 * 1024;
@@ -546,9 +546,9 @@ impl EventLoop {
     }
 
     /// Turns a watcher away (by name): it is told so and not served again at this table.
-    pub(super) fn turn_away(&mut self, name: &str) -> Result<(), String> {
+    pub(super) fn turn_away(&mut self, name: &str) -> Result<(), WatchError> {
         let Some((table, _)) = self.hosted() else {
-            return Err("only the table's host can turn a watcher away".into());
+            return Err(WatchError::NotHost);
         };
         let Some(peer) = self
             .gallery
@@ -557,7 +557,7 @@ impl EventLoop {
             .find(|w| w.name == name)
             .map(|w| w.peer)
         else {
-            return Err(format!("nobody called {name} watches this table"));
+            return Err(WatchError::NoSuchWatcher(name.to_string()));
         };
         if let Some(key) = peer_key(&peer) {
             self.gallery.turned_away.insert(*key.as_bytes());
@@ -576,9 +576,9 @@ impl EventLoop {
     // ---- watching a table ----
 
     /// Starts watching `table` (the app's Watch): refused at a table this peer plays.
-    pub(super) fn watch(&mut self, table: TableId) -> Result<(), String> {
+    pub(super) fn watch(&mut self, table: TableId) -> Result<(), WatchError> {
         if self.playing.as_ref().is_some_and(|p| !p.host.is_over()) {
-            return Err("this peer plays at a table: it cannot watch another".into());
+            return Err(WatchError::Playing);
         }
         self.stop_watching();
         self.gallery.watching = Some(Watching::new(WatchTarget {
