@@ -2,8 +2,11 @@
 //! the player is shown (the CLI and the app print it as it is).
 
 use libp2p::{Multiaddr, rendezvous};
+use mahjong_rules::Seat;
+use mahjong_store::SHOWN_NAME_CHARS;
 
 use super::talk::{CHAT_BURST, CHAT_WINDOW_MS};
+use crate::storage::StorageError;
 use crate::wire::MAX_CHAT_CHARS;
 
 /// Why an address could not be dialled ([`super::Network::dial`]).
@@ -63,4 +66,42 @@ pub enum WatchError {
     /// No watcher of that name.
     #[error("nobody called {0} watches this table")]
     NoSuchWatcher(String),
+}
+
+/// Why a roster was refused, or why the table played here cannot go on (the loop then stops
+/// with [`super::NetEvent::Fatal`], saying this).
+#[derive(Debug, thiserror::Error)]
+pub(super) enum TableError {
+    /// Two seats of the roster have the same key.
+    #[error("the roster gives two seats the same key")]
+    SameKey,
+    /// A seat's name does not show as it is (cleaned here).
+    #[error(
+        "the roster names a seat {0:?}: control characters, escapes or over {SHOWN_NAME_CHARS} characters"
+    )]
+    SeatName(String),
+    /// The roster gives this peer no human seat, or more than one.
+    #[error("the roster gives this peer {0} human seats, not one")]
+    HumanSeats(usize),
+    /// A seat of this peer has a key it does not hold.
+    #[error("the roster gives seat {0} a key this peer does not hold")]
+    NotOurKey(Seat),
+    /// The store could not say whether it holds the table.
+    #[error("cannot read the store: {0}")]
+    ReadStore(StorageError),
+    /// The store holds the table already (its id's first hex digits).
+    #[error("the roster is for table {0}, which this peer's store holds already")]
+    Stored(String),
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StorageError),
+    /// What the roster's own checks, the seat host or a table client said, in their words.
+    #[error("{0}")]
+    Other(String),
+}
+
+impl From<String> for TableError {
+    fn from(why: String) -> TableError {
+        TableError::Other(why)
+    }
 }

@@ -483,7 +483,8 @@ impl EventLoop {
         }
     }
 
-    fn fatal(&mut self, why: String) {
+    fn fatal(&mut self, why: impl std::fmt::Display) {
+        let why = why.to_string();
         tracing::error!("{why}");
         let events = self.events.clone();
         tokio::spawn(async move {

@@ -16,6 +16,7 @@ use crate::wire::{Roster, SeatInfo, TableId, Wire};
 
 #[cfg(feature = "test-hooks")]
 use super::Tamper;
+use super::error::TableError;
 use super::{EventLoop, NetEvent, PEER_SILENT_MS, hex, peer_id};
 
 /// The table this peer plays at: its seat host, the roster's seats, and the table's peers
@@ -89,28 +90,22 @@ impl EventLoop {
     /// host's signature and the table id bound to it, four distinct keys, one human seat of
     /// this peer, a key this peer holds for every seat it runs, and a table not already in
     /// its store (a table is begun once and never rewritten).
-    pub(super) fn check_roster(&mut self, roster: &Roster) -> Result<[SeatInfo; 4], String> {
+    pub(super) fn check_roster(&mut self, roster: &Roster) -> Result<[SeatInfo; 4], TableError> {
         let seats = roster.verify()?;
         let table = roster.advert.table;
         let keys: HashSet<[u8; 32]> = seats.iter().map(|s| *s.key.as_bytes()).collect();
         if keys.len() != 4 {
-            return Err("the roster gives two seats the same key".into());
+            return Err(TableError::SameKey);
         }
         if let Some(s) = seats
             .iter()
             .find(|s| !mahjong_store::is_clean_name(&s.name))
         {
-            return Err(format!(
-                "the roster names a seat {:?}: control characters, escapes or over {} characters",
-                mahjong_store::clean_name(&s.name),
-                mahjong_store::SHOWN_NAME_CHARS
-            ));
+            return Err(TableError::SeatName(mahjong_store::clean_name(&s.name)));
         }
         let mine = seats.iter().filter(|s| s.peer == self.me && !s.bot).count();
         if mine != 1 {
-            return Err(format!(
-                "the roster gives this peer {mine} human seats, not one"
-            ));
+            return Err(TableError::HumanSeats(mine));
         }
         for (i, s) in seats.iter().enumerate() {
             if s.peer != self.me {
@@ -122,27 +117,22 @@ impl EventLoop {
                 self.me
             };
             if key != s.key {
-                return Err(format!(
-                    "the roster gives seat {i} a key this peer does not hold"
-                ));
+                return Err(TableError::NotOurKey(i as Seat));
             }
         }
         if self
             .storage
             .has_table(&table)
-            .map_err(|e| format!("cannot read the store: {e}"))?
+            .map_err(TableError::ReadStore)?
         {
-            return Err(format!(
-                "the roster is for table {}, which this peer's store holds already",
-                &hex(&table)[..8]
-            ));
+            return Err(TableError::Stored(hex(&table)[..8].to_string()));
         }
         Ok(seats)
     }
 
     /// A roster from another host failed its checks: nothing of it is stored, the host is
     /// disconnected as misbehaving, and the lobby looks for another table.
-    pub(super) fn refuse_roster(&mut self, roster: &Roster, why: String) {
+    pub(super) fn refuse_roster(&mut self, roster: &Roster, why: TableError) {
         let now = self.now();
         let acts = self
             .lobbying
@@ -165,7 +155,7 @@ impl EventLoop {
         }
     }
 
-    pub(super) fn begin(&mut self, roster: Roster) -> Result<(), String> {
+    pub(super) fn begin(&mut self, roster: Roster) -> Result<(), TableError> {
         let seats = match self.check_roster(&roster) {
             Ok(seats) => seats,
             Err(why) if roster.advert.host != self.me => {
@@ -192,9 +182,7 @@ impl EventLoop {
                 self.identity.clone()
             };
             if key.verifying_key() != s.key {
-                return Err(format!(
-                    "the roster gives seat {seat} a key this peer does not hold"
-                ));
+                return Err(TableError::NotOurKey(seat));
             }
             let mut root = [0u8; 32];
             rand_core::RngCore::fill_bytes(&mut rand_core::OsRng, &mut root);
@@ -285,7 +273,7 @@ impl EventLoop {
 
     /// Resumes a table from the store: `Ok(false)` when it is over (it is marked finished and
     /// not resumed: an over table is never played again).
-    pub(super) fn resume(&mut self, resume: crate::storage::Resume) -> Result<bool, String> {
+    pub(super) fn resume(&mut self, resume: crate::storage::Resume) -> Result<bool, TableError> {
         let roster = resume.roster;
         let seats = roster.verify()?;
         let table = roster.advert.table;
@@ -368,7 +356,7 @@ impl EventLoop {
     }
 
     /// Runs the seat host's queued inputs and does what it says.
-    pub(super) fn pump(&mut self) -> Result<(), String> {
+    pub(super) fn pump(&mut self) -> Result<(), TableError> {
         let now = self.now();
         let Some(p) = self.playing.as_mut() else {
             return Ok(());
@@ -399,7 +387,7 @@ impl EventLoop {
     /// What the seat host gives to do, in its order: the store first (a failure stops before
     /// anything is sent), older steps read back for the seats that asked, the frames (one
     /// [`Wire::Frame`] per peer with a bit per seat), then the player's events.
-    pub(super) fn apply(&mut self, out: HostOut) -> Result<(), String> {
+    pub(super) fn apply(&mut self, out: HostOut) -> Result<(), TableError> {
         let HostOut {
             durable,
             load,
@@ -419,7 +407,7 @@ impl EventLoop {
                 Durable::Evidence(e) => self.storage.save_evidence(&table, e),
                 Durable::Finish => self.storage.finish_table(&table),
             };
-            done.map_err(|e| e.to_string())?;
+            done?;
             // Logged steps go to the watchers once they are kept.
             if let Durable::Append { seat, records } = &d {
                 self.serve_logged(*seat, records);
@@ -427,10 +415,7 @@ impl EventLoop {
         }
         let now = self.now();
         for l in load {
-            let steps = self
-                .storage
-                .steps(&table, l.seat, l.from, l.to)
-                .map_err(|e| e.to_string())?;
+            let steps = self.storage.steps(&table, l.seat, l.from, l.to)?;
             if let Some(p) = self.playing.as_mut() {
                 p.host.stored(now, &l, steps);
             }
