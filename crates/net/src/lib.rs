@@ -49,5 +49,6 @@ pub use node::{
 };
 pub use storage::{MemoryStorage, Resume, Storage, StorageError, StoreStorage};
 pub use wire::{
-    Advert, PROTOCOL, PROTOCOL_VERSION, Roster, SeatInfo, SignedAdvert, TableId, TableState, Wire,
+    Advert, ChatLineError, PROTOCOL, PROTOCOL_VERSION, Roster, RosterError, SeatInfo, SignedAdvert,
+    TableId, TableState, Wire,
 };

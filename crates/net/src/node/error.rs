@@ -7,7 +7,7 @@ use mahjong_store::SHOWN_NAME_CHARS;
 
 use super::talk::{CHAT_BURST, CHAT_WINDOW_MS};
 use crate::storage::StorageError;
-use crate::wire::MAX_CHAT_CHARS;
+use crate::wire::{MAX_CHAT_CHARS, RosterError};
 
 /// Why an address could not be dialled ([`super::Network::dial`]).
 #[derive(Debug, thiserror::Error)]
@@ -92,6 +92,9 @@ pub(super) enum TableError {
     /// The store holds the table already (its id's first hex digits).
     #[error("the roster is for table {0}, which this peer's store holds already")]
     Stored(String),
+    /// The roster is not its host's word on a full table.
+    #[error(transparent)]
+    Roster(#[from] RosterError),
     /// The store failed.
     #[error(transparent)]
     Store(#[from] StorageError),

@@ -256,7 +256,7 @@ impl EventLoop {
             [0, 1, 2, 3].map(|i: usize| seats[i].peer),
             roster.host_seat,
             me,
-            Box::new(move |p| terms.check(p)),
+            Box::new(move |p| terms.check(p).map_err(|e| e.to_string())),
         );
         // Each seat of this peer signs the roster's name for it at the set-up.
         setup.names = Some([0, 1, 2, 3].map(|i: usize| seats[i].name.clone()));
