@@ -4,6 +4,16 @@
 //! peer plays at ([`mahjong_host::Host`]: its own seat and any bot seats) and the [`Storage`];
 //! [`NetEvent`]s come out over a channel.
 //!
+//! **Parts.** The loop's state is in one part per concern, each a struct in its own module
+//! that keeps its fields to itself and does what needs only them: the connections and the
+//! peers behind them (`conn::Connections`), meeting friends through a relay
+//! (`internet::Meeting`), the lobby (`lobbying::Lobbying`), the table played
+//! (`table::Playing`), watching (`watch::Gallery`) and talk (`talk::Talk`). The loop
+//! keeps the swarm, the channels, the identity and settings, the store and the parts, and does
+//! what spans them (a connection up is a connection, a link, perhaps a lobby peer). A command
+//! refused says why with its concern's error type ([`LobbyError`](crate::LobbyError),
+//! [`DialError`], [`MeetError`], [`ChatError`], [`WatchError`], or the store's).
+//!
 //! **The table** is the seat host's: the loop hands it frames from the table's peers, the
 //! player's commands and its timers, and does what each [`mahjong_host::Out`] says, in its
 //! order: the store first (`Record::Own` is durable when [`Storage::append`] returns; a store
