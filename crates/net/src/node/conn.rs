@@ -320,12 +320,7 @@ impl EventLoop {
                 endpoint,
                 ..
             } => {
-                if self
-                    .conn
-                    .banned
-                    .get(&peer_id)
-                    .is_some_and(|&until| until > self.now())
-                {
+                if self.conn.is_banned(&peer_id, self.now()) {
                     let _ = self.swarm.disconnect_peer_id(peer_id);
                     return;
                 }
@@ -334,10 +329,7 @@ impl EventLoop {
                 self.conn.redial.remove(&peer_id);
                 let addr = endpoint.get_remote_address().clone();
                 if endpoint.is_dialer() {
-                    let known = self.conn.addresses.entry(peer_id).or_default();
-                    if !known.contains(&addr) && known.len() < 8 {
-                        known.push(addr.clone());
-                    }
+                    self.conn.remember(peer_id, [&addr]);
                     self.conn.explicit_redial.retain(|(a, _)| a != &addr);
                 }
                 if self.is_relay(&peer_id) {
@@ -365,12 +357,7 @@ impl EventLoop {
                     self.meeting.discover_soon();
                     return;
                 }
-                if self
-                    .conn
-                    .peers
-                    .get(&peer_id)
-                    .is_some_and(|p| p.writer.is_some())
-                {
+                if self.conn.has_writer(&peer_id) {
                     self.update_link(peer_id);
                     return;
                 }
@@ -394,13 +381,7 @@ impl EventLoop {
                     // The relayed connection closed and a direct one is up: the writer may
                     // have been on the relayed one, so write over the other from now on (and
                     // say again what may have been lost with the old stream).
-                    if endpoint.is_relayed()
-                        && self
-                            .conn
-                            .peers
-                            .get(&peer_id)
-                            .is_some_and(|p| p.writer.is_some())
-                    {
+                    if endpoint.is_relayed() && self.conn.has_writer(&peer_id) {
                         self.open_writer(peer_id);
                         if self.admitted(&peer_id) {
                             self.greet(peer_id);
@@ -475,13 +456,10 @@ impl EventLoop {
             }
             SwarmEvent::Behaviour(BehaviourEvent::Mdns(mdns::Event::Discovered(list))) => {
                 for (peer, addr) in list {
-                    if self.conn.banned.get(&peer).is_some_and(|&u| u > self.now()) {
+                    if self.conn.is_banned(&peer, self.now()) {
                         continue;
                     }
-                    let known = self.conn.addresses.entry(peer).or_default();
-                    if !known.contains(&addr) && known.len() < 8 {
-                        known.push(addr.clone());
-                    }
+                    self.conn.remember(peer, [&addr]);
                     if !self.swarm.is_connected(&peer) {
                         let opts = DialOpts::peer_id(peer)
                             .addresses(vec![addr])
@@ -549,7 +527,7 @@ impl EventLoop {
     }
 
     pub(super) fn incompatible(&mut self, peer: PeerId, theirs: String) {
-        if self.conn.banned.get(&peer).is_some_and(|&u| u > self.now()) {
+        if self.conn.is_banned(&peer, self.now()) {
             return; // told already
         }
         tracing::warn!(
@@ -720,7 +698,7 @@ impl EventLoop {
                 }
             }
             Inbound::Message(peer, wire, size) => {
-                if self.conn.banned.get(&peer).is_some_and(|&u| u > self.now()) {
+                if self.conn.is_banned(&peer, self.now()) {
                     return;
                 }
                 self.conn.traffic.messages_in += 1;
