@@ -1053,7 +1053,7 @@ impl Human {
                 let agreed = self
                     .terms
                     .ok_or_else(|| "no roster yet".to_string())
-                    .and_then(|t| t.check(p));
+                    .and_then(|t| t.check(p).map_err(|e| e.to_string()));
                 let fits = p.preset == self.preset
                     && p.stake == self.stake
                     && p.length == SessionLength::Hands(self.hands)

@@ -338,21 +338,21 @@ async fn session(key: LanKey, out: Out) -> Result<(), String> {
                     continue;
                 }
                 let answer = match req {
-                    Request::Host(spec) => network.host(*spec).await,
-                    Request::Sit(t) => network.sit(t).await,
+                    Request::Host(spec) => why(network.host(*spec).await),
+                    Request::Sit(t) => why(network.sit(t).await),
                     Request::Stand => network.stand().await.map(Ok),
-                    Request::FillBots => network.fill_bots().await,
+                    Request::FillBots => why(network.fill_bots().await),
                     Request::Dial(a) => match a.trim().parse() {
-                        Ok(addr) => network.dial(addr).await,
+                        Ok(addr) => why(network.dial(addr).await),
                         Err(e) => Ok(Err(format!("{:?} is not a multiaddr: {e}", a.trim()))),
                     },
                     Request::Accept => network.accept().await.map(Ok),
                     Request::Leave => network.leave().await.map(Ok),
-                    Request::Meet(internet) => network.meet(*internet).await,
-                    Request::Watch(t) => network.watch(t).await,
+                    Request::Meet(internet) => why(network.meet(*internet).await),
+                    Request::Watch(t) => why(network.watch(t).await),
                     Request::StopWatching => network.stop_watching().await.map(Ok),
                     Request::Say(_) => Ok(Ok(())),
-                    Request::TurnAway(name) => network.turn_away(&name).await,
+                    Request::TurnAway(name) => why(network.turn_away(&name).await),
                     Request::Watchers(policy) => network.set_watchers(policy).await.map(Ok),
                 };
                 match answer {
@@ -394,11 +394,18 @@ fn say(network: &mahjong_net::Network, text: String, out: &Out) {
     tokio::spawn(async move {
         let why = match network.say(&text).await {
             Ok(Ok(())) => return,
-            Ok(Err(why)) => why,
+            Ok(Err(why)) => why.to_string(),
             Err(e) => e.to_string(),
         };
         let _ = out.unbounded_send(Feed::Unsaid(why));
     });
+}
+
+/// A command's refusal as the player is shown it (each concern has its own error type).
+fn why<E: std::fmt::Display>(
+    answer: Result<Result<(), E>, mahjong_net::NetError>,
+) -> Result<Result<(), String>, mahjong_net::NetError> {
+    answer.map(|done| done.map_err(|e| e.to_string()))
 }
 
 fn on_event(

@@ -38,16 +38,17 @@ pub mod storage;
 pub mod wire;
 
 pub use code::{CodeError, TableCode};
-pub use lobby::{Admit, Lobby, Settings, TableSpec};
+pub use lobby::{Admit, Lobby, LobbyError, Settings, TableSpec};
 #[cfg(feature = "test-hooks")]
 pub use mahjong_host::hooks::equivocate_once;
 #[cfg(feature = "test-hooks")]
 pub use node::Tamper;
 pub use node::{
-    Command, Internet, Link, NetConfig, NetError, NetEvent, Network, Traffic, WatchPolicy,
-    WatchTarget, spawn,
+    ChatError, Command, DialError, Internet, Link, MeetError, NetConfig, NetError, NetEvent,
+    Network, Traffic, WatchError, WatchPolicy, WatchTarget, spawn,
 };
 pub use storage::{Kind, MemoryStorage, Storage, StorageError, Stored, TableStart};
 pub use wire::{
-    Advert, PROTOCOL, PROTOCOL_VERSION, Roster, SeatInfo, SignedAdvert, TableId, TableState, Wire,
+    Advert, ChatLineError, PROTOCOL, PROTOCOL_VERSION, Roster, RosterError, SeatInfo, SignedAdvert,
+    TableId, TableState, Wire,
 };

@@ -249,35 +249,87 @@ impl Terms {
 
     /// Whether the host's proposal is exactly these terms; otherwise what differs, in one
     /// line (the seat declines it).
-    pub fn check(&self, p: &mahjong_table::Proposal) -> Result<(), String> {
+    pub fn check(&self, p: &mahjong_table::Proposal) -> Result<(), TermsError> {
         if p.preset != self.preset || p.options.ruleset != self.preset {
-            return Err(format!(
-                "the host proposes the {} preset, not the {} agreed",
-                p.options.ruleset, self.preset
-            ));
+            return Err(TermsError::Preset {
+                proposed: p.options.ruleset,
+                agreed: self.preset,
+            });
         }
         if mahjong_table::codec::options_hash(&p.options) != self.options_hash
             || p.options_hash != self.options_hash
         {
-            return Err(
-                "the host proposes other options than the ones agreed (points, penalties or timers differ)"
-                    .into(),
-            );
+            return Err(TermsError::Options);
         }
         if p.stake != self.stake {
-            return Err(format!(
-                "the host proposes a stake of {}, not the {} agreed",
-                p.stake, self.stake
-            ));
+            return Err(TermsError::Stake {
+                proposed: p.stake,
+                agreed: self.stake,
+            });
         }
         if p.length != SessionLength::Hands(self.hands) {
-            return Err(format!(
-                "the host proposes {:?}, not the {} hands agreed",
-                p.length, self.hands
-            ));
+            return Err(TermsError::Length {
+                proposed: p.length,
+                agreed: self.hands,
+            });
         }
         Ok(())
     }
+}
+
+/// How the host's proposal differs from the terms agreed ([`Terms::check`]): the seat
+/// declines it, saying this.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TermsError {
+    /// Another preset.
+    #[error("the host proposes the {proposed} preset, not the {agreed} agreed")]
+    Preset {
+        /// The preset of the options proposed.
+        proposed: Ruleset,
+        /// The preset agreed.
+        agreed: Ruleset,
+    },
+    /// Other options of the preset.
+    #[error(
+        "the host proposes other options than the ones agreed (points, penalties or timers differ)"
+    )]
+    Options,
+    /// Another stake.
+    #[error("the host proposes a stake of {proposed}, not the {agreed} agreed")]
+    Stake {
+        /// The stake proposed.
+        proposed: Money,
+        /// The stake agreed.
+        agreed: Money,
+    },
+    /// Another length of session.
+    #[error("the host proposes {proposed:?}, not the {agreed} hands agreed")]
+    Length {
+        /// The length proposed.
+        proposed: SessionLength,
+        /// The hands agreed.
+        agreed: u32,
+    },
+}
+
+/// Why a roster is not its host's word on a full table ([`Roster::verify`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RosterError {
+    /// The host's signature does not verify.
+    #[error("the roster's signature is not the host's")]
+    Signature,
+    /// The table id is not bound to the host's key.
+    #[error("the roster's table id is not its host's")]
+    TableId,
+    /// A seat is free.
+    #[error("the roster has a free seat")]
+    FreeSeat,
+    /// The host's seat is out of range.
+    #[error("the host seat is not 0..=3")]
+    HostSeat,
+    /// The host's seat is not the host's, or is a bot.
+    #[error("the host does not sit at its seat")]
+    HostNotSeated,
 }
 
 /// The fixed roster of a table: the host's signed word on who sits where and who runs which
@@ -313,26 +365,24 @@ impl Roster {
 
     /// Checks the host's signature, that every seat is taken and that the host sits where
     /// it says. Returns the four seats.
-    pub fn verify(&self) -> Result<[SeatInfo; 4], String> {
+    pub fn verify(&self) -> Result<[SeatInfo; 4], RosterError> {
         self.advert
             .host
             .verify(
                 &Roster::digest(&self.advert, self.host_seat),
                 &self.signature,
             )
-            .map_err(|_| "the roster's signature is not the host's".to_string())?;
+            .map_err(|_| RosterError::Signature)?;
         if !self.advert.id_is_bound() {
-            return Err("the roster's table id is not its host's".into());
+            return Err(RosterError::TableId);
         }
         let seats: Vec<SeatInfo> = self.advert.seats.iter().flatten().cloned().collect();
-        let seats: [SeatInfo; 4] = seats
-            .try_into()
-            .map_err(|_| "the roster has a free seat".to_string())?;
+        let seats: [SeatInfo; 4] = seats.try_into().map_err(|_| RosterError::FreeSeat)?;
         let host = seats
             .get(self.host_seat as usize)
-            .ok_or_else(|| "the host seat is not 0..=3".to_string())?;
+            .ok_or(RosterError::HostSeat)?;
         if host.key != self.advert.host || host.bot {
-            return Err("the host does not sit at its seat".into());
+            return Err(RosterError::HostNotSeated);
         }
         Ok(seats)
     }
@@ -458,6 +508,20 @@ pub enum Wire {
     },
 }
 
+/// Why a line of talk is refused ([`SignedChat::verify`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ChatLineError {
+    /// The sender's signature does not verify.
+    #[error("a chat line not signed by its sender")]
+    Signature,
+    /// Empty, or over [`MAX_CHAT_CHARS`] characters.
+    #[error("a chat line of {0} characters (1 to {MAX_CHAT_CHARS})")]
+    Length(usize),
+    /// Control, escape or bidi characters in the text or the name.
+    #[error("a chat line with control, escape or bidi characters")]
+    Characters,
+}
+
 /// A line of table talk: a quick phrase or up to [`MAX_CHAT_CHARS`] characters of text.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Chat {
@@ -499,21 +563,19 @@ impl SignedChat {
 
     /// Whether the line is its sender's word, within [`MAX_CHAT_CHARS`], and shown as it is
     /// (no control, escape or bidi characters: [`mahjong_store::clean_text`]).
-    pub fn verify(&self) -> Result<(), String> {
+    pub fn verify(&self) -> Result<(), ChatLineError> {
         self.chat
             .from
             .verify(&SignedChat::digest(&self.chat), &self.signature)
-            .map_err(|_| "a chat line not signed by its sender".to_string())?;
+            .map_err(|_| ChatLineError::Signature)?;
         let n = self.chat.text.chars().count();
         if n == 0 || n > MAX_CHAT_CHARS {
-            return Err(format!(
-                "a chat line of {n} characters (1 to {MAX_CHAT_CHARS})"
-            ));
+            return Err(ChatLineError::Length(n));
         }
         if mahjong_store::clean_text(&self.chat.text, MAX_CHAT_CHARS) != self.chat.text
             || !mahjong_store::is_clean_name(&self.chat.name)
         {
-            return Err("a chat line with control, escape or bidi characters".into());
+            return Err(ChatLineError::Characters);
         }
         Ok(())
     }
@@ -913,7 +975,9 @@ mod tests {
         let mut other_id = advert();
         other_id.table = [9; 32];
         assert_eq!(
-            Roster::sign(other_id, 0, &key(1)).verify(),
+            Roster::sign(other_id, 0, &key(1))
+                .verify()
+                .map_err(|e| e.to_string()),
             Err("the roster's table id is not its host's".to_string())
         );
     }

@@ -269,6 +269,33 @@ fn rank(a: &Advert) -> Rank {
     (a.humans(), a.chosen, Reverse(a.table))
 }
 
+/// Why the lobby refused the player's choice ([`Lobby::host`], [`Lobby::sit`],
+/// [`Lobby::fill_bots`]); the text is what the player is shown.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum LobbyError {
+    /// Already hosting, asking for a seat or seated.
+    #[error("already at a table: leave it first")]
+    AtATable,
+    /// A table set up with no hand to play.
+    #[error("a table plays at least one hand")]
+    NoHand,
+    /// More bots than free seats.
+    #[error("at most 3 bots, not {0}")]
+    TooManyBots(u8),
+    /// The options are not of the preset chosen.
+    #[error("the options are of another preset")]
+    OtherPreset,
+    /// No open table of that id is known.
+    #[error("no such open table")]
+    NoSuchTable,
+    /// The table has no free seat, or has started.
+    #[error("that table is full")]
+    Full,
+    /// Only the host of an open table fills it with bots.
+    #[error("only the host of an open table fills it with bots")]
+    NotHosting,
+}
+
 /// One peer's lobby.
 pub struct Lobby {
     identity: SigningKey,
@@ -520,18 +547,18 @@ impl Lobby {
     }
 
     /// Opens a table with the player's own set-up. Refused while at a table.
-    pub fn host(&mut self, spec: TableSpec, now: u64) -> Result<Vec<Action>, String> {
+    pub fn host(&mut self, spec: TableSpec, now: u64) -> Result<Vec<Action>, LobbyError> {
         if !matches!(self.state, State::Idle) {
-            return Err("already at a table: leave it first".into());
+            return Err(LobbyError::AtATable);
         }
         if spec.hands == 0 {
-            return Err("a table plays at least one hand".into());
+            return Err(LobbyError::NoHand);
         }
         if spec.bots > 3 {
-            return Err(format!("at most 3 bots, not {}", spec.bots));
+            return Err(LobbyError::TooManyBots(spec.bots));
         }
         if spec.options.ruleset != spec.preset {
-            return Err("the options are of another preset".into());
+            return Err(LobbyError::OtherPreset);
         }
         let name = match clean_name(&spec.name) {
             n if n == NO_NAME => clean_name(&format!("{}'s table", self.settings.name)),
@@ -548,21 +575,21 @@ impl Lobby {
     }
 
     /// Asks the host of `table` for a seat (leaving a table this peer hosts first).
-    pub fn sit(&mut self, table: TableId, now: u64) -> Result<Vec<Action>, String> {
+    pub fn sit(&mut self, table: TableId, now: u64) -> Result<Vec<Action>, LobbyError> {
         let advert = self
             .tables
             .values()
             .map(|s| &s.advert)
             .find(|a| a.table == table)
             .cloned()
-            .ok_or_else(|| "no such open table".to_string())?;
+            .ok_or(LobbyError::NoSuchTable)?;
         if advert.state != TableState::Open || advert.free() == 0 {
-            return Err("that table is full".into());
+            return Err(LobbyError::Full);
         }
         let mut actions = match &self.state {
             State::Idle => Vec::new(),
             State::Hosting { .. } => self.stand(now),
-            _ => return Err("already at a table: leave it first".into()),
+            _ => return Err(LobbyError::AtATable),
         };
         if matches!(self.refused.get(&table), Some(Refused::UpTo(..))) {
             self.refused.remove(&table);
@@ -605,9 +632,9 @@ impl Lobby {
     }
 
     /// The host fills every free seat with a bot now (the table starts).
-    pub fn fill_bots(&mut self) -> Result<Vec<Action>, String> {
+    pub fn fill_bots(&mut self) -> Result<Vec<Action>, LobbyError> {
         let State::Hosting { advert, .. } = &mut self.state else {
-            return Err("only the host of an open table fills it with bots".into());
+            return Err(LobbyError::NotHosting);
         };
         advert.bots = (4 - advert.humans()) as u8;
         Ok(self.after_change())

@@ -2,7 +2,26 @@
 //! ([`Network`], whose methods send [`Command`]s to the event loop) and what comes out
 //! ([`NetEvent`]).
 
-use super::*;
+use ed25519_dalek::{SigningKey, VerifyingKey};
+use libp2p::multiaddr::Protocol;
+use libp2p::{Multiaddr, PeerId};
+use mahjong_bot::Level;
+#[cfg(feature = "test-hooks")]
+use mahjong_rules::Options;
+use mahjong_rules::Seat;
+use mahjong_table::TableEvent;
+use tokio::sync::{mpsc, oneshot};
+
+use crate::code::TableCode;
+use crate::lobby::{LobbyError, Settings, TableSpec};
+use crate::storage::StorageError;
+#[cfg(feature = "test-hooks")]
+use crate::wire;
+use crate::wire::{Advert, Roster, TableId};
+
+#[cfg(feature = "test-hooks")]
+use super::Tamper;
+use super::{ChatError, DialError, MeetError, WatchError, WatchPolicy, WatchTarget};
 
 /// Everything the event loop needs.
 pub struct NetConfig {
@@ -22,7 +41,7 @@ pub struct NetConfig {
     pub own_bot: bool,
     /// The bots' level.
     pub bot_level: Level,
-    /// The wire version this peer speaks: [`wire::WIRE_VERSION`]; another value exists only so
+    /// The wire version this peer speaks: [`crate::wire::WIRE_VERSION`]; another value exists only so
     /// that tests can play a peer of another version (the `test-hooks` feature only).
     #[cfg(feature = "test-hooks")]
     pub wire_version: u32,
@@ -113,11 +132,9 @@ impl Internet {
     /// Checks the relay's address: a TCP or QUIC address at an IP address (`/ip4/…`, `/ip6/…`)
     /// or a host name (`/dns/…`, `/dns4/…`, `/dns6/…`, resolved when dialled), ending in
     /// `/p2p/PEER`.
-    pub fn new(relay: Multiaddr, code: TableCode) -> Result<Internet, String> {
+    pub fn new(relay: Multiaddr, code: TableCode) -> Result<Internet, MeetError> {
         let Some(Protocol::P2p(relay_peer)) = relay.iter().last() else {
-            return Err(format!(
-                "the relay address {relay} does not end in /p2p/PEER_ID (the whole line `mahjong relay` prints)"
-            ));
+            return Err(MeetError::NoPeerId(relay));
         };
         let mut parts = relay.iter();
         let host = matches!(
@@ -137,10 +154,7 @@ impl Internet {
         };
         let end = matches!(parts.next(), Some(Protocol::P2p(_))) && parts.next().is_none();
         if !(host && transport && end) {
-            return Err(format!(
-                "the relay address {relay} is not of the form /ip4/ADDRESS/tcp/PORT/p2p/PEER_ID \
-                 (or /dns4/NAME/…, or …/udp/PORT/quic-v1/p2p/PEER_ID)"
-            ));
+            return Err(MeetError::NotARelay(relay));
         }
         Ok(Internet {
             relay,
@@ -375,27 +389,27 @@ pub enum Command {
     /// replace them at once), then stop the loop.
     Quit(oneshot::Sender<()>),
     /// Open a table with this set-up (manual lobby).
-    Host(Box<TableSpec>, oneshot::Sender<Result<(), String>>),
+    Host(Box<TableSpec>, oneshot::Sender<Result<(), LobbyError>>),
     /// Ask for a seat at this table (manual lobby).
-    Sit(TableId, oneshot::Sender<Result<(), String>>),
+    Sit(TableId, oneshot::Sender<Result<(), LobbyError>>),
     /// Leave the table hosted or asked for, before it starts (manual lobby).
     Stand(oneshot::Sender<()>),
     /// Fill the hosted table's free seats with bots now (manual lobby).
-    FillBots(oneshot::Sender<Result<(), String>>),
+    FillBots(oneshot::Sender<Result<(), LobbyError>>),
     /// Dial an address (the manual address field), kept and redialled like `--peer`.
-    Dial(Multiaddr, oneshot::Sender<Result<(), String>>),
+    Dial(Multiaddr, oneshot::Sender<Result<(), DialError>>),
     /// How each connected friend is linked.
     Links(oneshot::Sender<Vec<(PeerId, Link)>>),
     /// Meet the friends of a table code at a relay from now on (see [`Network::meet`]).
-    Meet(Box<Internet>, oneshot::Sender<Result<(), String>>),
+    Meet(Box<Internet>, oneshot::Sender<Result<(), MeetError>>),
     /// End the table played here, unfinished, for good (see [`Network::end_table`]).
-    EndTable(oneshot::Sender<Result<(), String>>),
+    EndTable(oneshot::Sender<Result<(), StorageError>>),
     /// Say a line at the table (see [`Network::say`]).
-    Say(String, oneshot::Sender<Result<(), String>>),
+    Say(String, oneshot::Sender<Result<(), ChatError>>),
     /// Turn a watcher away (see [`Network::turn_away`]).
-    TurnAway(String, oneshot::Sender<Result<(), String>>),
+    TurnAway(String, oneshot::Sender<Result<(), WatchError>>),
     /// Watch a table (see [`Network::watch`]).
-    Watch(TableId, oneshot::Sender<Result<(), String>>),
+    Watch(TableId, oneshot::Sender<Result<(), WatchError>>),
     /// Stop watching (see [`Network::stop_watching`]).
     StopWatching(oneshot::Sender<()>),
     /// Whether the tables this peer hosts from now on take watchers (see
@@ -442,12 +456,12 @@ impl Network {
     }
 
     /// Opens a table with the player's set-up; its host proposes `spec.options`.
-    pub async fn host(&self, spec: TableSpec) -> Result<Result<(), String>, NetError> {
+    pub async fn host(&self, spec: TableSpec) -> Result<Result<(), LobbyError>, NetError> {
         self.call(|tx| Command::Host(Box::new(spec), tx)).await
     }
 
     /// Asks for a seat at `table`.
-    pub async fn sit(&self, table: TableId) -> Result<Result<(), String>, NetError> {
+    pub async fn sit(&self, table: TableId) -> Result<Result<(), LobbyError>, NetError> {
         self.call(|tx| Command::Sit(table, tx)).await
     }
 
@@ -457,12 +471,12 @@ impl Network {
     }
 
     /// Fills the hosted table's free seats with bots (it starts).
-    pub async fn fill_bots(&self) -> Result<Result<(), String>, NetError> {
+    pub async fn fill_bots(&self) -> Result<Result<(), LobbyError>, NetError> {
         self.call(Command::FillBots).await
     }
 
     /// Dials `addr` now and keeps redialling it like a `--peer` address.
-    pub async fn dial(&self, addr: Multiaddr) -> Result<Result<(), String>, NetError> {
+    pub async fn dial(&self, addr: Multiaddr) -> Result<Result<(), DialError>, NetError> {
         self.call(|tx| Command::Dial(addr, tx)).await
     }
 
@@ -476,7 +490,7 @@ impl Network {
     /// From now on, meet the friends of `internet`'s code at its relay (the app's "Play over
     /// the internet"): as [`NetConfig::internet`], set while running. The lobby then holds only
     /// the peers found under that code: peers already in it that are not are dropped from it.
-    pub async fn meet(&self, internet: Internet) -> Result<Result<(), String>, NetError> {
+    pub async fn meet(&self, internet: Internet) -> Result<Result<(), MeetError>, NetError> {
         self.call(|tx| Command::Meet(Box::new(internet), tx)).await
     }
 
@@ -490,19 +504,19 @@ impl Network {
     /// booked. For a table none of whose peers can be reached any more (every friend was
     /// linked through a relay that is gone): each peer ends it alike, so every ledger holds
     /// the same final hands and none the hand that was in play.
-    pub async fn end_table(&self) -> Result<Result<(), String>, NetError> {
+    pub async fn end_table(&self) -> Result<Result<(), StorageError>, NetError> {
         self.call(Command::EndTable).await
     }
 
     /// Says a line at the table played or watched: signed, to the players and watchers
     /// (`Err`: why it was not sent, e.g. over 200 characters or too many lines at once).
-    pub async fn say(&self, text: &str) -> Result<Result<(), String>, NetError> {
+    pub async fn say(&self, text: &str) -> Result<Result<(), ChatError>, NetError> {
         self.call(|tx| Command::Say(text.to_string(), tx)).await
     }
 
     /// Watches `table` (a started table of the lobby): its host is asked, and the table comes
     /// out as [`NetEvent::Watching`], then the events and views of a seat nobody plays here.
-    pub async fn watch(&self, table: TableId) -> Result<Result<(), String>, NetError> {
+    pub async fn watch(&self, table: TableId) -> Result<Result<(), WatchError>, NetError> {
         self.call(|tx| Command::Watch(table, tx)).await
     }
 
@@ -518,7 +532,7 @@ impl Network {
     }
 
     /// Turns the watcher of this name away from the table this peer hosts.
-    pub async fn turn_away(&self, name: &str) -> Result<Result<(), String>, NetError> {
+    pub async fn turn_away(&self, name: &str) -> Result<Result<(), WatchError>, NetError> {
         self.call(|tx| Command::TurnAway(name.to_string(), tx))
             .await
     }
@@ -535,7 +549,7 @@ mod tests {
 
     const PEER: &str = "12D3KooWDpJ7As7BWAwRMfu1VU2WCqNjvq387JEYKDBj4kx6nXTN";
 
-    fn internet(addr: &str) -> Result<Internet, String> {
+    fn internet(addr: &str) -> Result<Internet, MeetError> {
         let code: TableCode = "7K3M-QX9P".parse().expect("code");
         Internet::new(addr.parse().expect("multiaddr"), code)
     }
@@ -579,13 +593,16 @@ mod tests {
         ] {
             let e = internet(&addr)
                 .err()
-                .unwrap_or_else(|| panic!("{addr} accepted"));
+                .unwrap_or_else(|| panic!("{addr} accepted"))
+                .to_string();
             assert!(
                 e.contains("/ip4/ADDRESS/tcp/PORT/p2p/PEER_ID") || e.contains("/p2p/PEER_ID"),
                 "{addr}: {e}"
             );
         }
-        let e = internet("/ip4/203.0.113.7/tcp/4001").expect_err("no peer id");
+        let e = internet("/ip4/203.0.113.7/tcp/4001")
+            .expect_err("no peer id")
+            .to_string();
         assert!(e.contains("does not end in /p2p/PEER_ID"), "{e}");
     }
 }

@@ -1,10 +1,305 @@
 //! The event loop's connections: swarm events, writers and readers of the stream protocol,
 //! misbehaving and incompatible peers, frames in, and which table peers are reachable.
 
-use super::*;
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::Duration;
+
+use ed25519_dalek::VerifyingKey;
+use libp2p::multiaddr::Protocol;
+use libp2p::swarm::SwarmEvent;
+use libp2p::swarm::dial_opts::{DialOpts, PeerCondition};
+use libp2p::{Multiaddr, PeerId, StreamProtocol, dcutr, identify, mdns, relay};
+use mahjong_store::clean_name;
+use mahjong_table::TableEvent;
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+
+use crate::wire::{self, MAX_MESSAGE, TableId, Wire, WireError};
+
+use super::{
+    BAN_MS, BehaviourEvent, EventLoop, Inbound, MAX_CONNECTIONS, MAX_MESSAGES_PER_SECOND,
+    MAX_STRAY_FRAMES_PER_SECOND, MAX_STREAMS_PER_PEER, NetEvent, SEND_QUEUE, Traffic, peer_id,
+    peer_key,
+};
+
+/// The connections and the peers behind them: each peer's writer and rates, the misbehaving
+/// ones refused, the addresses known and the dials kept going, the versions identify told.
+pub(super) struct Connections {
+    /// Opens the streams of the protocol.
+    control: libp2p_stream::Control,
+    /// The stream protocol spoken.
+    protocol: StreamProtocol,
+    /// The protocol version identify announces.
+    version: String,
+    /// Where the readers and writers report to the loop.
+    inbound_tx: mpsc::Sender<Inbound>,
+    peers: HashMap<PeerId, PeerState>,
+    banned: HashMap<PeerId, u64>,
+    addresses: HashMap<PeerId, Vec<Multiaddr>>,
+    /// The addresses dialled and kept (`--peer`, the manual address field, the relay).
+    explicit: Vec<Multiaddr>,
+    redial: HashMap<PeerId, Redial>,
+    explicit_redial: Vec<(Multiaddr, Redial)>,
+    traffic: Traffic,
+    /// The last writer's generation (each writer has its own, so that a writer that failed
+    /// is told from the one that replaced it).
+    generations: u64,
+    /// Protocol versions identify reported, by peer.
+    versions: HashMap<PeerId, String>,
+    /// Peers that refused the stream protocol before identify answered.
+    unsupported: HashSet<PeerId>,
+    /// Peers to disconnect at a time.
+    hang_up: Vec<(PeerId, u64)>,
+    /// The names peers said in their hello (a watcher's name), by peer.
+    hello_names: HashMap<PeerId, String>,
+}
+
+#[derive(Default)]
+struct PeerState {
+    writer: Option<mpsc::Sender<Vec<u8>>>,
+    /// Its inbound streams being read (each reader counts itself out when it ends).
+    readers: Arc<AtomicU32>,
+    generation: u64,
+    window: u64,
+    messages: u32,
+    strays: u32,
+}
+
+struct Redial {
+    at: Instant,
+    backoff: Duration,
+}
+
+impl Connections {
+    /// No peer yet; `explicit` dialled at start and kept.
+    pub(super) fn new(
+        control: libp2p_stream::Control,
+        protocol: StreamProtocol,
+        version: String,
+        inbound_tx: mpsc::Sender<Inbound>,
+        explicit: Vec<Multiaddr>,
+    ) -> Connections {
+        Connections {
+            control,
+            protocol,
+            version,
+            inbound_tx,
+            peers: HashMap::new(),
+            banned: HashMap::new(),
+            addresses: HashMap::new(),
+            explicit,
+            redial: HashMap::new(),
+            explicit_redial: Vec::new(),
+            traffic: Traffic::default(),
+            generations: 0,
+            versions: HashMap::new(),
+            unsupported: HashSet::new(),
+            hang_up: Vec::new(),
+            hello_names: HashMap::new(),
+        }
+    }
+
+    /// The other peers' streams of the protocol (once).
+    pub(super) fn accept(
+        &mut self,
+    ) -> Result<libp2p_stream::IncomingStreams, libp2p_stream::AlreadyRegistered> {
+        self.control.accept(self.protocol.clone())
+    }
+
+    /// The traffic counters.
+    pub(super) fn traffic(&self) -> Traffic {
+        self.traffic
+    }
+
+    /// The addresses dialled and kept.
+    pub(super) fn explicit(&self) -> &[Multiaddr] {
+        &self.explicit
+    }
+
+    /// Keeps dialling `addr` (an address dialled by hand: at most 64 are kept).
+    pub(super) fn keep_dialling(&mut self, addr: Multiaddr) {
+        if !self.explicit.contains(&addr) && self.explicit.len() < 64 {
+            self.explicit.push(addr);
+        }
+    }
+
+    /// Keeps dialling `addr` (the relay), however many are kept.
+    pub(super) fn keep_dialling_always(&mut self, addr: Multiaddr) {
+        if !self.explicit.contains(&addr) {
+            self.explicit.push(addr);
+        }
+    }
+
+    /// Stops dialling `addr`.
+    pub(super) fn forget_explicit(&mut self, addr: &Multiaddr) {
+        self.explicit.retain(|a| a != addr);
+        self.explicit_redial.retain(|(a, _)| a != addr);
+    }
+
+    /// The peers this one has a state for (a writer, readers, its rates).
+    pub(super) fn peer_ids(&self) -> impl Iterator<Item = PeerId> + '_ {
+        self.peers.keys().copied()
+    }
+
+    /// The peers this one writes to.
+    pub(super) fn writers(&self) -> impl Iterator<Item = PeerId> + '_ {
+        self.peers
+            .iter()
+            .filter(|(_, s)| s.writer.is_some())
+            .map(|(p, _)| *p)
+    }
+
+    /// Whether this peer writes to `peer`.
+    pub(super) fn has_writer(&self, peer: &PeerId) -> bool {
+        self.peers.get(peer).is_some_and(|p| p.writer.is_some())
+    }
+
+    /// The generation of the writer to `peer`, if it has a state.
+    pub(super) fn generation(&self, peer: &PeerId) -> Option<u64> {
+        self.peers.get(peer).map(|p| p.generation)
+    }
+
+    /// Messages queued for `peer` and not yet written (`None`: no writer).
+    pub(super) fn queued(&self, peer: &PeerId) -> Option<usize> {
+        self.peers
+            .get(peer)
+            .and_then(|p| p.writer.as_ref())
+            .map(|w| SEND_QUEUE - w.capacity())
+    }
+
+    /// Forgets the writer, the readers' count and the rates of `peer`.
+    pub(super) fn remove_peer(&mut self, peer: &PeerId) {
+        self.peers.remove(peer);
+    }
+
+    /// Whether `peer` is refused at `now`.
+    pub(super) fn is_banned(&self, peer: &PeerId, now: u64) -> bool {
+        self.banned.get(peer).is_some_and(|&u| u > now)
+    }
+
+    /// Remembers addresses of `peer` (at most 8).
+    pub(super) fn remember<'a>(
+        &mut self,
+        peer: PeerId,
+        addrs: impl IntoIterator<Item = &'a Multiaddr>,
+    ) {
+        let known = self.addresses.entry(peer).or_default();
+        for a in addrs {
+            if !known.contains(a) && known.len() < 8 {
+                known.push(a.clone());
+            }
+        }
+    }
+
+    /// The addresses known of `peer`.
+    pub(super) fn addresses(&self, peer: &PeerId) -> &[Multiaddr] {
+        self.addresses.get(peer).map_or(&[], Vec::as_slice)
+    }
+
+    /// Whether `peer` is redialled already.
+    pub(super) fn is_redialling(&self, peer: &PeerId) -> bool {
+        self.redial.contains_key(peer)
+    }
+
+    /// Redials `peer` now, then with back-off from `backoff`.
+    pub(super) fn redial_now(&mut self, peer: PeerId, backoff: Duration) {
+        self.redial.insert(
+            peer,
+            Redial {
+                at: Instant::now(),
+                backoff,
+            },
+        );
+    }
+
+    /// The name `peer` said in its hello.
+    pub(super) fn hello_name(&self, peer: &PeerId) -> Option<&String> {
+        self.hello_names.get(peer)
+    }
+}
 
 impl EventLoop {
     // ---- connections ----
+
+    /// The connections' part of the lobby tick: peers due to be hung up are, and the peers
+    /// and addresses whose connection is down are redialled with back-off.
+    pub(super) fn redial_tick(&mut self, now: u64) {
+        let due: Vec<PeerId> = self
+            .conn
+            .hang_up
+            .iter()
+            .filter(|(_, at)| *at <= now)
+            .map(|(p, _)| *p)
+            .collect();
+        self.conn.hang_up.retain(|(_, at)| *at > now);
+        for peer in due {
+            self.conn.peers.remove(&peer);
+            let _ = self.swarm.disconnect_peer_id(peer);
+        }
+        let now_i = Instant::now();
+        let due: Vec<PeerId> = self
+            .conn
+            .redial
+            .iter()
+            .filter(|(_, r)| r.at <= now_i)
+            .map(|(p, _)| *p)
+            .collect();
+        for peer in due {
+            if self.swarm.is_connected(&peer) {
+                self.conn.redial.remove(&peer);
+                continue;
+            }
+            let addrs = self.conn.addresses.get(&peer).cloned().unwrap_or_default();
+            let opts = DialOpts::peer_id(peer)
+                .addresses(addrs)
+                .condition(PeerCondition::DisconnectedAndNotDialing)
+                .build();
+            let _ = self.swarm.dial(opts);
+            if let Some(r) = self.conn.redial.get_mut(&peer) {
+                r.backoff = (r.backoff * 2).min(Duration::from_secs(8));
+                r.at = now_i + r.backoff;
+            }
+        }
+        // Explicit addresses whose peer is not connected: redial with back-off.
+        let connected_addrs: HashSet<Multiaddr> = self
+            .conn
+            .addresses
+            .iter()
+            .filter(|(p, _)| self.swarm.is_connected(p))
+            .flat_map(|(_, a)| a.iter().cloned())
+            .collect();
+        for addr in self.conn.explicit.clone() {
+            let bare: Multiaddr = addr
+                .iter()
+                .filter(|p| !matches!(p, Protocol::P2p(_)))
+                .collect();
+            if connected_addrs.contains(&addr) || connected_addrs.contains(&bare) {
+                continue;
+            }
+            match self
+                .conn
+                .explicit_redial
+                .iter_mut()
+                .find(|(a, _)| a == &addr)
+            {
+                Some((_, r)) if r.at <= now_i => {
+                    let _ = self.swarm.dial(addr.clone());
+                    r.backoff = (r.backoff * 2).min(Duration::from_secs(8));
+                    r.at = now_i + r.backoff;
+                }
+                Some(_) => {}
+                None => self.conn.explicit_redial.push((
+                    addr,
+                    Redial {
+                        at: now_i + Duration::from_millis(500),
+                        backoff: Duration::from_millis(500),
+                    },
+                )),
+            }
+        }
+    }
 
     pub(super) fn on_swarm(&mut self, ev: SwarmEvent<BehaviourEvent>) {
         match ev {
@@ -25,32 +320,23 @@ impl EventLoop {
                 endpoint,
                 ..
             } => {
-                if self
-                    .banned
-                    .get(&peer_id)
-                    .is_some_and(|&until| until > self.now())
-                {
+                if self.conn.is_banned(&peer_id, self.now()) {
                     let _ = self.swarm.disconnect_peer_id(peer_id);
                     return;
                 }
-                self.conns
-                    .entry(peer_id)
-                    .or_default()
-                    .insert(connection_id, endpoint.is_relayed());
-                self.redial.remove(&peer_id);
+                self.meeting
+                    .connection_up(peer_id, connection_id, endpoint.is_relayed());
+                self.conn.redial.remove(&peer_id);
                 let addr = endpoint.get_remote_address().clone();
                 if endpoint.is_dialer() {
-                    let known = self.addresses.entry(peer_id).or_default();
-                    if !known.contains(&addr) && known.len() < 8 {
-                        known.push(addr.clone());
-                    }
-                    self.explicit_redial.retain(|(a, _)| a != &addr);
+                    self.conn.remember(peer_id, [&addr]);
+                    self.conn.explicit_redial.retain(|(a, _)| a != &addr);
                 }
                 if self.is_relay(&peer_id) {
                     self.relay_connected();
                     return;
                 }
-                if self.internet.is_some() {
+                if self.meeting.is_on() {
                     let how = if endpoint.is_relayed() {
                         "relayed"
                     } else {
@@ -62,20 +348,16 @@ impl EventLoop {
                 if !self.admitted(&peer_id) {
                     // Not (yet) proven to know the table code: no lobby with it, only the
                     // proofs. Look the friends up again now, in case it has just registered.
-                    if self
-                        .code_failed
-                        .get(&peer_id)
-                        .is_some_and(|&u| u > self.now())
-                    {
+                    if self.meeting.has_failed(&peer_id, self.now()) {
                         let _ = self.swarm.disconnect_peer_id(peer_id);
                         return;
                     }
                     tracing::debug!("{peer_id} connected, not yet proven to know the code");
                     self.ask_proof(peer_id);
-                    self.last_discover = 0;
+                    self.meeting.discover_soon();
                     return;
                 }
-                if self.peers.get(&peer_id).is_some_and(|p| p.writer.is_some()) {
+                if self.conn.has_writer(&peer_id) {
                     self.update_link(peer_id);
                     return;
                 }
@@ -88,29 +370,10 @@ impl EventLoop {
                 num_established,
                 ..
             } => {
-                if let Some(c) = self.conns.get_mut(&peer_id) {
-                    c.remove(&connection_id);
-                    if c.is_empty() {
-                        self.conns.remove(&peer_id);
-                    }
-                }
+                self.meeting.connection_down(&peer_id, connection_id);
                 if self.is_relay(&peer_id) {
                     if num_established == 0 {
-                        tracing::warn!("lost the relay {peer_id}: redialling it");
-                        // Its circuit listener goes with it; a new one is made when the relay
-                        // is back.
-                        if let Some(id) = self.relay_listener.take() {
-                            self.swarm.remove_listener(id);
-                        }
-                        self.reserved = false;
-                        self.registered = false;
-                        let relay = self
-                            .internet
-                            .as_ref()
-                            .map(|(i, _)| i.relay.clone())
-                            .unwrap_or_else(Multiaddr::empty);
-                        let direct = self.direct_friends();
-                        self.emit(NetEvent::RelayLost { relay, direct });
+                        self.relay_lost(peer_id);
                     }
                     return;
                 }
@@ -118,9 +381,7 @@ impl EventLoop {
                     // The relayed connection closed and a direct one is up: the writer may
                     // have been on the relayed one, so write over the other from now on (and
                     // say again what may have been lost with the old stream).
-                    if endpoint.is_relayed()
-                        && self.peers.get(&peer_id).is_some_and(|p| p.writer.is_some())
-                    {
+                    if endpoint.is_relayed() && self.conn.has_writer(&peer_id) {
                         self.open_writer(peer_id);
                         if self.admitted(&peer_id) {
                             self.greet(peer_id);
@@ -131,7 +392,7 @@ impl EventLoop {
                     self.update_link(peer_id);
                     return;
                 }
-                self.links.remove(&peer_id);
+                self.meeting.disconnected(&peer_id);
                 tracing::info!("disconnected from {peer_id}");
                 if let (Some(key), Some(p)) = (peer_key(&peer_id), self.playing.as_mut())
                     && !p.host.is_over()
@@ -139,26 +400,26 @@ impl EventLoop {
                     && !p.host.seats_of(&key).is_empty()
                 {
                     let now = self.start.elapsed().as_millis() as u64;
-                    p.unreachable.entry(*key.as_bytes()).or_insert((now, false));
+                    p.unreachable_since(&key, now);
                 }
-                self.peers.remove(&peer_id);
-                self.proof_sent.remove(&peer_id);
-                self.unproven.remove(&peer_id);
-                self.versions.remove(&peer_id);
-                if self.unsupported.remove(&peer_id) {
-                    let theirs = format!("a protocol without {}", self.protocol.as_ref());
+                self.conn.peers.remove(&peer_id);
+                self.conn.versions.remove(&peer_id);
+                if self.conn.unsupported.remove(&peer_id) {
+                    let theirs = format!("a protocol without {}", self.conn.protocol.as_ref());
                     self.incompatible(peer_id, theirs);
                 }
-                self.hello_names.remove(&peer_id);
+                self.conn.hello_names.remove(&peer_id);
                 self.drop_watcher(peer_id);
                 self.emit(NetEvent::Disconnected(peer_id));
                 if let Some(key) = peer_key(&peer_id) {
                     let now = self.now();
-                    let acts = self.lobby.disconnected(key, now);
+                    let acts = self.lobbying.lobby.disconnected(key, now);
                     self.lobby_actions(acts);
                 }
-                if self.addresses.contains_key(&peer_id) && !self.banned.contains_key(&peer_id) {
-                    self.redial.insert(
+                if self.conn.addresses.contains_key(&peer_id)
+                    && !self.conn.banned.contains_key(&peer_id)
+                {
+                    self.conn.redial.insert(
                         peer_id,
                         Redial {
                             at: Instant::now() + Duration::from_millis(250),
@@ -170,12 +431,12 @@ impl EventLoop {
             SwarmEvent::OutgoingConnectionError { peer_id, error, .. } => {
                 tracing::debug!("dial failed ({peer_id:?}): {error}");
                 if let Some(p) = peer_id {
-                    if let Some(r) = self.redial.get_mut(&p) {
+                    if let Some(r) = self.conn.redial.get_mut(&p) {
                         r.backoff = (r.backoff * 2).min(Duration::from_secs(8));
                         r.at = Instant::now() + r.backoff;
-                    } else if self.addresses.contains_key(&p)
+                    } else if self.conn.addresses.contains_key(&p)
                         && !self.swarm.is_connected(&p)
-                        && !self.banned.contains_key(&p)
+                        && !self.conn.banned.contains_key(&p)
                     {
                         // A first dial can fail (two peers that found each other by mDNS at
                         // the same moment dial each other, and both handshakes may fail);
@@ -183,7 +444,7 @@ impl EventLoop {
                         // delay so the two retries do not meet again.
                         let jitter = u64::from(p.to_bytes().last().copied().unwrap_or(0));
                         let backoff = Duration::from_millis(250 + jitter);
-                        self.redial.insert(
+                        self.conn.redial.insert(
                             p,
                             Redial {
                                 at: Instant::now() + backoff,
@@ -195,13 +456,10 @@ impl EventLoop {
             }
             SwarmEvent::Behaviour(BehaviourEvent::Mdns(mdns::Event::Discovered(list))) => {
                 for (peer, addr) in list {
-                    if self.banned.get(&peer).is_some_and(|&u| u > self.now()) {
+                    if self.conn.is_banned(&peer, self.now()) {
                         continue;
                     }
-                    let known = self.addresses.entry(peer).or_default();
-                    if !known.contains(&addr) && known.len() < 8 {
-                        known.push(addr.clone());
-                    }
+                    self.conn.remember(peer, [&addr]);
                     if !self.swarm.is_connected(&peer) {
                         let opts = DialOpts::peer_id(peer)
                             .addresses(vec![addr])
@@ -222,19 +480,21 @@ impl EventLoop {
                     // The relay speaks no table protocol: not a peer of another version.
                     return;
                 }
-                if self.versions.len() < 1024 {
-                    self.versions.insert(peer_id, info.protocol_version.clone());
+                if self.conn.versions.len() < 1024 {
+                    self.conn
+                        .versions
+                        .insert(peer_id, info.protocol_version.clone());
                 }
-                if info.protocol_version != self.version || self.unsupported.remove(&peer_id) {
+                if info.protocol_version != self.conn.version
+                    || self.conn.unsupported.remove(&peer_id)
+                {
                     self.incompatible(peer_id, info.protocol_version);
                 }
             }
             SwarmEvent::ListenerClosed { listener_id, .. }
-                if Some(listener_id) == self.relay_listener =>
+                if self.meeting.is_listener(listener_id) =>
             {
-                self.relay_listener = None;
-                self.reserved = false;
-                self.registered = false;
+                self.meeting.listener_closed();
             }
             SwarmEvent::Behaviour(BehaviourEvent::Relay(
                 relay::client::Event::ReservationReqAccepted {
@@ -243,20 +503,7 @@ impl EventLoop {
                     ..
                 },
             )) if self.is_relay(&relay_peer_id) => {
-                let me = *self.swarm.local_peer_id();
-                if let Some((i, _)) = &self.internet {
-                    let addr = i
-                        .relay
-                        .clone()
-                        .with(Protocol::P2pCircuit)
-                        .with(Protocol::P2p(me));
-                    tracing::info!("the relay holds a reservation: reachable at {addr}");
-                    self.emit(NetEvent::RelayReserved(addr));
-                }
-                self.reserved = true;
-                self.registered = false;
-                self.last_register = 0;
-                self.register();
+                self.relay_reserved();
             }
             SwarmEvent::Behaviour(BehaviourEvent::Relay(ev)) => {
                 tracing::debug!("relay: {ev:?}");
@@ -267,7 +514,7 @@ impl EventLoop {
             })) => match result {
                 Ok(_) => {
                     tracing::info!("hole punched: a direct connection to {remote_peer_id}");
-                    self.punch_retry.remove(&remote_peer_id);
+                    self.meeting.punched(&remote_peer_id);
                 }
                 Err(e) => {
                     tracing::info!("no direct connection to {remote_peer_id}: {e}");
@@ -280,27 +527,27 @@ impl EventLoop {
     }
 
     pub(super) fn incompatible(&mut self, peer: PeerId, theirs: String) {
-        if self.banned.get(&peer).is_some_and(|&u| u > self.now()) {
+        if self.conn.is_banned(&peer, self.now()) {
             return; // told already
         }
         tracing::warn!(
             "peer {peer} speaks {theirs}, this peer speaks {}: both must run the same version of mahjong",
-            self.version
+            self.conn.version
         );
         self.emit(NetEvent::Incompatible { peer, theirs });
         // Ignore it from now on, but let identify reach it before hanging up, so that it
         // can tell its own user which version this peer speaks.
         let now = self.now();
-        self.banned.insert(peer, now + BAN_MS);
-        self.redial.remove(&peer);
-        self.hang_up.push((peer, now + 2000));
+        self.conn.banned.insert(peer, now + BAN_MS);
+        self.conn.redial.remove(&peer);
+        self.conn.hang_up.push((peer, now + 2000));
     }
 
     pub(super) fn ban(&mut self, peer: PeerId) {
         let until = self.now() + BAN_MS;
-        self.banned.insert(peer, until);
-        self.redial.remove(&peer);
-        self.peers.remove(&peer);
+        self.conn.banned.insert(peer, until);
+        self.conn.redial.remove(&peer);
+        self.conn.peers.remove(&peer);
         let _ = self.swarm.disconnect_peer_id(peer);
     }
 
@@ -318,21 +565,21 @@ impl EventLoop {
                 name: self.settings.name.clone(),
             };
             self.send_to(&peer, &hello);
-            let acts = self.lobby.connected(key);
+            let acts = self.lobbying.lobby.connected(key);
             self.lobby_actions(acts);
         }
     }
 
     pub(super) fn open_writer(&mut self, peer: PeerId) {
         let (tx, mut rx) = mpsc::channel::<Vec<u8>>(SEND_QUEUE);
-        self.generations += 1;
-        let generation = self.generations;
-        let state = self.peers.entry(peer).or_default();
+        self.conn.generations += 1;
+        let generation = self.conn.generations;
+        let state = self.conn.peers.entry(peer).or_default();
         state.writer = Some(tx);
         state.generation = generation;
-        let mut control = self.control.clone();
-        let protocol = self.protocol.clone();
-        let report = self.inbound_tx.clone();
+        let mut control = self.conn.control.clone();
+        let protocol = self.conn.protocol.clone();
+        let report = self.conn.inbound_tx.clone();
         tokio::spawn(async move {
             let mut stream = match control.open_stream(peer, protocol).await {
                 Ok(s) => s,
@@ -361,7 +608,7 @@ impl EventLoop {
     }
 
     pub(super) fn on_stream(&mut self, peer: PeerId, mut stream: libp2p::Stream) {
-        let readers = self.peers.entry(peer).or_default().readers.clone();
+        let readers = self.conn.peers.entry(peer).or_default().readers.clone();
         if readers.load(Ordering::SeqCst) >= MAX_STREAMS_PER_PEER {
             // A peer writes over one stream (two while a connection is replaced): more are
             // refused, so that streams cannot pile up partly received messages.
@@ -369,7 +616,7 @@ impl EventLoop {
             return;
         }
         readers.fetch_add(1, Ordering::SeqCst);
-        let report = self.inbound_tx.clone();
+        let report = self.conn.inbound_tx.clone();
         tokio::spawn(async move {
             // Counts the reader out however it ends.
             struct Done(Arc<AtomicU32>);
@@ -410,11 +657,11 @@ impl EventLoop {
             tracing::error!("refusing to send a {}-byte message", bytes.len());
             return;
         }
-        if let Some(w) = self.peers.get(peer).and_then(|p| p.writer.as_ref()) {
+        if let Some(w) = self.conn.peers.get(peer).and_then(|p| p.writer.as_ref()) {
             let len = bytes.len() as u64 + 4;
             if w.try_send(bytes).is_ok() {
-                self.traffic.messages_out += 1;
-                self.traffic.bytes_out += len;
+                self.conn.traffic.messages_out += 1;
+                self.conn.traffic.bytes_out += len;
             } else {
                 tracing::debug!("send queue to {peer} full: message dropped");
             }
@@ -425,18 +672,18 @@ impl EventLoop {
         match msg {
             Inbound::Unsupported(peer) => self.incompatible(
                 peer,
-                "a protocol without ".to_string() + self.protocol.as_ref(),
+                "a protocol without ".to_string() + self.conn.protocol.as_ref(),
             ),
             // A peer of the table played whose message came slowly was most likely busy
             // (or this peer was): the stream is dropped and the peer may connect again at
             // once (the table's requests fill what was lost), never banned for it.
             Inbound::Broken(peer, e @ WireError::Slow(_)) if self.is_table_peer(&peer) => {
                 tracing::info!("peer {peer}: {e}: the stream is dropped");
-                self.hang_up.push((peer, self.now()));
+                self.conn.hang_up.push((peer, self.now()));
             }
             Inbound::Broken(peer, e) => self.misbehaved(peer, e.to_string()),
             Inbound::WriterDown(peer, generation) => {
-                let current = self.peers.get(&peer).map(|p| p.generation);
+                let current = self.conn.peers.get(&peer).map(|p| p.generation);
                 if current == Some(generation) {
                     if self.swarm.is_connected(&peer) {
                         // Another connection to the peer is up: write over it, and say again
@@ -445,19 +692,19 @@ impl EventLoop {
                         if self.admitted(&peer) {
                             self.greet(peer);
                         }
-                    } else if let Some(p) = self.peers.get_mut(&peer) {
+                    } else if let Some(p) = self.conn.peers.get_mut(&peer) {
                         p.writer = None;
                     }
                 }
             }
             Inbound::Message(peer, wire, size) => {
-                if self.banned.get(&peer).is_some_and(|&u| u > self.now()) {
+                if self.conn.is_banned(&peer, self.now()) {
                     return;
                 }
-                self.traffic.messages_in += 1;
-                self.traffic.bytes_in += size as u64 + 4;
+                self.conn.traffic.messages_in += 1;
+                self.conn.traffic.bytes_in += size as u64 + 4;
                 let now = self.now();
-                let state = self.peers.entry(peer).or_default();
+                let state = self.conn.peers.entry(peer).or_default();
                 if now / 1000 != state.window {
                     state.window = now / 1000;
                     state.messages = 0;
@@ -480,8 +727,8 @@ impl EventLoop {
                         self.incompatible(peer, format!("shanghai-mahjong/{version}"));
                     }
                     Wire::Hello { name, .. } => {
-                        if self.hello_names.len() < MAX_CONNECTIONS as usize * 2 {
-                            self.hello_names.insert(peer, clean_name(&name));
+                        if self.conn.hello_names.len() < MAX_CONNECTIONS as usize * 2 {
+                            self.conn.hello_names.insert(peer, clean_name(&name));
                         }
                     }
                     Wire::CodeProof { mac } => self.on_code_proof(peer, mac),
@@ -524,7 +771,7 @@ impl EventLoop {
                     // A peer not found under the table code takes no part in the lobby.
                     _ if !self.admitted(&peer) => {}
                     other => {
-                        let acts = self.lobby.message(key, other, now);
+                        let acts = self.lobbying.lobby.message(key, other, now);
                         self.lobby_actions(acts);
                     }
                 }
@@ -548,11 +795,9 @@ impl EventLoop {
             .as_mut()
             .is_some_and(|p| p.host.table() == table && p.host.frame(now, &key, to, bytes));
         // Steps of a table this peer stopped watching may still be on their way.
-        let unwatched = self
-            .unwatched
-            .is_some_and(|(t, until)| t == table && now < until);
+        let unwatched = self.gallery.is_unwatched(table, now);
         if !ours && !unwatched {
-            let state = self.peers.entry(peer).or_default();
+            let state = self.conn.peers.entry(peer).or_default();
             state.strays += 1;
             if state.strays > MAX_STRAY_FRAMES_PER_SECOND {
                 self.misbehaved(
@@ -565,11 +810,7 @@ impl EventLoop {
 
     /// Whether `peer` is a peer of the table this peer plays at.
     pub(super) fn is_table_peer(&self, peer: &PeerId) -> bool {
-        peer_key(peer).is_some_and(|k| {
-            self.playing
-                .as_ref()
-                .is_some_and(|p| p.seats.iter().any(|s| s.peer == k))
-        })
+        peer_key(peer).is_some_and(|k| self.playing.as_ref().is_some_and(|p| p.has_peer(&k)))
     }
 
     /// A peer of this table connected again: its seats, reported silent, have returned.
@@ -580,10 +821,8 @@ impl EventLoop {
         let Some(p) = self.playing.as_mut() else {
             return;
         };
-        if let Some((_, true)) = p.unreachable.remove(key.as_bytes()) {
-            for seat in p.host.seats_of(&key) {
-                self.emit(NetEvent::Table(TableEvent::SeatReturned { seat }));
-            }
+        for seat in p.reachable(&key) {
+            self.emit(NetEvent::Table(TableEvent::SeatReturned { seat }));
         }
     }
 
@@ -595,16 +834,7 @@ impl EventLoop {
         if p.host.is_over() {
             return;
         }
-        let mut silent = Vec::new();
-        for (peer, (since, told)) in p.unreachable.iter_mut() {
-            if !*told && now >= *since + PEER_SILENT_MS {
-                *told = true;
-                if let Ok(key) = VerifyingKey::from_bytes(peer) {
-                    silent.extend(p.host.seats_of(&key));
-                }
-            }
-        }
-        for seat in silent {
+        for seat in p.silent(now) {
             self.emit(NetEvent::Table(TableEvent::SeatSilent { seat }));
         }
     }

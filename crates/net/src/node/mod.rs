@@ -4,6 +4,16 @@
 //! peer plays at ([`mahjong_host::Host`]: its own seat and any bot seats) and the [`Storage`];
 //! [`NetEvent`]s come out over a channel.
 //!
+//! **Parts.** The loop's state is in one part per concern, each a struct in its own module
+//! that keeps its fields to itself and does what needs only them: the connections and the
+//! peers behind them (`conn::Connections`), meeting friends through a relay
+//! (`internet::Meeting`), the lobby (`lobbying::Lobbying`), the table played
+//! (`table::Playing`), watching (`watch::Gallery`) and talk (`talk::Talk`). The loop
+//! keeps the swarm, the channels, the identity and settings, the store and the parts, and does
+//! what spans them (a connection up is a connection, a link, perhaps a lobby peer). A command
+//! refused says why with its concern's error type ([`LobbyError`](crate::LobbyError),
+//! [`DialError`], [`MeetError`], [`ChatError`], [`WatchError`], or the store's).
+//!
 //! **The table** is the seat host's: the loop hands it frames from the table's peers, the
 //! player's commands and its timers, and does what each [`mahjong_host::Out`] says, in its
 //! order: the store first (`Record::Own` is durable when [`Storage::append`] returns; a store
@@ -44,50 +54,45 @@
 //! **Versions.** identify announces [`PROTOCOL_VERSION`]; a peer announcing another gives one
 //! [`NetEvent::Incompatible`] (a clear line in the CLI) and is disconnected.
 
-use std::collections::{HashMap, HashSet, VecDeque};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::collections::VecDeque;
 use std::time::Duration;
 
 use ed25519_dalek::{SigningKey, VerifyingKey};
 use futures::StreamExt;
-use libp2p::core::transport::ListenerId;
 use libp2p::identity::PublicKey;
 use libp2p::multiaddr::Protocol;
+use libp2p::swarm::NetworkBehaviour;
 use libp2p::swarm::behaviour::toggle::Toggle;
-use libp2p::swarm::dial_opts::{DialOpts, PeerCondition};
-use libp2p::swarm::{ConnectionId, NetworkBehaviour, SwarmEvent};
 use libp2p::{
     Multiaddr, PeerId, StreamProtocol, Swarm, connection_limits, dcutr, identify, mdns, noise,
     relay, rendezvous, tcp, yamux,
 };
-use mahjong_bot::{Bot, Level};
-use mahjong_host::{Durable, Host, NewSeat, Out as HostOut, Resumed, Setup, Update};
-use mahjong_rules::{Money, Options, Seat, SessionLength};
-use mahjong_table::{Client, Input, TableEvent};
-use tokio::sync::{mpsc, oneshot};
+use mahjong_bot::Level;
+use mahjong_host::Durable;
+use mahjong_rules::{Money, Options};
+use tokio::sync::mpsc;
 use tokio::time::Instant;
 
-use crate::code::TableCode;
-use crate::lobby::{self, Action, Lobby, Settings, TableSpec, bot_key};
-use crate::storage::{Storage, StorageError};
-use crate::wire::{
-    self, Advert, MAX_MESSAGE, PROTOCOL, PROTOCOL_VERSION, Roster, SeatInfo, TableId, TableState,
-    Wire, WireError,
-};
-use mahjong_store::clean_name;
+use crate::lobby::{self, Lobby, Settings};
+use crate::storage::Storage;
+use crate::wire::{self, PROTOCOL, PROTOCOL_VERSION, Wire, WireError};
 
 mod api;
 mod commands;
 mod conn;
+mod error;
 mod internet;
+mod lobbying;
 mod table;
+mod talk;
 mod watch;
 
 pub use api::*;
+pub use error::{ChatError, DialError, MeetError, WatchError};
+pub use talk::{CHAT_BURST, CHAT_WINDOW_MS};
 pub use watch::{
-    CHAT_BURST, CHAT_WINDOW_MS, MAX_WATCHER_IN_FLIGHT, WATCH_ASK_MS, WATCH_ASKS_PER_SECOND,
-    WATCH_BATCH_BYTES, WatchPolicy, WatchTarget,
+    MAX_WATCHER_IN_FLIGHT, WATCH_ASK_MS, WATCH_ASKS_PER_SECOND, WATCH_BATCH_BYTES, WatchPolicy,
+    WatchTarget,
 };
 
 /// How often a peer not yet at a table repeats its hosted table to every peer (ms).
@@ -226,147 +231,31 @@ enum Inbound {
     WriterDown(PeerId, u64),
 }
 
-/// The table this peer plays at: its seat host, the roster's seats, and the table's peers
-/// whose connection is down (since when, ms, and whether their seats were reported silent).
-struct Playing {
-    host: Host,
-    roster: Roster,
-    seats: [SeatInfo; 4],
-    unreachable: HashMap<[u8; 32], (u64, bool)>,
-}
-
-#[derive(Default)]
-struct PeerState {
-    writer: Option<mpsc::Sender<Vec<u8>>>,
-    /// Its inbound streams being read (each reader counts itself out when it ends).
-    readers: Arc<AtomicU32>,
-    generation: u64,
-    window: u64,
-    messages: u32,
-    strays: u32,
-}
-
-struct Redial {
-    at: Instant,
-    backoff: Duration,
-}
-
 /// The task that owns the swarm, the lobby, the table clients and the store.
 pub struct EventLoop {
     swarm: Swarm<Behaviour>,
-    control: libp2p_stream::Control,
-    protocol: StreamProtocol,
-    version: String,
     identity: SigningKey,
     me: VerifyingKey,
     settings: Settings,
     own_bot: bool,
     bot_level: Level,
-    lobby: Lobby,
+    lobbying: lobbying::Lobbying,
     storage: Box<dyn Storage>,
-    playing: Option<Playing>,
-    peers: HashMap<PeerId, PeerState>,
-    banned: HashMap<PeerId, u64>,
-    addresses: HashMap<PeerId, Vec<Multiaddr>>,
-    explicit: Vec<Multiaddr>,
-    redial: HashMap<PeerId, Redial>,
-    /// When this peer last repeated its lobby state to every connected peer (ms).
-    last_advert: u64,
-    explicit_redial: Vec<(Multiaddr, Redial)>,
+    playing: Option<table::Playing>,
+    conn: conn::Connections,
+    meeting: internet::Meeting,
+    gallery: watch::Gallery,
+    talk: talk::Talk,
     commands: mpsc::Receiver<Command>,
     events: mpsc::Sender<NetEvent>,
     /// Events the caller has not yet taken while its channel was full, in order: sent as it
     /// frees room (see `emit`).
     overflow: std::cell::RefCell<VecDeque<NetEvent>>,
-    inbound_tx: mpsc::Sender<Inbound>,
     inbound: mpsc::Receiver<Inbound>,
     start: Instant,
-    traffic: Traffic,
     seed: u64,
     #[cfg(feature = "test-hooks")]
-    tamper: Option<Tamper>,
-    generations: u64,
-    /// Protocol versions identify reported, by peer.
-    versions: HashMap<PeerId, String>,
-    /// Peers that refused the stream protocol before identify answered.
-    unsupported: HashSet<PeerId>,
-    /// Peers to disconnect at a time.
-    hang_up: Vec<(PeerId, u64)>,
-    /// The options this peer proposes as host ([`Command::Host`]; else its settings').
-    proposal: Option<Options>,
-    /// [`NetConfig::lying_proposal`] (tests only).
-    #[cfg(feature = "test-hooks")]
-    lying_proposal: Option<Options>,
-    /// [`NetConfig::never_accept`] (tests only): the tables whose proposal this peer still
-    /// misses.
-    #[cfg(feature = "test-hooks")]
-    never_accept: u32,
-    /// The lobby acted since the tables were last shown ([`NetEvent::Lobby`] at the next tick).
-    lobby_dirty: bool,
-    /// [`NetConfig::internet`], with the code's rendezvous namespace.
-    internet: Option<(Internet, rendezvous::Namespace)>,
-    /// The circuit listener on the relay, while it is up.
-    relay_listener: Option<ListenerId>,
-    /// The QUIC addresses to listen on when a relay is met over QUIC: one per TCP listen
-    /// address, same host, any UDP port ([`EventLoop::listen_quic`]).
-    quic_listen: Vec<Multiaddr>,
-    /// Listening on QUIC already.
-    quic_up: bool,
-    /// The relay holds a reservation for this peer.
-    reserved: bool,
-    /// Registered under the code's namespace since the reservation.
-    registered: bool,
-    /// When the registration was last asked for (ms).
-    last_register: u64,
-    /// When the friends were last looked up (ms).
-    last_discover: u64,
-    /// Peers found under the code and not yet proven: when each was first seen (ms).
-    code_peers: HashMap<PeerId, u64>,
-    /// Peers that proved they know the table code (admitted to its lobby).
-    proven: HashSet<PeerId>,
-    /// Peers this one sent its own proof to (on the current writer's generation).
-    proof_sent: HashMap<PeerId, u64>,
-    /// Connected peers that have not proven the code yet: since when (ms).
-    unproven: HashMap<PeerId, u64>,
-    /// Peers that failed to prove the code: not dialled or looked at until then (ms).
-    code_failed: HashMap<PeerId, u64>,
-    /// Every connection up, by peer: whether it is relayed.
-    conns: HashMap<PeerId, HashMap<ConnectionId, bool>>,
-    /// The link last told for each friend.
-    links: HashMap<PeerId, Link>,
-    /// Friends whose hole punching failed: when to try again (ms), the failures so far, and
-    /// how many connections were up when it failed (more at the time due: the friend has
-    /// dialled again already).
-    punch_retry: HashMap<PeerId, PunchRetry>,
-    /// The names peers said in their hello (a watcher's name), by peer.
-    hello_names: HashMap<PeerId, String>,
-    /// Whether the table this peer hosts takes watchers, and lets them talk.
-    watch_policy: WatchPolicy,
-    /// The watchers this peer's table serves.
-    served: Vec<watch::Served>,
-    /// Watchers turned away from the table this peer hosts (their identity keys).
-    turned_away: HashSet<[u8; 32]>,
-    /// The table this peer watches (a watcher takes no seat).
-    watching: Option<watch::Watching>,
-    /// [`NetConfig::lie_to_watchers`] (tests only): still to lie once.
-    #[cfg(feature = "test-hooks")]
-    lie_to_watchers: bool,
-    /// The table this peer stopped watching, until when its late steps are dropped quietly.
-    unwatched: Option<(TableId, u64)>,
-    /// Whether the table watched lets watchers talk (its host says so).
-    watchers_chat: bool,
-    /// This peer's lines of talk so far.
-    chat_number: u32,
-    /// Talk heard, by sender.
-    heard: HashMap<[u8; 32], watch::Heard>,
-}
-
-/// A hole punch to try again ([`PUNCH_RETRY_MS`]).
-#[derive(Clone, Copy, Debug)]
-struct PunchRetry {
-    at: u64,
-    failures: usize,
-    conns: usize,
+    hooks: table::Hooks,
 }
 
 /// Starts the network on the current tokio runtime: the handle and the events.
@@ -524,11 +413,8 @@ impl EventLoop {
         #[cfg(feature = "test-hooks")]
         lobby.set_roster_tamper(config.lying_roster);
         Ok(EventLoop {
-            lobby,
+            lobbying: lobbying::Lobbying::new(lobby),
             swarm,
-            control,
-            protocol,
-            version,
             identity: config.identity,
             me,
             settings,
@@ -536,60 +422,27 @@ impl EventLoop {
             bot_level: config.bot_level,
             storage,
             playing: None,
-            peers: HashMap::new(),
-            banned: HashMap::new(),
-            addresses: HashMap::new(),
-            explicit,
-            redial: HashMap::new(),
-            last_advert: 0,
-            explicit_redial: Vec::new(),
+            conn: conn::Connections::new(control, protocol, version, inbound_tx, explicit),
+            meeting: internet::Meeting::new(internet, quic_listen, quic_up),
+            gallery: watch::Gallery::new(
+                config.watchers,
+                config.watch,
+                #[cfg(feature = "test-hooks")]
+                config.lie_to_watchers,
+            ),
+            talk: talk::Talk::default(),
             commands,
             events,
             overflow: std::cell::RefCell::new(VecDeque::new()),
-            inbound_tx,
             inbound,
             start: Instant::now(),
-            traffic: Traffic::default(),
             seed,
             #[cfg(feature = "test-hooks")]
-            tamper: config.tamper,
-            generations: 0,
-            versions: HashMap::new(),
-            unsupported: HashSet::new(),
-            hang_up: Vec::new(),
-            proposal: None,
-            #[cfg(feature = "test-hooks")]
-            lying_proposal: config.lying_proposal,
-            #[cfg(feature = "test-hooks")]
-            never_accept: config.never_accept,
-            lobby_dirty: false,
-            internet,
-            relay_listener: None,
-            quic_listen,
-            quic_up,
-            reserved: false,
-            registered: false,
-            last_register: 0,
-            last_discover: 0,
-            code_peers: HashMap::new(),
-            proven: HashSet::new(),
-            proof_sent: HashMap::new(),
-            unproven: HashMap::new(),
-            code_failed: HashMap::new(),
-            conns: HashMap::new(),
-            links: HashMap::new(),
-            punch_retry: HashMap::new(),
-            hello_names: HashMap::new(),
-            watch_policy: config.watchers,
-            served: Vec::new(),
-            turned_away: HashSet::new(),
-            watching: config.watch.map(watch::Watching::new),
-            unwatched: None,
-            #[cfg(feature = "test-hooks")]
-            lie_to_watchers: config.lie_to_watchers,
-            watchers_chat: false,
-            chat_number: 0,
-            heard: HashMap::new(),
+            hooks: table::Hooks {
+                tamper: config.tamper,
+                lying_proposal: config.lying_proposal,
+                never_accept: config.never_accept,
+            },
         })
     }
 
@@ -640,7 +493,8 @@ impl EventLoop {
         }
     }
 
-    fn fatal(&mut self, why: String) {
+    fn fatal(&mut self, why: impl std::fmt::Display) {
+        let why = why.to_string();
         tracing::error!("{why}");
         let events = self.events.clone();
         tokio::spawn(async move {
@@ -650,7 +504,7 @@ impl EventLoop {
 
     /// Runs until shut down or a fatal error.
     pub async fn run(mut self) {
-        let mut incoming = match self.control.accept(self.protocol.clone()) {
+        let mut incoming = match self.conn.accept() {
             Ok(i) => i,
             Err(e) => {
                 self.fatal(format!("cannot accept streams: {e}"));
@@ -660,7 +514,7 @@ impl EventLoop {
         // The newest unfinished table is resumed; one that turns out to be over (a failed
         // set-up, an ended session not marked so) is marked finished and the next is tried.
         // A watcher plays no table.
-        let resumes = if self.watching.is_some() {
+        let resumes = if self.gallery.is_watching() {
             0
         } else {
             MAX_OVER_TABLES_SKIPPED
@@ -682,7 +536,7 @@ impl EventLoop {
                 }
             }
         }
-        for addr in self.explicit.clone() {
+        for addr in self.conn.explicit().to_vec() {
             if let Err(e) = self.swarm.dial(addr.clone()) {
                 tracing::warn!("dial {addr}: {e}");
             }

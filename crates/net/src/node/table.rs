@@ -1,7 +1,83 @@
 //! The event loop's table: the roster's checks, the seat host begun or resumed, and what
 //! each of its outputs says to do (the store first, then the frames, then the player's events).
 
-use super::*;
+use std::collections::{HashMap, HashSet};
+
+use ed25519_dalek::VerifyingKey;
+use mahjong_bot::Bot;
+use mahjong_host::{Host, NewSeat, Out as HostOut, Resumed, Setup, Update};
+#[cfg(feature = "test-hooks")]
+use mahjong_rules::Options;
+use mahjong_rules::{Seat, SessionLength};
+use mahjong_table::{Client, Input};
+
+use crate::lobby::bot_key;
+use crate::wire::{Roster, SeatInfo, TableId, Wire};
+
+#[cfg(feature = "test-hooks")]
+use super::Tamper;
+use super::error::TableError;
+use super::{EventLoop, NetEvent, PEER_SILENT_MS, hex, peer_id};
+
+/// The table this peer plays at: its seat host, the roster's seats, and the table's peers
+/// whose connection is down (since when, ms, and whether their seats were reported silent).
+pub(super) struct Playing {
+    pub(super) host: Host,
+    pub(super) roster: Roster,
+    pub(super) seats: [SeatInfo; 4],
+    unreachable: HashMap<[u8; 32], (u64, bool)>,
+}
+
+/// The tests' lying and forgetful peers at the table (the `test-hooks` feature only; see
+/// [`NetConfig`]).
+#[cfg(feature = "test-hooks")]
+pub(super) struct Hooks {
+    /// [`NetConfig::tamper`]: taken by the first table's own seat.
+    pub(super) tamper: Option<Tamper>,
+    /// [`NetConfig::lying_proposal`].
+    pub(super) lying_proposal: Option<Options>,
+    /// [`NetConfig::never_accept`]: the tables whose proposal this peer still misses.
+    pub(super) never_accept: u32,
+}
+
+impl Playing {
+    /// Whether `key` is the peer of a seat of this table.
+    pub(super) fn has_peer(&self, key: &VerifyingKey) -> bool {
+        self.seats.iter().any(|s| s.peer == *key)
+    }
+
+    /// The connection to `key`, the peer of seats of this table not over, went down at
+    /// `now` (ms).
+    pub(super) fn unreachable_since(&mut self, key: &VerifyingKey, now: u64) {
+        self.unreachable
+            .entry(*key.as_bytes())
+            .or_insert((now, false));
+    }
+
+    /// The peer `key` connected again: the seats of it reported silent, which have
+    /// returned.
+    pub(super) fn reachable(&mut self, key: &VerifyingKey) -> Vec<Seat> {
+        match self.unreachable.remove(key.as_bytes()) {
+            Some((_, true)) => self.host.seats_of(key),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The seats whose peer's connection has been down for [`PEER_SILENT_MS`] at `now`,
+    /// not yet reported silent.
+    pub(super) fn silent(&mut self, now: u64) -> Vec<Seat> {
+        let mut silent = Vec::new();
+        for (peer, (since, told)) in self.unreachable.iter_mut() {
+            if !*told && now >= *since + PEER_SILENT_MS {
+                *told = true;
+                if let Ok(key) = VerifyingKey::from_bytes(peer) {
+                    silent.extend(self.host.seats_of(&key));
+                }
+            }
+        }
+        silent
+    }
+}
 
 impl EventLoop {
     // ---- the table ----
@@ -14,28 +90,22 @@ impl EventLoop {
     /// host's signature and the table id bound to it, four distinct keys, one human seat of
     /// this peer, a key this peer holds for every seat it runs, and a table not already in
     /// its store (a table is begun once and never rewritten).
-    pub(super) fn check_roster(&mut self, roster: &Roster) -> Result<[SeatInfo; 4], String> {
+    pub(super) fn check_roster(&mut self, roster: &Roster) -> Result<[SeatInfo; 4], TableError> {
         let seats = roster.verify()?;
         let table = roster.advert.table;
         let keys: HashSet<[u8; 32]> = seats.iter().map(|s| *s.key.as_bytes()).collect();
         if keys.len() != 4 {
-            return Err("the roster gives two seats the same key".into());
+            return Err(TableError::SameKey);
         }
         if let Some(s) = seats
             .iter()
             .find(|s| !mahjong_store::is_clean_name(&s.name))
         {
-            return Err(format!(
-                "the roster names a seat {:?}: control characters, escapes or over {} characters",
-                mahjong_store::clean_name(&s.name),
-                mahjong_store::SHOWN_NAME_CHARS
-            ));
+            return Err(TableError::SeatName(mahjong_store::clean_name(&s.name)));
         }
         let mine = seats.iter().filter(|s| s.peer == self.me && !s.bot).count();
         if mine != 1 {
-            return Err(format!(
-                "the roster gives this peer {mine} human seats, not one"
-            ));
+            return Err(TableError::HumanSeats(mine));
         }
         for (i, s) in seats.iter().enumerate() {
             if s.peer != self.me {
@@ -47,29 +117,25 @@ impl EventLoop {
                 self.me
             };
             if key != s.key {
-                return Err(format!(
-                    "the roster gives seat {i} a key this peer does not hold"
-                ));
+                return Err(TableError::NotOurKey(i as Seat));
             }
         }
         if self
             .storage
             .has_table(&table)
-            .map_err(|e| format!("cannot read the store: {e}"))?
+            .map_err(TableError::ReadStore)?
         {
-            return Err(format!(
-                "the roster is for table {}, which this peer's store holds already",
-                &hex(&table)[..8]
-            ));
+            return Err(TableError::Stored(hex(&table)[..8].to_string()));
         }
         Ok(seats)
     }
 
     /// A roster from another host failed its checks: nothing of it is stored, the host is
     /// disconnected as misbehaving, and the lobby looks for another table.
-    pub(super) fn refuse_roster(&mut self, roster: &Roster, why: String) {
+    pub(super) fn refuse_roster(&mut self, roster: &Roster, why: TableError) {
         let now = self.now();
         let acts = self
+            .lobbying
             .lobby
             .abandon(roster.advert.host, roster.advert.table, now);
         match peer_id(&roster.advert.host) {
@@ -89,7 +155,7 @@ impl EventLoop {
         }
     }
 
-    pub(super) fn begin(&mut self, roster: Roster) -> Result<(), String> {
+    pub(super) fn begin(&mut self, roster: Roster) -> Result<(), TableError> {
         let seats = match self.check_roster(&roster) {
             Ok(seats) => seats,
             Err(why) if roster.advert.host != self.me => {
@@ -99,10 +165,8 @@ impl EventLoop {
             Err(why) => return Err(why),
         };
         let table = roster.advert.table;
-        let start = crate::storage::table_start(&roster).map_err(|e| e.to_string())?;
-        self.storage
-            .begin_table(&start)
-            .map_err(|e| e.to_string())?;
+        let start = crate::storage::table_start(&roster)?;
+        self.storage.begin_table(&start)?;
         let mut new_seats = Vec::new();
         let mut me = None;
         for (i, s) in seats.iter().enumerate() {
@@ -117,9 +181,7 @@ impl EventLoop {
                 self.identity.clone()
             };
             if key.verifying_key() != s.key {
-                return Err(format!(
-                    "the roster gives seat {seat} a key this peer does not hold"
-                ));
+                return Err(TableError::NotOurKey(seat));
             }
             let mut root = [0u8; 32];
             rand_core::RngCore::fill_bytes(&mut rand_core::OsRng, &mut root);
@@ -151,10 +213,14 @@ impl EventLoop {
             let s = &self.settings;
             // The options advertised (the settings' with `--disconnect-seconds` in them, or
             // the player's set-up).
-            let options = self.proposal.clone().unwrap_or_else(|| s.options.clone());
+            let options = self
+                .lobbying
+                .proposal()
+                .cloned()
+                .unwrap_or_else(|| s.options.clone());
             // A lying host of the tests proposes other options.
             #[cfg(feature = "test-hooks")]
-            let options = self.lying_proposal.clone().unwrap_or(options);
+            let options = self.hooks.lying_proposal.clone().unwrap_or(options);
             Input::Propose {
                 options: Box::new(options),
                 stake: s.stake,
@@ -169,7 +235,7 @@ impl EventLoop {
             seats,
             unreachable: HashMap::new(),
         });
-        self.served.clear();
+        self.gallery.clear_served();
         self.apply(out)
     }
 
@@ -189,7 +255,7 @@ impl EventLoop {
             [0, 1, 2, 3].map(|i: usize| seats[i].peer),
             roster.host_seat,
             me,
-            Box::new(move |p| terms.check(p)),
+            Box::new(move |p| terms.check(p).map_err(|e| e.to_string())),
         );
         // Each seat of this peer signs the roster's name for it at the set-up.
         setup.names = Some([0, 1, 2, 3].map(|i: usize| seats[i].name.clone()));
@@ -197,17 +263,17 @@ impl EventLoop {
         setup.seed = self.seed;
         #[cfg(feature = "test-hooks")]
         {
-            setup.never_accept = self.never_accept > 0;
-            self.never_accept = self.never_accept.saturating_sub(1);
-            setup.tamper = me.and_then(|m| Some((m, self.tamper.take()?)));
+            setup.never_accept = self.hooks.never_accept > 0;
+            self.hooks.never_accept = self.hooks.never_accept.saturating_sub(1);
+            setup.tamper = me.and_then(|m| Some((m, self.hooks.tamper.take()?)));
         }
         setup
     }
 
     /// Resumes a table from the store: `Ok(false)` when it is over (it is marked finished and
     /// not resumed: an over table is never played again).
-    pub(super) fn resume(&mut self, resume: crate::storage::Stored) -> Result<bool, String> {
-        let roster = crate::storage::roster_of(&resume).map_err(|e| e.to_string())?;
+    pub(super) fn resume(&mut self, resume: crate::storage::Stored) -> Result<bool, TableError> {
+        let roster = crate::storage::roster_of(&resume)?;
         let seats = roster.verify()?;
         let table = roster.advert.table;
         let mut clients = Vec::new();
@@ -280,7 +346,7 @@ impl EventLoop {
             seats,
             unreachable: HashMap::new(),
         });
-        self.served.clear();
+        self.gallery.clear_served();
         Ok(true)
     }
 
@@ -289,7 +355,7 @@ impl EventLoop {
     }
 
     /// Runs the seat host's queued inputs and does what it says.
-    pub(super) fn pump(&mut self) -> Result<(), String> {
+    pub(super) fn pump(&mut self) -> Result<(), TableError> {
         let now = self.now();
         let Some(p) = self.playing.as_mut() else {
             return Ok(());
@@ -320,7 +386,7 @@ impl EventLoop {
     /// What the seat host gives to do, in its order: the store first (a failure stops before
     /// anything is sent), older steps read back for the seats that asked, the frames (one
     /// [`Wire::Frame`] per peer with a bit per seat), then the player's events.
-    pub(super) fn apply(&mut self, out: HostOut) -> Result<(), String> {
+    pub(super) fn apply(&mut self, out: HostOut) -> Result<(), TableError> {
         let HostOut {
             durable,
             load,
@@ -334,15 +400,13 @@ impl EventLoop {
         let mut logged = Vec::new();
         mahjong_host::storage::keep(self.storage.as_mut(), &table, durable, |seat, records| {
             logged.push((seat, records.to_vec()))
-        })
-        .map_err(|e| e.to_string())?;
+        })?;
         for (seat, records) in logged {
             self.serve_logged(seat, &records);
         }
         let now = self.now();
         if let Some(p) = self.playing.as_mut() {
-            mahjong_host::storage::load(self.storage.as_mut(), &mut p.host, now, load)
-                .map_err(|e| e.to_string())?;
+            mahjong_host::storage::load(self.storage.as_mut(), &mut p.host, now, load)?;
         }
         self.send_frames(table, send);
         for u in updates {

@@ -1,4 +1,4 @@
-//! Watching a table and talking at it (docs/watching.md).
+//! Watching a table (docs/watching.md); talking at it is [`super::talk`]'s.
 //!
 //! **Serving.** The table's host serves its watchers: a friend's [`Wire::Watch`] is answered
 //! with the signed roster ([`Wire::Start`]), then the steps of the log from the step asked
@@ -21,17 +21,19 @@
 //! entry the host changed (not its seat's signature), another history, or a step the rules
 //! refuse is a lie told to this watcher: [`NetEvent::Lied`] names the host's peer and the
 //! watcher stops.
-//!
-//! **Talk** ([`Wire::Chat`]): a line is signed by its sender, goes from a seated peer to the
-//! other seated peers, and through the host to the watchers (a watcher's line through the
-//! host to everyone, when the table lets watchers talk). Every reader checks the signature,
-//! the length and the characters, passes a line on once, and keeps at most
-//! [`CHAT_BURST`] lines of a sender within [`CHAT_WINDOW_MS`]. Talk never enters the
-//! table's log and never waits for anything of it.
 
-use super::*;
-use crate::wire::{Chat, MAX_WATCHERS, SignedChat};
+use std::collections::HashSet;
+
+use ed25519_dalek::VerifyingKey;
+use libp2p::PeerId;
+use mahjong_rules::Seat;
+use mahjong_store::clean_name;
 use mahjong_table::{Follower, Misfit, Rejected};
+
+use crate::wire::MAX_WATCHERS;
+use crate::wire::{TableId, TableState, Wire};
+
+use super::{EventLoop, NetEvent, SEND_QUEUE, WatchError, hex, peer_id, peer_key};
 
 /// Most bytes of steps sent to a watcher for one [`Wire::Watch`].
 pub const WATCH_BATCH_BYTES: usize = 256 * 1024;
@@ -48,10 +50,6 @@ const WATCH_RESEND_MS: u64 = 3000;
 pub const WATCH_ASK_MS: u64 = 1000;
 /// How long the steps of a table no longer watched are dropped quietly (ms).
 const UNWATCHED_MS: u64 = 10_000;
-/// A sender's lines kept within [`CHAT_WINDOW_MS`] (more are dropped).
-pub const CHAT_BURST: u32 = 5;
-/// See [`CHAT_BURST`] (ms).
-pub const CHAT_WINDOW_MS: u64 = 10_000;
 
 /// Whether a table takes watchers, and whether they may talk (its host's choice).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -78,8 +76,98 @@ pub struct WatchTarget {
     pub table: Option<String>,
 }
 
+/// Watching, both ways: the watchers of the table this peer hosts, and the table this peer
+/// watches (a watcher takes no seat).
+pub(super) struct Gallery {
+    /// Whether the table this peer hosts takes watchers, and lets them talk.
+    watch_policy: WatchPolicy,
+    /// The watchers this peer's table serves.
+    served: Vec<Served>,
+    /// Watchers turned away from the table this peer hosts (their identity keys).
+    turned_away: HashSet<[u8; 32]>,
+    /// The table this peer watches (a watcher takes no seat).
+    watching: Option<Watching>,
+    /// [`NetConfig::lie_to_watchers`] (tests only): still to lie once.
+    #[cfg(feature = "test-hooks")]
+    lie_to_watchers: bool,
+    /// The table this peer stopped watching, until when its late steps are dropped quietly.
+    unwatched: Option<(TableId, u64)>,
+}
+
+impl Gallery {
+    /// No watcher yet; watching `watch` if set.
+    pub(super) fn new(
+        policy: WatchPolicy,
+        watch: Option<WatchTarget>,
+        #[cfg(feature = "test-hooks")] lie_to_watchers: bool,
+    ) -> Gallery {
+        Gallery {
+            watch_policy: policy,
+            served: Vec::new(),
+            turned_away: HashSet::new(),
+            watching: watch.map(Watching::new),
+            #[cfg(feature = "test-hooks")]
+            lie_to_watchers,
+            unwatched: None,
+        }
+    }
+
+    /// Whether the tables this peer hosts from now on take watchers and let them talk.
+    pub(super) fn set_policy(&mut self, policy: WatchPolicy) {
+        self.watch_policy = policy;
+    }
+
+    /// Whether this peer watches a table (or looks for one to watch).
+    pub(super) fn is_watching(&self) -> bool {
+        self.watching.is_some()
+    }
+
+    /// A new table is played here: the watchers of the last one are forgotten.
+    pub(super) fn clear_served(&mut self) {
+        self.served.clear();
+    }
+
+    /// Whether frames of `table` are late steps of a table no longer watched, at `now`.
+    pub(super) fn is_unwatched(&self, table: TableId, now: u64) -> bool {
+        self.unwatched
+            .is_some_and(|(t, until)| t == table && now < until)
+    }
+
+    /// The table watched, once found.
+    pub(super) fn watched_table(&self) -> Option<TableId> {
+        self.watching.as_ref().and_then(|w| w.table)
+    }
+
+    /// The host this peer watches through, once asked.
+    pub(super) fn server(&self) -> Option<PeerId> {
+        self.watching.as_ref().and_then(|w| w.server)
+    }
+
+    /// Whether `key` is a player seated at the table watched.
+    pub(super) fn is_watched_player(&self, key: &VerifyingKey) -> bool {
+        self.watching
+            .as_ref()
+            .is_some_and(|w| w.players.contains(key))
+    }
+
+    /// Whether this peer's table serves `peer` as a watcher.
+    pub(super) fn serves(&self, peer: &PeerId) -> bool {
+        self.served.iter().any(|w| w.peer == *peer)
+    }
+
+    /// The watchers this peer's table serves.
+    pub(super) fn served_peers(&self) -> impl Iterator<Item = PeerId> + '_ {
+        self.served.iter().map(|w| w.peer)
+    }
+
+    /// Whether the watchers of the table this peer hosts may talk.
+    pub(super) fn lets_watchers_talk(&self) -> bool {
+        self.watch_policy.chat
+    }
+}
+
 /// A watcher this peer's table serves.
-pub(super) struct Served {
+struct Served {
     peer: PeerId,
     name: String,
     /// The next step to send it.
@@ -95,7 +183,7 @@ pub(super) struct Served {
 }
 
 /// The table this peer watches.
-pub(super) struct Watching {
+struct Watching {
     target: WatchTarget,
     /// The host's peer, once asked.
     server: Option<PeerId>,
@@ -114,7 +202,7 @@ pub(super) struct Watching {
 }
 
 impl Watching {
-    pub(super) fn new(target: WatchTarget) -> Watching {
+    fn new(target: WatchTarget) -> Watching {
         Watching {
             target,
             server: None,
@@ -128,14 +216,6 @@ impl Watching {
             done: false,
         }
     }
-}
-
-/// Talk heard from one sender: the last line number passed on, and the lines in the window.
-#[derive(Default)]
-pub(super) struct Heard {
-    last: Option<u32>,
-    window_start: u64,
-    lines: u32,
 }
 
 impl EventLoop {
@@ -164,12 +244,12 @@ impl EventLoop {
             return;
         };
         let now = self.now();
-        if !self.served.iter().any(|w| w.peer == peer) {
-            let refusal = if !self.watch_policy.allow {
+        if !self.gallery.served.iter().any(|w| w.peer == peer) {
+            let refusal = if !self.gallery.watch_policy.allow {
                 Some("the table takes no watchers".to_string())
-            } else if self.turned_away.contains(key.as_bytes()) {
+            } else if self.gallery.turned_away.contains(key.as_bytes()) {
                 Some("the host turned you away".to_string())
-            } else if self.served.len() >= MAX_WATCHERS {
+            } else if self.gallery.served.len() >= MAX_WATCHERS {
                 Some(format!("the table has {MAX_WATCHERS} watchers already"))
             } else {
                 None
@@ -180,15 +260,15 @@ impl EventLoop {
                 return;
             }
             let name = self
-                .hello_names
-                .get(&peer)
+                .conn
+                .hello_name(&peer)
                 .cloned()
                 .unwrap_or_else(|| "?".to_string());
             tracing::info!("{peer} ({name}) watches table {}", hex(&ours));
             if let Some(roster) = self.playing.as_ref().map(|p| p.roster.clone()) {
                 self.send_to(&peer, &Wire::Start(Box::new(roster)));
             }
-            self.served.push(Served {
+            self.gallery.served.push(Served {
                 peer,
                 name,
                 next: 0,
@@ -209,7 +289,7 @@ impl EventLoop {
         else {
             return;
         };
-        let Some(w) = self.served.iter_mut().find(|w| w.peer == peer) else {
+        let Some(w) = self.gallery.served.iter_mut().find(|w| w.peer == peer) else {
             return;
         };
         if now / 1000 != w.window {
@@ -287,7 +367,7 @@ impl EventLoop {
             );
         }
         self.send_to(&peer, &Wire::Watched { table, next });
-        if let Some(w) = self.served.iter_mut().find(|w| w.peer == peer) {
+        if let Some(w) = self.gallery.served.iter_mut().find(|w| w.peer == peer) {
             w.next = next;
             w.last_batch = now;
             w.unacked.push_back((next, bytes));
@@ -300,12 +380,12 @@ impl EventLoop {
         #[allow(unused_mut)]
         let mut f = e.frame();
         #[cfg(feature = "test-hooks")]
-        if self.lie_to_watchers
+        if self.gallery.lie_to_watchers
             && e.seat != host_seat
             && matches!(e.body, mahjong_table::Body::Play(_))
             && f.len() > 80
         {
-            self.lie_to_watchers = false;
+            self.gallery.lie_to_watchers = false;
             let n = f.len();
             f[n - 70] ^= 1;
         }
@@ -326,17 +406,13 @@ impl EventLoop {
         else {
             return false;
         };
-        self.served.iter().any(|w| w.next < logged)
+        self.gallery.served.iter().any(|w| w.next < logged)
     }
 
     /// Whether a served watcher reads what it is sent: one whose send queue cannot take
     /// another batch (or whose connection is gone) is dropped.
     fn reads(&mut self, peer: PeerId) -> bool {
-        let queued = self
-            .peers
-            .get(&peer)
-            .and_then(|p| p.writer.as_ref())
-            .map(|w| SEND_QUEUE - w.capacity());
+        let queued = self.conn.queued(&peer);
         match queued {
             Some(q) if q <= SEND_QUEUE - WATCH_BATCH_MESSAGES => true,
             Some(_) => {
@@ -352,9 +428,9 @@ impl EventLoop {
     }
 
     pub(super) fn drop_watcher(&mut self, peer: PeerId) {
-        let before = self.served.len();
-        self.served.retain(|w| w.peer != peer);
-        if self.served.len() != before {
+        let before = self.gallery.served.len();
+        self.gallery.served.retain(|w| w.peer != peer);
+        if self.gallery.served.len() != before {
             self.tell_watchers();
         }
     }
@@ -364,26 +440,32 @@ impl EventLoop {
         let Some((table, _)) = self.hosted() else {
             return;
         };
-        let names: Vec<String> = self.served.iter().map(|w| w.name.clone()).collect();
+        let names: Vec<String> = self.gallery.served.iter().map(|w| w.name.clone()).collect();
         let wire = Wire::Watchers {
             table,
             names: names.clone(),
-            chat: self.watch_policy.chat,
+            chat: self.gallery.watch_policy.chat,
         };
         for peer in self.table_peers() {
             self.send_to(&peer, &wire);
         }
-        for w in self.served.iter().map(|w| w.peer).collect::<Vec<_>>() {
+        for w in self
+            .gallery
+            .served
+            .iter()
+            .map(|w| w.peer)
+            .collect::<Vec<_>>()
+        {
             self.send_to(&w, &wire);
         }
         self.emit(NetEvent::Watchers {
             names,
-            chat: self.watch_policy.chat,
+            chat: self.gallery.watch_policy.chat,
         });
     }
 
     /// The other peers of the table played (not this one).
-    fn table_peers(&self) -> Vec<PeerId> {
+    pub(super) fn table_peers(&self) -> Vec<PeerId> {
         let Some(p) = self.playing.as_ref() else {
             return Vec::new();
         };
@@ -400,7 +482,7 @@ impl EventLoop {
 
     /// Steps the host seat logged: each goes to the watchers that have everything before it.
     pub(super) fn serve_logged(&mut self, seat: Seat, records: &[mahjong_table::Record]) {
-        if self.served.is_empty() || self.hosted().map(|(_, s)| s) != Some(seat) {
+        if self.gallery.served.is_empty() || self.hosted().map(|(_, s)| s) != Some(seat) {
             return;
         }
         let Some((table, _)) = self.hosted() else {
@@ -413,6 +495,7 @@ impl EventLoop {
                         continue;
                     };
                     let due: Vec<PeerId> = self
+                        .gallery
                         .served
                         .iter()
                         .filter(|w| w.next == seq)
@@ -421,6 +504,7 @@ impl EventLoop {
                     let size: usize = step.entries.iter().map(|e| e.frame().len()).sum();
                     for peer in due {
                         let flooded = self
+                            .gallery
                             .served
                             .iter()
                             .find(|w| w.peer == peer)
@@ -444,7 +528,7 @@ impl EventLoop {
                                 },
                             );
                         }
-                        if let Some(w) = self.served.iter_mut().find(|w| w.peer == peer) {
+                        if let Some(w) = self.gallery.served.iter_mut().find(|w| w.peer == peer) {
                             w.next = seq + 1;
                             w.unacked.push_back((seq + 1, size));
                             w.in_flight += size;
@@ -452,7 +536,7 @@ impl EventLoop {
                     }
                 }
                 mahjong_table::Record::Truncate(n) => {
-                    for w in &mut self.served {
+                    for w in &mut self.gallery.served {
                         w.next = w.next.min(*n);
                     }
                 }
@@ -462,15 +546,21 @@ impl EventLoop {
     }
 
     /// Turns a watcher away (by name): it is told so and not served again at this table.
-    pub(super) fn turn_away(&mut self, name: &str) -> Result<(), String> {
+    pub(super) fn turn_away(&mut self, name: &str) -> Result<(), WatchError> {
         let Some((table, _)) = self.hosted() else {
-            return Err("only the table's host can turn a watcher away".into());
+            return Err(WatchError::NotHost);
         };
-        let Some(peer) = self.served.iter().find(|w| w.name == name).map(|w| w.peer) else {
-            return Err(format!("nobody called {name} watches this table"));
+        let Some(peer) = self
+            .gallery
+            .served
+            .iter()
+            .find(|w| w.name == name)
+            .map(|w| w.peer)
+        else {
+            return Err(WatchError::NoSuchWatcher(name.to_string()));
         };
         if let Some(key) = peer_key(&peer) {
-            self.turned_away.insert(*key.as_bytes());
+            self.gallery.turned_away.insert(*key.as_bytes());
         }
         self.send_to(
             &peer,
@@ -486,12 +576,12 @@ impl EventLoop {
     // ---- watching a table ----
 
     /// Starts watching `table` (the app's Watch): refused at a table this peer plays.
-    pub(super) fn watch(&mut self, table: TableId) -> Result<(), String> {
+    pub(super) fn watch(&mut self, table: TableId) -> Result<(), WatchError> {
         if self.playing.as_ref().is_some_and(|p| !p.host.is_over()) {
-            return Err("this peer plays at a table: it cannot watch another".into());
+            return Err(WatchError::Playing);
         }
         self.stop_watching();
-        self.watching = Some(Watching::new(WatchTarget {
+        self.gallery.watching = Some(Watching::new(WatchTarget {
             table: Some(hex(&table)),
         }));
         Ok(())
@@ -500,18 +590,18 @@ impl EventLoop {
     /// Stops watching: the host is told to send nothing more, and what it sent meanwhile is
     /// dropped quietly for a while (not counted against it).
     pub(super) fn stop_watching(&mut self) {
-        let Some(w) = self.watching.take() else {
+        let Some(w) = self.gallery.watching.take() else {
             return;
         };
         if let (Some(server), Some(table)) = (w.server, w.table) {
             self.send_to(&server, &Wire::Unwatch { table });
-            self.unwatched = Some((table, self.now() + UNWATCHED_MS));
+            self.gallery.unwatched = Some((table, self.now() + UNWATCHED_MS));
         }
     }
 
     /// At each tick: find the table to watch and ask its host for what is missing.
     pub(super) fn watch_tick(&mut self, now: u64) {
-        let Some(w) = self.watching.as_ref() else {
+        let Some(w) = self.gallery.watching.as_ref() else {
             return;
         };
         if w.done {
@@ -523,7 +613,7 @@ impl EventLoop {
         }
         if w.server.is_none() {
             let wanted = w.target.table.clone();
-            let found = self.lobby.tables().into_iter().find(|a| {
+            let found = self.lobbying.lobby.tables().into_iter().find(|a| {
                 a.state == TableState::Started
                     && wanted
                         .as_ref()
@@ -537,13 +627,13 @@ impl EventLoop {
                 return;
             };
             tracing::info!("asking {host} to watch table {}", hex(&advert.table));
-            if let Some(w) = self.watching.as_mut() {
+            if let Some(w) = self.gallery.watching.as_mut() {
                 w.server = Some(host);
                 w.table = Some(advert.table);
                 w.last_ask = 0;
             }
         }
-        let Some(w) = self.watching.as_ref() else {
+        let Some(w) = self.gallery.watching.as_ref() else {
             return;
         };
         if now >= w.last_ask + WATCH_ASK_MS {
@@ -552,7 +642,7 @@ impl EventLoop {
     }
 
     fn ask_to_watch(&mut self, now: u64) {
-        let Some(w) = self.watching.as_mut() else {
+        let Some(w) = self.gallery.watching.as_mut() else {
             return;
         };
         let (Some(server), Some(table)) = (w.server, w.table) else {
@@ -565,7 +655,8 @@ impl EventLoop {
 
     /// Whether `peer` is the host this peer watches through.
     pub(super) fn is_server(&self, peer: &PeerId) -> bool {
-        self.watching
+        self.gallery
+            .watching
             .as_ref()
             .is_some_and(|w| w.server.as_ref() == Some(peer))
     }
@@ -573,12 +664,17 @@ impl EventLoop {
     /// A message from the host this peer watches through.
     pub(super) fn on_served(&mut self, peer: PeerId, wire: Wire) {
         let now = self.now();
-        let Some(table) = self.watching.as_ref().and_then(|w| w.table) else {
+        let Some(table) = self.gallery.watching.as_ref().and_then(|w| w.table) else {
             return;
         };
         match wire {
             Wire::Start(roster) if roster.advert.table == table => {
-                if self.watching.as_ref().is_some_and(|w| w.follower.is_some()) {
+                if self
+                    .gallery
+                    .watching
+                    .as_ref()
+                    .is_some_and(|w| w.follower.is_some())
+                {
                     return;
                 }
                 let seats = match roster.verify() {
@@ -590,7 +686,7 @@ impl EventLoop {
                 };
                 let keys = [0, 1, 2, 3].map(|i: usize| seats[i].key);
                 let follower = Follower::watching(table, roster.host_seat, keys);
-                if let Some(w) = self.watching.as_mut() {
+                if let Some(w) = self.gallery.watching.as_mut() {
                     w.follower = Some(follower);
                     w.chair = roster.host_seat;
                     w.players = seats.iter().filter(|s| !s.bot).map(|s| s.peer).collect();
@@ -603,6 +699,7 @@ impl EventLoop {
             } if t == table => self.watched_frame(peer, now, bytes),
             Wire::Watched { table: t, next } if t == table => {
                 let have = self
+                    .gallery
                     .watching
                     .as_ref()
                     .and_then(|w| w.follower.as_ref())
@@ -610,8 +707,12 @@ impl EventLoop {
                 tracing::debug!("watched to {next}, have {have}");
                 // A full batch taken: ask for the next at once (a mark with nothing new in it
                 // is not answered before the next tick).
-                let fresh = self.watching.as_ref().is_some_and(|w| w.last_mark < next);
-                if let Some(w) = self.watching.as_mut() {
+                let fresh = self
+                    .gallery
+                    .watching
+                    .as_ref()
+                    .is_some_and(|w| w.last_mark < next);
+                if let Some(w) = self.gallery.watching.as_mut() {
                     w.last_mark = w.last_mark.max(next);
                 }
                 if have >= next && fresh {
@@ -619,7 +720,7 @@ impl EventLoop {
                 }
             }
             Wire::WatchRefused { table: t, reason } if t == table => {
-                if let Some(w) = self.watching.as_mut() {
+                if let Some(w) = self.gallery.watching.as_mut() {
                     w.done = true;
                 }
                 self.emit(NetEvent::WatchRefused {
@@ -631,7 +732,7 @@ impl EventLoop {
                 names,
                 chat,
             } if t == table => {
-                self.watchers_chat = chat;
+                self.talk.set_watchers_chat(chat);
                 let names = names
                     .iter()
                     .take(MAX_WATCHERS)
@@ -645,7 +746,7 @@ impl EventLoop {
     }
 
     fn watched_frame(&mut self, peer: PeerId, now: u64, bytes: Vec<u8>) {
-        let Some(w) = self.watching.as_mut() else {
+        let Some(w) = self.gallery.watching.as_mut() else {
             return;
         };
         let Some(f) = w.follower.as_mut() else {
@@ -674,7 +775,7 @@ impl EventLoop {
             }
         }
         if let Some((hand, hands)) = revealed
-            && let Some(w) = self.watching.as_mut()
+            && let Some(w) = self.gallery.watching.as_mut()
             && hand > w.revealed
         {
             w.revealed = hand;
@@ -689,7 +790,7 @@ impl EventLoop {
         }
         // The table as a watcher sees it, from the host's chair (the app draws it).
         if changed
-            && let Some(w) = self.watching.as_ref()
+            && let Some(w) = self.gallery.watching.as_ref()
             && let Some(f) = w.follower.as_ref()
             && let Some(view) = f.view(w.chair)
         {
@@ -698,7 +799,7 @@ impl EventLoop {
                 now,
             });
         }
-        if over && let Some(w) = self.watching.as_mut() {
+        if over && let Some(w) = self.gallery.watching.as_mut() {
             w.done = true;
         }
     }
@@ -706,7 +807,7 @@ impl EventLoop {
     /// The host this peer watches through showed it a false game: said, and the watcher
     /// stops (no other peer serves it; what it was shown up to there was checked).
     fn lied(&mut self, peer: PeerId, why: String) {
-        if let Some(w) = self.watching.as_mut() {
+        if let Some(w) = self.gallery.watching.as_mut() {
             if w.done {
                 return;
             }
@@ -715,170 +816,5 @@ impl EventLoop {
         tracing::warn!("the host {peer} lied to this watcher: {why}");
         self.emit(NetEvent::Lied { peer, why });
         self.ban(peer);
-    }
-
-    // ---- talk ----
-
-    /// Sends a line of talk from the player.
-    pub(super) fn say(&mut self, text: &str) -> Result<(), String> {
-        let text = mahjong_store::clean_text(text, wire::MAX_CHAT_CHARS + 1);
-        let n = text.chars().count();
-        if n == 0 {
-            return Err("nothing to say".into());
-        }
-        if n > wire::MAX_CHAT_CHARS {
-            return Err(format!(
-                "a line holds at most {} characters",
-                wire::MAX_CHAT_CHARS
-            ));
-        }
-        let (table, watcher) = if let Some(p) = self.playing.as_ref() {
-            (p.host.table(), false)
-        } else if let Some(t) = self.watching.as_ref().and_then(|w| w.table) {
-            (t, true)
-        } else {
-            return Err("not at a table".into());
-        };
-        if watcher && !self.watchers_chat {
-            return Err("watchers may not talk at this table".into());
-        }
-        let now = self.now();
-        let me = self.me;
-        if !self.heard_ok(&me, None, now) {
-            return Err(format!(
-                "at most {CHAT_BURST} lines in {} seconds",
-                CHAT_WINDOW_MS / 1000
-            ));
-        }
-        self.chat_number += 1;
-        let line = SignedChat::sign(
-            Chat {
-                table,
-                from: me,
-                name: self.settings.name.clone(),
-                number: self.chat_number,
-                text: text.clone(),
-            },
-            &self.identity,
-        );
-        if let Some(h) = self.heard.get_mut(me.as_bytes()) {
-            h.last = Some(self.chat_number);
-        }
-        self.pass_on(&line, None);
-        self.emit(NetEvent::Chat {
-            name: self.settings.name.clone(),
-            from: me,
-            text,
-            watcher,
-        });
-        Ok(())
-    }
-
-    /// Whether a line numbered `number` of `from` is new and within its rate (counted).
-    fn heard_ok(&mut self, from: &VerifyingKey, number: Option<u32>, now: u64) -> bool {
-        if self.heard.len() > 64 && !self.heard.contains_key(from.as_bytes()) {
-            return false;
-        }
-        let h = self.heard.entry(*from.as_bytes()).or_default();
-        if let (Some(n), Some(last)) = (number, h.last)
-            && n <= last
-        {
-            return false;
-        }
-        if now >= h.window_start + CHAT_WINDOW_MS {
-            h.window_start = now;
-            h.lines = 0;
-        }
-        if h.lines >= CHAT_BURST {
-            return false;
-        }
-        h.lines += 1;
-        if number.is_some() {
-            h.last = number;
-        }
-        true
-    }
-
-    /// A line of talk from `peer`: checked, shown once, passed on by the host.
-    pub(super) fn on_chat(&mut self, peer: PeerId, line: SignedChat) {
-        let now = self.now();
-        let table = self
-            .playing
-            .as_ref()
-            .map(|p| p.host.table())
-            .or_else(|| self.watching.as_ref().and_then(|w| w.table));
-        if Some(line.chat.table) != table {
-            return;
-        }
-        let served = self.served.iter().any(|w| w.peer == peer);
-        // A line of a seated player: at the table played, or at the table watched.
-        let from_seat = self
-            .playing
-            .as_ref()
-            .is_some_and(|p| p.seats.iter().any(|s| s.peer == line.chat.from && !s.bot))
-            || self
-                .watching
-                .as_ref()
-                .is_some_and(|w| w.players.contains(&line.chat.from));
-        // Whom it may come from: a seated player itself, a watcher this host serves (its
-        // own line, if watchers may talk), or the host passing a line on.
-        let sender_is_peer = peer_key(&peer) == Some(line.chat.from);
-        let host_passes = self
-            .playing
-            .as_ref()
-            .map(|p| peer_id(&p.roster.advert.host) == Some(peer))
-            .unwrap_or_else(|| self.is_server(&peer));
-        let allowed = if served {
-            sender_is_peer && self.watch_policy.chat
-        } else {
-            (from_seat && sender_is_peer) || host_passes
-        };
-        if !allowed || line.verify().is_err() || line.chat.from == self.me {
-            return;
-        }
-        if !self.heard_ok(&line.chat.from, Some(line.chat.number), now) {
-            return;
-        }
-        let watcher = !from_seat;
-        self.pass_on(&line, Some(peer));
-        self.emit(NetEvent::Chat {
-            name: line.chat.name.clone(),
-            from: line.chat.from,
-            text: line.chat.text.clone(),
-            watcher,
-        });
-    }
-
-    /// Sends a line on: a seated player's own line to the other seats; the host passes every
-    /// line to the watchers, and a watcher's to the seats; a watcher sends its own to the
-    /// host. Never back to the peer it came from.
-    fn pass_on(&mut self, line: &SignedChat, came_from: Option<PeerId>) {
-        let wire = Wire::Chat(Box::new(line.clone()));
-        let mut to: Vec<PeerId> = Vec::new();
-        if self.playing.is_some() {
-            let mine = line.chat.from == self.me;
-            let hosting = self.hosted().is_some();
-            let from_watcher = self
-                .playing
-                .as_ref()
-                .is_some_and(|p| !p.seats.iter().any(|s| s.peer == line.chat.from));
-            if mine || (hosting && from_watcher) {
-                to.extend(self.table_peers());
-            }
-            if hosting {
-                to.extend(self.served.iter().map(|w| w.peer));
-            }
-        } else if let Some(server) = self.watching.as_ref().and_then(|w| w.server)
-            && line.chat.from == self.me
-        {
-            to.push(server);
-        }
-        to.sort();
-        to.dedup();
-        for peer in to {
-            if Some(peer) != came_from && peer_key(&peer) != Some(line.chat.from) {
-                self.send_to(&peer, &wire);
-            }
-        }
     }
 }
