@@ -157,6 +157,9 @@ pub struct App {
     /// The store (`mahjong.sqlite3`) was found damaged at start: where it was set aside as it
     /// was, or why it could not be (said on the home screen).
     pub store_damaged: Option<Result<std::path::PathBuf, String>>,
+    /// A practice journal of an app before this one was found at start and set aside
+    /// ([`crate::session::set_aside_old_journal`]): the home screen says so.
+    pub old_practice: bool,
     /// The table's sounds (silent until [`App::enable_sound`]).
     pub sound: crate::sound::Sound,
     /// The countdown second last sounded.
@@ -215,6 +218,7 @@ impl App {
             resuming: false,
             watching: None,
             store_damaged: None,
+            old_practice: false,
             dir_problem,
             settings_unreadable,
             sound: crate::sound::Sound::silent(),
@@ -253,6 +257,9 @@ impl App {
         }
         if app.dir_problem.is_none() {
             app.store_damaged = check_store(&app.data_dir);
+        }
+        if app.dir_problem.is_none() {
+            app.old_practice = crate::session::set_aside_old_journal(&app.data_dir);
         }
         let saved = (app.dir_problem.is_none() && !app.settings.name.is_empty())
             .then(|| crate::session::practice_to_resume(&app.data_dir))
@@ -382,10 +389,17 @@ impl App {
     pub fn store_damaged_text(&self) -> Option<String> {
         let lang = self.lang();
         let db = self.data_dir.join(mahjong_store::DB_FILE);
-        Some(match self.store_damaged.as_ref()? {
+        let damaged = self.store_damaged.as_ref().map(|d| match d {
             Ok(aside) => lang.f(T::StoreSetAside, &[&db.display(), &aside.display()]),
             Err(why) => lang.f(T::StoreDamagedKept, &[&db.display(), why]),
-        })
+        });
+        let old = self
+            .old_practice
+            .then(|| lang.t(T::OldPracticeSetAside).to_string());
+        match (damaged, old) {
+            (Some(d), Some(o)) => Some(format!("{d}\n{o}")),
+            (d, o) => d.or(o),
+        }
     }
 
     /// The problem with the data dir or the settings, in the current language.

@@ -197,22 +197,31 @@ fn run(key: TableKey, out: async_mpsc::UnboundedSender<Feed>) {
 /// saved in the store): set aside once, as `practice.jsonl.old`.
 pub const OLD_PRACTICE_JOURNAL: &str = "practice.jsonl";
 
-/// The practice table saved unfinished in `dir`'s store (its set-up), which the app opens on
-/// (the worker seats it again: [`crate::engine::Engine::resume`]). Creates nothing. An old
-/// practice journal found there is refused with why, once: its hand in play is lost, its
-/// finished hands were booked in the history when they ended.
-pub fn practice_to_resume(dir: &Path) -> Option<crate::engine::PracticeConfig> {
+/// An old practice journal found in `dir` (written by the app before practice tables were
+/// kept in the store) is refused with why, once: set aside as `practice.jsonl.old`, with a line
+/// in the log. Its hand in play is lost; its finished hands were booked in the history when
+/// they ended. Whether one was found (the home screen says so).
+pub fn set_aside_old_journal(dir: &Path) -> bool {
     let old = dir.join(OLD_PRACTICE_JOURNAL);
-    if old.exists() {
-        tracing::warn!(
-            "{} was written by an earlier version of the app, which kept a practice table \
-             apart from the store: its hand in play cannot be resumed (its finished hands are \
-             in the history); set aside as {}.old",
-            old.display(),
-            OLD_PRACTICE_JOURNAL
-        );
-        let _ = std::fs::rename(&old, dir.join(format!("{OLD_PRACTICE_JOURNAL}.old")));
+    if !old.exists() {
+        return false;
     }
+    tracing::warn!(
+        "{} was written by an earlier version of the app, which kept a practice table \
+         apart from the store: its hand in play cannot be resumed (its finished hands are \
+         in the history); set aside as {}.old",
+        old.display(),
+        OLD_PRACTICE_JOURNAL
+    );
+    if let Err(e) = std::fs::rename(&old, dir.join(format!("{OLD_PRACTICE_JOURNAL}.old"))) {
+        tracing::warn!("{} cannot be set aside: {e}", old.display());
+    }
+    true
+}
+
+/// The practice table saved unfinished in `dir`'s store (its set-up), which the app opens on
+/// (the worker seats it again: [`Engine::resume`]). Creates nothing.
+pub fn practice_to_resume(dir: &Path) -> Option<PracticeConfig> {
     let store = crate::records::open_existing(dir).ok()??;
     let table = store
         .unfinished_tables()

@@ -920,6 +920,54 @@ fn a_damaged_store_is_set_aside_and_said_on_the_home_screen() {
     }
 }
 
+/// A practice journal of an app before practice tables were kept in the store: refused with
+/// why, once. The file is set aside as `practice.jsonl.old`, the home screen says what it
+/// means in the player's language, and the next start says nothing more.
+#[test]
+fn an_old_practice_journal_is_set_aside_and_said_once() {
+    for lang in [Lang::Zh, Lang::En] {
+        let dir = temp_dir(&format!("old-journal-{lang}"));
+        Settings {
+            name: "Mei".into(),
+            lang,
+            ..Settings::default()
+        }
+        .save(&dir)
+        .expect("settings");
+        std::fs::write(dir.join("practice.jsonl"), "{\"version\":2}\n").expect("journal");
+        let flags = || Flags {
+            data_dir: dir.clone(),
+            lang: None,
+            practice: None,
+            seed: Some(1),
+            think_ms: (0, 0),
+        };
+        let (app, _) = App::new(flags());
+        assert!(matches!(app.screen, Screen::Home(_)), "the home screen");
+        assert!(dir.join("practice.jsonl.old").exists(), "set aside");
+        assert!(!dir.join("practice.jsonl").exists());
+        let said = app.store_damaged_text().expect("said");
+        let mut ui = Simulator::with_size(shanghai_mahjong::iced_settings(), app.size, app.view());
+        assert!(
+            ui.find(said.as_str()).is_ok(),
+            "not on the home screen: {said}"
+        );
+        match lang {
+            Lang::Zh => assert!(
+                said.contains("对局记录") && said.contains("practice.jsonl.old"),
+                "{said}"
+            ),
+            Lang::En => assert!(
+                said.contains("history") && said.contains("practice.jsonl.old"),
+                "{said}"
+            ),
+        }
+        let (again, _) = App::new(flags());
+        assert_eq!(again.store_damaged_text(), None, "said once");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
 /// `--name X --practice PRESET` on a fresh data dir: no welcome screen, straight to the
 /// table, the name remembered.
 #[test]
