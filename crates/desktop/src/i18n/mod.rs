@@ -279,6 +279,7 @@ mod tests {
             T::NetDetailInLog,
             T::InUseText,
             T::SettingsUnreadable,
+            T::OldPracticeSetAside,
         ];
         for lang in [Lang::En, Lang::Zh] {
             for &k in T::ALL {
