@@ -540,6 +540,7 @@ pub fn text(key: T) -> &'static str {
         T::StoreSetAside => {
             "Your game records {0} were damaged and could not be read. The file was kept as it was, renamed {1}, and a new empty record was started: hands from now on are kept as usual, earlier ones no longer show in the history. To get them back, keep that file and give it to someone who can repair an SQLite database."
         }
+        T::TableOfHost => "{0}'s table",
         T::OldPracticeSetAside => {
             "A practice table saved by an earlier version of the app cannot be resumed: its finished hands are in your history, the hand that was being played is lost. (Its file is kept as practice.jsonl.old.)"
         }

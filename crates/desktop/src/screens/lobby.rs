@@ -686,7 +686,7 @@ impl State {
             .wrap()
             .vertical_spacing(6);
         let mut head = row![
-            bold(a.name.as_str(), 18.0, ON_FELT),
+            bold(table_title(lang, a), 18.0, ON_FELT),
             label(lang.f(T::LobbyHost, &[&host]), 14.0, MUTED),
         ]
         .spacing(10)
@@ -919,7 +919,11 @@ impl State {
                 ))
             });
         let mut col = column![
-            bold(lang.f(T::SetupTitle, &[&a.name]), 24.0, ACCENT),
+            bold(
+                lang.f(T::SetupTitle, &[&table_title(lang, a)]),
+                24.0,
+                ACCENT
+            ),
             label(lang.f(T::SetupBy, &[&host]), 14.0, MUTED),
             seats,
         ]
@@ -981,6 +985,17 @@ impl State {
         scrollable(container(col).center_x(Length::Fill))
             .height(Length::Fill)
             .into()
+    }
+}
+
+/// A table's name as shown: the name its host gave it, or, for the network's default name
+/// (`NAME's table`, made in the host's words), the same in the player's language
+/// (`甲的牌桌`).
+pub fn table_title(lang: Lang, a: &Advert) -> String {
+    let host = a.seats.iter().flatten().find(|s| s.key == a.host);
+    match host {
+        Some(h) if a.name == format!("{}'s table", h.name) => lang.f(T::TableOfHost, &[&h.name]),
+        _ => a.name.clone(),
     }
 }
 
@@ -1103,6 +1118,15 @@ mod tests {
         assert_eq!(hands(Lang::En, 1), "1 hand");
         assert_eq!(hands(Lang::En, 4), "4 hands");
         assert_eq!(hands(Lang::Zh, 1), "1 局");
+    }
+
+    #[test]
+    fn a_default_table_name_reads_in_the_players_language() {
+        let mut a = stranger_table().seated.expect("a table").roster.advert;
+        assert_eq!(table_title(Lang::Zh, &a), "Friday", "a name its host gave");
+        a.name = "Ann's table".into();
+        assert_eq!(table_title(Lang::Zh, &a), "Ann的牌桌");
+        assert_eq!(table_title(Lang::En, &a), "Ann's table");
     }
 
     #[test]
