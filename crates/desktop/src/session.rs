@@ -224,11 +224,8 @@ pub fn set_aside_old_journal(dir: &Path) -> bool {
 pub fn practice_to_resume(dir: &Path) -> Option<PracticeConfig> {
     let store = crate::records::open_existing(dir).ok()??;
     let table = store
-        .unfinished_tables()
-        .ok()?
-        .into_iter()
-        .rev()
-        .find(mahjong_store::TableInfo::is_practice)?;
+        .unfinished_table(mahjong_host::Kind::Practice)
+        .ok()??;
     let setup = store.roster(&table.id).ok()??;
     match crate::engine::PracticeConfig::from_stored(&setup) {
         Ok(config) => Some(config),

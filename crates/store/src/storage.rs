@@ -13,6 +13,18 @@ fn err(e: impl std::fmt::Display) -> StorageError {
     StorageError(e.to_string())
 }
 
+impl Store {
+    /// The newest unfinished table of a kind (a practice table or a friends' one): the one a
+    /// restarted program resumes ([`Storage::resume`]), read without its journals.
+    pub fn unfinished_table(&self, kind: Kind) -> Result<Option<TableInfo>, crate::StoreError> {
+        Ok(self
+            .unfinished_tables()?
+            .into_iter()
+            .rev()
+            .find(|t| t.is_practice() == (kind == Kind::Practice)))
+    }
+}
+
 impl Storage for Store {
     fn has_table(&mut self, table: &[u8; 32]) -> Result<bool, StorageError> {
         Ok(self.table(table).map_err(err)?.is_some())
@@ -100,13 +112,7 @@ impl Storage for Store {
     }
 
     fn resume(&mut self, kind: Kind) -> Result<Option<Stored>, StorageError> {
-        let Some(info) = self
-            .unfinished_tables()
-            .map_err(err)?
-            .into_iter()
-            .rev()
-            .find(|t| t.is_practice() == (kind == Kind::Practice))
-        else {
+        let Some(info) = self.unfinished_table(kind).map_err(err)? else {
             return Ok(None);
         };
         let table = to_hex(&info.id);
