@@ -279,7 +279,8 @@ fn ticker(period_ms: &u64) -> BoxStream<'static, Instant> {
 /// The practice table saved unfinished in the key's store, seated again
 /// ([`Engine::resume`]): the screen is told the hands already final (the hand under way is the
 /// next) and the table as the player last saw it. A table found over, or no table at all,
-/// starts the key's set-up afresh.
+/// starts the key's set-up afresh, as a new table (another seed: the stored table keeps its
+/// id).
 pub fn resume_table(key: &TableKey) -> Result<(Engine, Vec<Update>), EngineError> {
     let Some(r) = &key.record else {
         return start_table(key);
@@ -294,7 +295,11 @@ pub fn resume_table(key: &TableKey) -> Result<(Engine, Vec<Update>), EngineError
             updates.extend(resumed.updates);
             Ok((resumed.engine, updates))
         }
-        None => start_table(key),
+        None => {
+            let mut fresh = key.clone();
+            fresh.config.seed ^= mahjong_store::now_ms();
+            start_table(&fresh)
+        }
     }
 }
 
