@@ -290,9 +290,9 @@ fn the_history_lists_a_finished_practice_hand_exports_and_verifies_it() -> Resul
     let names = |s: u8| history::short_label(Lang::En, &table, s);
     let words = history::result_words(Lang::En, &names, &table.hands[0].result);
     assert!(ui.find(&words), "the result in words: {words}");
-    // Each player's balance and level.
-    let me = Lang::En.f(T::LevelOf, &[&1, &"贫民"]);
-    assert!(ui.find(&me));
+    // Each player's balance and level, the level's name in English ("level 1 (Pauper)").
+    let me = Lang::En.f(T::LevelOf, &[&1, &"Pauper"]);
+    assert!(ui.find(&me), "{me}");
 
     // Verify the table's stored log offline.
     ui.click(ui.t(T::VerifyTable))?;

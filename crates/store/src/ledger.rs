@@ -121,33 +121,36 @@ pub struct Level {
     pub number: u8,
     /// Its name (贫民 … 富可敌国).
     pub name: &'static str,
+    /// Its name in English (Pauper … Richer than a nation).
+    pub english: &'static str,
     /// The lowest coin balance of the level (level 1 takes every balance below 4000,
     /// negative ones included).
     pub from: i64,
 }
 
-/// The level table: (name, lowest balance in coins).
-const LEVELS: [(&str, i64); 20] = [
-    ("贫民", 0),
-    ("温饱", 4_000),
-    ("平民", 8_000),
-    ("白领", 20_000),
-    ("小康", 40_000),
-    ("小资", 80_000),
-    ("发横财", 150_000),
-    ("暴发户", 300_000),
-    ("小财主", 500_000),
-    ("大财主", 1_000_000),
-    ("财神爷", 2_000_000),
-    ("小富一方", 5_000_000),
-    ("家财万贯", 10_000_000),
-    ("有钱有势", 50_000_000),
-    ("富甲一方", 100_000_000),
-    ("金融巨贾", 500_000_000),
-    ("豪门世家", 1_000_000_000),
-    ("富及千里", 5_000_000_000),
-    ("富甲天下", 10_000_000_000),
-    ("富可敌国", 20_000_000_000),
+/// The level table: (name, its English, lowest balance in coins). The English names are this
+/// project's renderings of the rules' table, which has none.
+const LEVELS: [(&str, &str, i64); 20] = [
+    ("贫民", "Pauper", 0),
+    ("温饱", "Getting by", 4_000),
+    ("平民", "Commoner", 8_000),
+    ("白领", "White collar", 20_000),
+    ("小康", "Comfortable", 40_000),
+    ("小资", "Well-heeled", 80_000),
+    ("发横财", "Windfall", 150_000),
+    ("暴发户", "Nouveau riche", 300_000),
+    ("小财主", "Man of means", 500_000),
+    ("大财主", "Man of wealth", 1_000_000),
+    ("财神爷", "God of wealth", 2_000_000),
+    ("小富一方", "Local notable", 5_000_000),
+    ("家财万贯", "Vast fortune", 10_000_000),
+    ("有钱有势", "Rich and powerful", 50_000_000),
+    ("富甲一方", "Richest in the region", 100_000_000),
+    ("金融巨贾", "Tycoon", 500_000_000),
+    ("豪门世家", "Great house", 1_000_000_000),
+    ("富及千里", "Wealth far and wide", 5_000_000_000),
+    ("富甲天下", "Richest in the land", 10_000_000_000),
+    ("富可敌国", "Richer than a nation", 20_000_000_000),
 ];
 
 /// The level of a coin balance.
@@ -155,12 +158,13 @@ pub fn level(balance: Money) -> Level {
     let coins = balance.0.div_euclid(100);
     let index = LEVELS
         .iter()
-        .rposition(|&(_, from)| coins >= from)
+        .rposition(|&(_, _, from)| coins >= from)
         .unwrap_or(0);
-    let (name, from) = LEVELS[index];
+    let (name, english, from) = LEVELS[index];
     Level {
         number: index as u8 + 1,
         name,
+        english,
         from,
     }
 }
@@ -480,5 +484,11 @@ mod tests {
         assert_eq!(level(Money::coins(20_000)).name, "白领");
         assert_eq!(level(Money::coins(20_000_000_000)).number, 20);
         assert_eq!(level(Money(i64::MAX)).name, "富可敌国");
+        assert_eq!(level(Money::ZERO).english, "Pauper");
+        assert_eq!(level(Money(i64::MAX)).english, "Richer than a nation");
+        // Every level has an English name of its own, in plain ASCII.
+        let english: std::collections::BTreeSet<&str> = LEVELS.iter().map(|l| l.1).collect();
+        assert_eq!(english.len(), LEVELS.len());
+        assert!(english.iter().all(|e| !e.is_empty() && e.is_ascii()));
     }
 }

@@ -681,7 +681,20 @@ fn players<'a>(lang: Lang, players: &[PlayerEntry]) -> Element<'a, Message> {
             row![
                 cell(name, 4, if p.me { ACCENT } else { ON_FELT }),
                 cell(super::signed(p.balance), 2, ON_FELT),
-                cell(lang.f(T::LevelOf, &[&l.number, &l.name]), 3, ON_FELT),
+                cell(
+                    lang.f(
+                        T::LevelOf,
+                        &[
+                            &l.number,
+                            &match lang {
+                                Lang::Zh => l.name,
+                                Lang::En => l.english,
+                            },
+                        ],
+                    ),
+                    3,
+                    ON_FELT,
+                ),
                 cell(p.hands.to_string(), 1, MUTED),
             ]
             .spacing(6),
