@@ -333,6 +333,24 @@ fn a_practice_table_starts_deals_and_discards_by_click() -> Result<(), Error> {
     Ok(())
 }
 
+/// While the table sets the player's flowers aside (the host plays them; on a LAN the
+/// replacements take a few seconds of shares), the line says so, not "discard a tile".
+#[test]
+fn while_the_players_flowers_are_replaced_the_line_says_so() -> Result<(), Error> {
+    use shanghai_mahjong::i18n::T;
+    for lang in [Lang::Zh, Lang::En] {
+        let mut h = Harness::named(&format!("flowers-{lang:?}"), 11, lang);
+        h.click(lang.t(T::StartPractice))?;
+        h.sit_down();
+        let mut view = h.table().view.clone().expect("a view");
+        view.phase = PublicPhase::Flowers { seat: view.seat };
+        h.feed(vec![Update::View { view, now: 0 }]);
+        assert!(h.find(lang.t(T::YourTurnFlower)), "{lang:?}: the flowers line");
+        assert!(!h.find(lang.t(T::YourTurnDiscard)), "{lang:?}: no discard line");
+    }
+    Ok(())
+}
+
 #[test]
 fn a_discard_by_keys() -> Result<(), Error> {
     let mut h = Harness::named("keys", 11, Lang::En);

@@ -47,7 +47,7 @@ pub fn text(key: T) -> &'static str {
         T::Wildcard => "Wildcard",
         T::HandNo => "Hand {0}",
         T::YourTurnDiscard => "Your turn: discard a tile",
-        T::YourTurnFlower => "Your turn: set flowers aside",
+        T::YourTurnFlower => "Setting your flowers aside…",
         T::ClaimOn => "{0} discarded",
         T::RobOn => "{0} adds to a kong",
         T::WaitingFor => "Waiting for {0}",

@@ -45,7 +45,7 @@ pub fn text(key: T) -> &'static str {
         T::Wildcard => "百搭",
         T::HandNo => "第 {0} 局",
         T::YourTurnDiscard => "轮到你：打出一张",
-        T::YourTurnFlower => "轮到你：补花",
+        T::YourTurnFlower => "正在为你补花……",
         T::ClaimOn => "{0} 打出",
         T::RobOn => "{0} 加杠",
         T::WaitingFor => "等 {0}",

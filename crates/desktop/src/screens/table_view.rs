@@ -467,7 +467,10 @@ fn status<'a>(st: &State, v: &SeatView, ctx: Ctx<'_>, w: f32) -> Element<'a, Mes
     let lang = ctx.lang;
     let can_win = st.legal().iter().any(|a| matches!(a, Action::Win { .. }));
     let text: String = match &v.phase {
-        PublicPhase::Turn { seat, .. } | PublicPhase::Flowers { seat } if *seat == v.seat => lang
+        // The table sets a player's flowers aside itself (the host plays forced moves): while
+        // their replacements are drawn there is nothing to do yet.
+        PublicPhase::Flowers { seat } if *seat == v.seat => lang.t(T::YourTurnFlower).to_string(),
+        PublicPhase::Turn { seat, .. } if *seat == v.seat => lang
             .t(if can_win {
                 T::YourTurnWin
             } else {
