@@ -158,6 +158,16 @@ impl Harness {
     }
 
     /// Feeds the app what the LAN thread says until `done` holds (or panics after 60 s).
+    /// Passes on what the LAN thread sends for `d`.
+    fn for_a_while(&mut self, d: Duration) {
+        let end = Instant::now() + d;
+        while let Some(left) = end.checked_duration_since(Instant::now()) {
+            if let Ok(f) = self.feeds.recv_timeout(left.min(Duration::from_millis(200))) {
+                self.send(Message::Lan(f));
+            }
+        }
+    }
+
     fn until(&mut self, what: &str, mut done: impl FnMut(&App) -> bool) {
         let end = Instant::now() + Duration::from_secs(60);
         while !done(&self.app) {
@@ -363,6 +373,16 @@ fn the_app_opens_a_table_a_headless_friend_joins_and_accepts_and_it_starts() -> 
         Update::Table(replaced),
     ))));
     assert!(h.find("a bot plays for them now"));
+    // The player leaves the table: back in the lobby, free to open or take another table,
+    // never shown still seated at the table left (its last advert was of an open table).
+    h.send(Message::Table(TableMsg::AskLeave));
+    h.click(Lang::En.t(T::LeaveYes))?;
+    assert!(matches!(h.app.screen, Screen::Lobby), "back in the lobby");
+    h.for_a_while(Duration::from_secs(2));
+    assert!(h.app.lobby.my_table().is_none(), "not seated in the lobby");
+    assert!(!h.find("1 · Mei (you)"));
+    assert!(!h.find(Lang::En.t(T::FillBots)));
+    assert!(h.find("Open the table"));
     let _ = rt.block_on(friend.shutdown());
     Ok(())
 }
