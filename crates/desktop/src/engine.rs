@@ -236,6 +236,8 @@ pub struct Engine {
     watcher: crate::watch::Watcher,
     /// The player has a prompt waiting.
     prompt: bool,
+    /// The four seats' signing keys, read only by the test hooks (a seat made to equivocate).
+    #[cfg_attr(not(feature = "test-hooks"), allow(dead_code))]
     keys: Vec<SigningKey>,
     /// Where the table is saved and resumed from (`None`: it is not kept).
     saved: Option<Saved>,
