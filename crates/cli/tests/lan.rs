@@ -2763,10 +2763,13 @@ fn a_flood_of_adverts_with_long_names_from_many_identities_keeps_a_waiting_peer_
         "waiting peer RSS: {rss_before} KiB before, at most {max_rss} KiB under {sent} adverts \
          from {identities} identities (names of 12,000 characters, about 48 KB each)"
     );
-    // Most identities are refused at the connection limit (and retry); those let in flood
-    // as fast as the peer reads.
+    // Most identities are refused at the connection limit; those let in flood as fast as the
+    // peer reads, each up to 30 adverts. How many get in depends on how busy the CPU is
+    // (their 300 handshakes race): 14 and 6 identities in two runs beside the Windows
+    // cross-build (425 and 181 adverts). At least 100 adverts (4.8 MB of names, about 250 times what a waiting peer
+    // may keep of them) still make the flood this test is about.
     assert!(
-        sent >= 200,
+        sent >= 100,
         "only {sent} adverts went out: the flood did not happen"
     );
     assert!(code.is_some(), "the waiting peer hung: {:#?}", victim.seen);
