@@ -112,10 +112,11 @@ pub fn run(args: cli::Args) -> Result<Ended, iced::Error> {
         move || {
             let (mut app, task) = app::App::new(flags.clone());
             app.enable_sound();
+            // The command line's name first: the autoplayed practice table is kept under it.
+            let more = app.connect(lan.clone());
             if let Some(n) = practice_autoplay {
                 app.practice_autoplay(n);
             }
-            let more = app.connect(lan.clone());
             (app, iced::Task::batch([task, more]))
         },
         move |app: &mut app::App, message| {

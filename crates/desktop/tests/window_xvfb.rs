@@ -666,6 +666,7 @@ fn practice_autoplay_plays_the_hands_books_them_and_exits_0() {
         .arg("--data-dir")
         .arg(&dir)
         .args(["--practice", "qiaoma", "--autoplay", "--hands", "2"])
+        .args(["--name", "Ann"])
         .env("DISPLAY", &display)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -687,6 +688,12 @@ fn practice_autoplay_plays_the_hands_books_them_and_exits_0() {
     assert!(hands.iter().all(|l| l.ends_with("4 signatures")), "{err}");
     let history = shanghai_mahjong::records::load(&dir).expect("the ledger");
     assert_eq!(history.hand_count(), 2, "both hands booked");
+    // Under the name given on the command line, not a stand-in.
+    assert!(
+        history.players.iter().any(|p| p.me && p.name == "Ann"),
+        "{:?}",
+        history.players.iter().map(|p| &p.name).collect::<Vec<_>>()
+    );
     eprintln!(
         "two practice hands played and booked in {:.1} s",
         start.elapsed().as_secs_f32()
