@@ -555,9 +555,7 @@ impl App {
         // The table is in play now: its last advert (open, with this player seated) must not
         // come back in the lobby when the player leaves it; the network's next list says what
         // is open then.
-        self.lobby
-            .tables
-            .retain(|a| a.table != roster.advert.table);
+        self.lobby.tables.retain(|a| a.table != roster.advert.table);
         self.talk = Some(talk::State::at(
             self.data_dir.clone(),
             link.me,

@@ -345,8 +345,14 @@ fn while_the_players_flowers_are_replaced_the_line_says_so() -> Result<(), Error
         let mut view = h.table().view.clone().expect("a view");
         view.phase = PublicPhase::Flowers { seat: view.seat };
         h.feed(vec![Update::View { view, now: 0 }]);
-        assert!(h.find(lang.t(T::YourTurnFlower)), "{lang:?}: the flowers line");
-        assert!(!h.find(lang.t(T::YourTurnDiscard)), "{lang:?}: no discard line");
+        assert!(
+            h.find(lang.t(T::YourTurnFlower)),
+            "{lang:?}: the flowers line"
+        );
+        assert!(
+            !h.find(lang.t(T::YourTurnDiscard)),
+            "{lang:?}: no discard line"
+        );
     }
     Ok(())
 }

@@ -162,7 +162,10 @@ impl Harness {
     fn for_a_while(&mut self, d: Duration) {
         let end = Instant::now() + d;
         while let Some(left) = end.checked_duration_since(Instant::now()) {
-            if let Ok(f) = self.feeds.recv_timeout(left.min(Duration::from_millis(200))) {
+            if let Ok(f) = self
+                .feeds
+                .recv_timeout(left.min(Duration::from_millis(200)))
+            {
                 self.send(Message::Lan(f));
             }
         }
