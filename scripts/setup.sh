@@ -2,7 +2,7 @@
 # Installs the few system packages the project needs on Debian or Ubuntu, only those missing:
 # ALSA's headers and pkg-config to build the app's sound; for the tests, iproute2 (the LAN
 # tests' network namespaces), nftables (the NAT lab's home routers), Xvfb and xdotool (the real-window tests), and for the Windows
-# check (crates/cli/tests/windows/mod.rs: both binaries cross-built and run under wine) MinGW-w64's
+# check (crates/cli/tests/windows.rs: both binaries cross-built and run under wine) MinGW-w64's
 # C compiler, wine and the rustup target x86_64-pc-windows-gnu. Everything else is built from
 # source by cargo. Safe to run again: it installs nothing when all is there.
 set -euo pipefail

@@ -28,17 +28,6 @@ use mahjong_testlan::Lan;
 mod support;
 use support::{Row, assert_one_leave_in_session, assert_same_ledgers, ledger};
 
-mod windows;
-
-/// The Windows build, cross-built and run under wine, at a table with three Linux peers
-/// (tests/windows/mod.rs). Named to run first: its cross-build, at the lowest priority, uses
-/// the CPU that the tables of the tests below leave idle, and its wine steps wait their turn
-/// for the one-table lock.
-#[test]
-fn a_build_for_windows_scores_practises_and_plays_with_linux_peers() {
-    windows::check(serial);
-}
-
 /// Where the peers run.
 enum Net {
     Namespaces(Lan),

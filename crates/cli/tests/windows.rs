@@ -10,13 +10,6 @@
 //!   three Linux `mahjong play --bot` peers: the Windows build speaks the same wire, and the
 //!   four ledgers are identical.
 //!
-//! It runs inside the `lan` test binary (`a_build_for_windows_…` in tests/lan.rs), not as a
-//! binary of its own: its cold cross-build is mostly waiting on single crates (about 1.2 cores
-//! busy on average), and the tables of `lan` leave most of the CPU idle while their timers run,
-//! so the two overlap. The cross-build runs at the lowest priority (`nice -n 19`), taking only
-//! what the tables leave, and the wine steps, which play hands themselves, take the binary's
-//! one-table-at-a-time lock.
-//!
 //! Wine 8 has no `bcryptprimitives.dll`, whose `ProcessPrng` Rust's standard library calls on
 //! Windows: a stand-in forwarding to `RtlGenRandom` is built from `tests/wine/
 //! bcryptprimitives.c` with MinGW into the test's prefix (never into a package).
@@ -82,7 +75,6 @@ fn require_tools() {
         "wineboot",
         "wineserver",
         "Xvfb",
-        "nice",
     ]
     .into_iter()
     .filter(|t| !have(t))
@@ -108,9 +100,7 @@ fn tail(text: &[u8], n: usize) -> String {
 fn cross_build() -> PathBuf {
     let start = Instant::now();
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    // The lowest priority: the tables of the tests beside it go first (see the module's doc).
-    let mut cmd = Command::new("nice");
-    cmd.args(["-n", "19"]).arg(cargo);
+    let mut cmd = Command::new(cargo);
     // What cargo sets for a running test (the package's name, its dirs…) would count as
     // changed for the inner build's crates and rebuild them on every run.
     for (key, _) in std::env::vars_os() {
@@ -580,12 +570,10 @@ fn plays_a_table_with_linux_peers(wine: &Wine, dir: &Path) {
     let _ = std::fs::remove_dir_all(&data);
 }
 
-/// The whole check; `one_table` is taken once the cross-build is done, for the wine steps
-/// (they play a practice hand and a table of four peers).
-pub fn check<G>(one_table: impl FnOnce() -> G) {
+#[test]
+fn the_windows_build_scores_practises_and_plays_with_linux_peers() {
     require_tools();
     let dir = cross_build();
-    let _one_table = one_table();
     let start = Instant::now();
     let wine = Wine::new();
     scores_the_worked_examples(&wine, &dir.join("mahjong.exe"));
