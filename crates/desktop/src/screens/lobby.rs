@@ -994,7 +994,9 @@ impl State {
 pub fn table_title(lang: Lang, a: &Advert) -> String {
     let host = a.seats.iter().flatten().find(|s| s.key == a.host);
     match host {
-        Some(h) if a.name == format!("{}'s table", h.name) => lang.f(T::TableOfHost, &[&h.name]),
+        Some(h) if a.name == mahjong_net::lobby::default_table_name(&h.name) => {
+            lang.f(T::TableOfHost, &[&h.name])
+        }
         _ => a.name.clone(),
     }
 }
@@ -1127,6 +1129,15 @@ mod tests {
         a.name = "Ann's table".into();
         assert_eq!(table_title(Lang::Zh, &a), "Ann的牌桌");
         assert_eq!(table_title(Lang::En, &a), "Ann's table");
+        // A host name long enough that the network cut its default table name short.
+        let host = a.host;
+        let long = "Annabelle-Josephine-Maximiliane";
+        if let Some(h) = a.seats.iter_mut().flatten().find(|s| s.key == host) {
+            h.name = long.into();
+        }
+        a.name = mahjong_net::lobby::default_table_name(long);
+        assert_ne!(a.name, format!("{long}'s table"), "the name was cleaned");
+        assert_eq!(table_title(Lang::Zh, &a), format!("{long}的牌桌"));
     }
 
     #[test]

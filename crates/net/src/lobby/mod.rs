@@ -255,6 +255,12 @@ pub fn bot_key(identity: &SigningKey, table: &TableId, seat: Seat) -> SigningKey
     SigningKey::from_bytes(&h.finalize().into())
 }
 
+/// The name a table gets when its host gives none: `NAME's table`, cleaned as every name is.
+/// An app may show it in its player's language (it knows it by this name).
+pub fn default_table_name(host: &str) -> String {
+    clean_name(&format!("{host}'s table"))
+}
+
 /// `sha256(Options::canonical_bytes())` of a preset.
 pub fn options_hash(preset: Ruleset) -> [u8; 32] {
     Sha256::digest(Options::preset(preset).canonical_bytes()).into()
@@ -561,7 +567,7 @@ impl Lobby {
             return Err(LobbyError::OtherPreset);
         }
         let name = match clean_name(&spec.name) {
-            n if n == NO_NAME => clean_name(&format!("{}'s table", self.settings.name)),
+            n if n == NO_NAME => default_table_name(&self.settings.name),
             n => n,
         };
         self.settings.preset = spec.preset;
@@ -776,10 +782,10 @@ impl Lobby {
             table,
             host: self.me,
             nonce,
-            name: self.hosting.as_ref().map_or_else(
-                || clean_name(&format!("{}'s table", s.name)),
-                |h| h.0.clone(),
-            ),
+            name: self
+                .hosting
+                .as_ref()
+                .map_or_else(|| default_table_name(&s.name), |h| h.0.clone()),
             preset: s.preset,
             options_hash: self
                 .hosting
