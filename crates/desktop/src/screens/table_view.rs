@@ -313,11 +313,29 @@ fn whose_turn(v: &SeatView) -> Option<Seat> {
     }
 }
 
+/// A seat's name in its header. The other seats' panels are narrow at 1024 × 600, where a
+/// bot's label ("机器人（由 小明 运行）") wrapped into the line below the fixed-height row:
+/// there the name stays on one line, takes the room the marks after it leave, and what does
+/// not fit is cut. The player's own panel is wide: its name is laid out as it is.
+fn seat_name<'a>(st: &State, v: &SeatView, seat: Seat, ctx: Ctx<'_>) -> Element<'a, Message> {
+    let name = iced::widget::text(st.names(ctx.name).of(ctx.lang, seat))
+        .size(16.0)
+        .color(ON_FELT)
+        .font(crate::FONT_BOLD);
+    if seat == v.seat {
+        return name.into();
+    }
+    container(name.wrapping(iced::widget::text::Wrapping::None))
+        .width(Length::Fill)
+        .clip(true)
+        .into()
+}
+
 fn seat_header<'a>(st: &State, v: &SeatView, seat: Seat, ctx: Ctx<'_>) -> Element<'a, Message> {
     let lang = ctx.lang;
     let mut top = row![
         bold(lang.t(wind(seat, v.dealer)), 18.0, ACCENT),
-        bold(st.names(ctx.name).of(lang, seat), 16.0, ON_FELT),
+        seat_name(st, v, seat, ctx),
     ]
     .spacing(8)
     .align_y(Alignment::Center);
