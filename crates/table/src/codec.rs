@@ -782,6 +782,82 @@ pub fn from_stored_step(table: &[u8; 32], bytes: &[u8]) -> Result<Vec<Envelope>,
     Ok(entries)
 }
 
+/// The first byte of a run of steps in its stored form ([`stored_run`]); apart from
+/// [`STORED_STEP`] and a postcard `Record`'s variant index.
+pub const STORED_RUN: u8 = 0xC6;
+
+/// A step of a stored run: its previous hash only where it is not the log hash through the
+/// step before it in the run.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct RunStep {
+    hand: u32,
+    seq: u32,
+    prev_hash: Option<Hash>,
+    entries: Vec<StoredEntry>,
+}
+
+/// The stored form of consecutive steps of table `table` (each one's envelopes in seat
+/// order, as [`stored_step`] takes them): [`STORED_RUN`], then each step as [`stored_step`]
+/// keeps it, except that a step's previous hash is left out when it is the log hash through
+/// the step before it ([`chain`]), as it is in a log without gaps; the first step keeps its
+/// own. A finished hand kept as one run costs its journal one row instead of one a step (the
+/// row's table id, seat and index entry) and 32 bytes a step. `None` when a step cannot be
+/// stored by [`stored_step`] or the run is empty. [`from_stored_run`] gives back the same
+/// envelopes.
+pub fn stored_run(table: &[u8; 32], steps: &[Vec<Envelope>]) -> Option<Vec<u8>> {
+    let mut run = Vec::with_capacity(steps.len());
+    let mut after: Option<Hash> = None;
+    for entries in steps {
+        let bytes = stored_step(table, entries)?;
+        let step: StoredStep = decode_value(bytes.get(1..)?).ok()?;
+        let prev_hash = (after != Some(step.prev_hash)).then_some(step.prev_hash);
+        after = Some(chain(&step.prev_hash, step.seq, entries));
+        run.push(RunStep {
+            hand: step.hand,
+            seq: step.seq,
+            prev_hash,
+            entries: step.entries,
+        });
+    }
+    if run.is_empty() {
+        return None;
+    }
+    let mut out = vec![STORED_RUN];
+    out.extend_from_slice(&encode_value(&run));
+    Some(out)
+}
+
+/// The steps of a run stored by [`stored_run`] for table `table`, each its envelopes.
+/// Refuses bytes that are not the stored form it makes of what they decode to (a first step
+/// without its previous hash among them).
+pub fn from_stored_run(table: &[u8; 32], bytes: &[u8]) -> Result<Vec<Vec<Envelope>>, FrameError> {
+    let Some((&STORED_RUN, rest)) = bytes.split_first() else {
+        return Err(FrameError::Decode("not a stored run".into()));
+    };
+    let run: Vec<RunStep> = decode_value(rest)?;
+    let mut steps = Vec::with_capacity(run.len());
+    let mut after: Option<Hash> = None;
+    for step in run {
+        let prev_hash = step.prev_hash.or(after).ok_or_else(|| {
+            FrameError::Decode("a stored run's first step has no previous hash".into())
+        })?;
+        let mut one = vec![STORED_STEP];
+        one.extend_from_slice(&encode_value(&StoredStep {
+            hand: step.hand,
+            seq: step.seq,
+            prev_hash,
+            entries: step.entries,
+        }));
+        let entries = from_stored_step(table, &one)?;
+        after = Some(chain(&prev_hash, step.seq, &entries));
+        steps.push(entries);
+    }
+    if stored_run(table, &steps).as_deref() != Some(bytes) {
+        return Err(FrameError::NotCanonical);
+    }
+    Ok(steps)
+}
+
 /// The log hash through step `seq` from the hash through the step before and the step's
 /// envelopes (in seat order).
 pub fn chain(prev: &Hash, seq: u32, entries: &[Envelope]) -> Hash {
@@ -1051,6 +1127,66 @@ mod tests {
             if let Ok(back) = from_stored_step(&[1; 32], &m) {
                 assert_ne!(back, entries, "byte {i}");
             }
+        }
+    }
+
+    #[test]
+    fn a_stored_run_gives_back_its_steps_and_keeps_only_the_first_previous_hash() {
+        let table = [1; 32];
+        let first = deal_envelope(table, 3);
+        let step = |header: Header, seat: Seat| {
+            Envelope::sign(
+                table,
+                header,
+                seat,
+                Body::ClaimCommit {
+                    commitment: [seat; 32],
+                },
+                &key(seat),
+            )
+        };
+        let one = vec![step(first.header(), 0), first.clone()];
+        let two_header = Header {
+            hand: first.hand,
+            seq: first.seq + 1,
+            prev_hash: chain(&first.prev_hash, first.seq, &one),
+        };
+        let two = vec![step(two_header, 1), step(two_header, 2)];
+        // A step after a gap (its previous hash not the chain's) keeps its own.
+        let three = vec![step(
+            Header {
+                hand: first.hand,
+                seq: first.seq + 5,
+                prev_hash: [9; 32],
+            },
+            3,
+        )];
+        let steps = vec![one, two, three];
+        let bytes = stored_run(&table, &steps).unwrap();
+        assert_eq!(bytes[0], STORED_RUN);
+        let apart: usize = steps
+            .iter()
+            .map(|s| stored_step(&table, s).unwrap().len())
+            .sum();
+        // One hash left out (the second step's, less a byte a step saying whether it is
+        // there); the third keeps its own.
+        assert!(
+            bytes.len() + 32 - steps.len() <= apart,
+            "{} against {apart}",
+            bytes.len()
+        );
+        assert!(bytes.len() + 64 > apart, "{} against {apart}", bytes.len());
+        assert_eq!(from_stored_run(&table, &bytes).unwrap(), steps);
+        assert!(stored_run(&table, &[]).is_none());
+        assert!(stored_run(&[2; 32], &steps).is_none());
+        // A flipped byte never gives back the same steps; a cut run never decodes.
+        for i in 0..bytes.len() {
+            let mut m = bytes.clone();
+            m[i] ^= 0x40;
+            if let Ok(back) = from_stored_run(&table, &m) {
+                assert_ne!(back, steps, "byte {i}");
+            }
+            assert!(from_stored_run(&table, &bytes[..i]).is_err(), "cut at {i}");
         }
     }
 

@@ -278,8 +278,8 @@ pub use client::{
 };
 pub use codec::{
     Body, COMPACT_FRAME, Envelope, Hash, MAX_FRAME, MAX_NAME_CHARS, Next, Play, Proposal,
-    RosterVote, STORED_STEP, VERSION, Void, from_stored_step, is_signable_name, signed_names,
-    stored_step,
+    RosterVote, STORED_RUN, STORED_STEP, VERSION, Void, from_stored_run, from_stored_step,
+    is_signable_name, signed_names, stored_run, stored_step,
 };
 pub use error::{ActError, EvidenceError, Fault, FrameError, Offence, StepError, TableError};
 pub use event::TableEvent;

@@ -59,6 +59,7 @@ impl Store {
         for record in records {
             if let Record::Checkpoint(cp) = record {
                 prune_own(&tx, table, seat, cp.hand)?;
+                pack_last_hand(&tx, table, seat)?;
             }
         }
         tx.commit().map_err(StoreError::sql("commit the journal"))
@@ -250,7 +251,9 @@ impl Store {
         while let Some(row) = rows.next().map_err(StoreError::sql("read the journal"))? {
             let id: i64 = row.get(0).map_err(StoreError::sql("read the journal"))?;
             let bytes: Vec<u8> = row.get(1).map_err(StoreError::sql("read the journal"))?;
-            f(id, decode_record(table, &bytes, id)?);
+            for record in decode_records(table, &bytes, id)? {
+                f(id, record);
+            }
         }
         Ok(())
     }
@@ -314,6 +317,57 @@ impl Store {
     }
 }
 
+impl Store {
+    /// Packs the finished hands of every seat's journal (each run of step rows before a
+    /// checkpoint, see [`pack_rows`]), in one transaction: what the migration to schema 7
+    /// does to the journals written before. Returns the rows packed and the journals
+    /// (table and seat) that had any.
+    pub(super) fn pack_stored_journals(&self) -> Result<(usize, usize), StoreError> {
+        let tx = self
+            .conn
+            .unchecked_transaction()
+            .map_err(StoreError::sql("begin"))?;
+        let journals: Vec<(Vec<u8>, u8)> = {
+            let mut stmt = tx
+                .prepare("SELECT DISTINCT table_id, seat FROM journal")
+                .map_err(StoreError::sql("list the journals"))?;
+            stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+                .map_err(StoreError::sql("list the journals"))?
+                .collect::<Result<_, _>>()
+                .map_err(StoreError::sql("list the journals"))?
+        };
+        let (mut rows, mut packed_journals) = (0, 0);
+        for (table, seat) in journals {
+            let Ok(table) = <[u8; 32]>::try_from(table) else {
+                continue;
+            };
+            let checkpoints: Vec<i64> = {
+                let mut stmt = tx
+                    .prepare(
+                        "SELECT id FROM journal WHERE table_id = ?1 AND seat = ?2 \
+                         AND checkpoint IS NOT NULL ORDER BY id",
+                    )
+                    .map_err(StoreError::sql("find the checkpoints"))?;
+                stmt.query_map(params![&table[..], seat], |r| r.get(0))
+                    .map_err(StoreError::sql("find the checkpoints"))?
+                    .collect::<Result<_, _>>()
+                    .map_err(StoreError::sql("find the checkpoints"))?
+            };
+            let mut after = 0;
+            let mut here = 0;
+            for checkpoint in checkpoints {
+                here += pack_rows(&tx, &table, seat, after, checkpoint)?;
+                after = checkpoint;
+            }
+            rows += here;
+            packed_journals += usize::from(here > 0);
+        }
+        tx.commit()
+            .map_err(StoreError::sql("commit the packed journals"))?;
+        Ok((rows, packed_journals))
+    }
+}
+
 /// Deletes, with a checkpoint of hand `hand` just written, the seat's `Record::Own` rows
 /// before it of an earlier hand: exactly what folding the journal drops at that checkpoint
 /// ([`Persisted::apply`]), so every fold (whole, or from the last checkpoint on) is the same
@@ -374,6 +428,132 @@ fn encode_record(table: &[u8; 32], record: &Record) -> Result<Vec<u8>, StoreErro
         return Ok(bytes);
     }
     encode(record, "journal record")
+}
+
+/// The records of a journal row: the steps of a packed run ([`pack_rows`]), or one record
+/// (see [`decode_record`]).
+fn decode_records(table: &[u8; 32], bytes: &[u8], id: i64) -> Result<Vec<Record>, StoreError> {
+    if bytes.first() == Some(&mahjong_table::STORED_RUN) {
+        let steps =
+            mahjong_table::from_stored_run(table, bytes).map_err(|e| StoreError::Decode {
+                what: format!("journal record {id}"),
+                why: e.to_string(),
+            })?;
+        return Ok(steps
+            .into_iter()
+            .map(|entries| Record::Step(mahjong_table::StepRecord { entries }))
+            .collect());
+    }
+    decode_record(table, bytes, id).map(|r| vec![r])
+}
+
+/// Packs, with a checkpoint just written, the seat's journal rows between its previous
+/// checkpoint (or the start) and this one: see [`pack_rows`].
+fn pack_last_hand(
+    tx: &rusqlite::Transaction<'_>,
+    table: &[u8; 32],
+    seat: u8,
+) -> Result<usize, StoreError> {
+    let mut stmt = tx
+        .prepare_cached(
+            "SELECT id FROM journal WHERE table_id = ?1 AND seat = ?2 \
+             AND checkpoint IS NOT NULL ORDER BY id DESC LIMIT 2",
+        )
+        .map_err(StoreError::sql("find the checkpoints"))?;
+    let ids: Vec<i64> = stmt
+        .query_map(params![&table[..], seat], |r| r.get(0))
+        .map_err(StoreError::sql("find the checkpoints"))?
+        .collect::<Result<_, _>>()
+        .map_err(StoreError::sql("find the checkpoints"))?;
+    match ids[..] {
+        [last, before] => pack_rows(tx, table, seat, before, last),
+        [last] => pack_rows(tx, table, seat, 0, last),
+        _ => Ok(0),
+    }
+}
+
+/// Packs each run of two or more consecutive step rows of a seat's journal strictly
+/// between rows `after` and `before` into one row ([`mahjong_table::stored_run`]), which
+/// takes the run's first row id so that the journal reads in the same order: a finished
+/// hand's steps, a row each while it is played, become one row once its checkpoint is
+/// written. What the journal gives back is the same records. The rows of a hand go at
+/// once, so SQLite reuses their pages whole; rows between steps (a cut of the log, an own
+/// envelope not yet pruned) are left where they are and end a run. Returns the number of
+/// rows the runs replaced.
+pub(super) fn pack_rows(
+    tx: &rusqlite::Transaction<'_>,
+    table: &[u8; 32],
+    seat: u8,
+    after: i64,
+    before: i64,
+) -> Result<usize, StoreError> {
+    let mut runs: Vec<(Vec<i64>, Vec<Vec<mahjong_table::Envelope>>)> = vec![(vec![], vec![])];
+    {
+        let mut stmt = tx
+            .prepare_cached(
+                "SELECT id, record FROM journal WHERE table_id = ?1 AND seat = ?2 \
+                 AND id > ?3 AND id < ?4 ORDER BY id",
+            )
+            .map_err(StoreError::sql("read the hand's journal"))?;
+        let mut rows = stmt
+            .query(params![&table[..], seat, after, before])
+            .map_err(StoreError::sql("read the hand's journal"))?;
+        while let Some(row) = rows
+            .next()
+            .map_err(StoreError::sql("read the hand's journal"))?
+        {
+            let id: i64 = row
+                .get(0)
+                .map_err(StoreError::sql("read the hand's journal"))?;
+            let bytes: Vec<u8> = row
+                .get(1)
+                .map_err(StoreError::sql("read the hand's journal"))?;
+            let step = match decode_records(table, &bytes, id) {
+                Ok(mut records) if records.len() == 1 => match records.pop() {
+                    Some(Record::Step(step)) => Some(step.entries),
+                    _ => None,
+                },
+                _ => None,
+            };
+            let Some(run) = runs.last_mut() else { break };
+            match step {
+                Some(entries) => {
+                    run.0.push(id);
+                    run.1.push(entries);
+                }
+                None if run.0.is_empty() => {}
+                None => runs.push((vec![], vec![])),
+            }
+        }
+    }
+    let mut insert = tx
+        .prepare_cached(
+            "INSERT INTO journal (id, table_id, seat, record, checkpoint) \
+             VALUES (?1, ?2, ?3, ?4, NULL)",
+        )
+        .map_err(StoreError::sql("pack the hand's journal"))?;
+    let mut delete = tx
+        .prepare_cached("DELETE FROM journal WHERE id = ?1")
+        .map_err(StoreError::sql("pack the hand's journal"))?;
+    let mut packed = 0;
+    for (ids, steps) in runs {
+        if ids.len() < 2 {
+            continue;
+        }
+        let Some(bytes) = mahjong_table::stored_run(table, &steps) else {
+            continue;
+        };
+        for id in &ids {
+            delete
+                .execute(params![id])
+                .map_err(StoreError::sql("pack the hand's journal"))?;
+        }
+        insert
+            .execute(params![ids[0], &table[..], seat, bytes])
+            .map_err(StoreError::sql("pack the hand's journal"))?;
+        packed += ids.len();
+    }
+    Ok(packed)
 }
 
 /// A journal record from its bytes (either form, see [`encode_record`]).

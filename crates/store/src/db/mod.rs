@@ -26,6 +26,12 @@
 //!    level counts as strong, the practice table's default. Since version 6 a practice table
 //!    is saved and resumed through the same journal as a friends' table (`tables.roster`
 //!    then holds its set-up).
+//! 7. journal rows may hold a *run* of steps ([`mahjong_table::stored_run`]): when a seat's
+//!    checkpoint is written, the rows of the hand it closes become one row (see
+//!    `journal::pack_rows`). The migration packs the finished hands of every journal stored
+//!    before in the same way, and logs how many rows it packed; what each journal reads back
+//!    is the same records. A program of version 6 or below cannot read such rows, hence the
+//!    version.
 //!
 //! Opening an older database migrates it step by step, each step in one transaction; a newer
 //! one is refused ([`StoreError::NewerSchema`]); a file that is not an SQLite database, fails
@@ -52,7 +58,7 @@ use crate::identity::Identity;
 pub const DB_FILE: &str = "mahjong.sqlite3";
 
 /// The schema version this program writes.
-pub const SCHEMA_VERSION: i64 = 6;
+pub const SCHEMA_VERSION: i64 = 7;
 
 /// `PRAGMA application_id` of a mahjong store ("MJST").
 const APPLICATION_ID: i64 = 0x4D4A_5354;
@@ -131,13 +137,20 @@ ALTER TABLE tables ADD COLUMN practice TEXT;
 UPDATE meta SET value = '6' WHERE key = 'schema_version';
 ";
 
+/// Migration from version 6 to 7 (the journals' finished hands are packed after it:
+/// [`Store::pack_stored_journals`]).
+const MIGRATE_V7: &str = "
+UPDATE meta SET value = '7' WHERE key = 'schema_version';
+";
+
 /// The migrations: `MIGRATIONS[i]` takes version `i + 1` to `i + 2`.
-const MIGRATIONS: [&str; 5] = [
+const MIGRATIONS: [&str; 6] = [
     MIGRATE_V2,
     MIGRATE_V3,
     MIGRATE_V4,
     crate::contacts::MIGRATE_V5,
     MIGRATE_V6,
+    MIGRATE_V7,
 ];
 
 /// One seat this player runs at a table: its own seat, or a bot seat it runs. Its `Debug`
@@ -401,6 +414,14 @@ impl Store {
             version += 1;
         }
         tx.commit().map_err(StoreError::sql("commit the schema"))?;
+        if from < 7 && objects > 0 {
+            let (rows, journals) = self.pack_stored_journals()?;
+            tracing::info!(
+                rows,
+                journals,
+                "schema 7: packed the steps of the finished hands stored before"
+            );
+        }
         if from < 6 && objects > 0 {
             let marked = self.mark_stored_practice_tables()?;
             tracing::info!(marked, "schema 6: marked the practice tables stored before");
