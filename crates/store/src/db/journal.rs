@@ -2,6 +2,8 @@
 //! reading it back whole or from its last checkpoint, older steps for a client that keeps
 //! its log in the store, and restoring a seat's client.
 
+use sha2::{Digest, Sha256};
+
 use super::*;
 
 impl Store {
@@ -251,6 +253,10 @@ impl Store {
         while let Some(row) = rows.next().map_err(StoreError::sql("read the journal"))? {
             let id: i64 = row.get(0).map_err(StoreError::sql("read the journal"))?;
             let bytes: Vec<u8> = row.get(1).map_err(StoreError::sql("read the journal"))?;
+            let bytes = match run_named(&bytes) {
+                Some(hash) => read_run(&self.conn, table, hash, id)?,
+                None => bytes,
+            };
             for record in decode_records(table, &bytes, id)? {
                 f(id, record);
             }
@@ -263,9 +269,11 @@ impl Store {
     pub fn journal_bytes(&self, table: &[u8; 32], seat: u8) -> Result<u64, StoreError> {
         self.conn
             .query_row(
-                "SELECT coalesce(sum(length(record)), 0) FROM journal \
-                 WHERE table_id = ?1 AND seat = ?2",
-                params![&table[..], seat],
+                "SELECT coalesce(sum(length(j.record) + coalesce(length(r.record), 0)), 0) \
+                 FROM journal j LEFT JOIN runs r ON r.table_id = j.table_id \
+                 AND substr(j.record, 1, 1) = ?3 AND r.hash = substr(j.record, 2) \
+                 WHERE j.table_id = ?1 AND j.seat = ?2",
+                params![&table[..], seat, [RUN_NAMED]],
                 |r| r.get::<_, i64>(0),
             )
             .map(|n| n as u64)
@@ -430,8 +438,40 @@ fn encode_record(table: &[u8; 32], record: &Record) -> Result<Vec<u8>, StoreErro
     encode(record, "journal record")
 }
 
-/// The records of a journal row: the steps of a packed run ([`pack_rows`]), or one record
-/// (see [`decode_record`]).
+/// The first byte of a journal row that names a packed run of steps kept in `runs` (by the
+/// run's sha256, the 32 bytes after it); apart from [`mahjong_table::STORED_STEP`],
+/// [`mahjong_table::STORED_RUN`] and a postcard `Record`'s variant index.
+const RUN_NAMED: u8 = 0xC7;
+
+/// The run a journal row names, if it is such a row.
+fn run_named(bytes: &[u8]) -> Option<[u8; 32]> {
+    match bytes.split_first() {
+        Some((&RUN_NAMED, hash)) => hash.try_into().ok(),
+        _ => None,
+    }
+}
+
+/// The bytes of a packed run of table `table` (named by journal row `id`).
+fn read_run(
+    conn: &Connection,
+    table: &[u8; 32],
+    hash: [u8; 32],
+    id: i64,
+) -> Result<Vec<u8>, StoreError> {
+    conn.prepare_cached("SELECT record FROM runs WHERE table_id = ?1 AND hash = ?2")
+        .and_then(|mut stmt| {
+            stmt.query_row(params![&table[..], &hash[..]], |r| r.get(0))
+                .optional()
+        })
+        .map_err(StoreError::sql("read a packed hand"))?
+        .ok_or_else(|| StoreError::Decode {
+            what: format!("journal record {id}"),
+            why: format!("the packed hand {} it names is missing", to_hex(&hash)),
+        })
+}
+
+/// The records of a journal row's bytes (a named run read already, see [`read_run`]): the
+/// steps of a packed run ([`pack_rows`]), or one record (see [`decode_record`]).
 fn decode_records(table: &[u8; 32], bytes: &[u8], id: i64) -> Result<Vec<Record>, StoreError> {
     if bytes.first() == Some(&mahjong_table::STORED_RUN) {
         let steps =
@@ -473,13 +513,14 @@ fn pack_last_hand(
 }
 
 /// Packs each run of two or more consecutive step rows of a seat's journal strictly
-/// between rows `after` and `before` into one row ([`mahjong_table::stored_run`]), which
-/// takes the run's first row id so that the journal reads in the same order: a finished
-/// hand's steps, a row each while it is played, become one row once its checkpoint is
-/// written. What the journal gives back is the same records. The rows of a hand go at
-/// once, so SQLite reuses their pages whole; rows between steps (a cut of the log, an own
-/// envelope not yet pruned) are left where they are and end a run. Returns the number of
-/// rows the runs replaced.
+/// between rows `after` and `before` into one ([`mahjong_table::stored_run`]), kept in
+/// `runs` by its sha256 (once, however many local seats of the table logged the same steps)
+/// and named by one journal row ([`RUN_NAMED`]) that takes the run's first row id, so that
+/// the journal reads in the same order: a finished hand's steps, a row each while it is
+/// played, become one row once its checkpoint is written. What the journal gives back is
+/// the same records. The rows of a hand go at once, so SQLite reuses their pages whole;
+/// rows between steps (a cut of the log, an own envelope not yet pruned) are left where
+/// they are and end a run. Returns the number of rows the runs replaced.
 pub(super) fn pack_rows(
     tx: &rusqlite::Transaction<'_>,
     table: &[u8; 32],
@@ -532,6 +573,9 @@ pub(super) fn pack_rows(
              VALUES (?1, ?2, ?3, ?4, NULL)",
         )
         .map_err(StoreError::sql("pack the hand's journal"))?;
+    let mut keep = tx
+        .prepare_cached("INSERT OR IGNORE INTO runs (table_id, hash, record) VALUES (?1, ?2, ?3)")
+        .map_err(StoreError::sql("pack the hand's journal"))?;
     let mut delete = tx
         .prepare_cached("DELETE FROM journal WHERE id = ?1")
         .map_err(StoreError::sql("pack the hand's journal"))?;
@@ -548,8 +592,13 @@ pub(super) fn pack_rows(
                 .execute(params![id])
                 .map_err(StoreError::sql("pack the hand's journal"))?;
         }
+        let hash: [u8; 32] = Sha256::digest(&bytes).into();
+        keep.execute(params![&table[..], &hash[..], bytes])
+            .map_err(StoreError::sql("pack the hand's journal"))?;
+        let mut named = vec![RUN_NAMED];
+        named.extend_from_slice(&hash);
         insert
-            .execute(params![ids[0], &table[..], seat, bytes])
+            .execute(params![ids[0], &table[..], seat, named])
             .map_err(StoreError::sql("pack the hand's journal"))?;
         packed += ids.len();
     }

@@ -26,12 +26,14 @@
 //!    level counts as strong, the practice table's default. Since version 6 a practice table
 //!    is saved and resumed through the same journal as a friends' table (`tables.roster`
 //!    then holds its set-up).
-//! 7. journal rows may hold a *run* of steps ([`mahjong_table::stored_run`]): when a seat's
-//!    checkpoint is written, the rows of the hand it closes become one row (see
-//!    `journal::pack_rows`). The migration packs the finished hands of every journal stored
-//!    before in the same way, and logs how many rows it packed; what each journal reads back
-//!    is the same records. A program of version 6 or below cannot read such rows, hence the
-//!    version.
+//! 7. adds `runs`: a finished hand's steps, packed into one *run*
+//!    ([`mahjong_table::stored_run`]) and kept once per table whatever the number of local
+//!    seats that logged them (a practice table has four), by its sha256; when a seat's
+//!    checkpoint is written, the journal rows of the hand it closes become one row naming
+//!    its run (see `journal::pack_rows`). The migration packs the finished hands of every
+//!    journal stored before in the same way, and logs how many rows it packed; what each
+//!    journal reads back is the same records. A program of version 6 or below cannot read
+//!    such rows, hence the version.
 //!
 //! Opening an older database migrates it step by step, each step in one transaction; a newer
 //! one is refused ([`StoreError::NewerSchema`]); a file that is not an SQLite database, fails
@@ -140,6 +142,12 @@ UPDATE meta SET value = '6' WHERE key = 'schema_version';
 /// Migration from version 6 to 7 (the journals' finished hands are packed after it:
 /// [`Store::pack_stored_journals`]).
 const MIGRATE_V7: &str = "
+CREATE TABLE runs (
+    table_id BLOB NOT NULL,
+    hash BLOB NOT NULL,
+    record BLOB NOT NULL,
+    PRIMARY KEY (table_id, hash)
+);
 UPDATE meta SET value = '7' WHERE key = 'schema_version';
 ";
 

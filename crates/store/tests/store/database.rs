@@ -239,8 +239,8 @@ fn a_stored_table_is_never_rewritten() {
     assert!(store.unfinished_tables().expect("tables").is_empty());
 }
 
-/// Schema 7: a finished hand's steps are one journal row. A store of version 6 (its
-/// journals a row a step) is packed by the migration, and reads back the same journal, the
+/// Schema 7: a finished hand's steps are one journal row naming its packed run. A store of
+/// version 6 (its journals a row a step, no `runs`) is packed by the migration, and reads back the same journal, the
 /// same restore and an export that verifies; the file is smaller once SQLite reuses the
 /// freed pages.
 #[test]
@@ -269,16 +269,14 @@ fn the_migration_to_7_packs_the_finished_hands_and_reads_back_the_same_journal()
     let path = player_dir(dir.path(), 1).join(mahjong_store::DB_FILE);
     {
         let conn = rusqlite::Connection::open(&path).expect("open");
-        let runs: Vec<(i64, Vec<u8>, u8)> = conn
-            .prepare("SELECT id, record, seat FROM journal WHERE substr(record, 1, 1) = ?1")
-            .expect("select")
-            .query_map([vec![mahjong_table::STORED_RUN]], |r| {
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?))
-            })
-            .expect("query")
-            .collect::<Result<_, _>>()
-            .expect("rows");
-        assert!(!runs.is_empty());
+        let named: u64 = conn
+            .query_row(
+                "SELECT count(*) FROM journal WHERE substr(record, 1, 1) = x'C7'",
+                [],
+                |r| r.get(0),
+            )
+            .expect("count");
+        assert!(named > 0);
         // Row ids between a run's first and the next row are free: renumber the journal.
         let rest: Vec<(i64, Vec<u8>, u8, Option<i64>)> = conn
             .prepare("SELECT id, record, seat, checkpoint FROM journal ORDER BY id")
@@ -290,8 +288,15 @@ fn the_migration_to_7_packs_the_finished_hands_and_reads_back_the_same_journal()
         conn.execute("DELETE FROM journal", []).expect("clear");
         let mut id = 0;
         for (_, record, seat, checkpoint) in rest {
-            let rows = if record.first() == Some(&mahjong_table::STORED_RUN) {
-                mahjong_table::from_stored_run(&table, &record)
+            let rows = if record.first() == Some(&0xC7) {
+                let run: Vec<u8> = conn
+                    .query_row(
+                        "SELECT record FROM runs WHERE hash = ?1",
+                        [&record[1..]],
+                        |r| r.get(0),
+                    )
+                    .expect("the run");
+                mahjong_table::from_stored_run(&table, &run)
                     .expect("a run")
                     .iter()
                     .map(|entries| mahjong_table::stored_step(&table, entries).expect("a step"))
@@ -309,9 +314,8 @@ fn the_migration_to_7_packs_the_finished_hands_and_reads_back_the_same_journal()
                 .expect("insert");
             }
         }
-        conn.execute(
-            "UPDATE meta SET value = '6' WHERE key = 'schema_version'",
-            [],
+        conn.execute_batch(
+            "DROP TABLE runs; UPDATE meta SET value = '6' WHERE key = 'schema_version';",
         )
         .expect("version 6");
         let rows: u64 = conn
@@ -335,4 +339,49 @@ fn the_migration_to_7_packs_the_finished_hands_and_reads_back_the_same_journal()
     drop(store);
     let store = Store::open(&player_dir(dir.path(), 1)).expect("reopen");
     assert_eq!(store.journal_len(&table, 1).expect("rows"), packed_rows);
+}
+
+/// The four seats of one table in one store (a practice table in the app) keep each
+/// finished hand's steps once, not once a seat: every seat's journal names the same packed
+/// runs, and each seat still reads back its whole log, restores and exports.
+#[test]
+fn four_seats_in_one_store_keep_each_finished_hand_once() {
+    use crate::harness::{Game, player_dir};
+    use mahjong_rules::Ruleset;
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut game = Game::one_store(dir.path(), 11, Ruleset::Qiaoma, 3);
+    game.run();
+    game.assert_agree();
+    let table = game.table;
+    let hands = game.client(0).results().len();
+    assert_eq!(hands, 3);
+    let conn = rusqlite::Connection::open(player_dir(dir.path(), 0).join(mahjong_store::DB_FILE))
+        .expect("open");
+    let count = |sql: &str| -> i64 { conn.query_row(sql, [], |r| r.get(0)).expect(sql) };
+    let runs = count("SELECT count(*) FROM runs");
+    let named = count("SELECT count(*) FROM journal WHERE substr(record, 1, 1) = x'C7'");
+    // The checkpoints after hands 1 and 2 (and the set-up's) closed runs; the last hand's
+    // checkpoint may be the session's end.
+    assert!((2..=4).contains(&runs), "{runs} runs for {hands} hands");
+    assert_eq!(named, 4 * runs, "each seat names every run");
+    let store = &game.players[0].store;
+    let logs: Vec<_> = (0..4u8)
+        .map(|s| store.persisted(&table, s).expect("read").expect("seat").log)
+        .collect();
+    assert!(logs.iter().all(|l| l == &logs[0]), "one log");
+    let bytes: Vec<u64> = (0..4u8)
+        .map(|s| store.journal_bytes(&table, s).expect("bytes"))
+        .collect();
+    let kept = count("SELECT sum(length(record)) FROM runs") as u64;
+    assert!(bytes[0] > kept, "{bytes:?} against {kept} kept once");
+    for (s, p) in game.players.iter().enumerate() {
+        let client = store
+            .restore(&table, s as u8, &p.identity)
+            .expect("restore")
+            .expect("stored");
+        assert_eq!(client.results().len(), hands, "seat {s}");
+    }
+    let export = store.export(&table, None).expect("export").to_bytes();
+    mahjong_store::verify_bytes(&export).expect("verifies");
 }

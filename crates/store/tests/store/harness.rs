@@ -76,17 +76,46 @@ impl Game {
     /// Four new players under `root` sit at a new table; the host (seat 0) proposes a session
     /// of `hands` hands of `ruleset`.
     pub fn new(root: &Path, seed: u64, ruleset: Ruleset, hands: u32) -> Game {
-        Game::build(root, seed, ruleset, hands, true)
+        Game::build(root, seed, ruleset, hands, true, false)
     }
 
     /// [`Game::new`] as the seats played before they signed their names (protocol 1).
     pub fn unsigned(root: &Path, seed: u64, ruleset: Ruleset, hands: u32) -> Game {
-        Game::build(root, seed, ruleset, hands, false)
+        Game::build(root, seed, ruleset, hands, false, false)
     }
 
-    fn build(root: &Path, seed: u64, ruleset: Ruleset, hands: u32, sign: bool) -> Game {
+    /// [`Game::new`] with the four seats in one data directory and one store (each seat
+    /// with a key of its own), as the app keeps a practice table: player 0's directory;
+    /// seats 1 to 3 are added to its table.
+    pub fn one_store(root: &Path, seed: u64, ruleset: Ruleset, hands: u32) -> Game {
+        Game::build(root, seed, ruleset, hands, true, true)
+    }
+
+    fn build(
+        root: &Path,
+        seed: u64,
+        ruleset: Ruleset,
+        hands: u32,
+        sign: bool,
+        one_store: bool,
+    ) -> Game {
         let players: Vec<Player> = (0..4)
-            .map(|s| Player::open(&player_dir(root, s), Some(NAMES[s])))
+            .map(|s| match (one_store, s) {
+                (true, 1..) => {
+                    let dir = player_dir(root, 0);
+                    let mut key = [s as u8 + 0x40; 32];
+                    key[..8].copy_from_slice(&seed.to_le_bytes());
+                    Player {
+                        store: Store::open(&dir).expect("store"),
+                        dir,
+                        identity: Identity {
+                            key: ed25519_dalek::SigningKey::from_bytes(&key),
+                            name: NAMES[s].to_string(),
+                        },
+                    }
+                }
+                _ => Player::open(&player_dir(root, s), Some(NAMES[s])),
+            })
             .collect();
         let roster = [0, 1, 2, 3].map(|s| players[s].identity.public());
         let table = table_id(seed);
@@ -112,7 +141,11 @@ impl Game {
                 finished: false,
                 practice: None,
             };
-            p.store.save_table(&info).expect("save table");
+            if one_store && seat > 0 {
+                p.store.add_seat(&table, &info.seats[0]).expect("add seat");
+            } else {
+                p.store.save_table(&info).expect("save table");
+            }
             let mut client =
                 Client::with_cards(config, p.identity.key.clone(), root_secret, cards())
                     .expect("client");
