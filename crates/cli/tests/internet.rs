@@ -13,15 +13,9 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 mod support;
+use support::serial;
 
 static COUNTER: AtomicU32 = AtomicU32::new(0);
-
-/// One table of processes at a time (two cores: a starved table's timers run out).
-static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-fn serial() -> std::sync::MutexGuard<'static, ()> {
-    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
-}
 
 fn scratch(name: &str) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!(

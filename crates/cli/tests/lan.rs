@@ -15,18 +15,10 @@ use std::time::{Duration, Instant};
 
 static COUNTER: AtomicU32 = AtomicU32::new(0);
 
-/// One table of processes at a time: the machine has two cores, and a table starved of CPU
-/// would see its timers run out.
-static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-fn serial() -> std::sync::MutexGuard<'static, ()> {
-    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
-}
-
 use mahjong_testlan::Lan;
 
 mod support;
-use support::{Row, assert_one_leave_in_session, assert_same_ledgers, ledger};
+use support::{Row, assert_one_leave_in_session, assert_same_ledgers, ledger, serial, shared};
 
 /// Where the peers run.
 enum Net {
@@ -401,7 +393,7 @@ impl Drop for Watcher {
 /// mid-session; both see the hands the ledgers book, and the players hear one of them.
 #[test]
 fn four_bot_peers_play_three_hands_and_two_friends_watch_one_from_mid_session() {
-    let _serial = serial();
+    let _slot = shared();
     let net = Net::new(6);
     let dir = scratch("watch");
     let mut peers: Vec<Peer> = (0..4)
@@ -472,7 +464,7 @@ fn four_bot_peers_play_three_hands_and_two_friends_watch_one_from_mid_session() 
 
 #[test]
 fn a_table_without_watchers_refuses_one_and_a_ninth_watcher_is_refused() {
-    let _serial = serial();
+    let _slot = shared();
     // No watchers at all: one line, exit 1.
     let net = Net::loopback(5);
     let dir = scratch("no-watchers");
@@ -536,7 +528,7 @@ fn a_table_without_watchers_refuses_one_and_a_ninth_watcher_is_refused() {
 /// line and stops; the players' table is not disturbed.
 #[test]
 fn a_host_that_lies_to_its_watcher_is_caught_and_named() {
-    let _serial = serial();
+    let _slot = shared();
     let net = Net::loopback(5);
     let Net::Loopback(ports) = &net else {
         unreachable!()
@@ -705,7 +697,7 @@ fn watchers_that_never_read_and_flood_leave_the_table_playing_and_its_peers_smal
 
 #[test]
 fn two_peers_play_a_table_with_two_bots_spread_one_each() {
-    let _serial = serial();
+    let _slot = shared();
     let (peers, codes, _, dir) = run_table("bots", 2, 1, &["--bots", "2"]);
     for (i, (p, c)) in peers.iter().zip(&codes).enumerate() {
         assert_eq!(*c, Some(0), "peer {i} failed: {:#?}", p.seen);
@@ -725,7 +717,7 @@ fn two_peers_play_a_table_with_two_bots_spread_one_each() {
 
 #[test]
 fn a_lone_peer_gives_up_after_wait_with_one_line() {
-    let _serial = serial();
+    let _slot = shared();
     let net = Net::new(1);
     let dir = scratch("alone");
     let mut args = play_args("p0", &dir, 1, &[]);
@@ -789,7 +781,7 @@ fn kill_and_restart(seed: u64) -> Duration {
 /// `MAHJONG_KILL_RUNS=N` for more, and `a_hundred_kills` (ignored) for the long run.
 #[test]
 fn a_peer_killed_mid_hand_resumes_and_the_ledgers_agree() {
-    let _serial = serial();
+    let _slot = shared();
     let runs: u64 = std::env::var("MAHJONG_KILL_RUNS")
         .ok()
         .and_then(|v| v.parse().ok())
@@ -1263,7 +1255,7 @@ fn rss_kib(pid: u32) -> u64 {
 
 #[test]
 fn hostile_peers_are_disconnected_and_the_table_plays_on() {
-    let _serial = serial();
+    let _slot = shared();
     let net = Net::loopback(4);
     let Net::Loopback(ports) = &net else {
         unreachable!()
@@ -1385,7 +1377,7 @@ fn in_process_peer(
 
 #[test]
 fn a_peer_of_another_version_is_told_so_in_one_line() {
-    let _serial = serial();
+    let _slot = shared();
     let net = Net::loopback(2);
     let Net::Loopback(ports) = &net else {
         unreachable!()
@@ -1437,7 +1429,7 @@ fn a_peer_of_another_version_is_told_so_in_one_line() {
 
 #[test]
 fn an_equivocating_peer_is_caught_and_the_others_abort_with_evidence() {
-    let _serial = serial();
+    let _slot = shared();
     let net = Net::loopback(4);
     let Net::Loopback(ports) = &net else {
         unreachable!()
@@ -1524,7 +1516,7 @@ fn an_equivocating_peer_is_caught_and_the_others_abort_with_evidence() {
 /// session with identical ledgers (the abort with three votes, then four-signed hands).
 #[test]
 fn a_peer_killed_for_good_is_replaced_by_a_bot_and_the_others_finish() {
-    let _serial = serial();
+    let _slot = shared();
     let net = Net::new(4);
     let dir = scratch("gone");
     // Enough hands that the one the kill lands in is not the last, even on an idle machine
@@ -1606,7 +1598,7 @@ fn a_peer_killed_for_good_is_replaced_by_a_bot_and_the_others_finish() {
 #[test]
 fn a_player_at_the_terminal_plays_a_hand_from_piped_input() {
     use std::io::{Read, Write};
-    let _serial = serial();
+    let _slot = shared();
     let net = Net::loopback(4);
     let dir = scratch("human");
     let mut bots: Vec<Peer> = (1..4)
@@ -1762,7 +1754,7 @@ fn wait_until(peer: &mut Peer, limit: Duration, is_it: impl Fn(&str) -> bool) ->
 /// the store, and the three finish the session with identical ledgers.
 #[test]
 fn a_controller_restarted_resumes_the_bot_it_runs() {
-    let _serial = serial();
+    let _slot = shared();
     let net = Net::new(4);
     let dir = scratch("botresume");
     // Hands enough that the bot still has hands to play when its controller is killed, even
@@ -1849,7 +1841,7 @@ fn a_controller_restarted_resumes_the_bot_it_runs() {
 /// wait for it at a table of theirs meanwhile.
 #[test]
 fn a_missed_accept_ends_the_table_for_all_and_everyone_is_back_at_one_new_table() {
-    let _serial = serial();
+    let _slot = shared();
     let net = Net::new(4);
     let dir = scratch("noaccept");
     let late = 3;
@@ -1947,7 +1939,7 @@ fn two_peers_then_two_more_fifteen_seconds_later_sit_at_one_table() {
 /// meet it later refuse tables where it sits. The four play; the squatter never does.
 #[test]
 fn a_squatter_at_every_table_costs_one_set_up_and_the_four_play_without_it() {
-    let _serial = serial();
+    let _slot = shared();
     let net = Net::new(5);
     let dir = scratch("squatter");
     let start = Instant::now();
@@ -2010,7 +2002,7 @@ fn a_squatter_at_every_table_costs_one_set_up_and_the_four_play_without_it() {
 #[test]
 fn a_stranger_named_like_a_friend_is_flagged_and_friends_who_sit_only_with_known_keys_play_without_it()
  {
-    let _serial = serial();
+    let _slot = shared();
     let net = Net::new(5);
     let dir = scratch("impostor");
     let friends = ["Ann", "Bo", "Cy", "Di"];
@@ -2185,7 +2177,7 @@ fn staggered(round: u32, delays: &[u64]) -> Result<f64, String> {
 /// its store to be resumed later.
 #[test]
 fn a_resume_nobody_answers_ends_after_wait_with_one_line() {
-    let _serial = serial();
+    let _slot = shared();
     let net = Net::new(4);
     let dir = scratch("lonely");
     let mut peers: Vec<Peer> = (0..4)
@@ -2227,7 +2219,7 @@ fn a_resume_nobody_answers_ends_after_wait_with_one_line() {
 /// limit (180 s here), and finish the session. Its data dir is a small tmpfs the test fills.
 #[test]
 fn a_peer_whose_disk_fills_says_it_leaves_and_is_replaced_at_once() {
-    let _serial = serial();
+    let _slot = shared();
     let net = Net::new(4);
     let dir = scratch("full");
     let victim = 2;
@@ -2324,7 +2316,7 @@ fn a_peer_whose_disk_fills_says_it_leaves_and_is_replaced_at_once() {
 /// contract for `mahjong play --bot`).
 #[test]
 fn a_player_replaced_by_a_bot_comes_back_and_follows_the_session_to_its_end() {
-    let _serial = serial();
+    let _slot = shared();
     let net = Net::new(4);
     let dir = scratch("comeback");
     let hands = 6;
@@ -2389,7 +2381,7 @@ fn a_player_replaced_by_a_bot_comes_back_and_follows_the_session_to_its_end() {
 /// replace its seat by a bot at once rather than after the disconnect limit (180 s here).
 #[test]
 fn a_peer_interrupted_says_it_leaves_and_is_replaced_at_once() {
-    let _serial = serial();
+    let _slot = shared();
     let net = Net::new(4);
     let dir = scratch("sigint");
     let victim = 1;
@@ -2528,7 +2520,7 @@ fn honest_peer(net: &Net, dir: &Path, wait: &str) -> Peer {
 /// project's own node in this process with a lying proposal.
 #[test]
 fn a_host_proposing_other_options_than_advertised_is_declined_and_nothing_booked() {
-    let _serial = serial();
+    let _slot = shared();
     let net = Net::loopback(2);
     let Net::Loopback(ports) = &net else {
         unreachable!()
@@ -2581,7 +2573,7 @@ fn a_host_proposing_other_options_than_advertised_is_declined_and_nothing_booked
 /// restart resumes nothing), disconnects the host, and goes on looking for a table.
 #[test]
 fn a_roster_with_a_key_the_joiner_does_not_hold_leaves_nothing_in_its_store() {
-    let _serial = serial();
+    let _slot = shared();
     let net = Net::loopback(2);
     let Net::Loopback(ports) = &net else {
         unreachable!()
@@ -2633,7 +2625,7 @@ fn has_hidden(s: &str) -> bool {
 /// ledger` and `mahjong ledger --json` show, is the cleaned name, on both peers.
 #[test]
 fn names_with_bidi_overrides_are_shown_cleaned_by_play_and_ledger() {
-    let _serial = serial();
+    let _slot = shared();
     let net = Net::loopback(2);
     let dir = scratch("names");
     let raw = "ev\u{202e}il\u{2066}";

@@ -92,3 +92,59 @@ pub fn heard(seen: &mut Vec<String>, line: String) {
         _ => seen.push(line),
     }
 }
+
+/// How many tables of processes run at once (the `lan` and `internet` binaries). Most LAN
+/// tests sit on timers (a set-up's 15 s, a wait, a replaced seat) and use a few percent of a
+/// core, so two of them share the machine ([`shared`]; the `lan` binary then took 356 s
+/// instead of about 460); a test that loads it (floods, eight peers) or that bounds a delay
+/// tightly or against another run (a table filled within 5 s of a late start, a griefer's
+/// cost) runs alone ([`serial`]), since on two cores a table starved of CPU would see its
+/// timers run out. The `internet` tests all run alone: sharing its relayed tables saved
+/// nothing measurable (240 s either way), and hole punching needs packets on time.
+struct Tables {
+    running: usize,
+    alone_waiting: usize,
+}
+
+static TABLES: std::sync::Mutex<Tables> = std::sync::Mutex::new(Tables {
+    running: 0,
+    alone_waiting: 0,
+});
+static TABLES_CHANGED: std::sync::Condvar = std::sync::Condvar::new();
+
+/// The most tables that share the machine.
+const SHARED_TABLES: usize = 2;
+
+/// Held while a test's tables run; gives its slots back when dropped.
+pub struct Slot(usize);
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        let mut t = TABLES.lock().unwrap_or_else(|e| e.into_inner());
+        t.running -= self.0;
+        TABLES_CHANGED.notify_all();
+    }
+}
+
+/// A slot for a test that may share the machine with one other (waits while a test that
+/// must run alone waits or runs, so that one is never starved).
+pub fn shared() -> Slot {
+    let mut t = TABLES.lock().unwrap_or_else(|e| e.into_inner());
+    while t.running >= SHARED_TABLES || t.alone_waiting > 0 {
+        t = TABLES_CHANGED.wait(t).unwrap_or_else(|e| e.into_inner());
+    }
+    t.running += 1;
+    Slot(1)
+}
+
+/// The whole machine, for a test that must run alone.
+pub fn serial() -> Slot {
+    let mut t = TABLES.lock().unwrap_or_else(|e| e.into_inner());
+    t.alone_waiting += 1;
+    while t.running > 0 {
+        t = TABLES_CHANGED.wait(t).unwrap_or_else(|e| e.into_inner());
+    }
+    t.alone_waiting -= 1;
+    t.running = SHARED_TABLES;
+    Slot(SHARED_TABLES)
+}
