@@ -127,3 +127,38 @@ fn figures() {
         closed / 1000 / u64::from(hands.max(1) as u32),
     );
 }
+
+/// The data directory of a practice table (four seats in one store, as the app keeps it):
+/// `STORE_FIGURES_HANDS=12 cargo test --release -p mahjong-store --test store
+/// practice_figures -- --ignored --nocapture`.
+#[test]
+#[ignore = "prints measured figures; slow"]
+fn practice_figures() {
+    let hands_wanted: u32 = std::env::var("STORE_FIGURES_HANDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(4);
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("tempdir");
+    let mut game = Game::one_store(dir.path(), 41, Ruleset::Qiaoma, hands_wanted);
+    game.run();
+    game.assert_agree();
+    let hands = game.client(0).results().len() as u64;
+    let seats: Vec<u64> = (0..4u8)
+        .map(|s| {
+            game.players[0]
+                .store
+                .journal_bytes(&game.table, s)
+                .expect("bytes")
+        })
+        .collect();
+    let path = game.players[0].store.path().to_path_buf();
+    drop(game);
+    let closed = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+    println!(
+        "practice table, four seats in one store: each seat's journal reads {} KB a hand; \
+         the closed database {} KB ({} KB a hand) for {hands} hands",
+        seats[0] / 1000 / hands.max(1),
+        closed / 1000,
+        closed / 1000 / hands.max(1)
+    );
+}
