@@ -474,11 +474,7 @@ fn read_run(
 /// steps of a packed run ([`pack_rows`]), or one record (see [`decode_record`]).
 fn decode_records(table: &[u8; 32], bytes: &[u8], id: i64) -> Result<Vec<Record>, StoreError> {
     if bytes.first() == Some(&mahjong_table::STORED_RUN) {
-        let steps =
-            mahjong_table::from_stored_run(table, bytes).map_err(|e| StoreError::Decode {
-                what: format!("journal record {id}"),
-                why: e.to_string(),
-            })?;
+        let steps = mahjong_table::from_stored_run(table, bytes).map_err(bad_row(id))?;
         return Ok(steps
             .into_iter()
             .map(|entries| Record::Step(mahjong_table::StepRecord { entries }))
@@ -605,14 +601,18 @@ pub(super) fn pack_rows(
     Ok(packed)
 }
 
+/// The error for journal row `id` whose stored step or run does not decode.
+fn bad_row(id: i64) -> impl FnOnce(mahjong_table::FrameError) -> StoreError {
+    move |e| StoreError::Decode {
+        what: format!("journal record {id}"),
+        why: e.to_string(),
+    }
+}
+
 /// A journal record from its bytes (either form, see [`encode_record`]).
 fn decode_record(table: &[u8; 32], bytes: &[u8], id: i64) -> Result<Record, StoreError> {
     if bytes.first() == Some(&mahjong_table::STORED_STEP) {
-        let entries =
-            mahjong_table::from_stored_step(table, bytes).map_err(|e| StoreError::Decode {
-                what: format!("journal record {id}"),
-                why: e.to_string(),
-            })?;
+        let entries = mahjong_table::from_stored_step(table, bytes).map_err(bad_row(id))?;
         return Ok(Record::Step(mahjong_table::StepRecord { entries }));
     }
     decode(bytes, &format!("journal record {id}"))

@@ -15,14 +15,18 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
     sorted[((sorted.len() - 1) as f64 * p).round() as usize]
 }
 
+/// `STORE_FIGURES_HANDS=N` for a longer session (the per-hand growth of the journal).
+fn hands_wanted() -> u32 {
+    std::env::var("STORE_FIGURES_HANDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(4)
+}
+
 #[test]
 #[ignore = "prints measured figures; slow"]
 fn figures() {
-    // `STORE_FIGURES_HANDS=N` for a longer session (the per-hand growth of the journal).
-    let hands_wanted: u32 = std::env::var("STORE_FIGURES_HANDS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(4);
+    let hands_wanted = hands_wanted();
     // On the real disk (not a tmpfs), so that fsync costs what it costs.
     let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("tempdir");
     let mut game = Game::new(dir.path(), 41, Ruleset::Qiaoma, hands_wanted);
@@ -134,10 +138,7 @@ fn figures() {
 #[test]
 #[ignore = "prints measured figures; slow"]
 fn practice_figures() {
-    let hands_wanted: u32 = std::env::var("STORE_FIGURES_HANDS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(4);
+    let hands_wanted = hands_wanted();
     let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("tempdir");
     let mut game = Game::one_store(dir.path(), 41, Ruleset::Qiaoma, hands_wanted);
     game.run();
