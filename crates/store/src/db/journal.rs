@@ -483,6 +483,43 @@ fn decode_records(table: &[u8; 32], bytes: &[u8], id: i64) -> Result<Vec<Record>
     decode_record(table, bytes, id).map(|r| vec![r])
 }
 
+/// Packs, for a table just finished, each local seat's journal rows after its last
+/// checkpoint ([`pack_rows`]), its `Record::Own` rows deleted first (nothing resumes a
+/// finished table, and what was logged of them is in the steps).
+pub(super) fn pack_finished(
+    tx: &rusqlite::Transaction<'_>,
+    table: &[u8; 32],
+) -> Result<usize, StoreError> {
+    let seats: Vec<u8> = {
+        let mut stmt = tx
+            .prepare_cached("SELECT DISTINCT seat FROM journal WHERE table_id = ?1")
+            .map_err(StoreError::sql("list the journals"))?;
+        stmt.query_map(params![&table[..]], |r| r.get(0))
+            .map_err(StoreError::sql("list the journals"))?
+            .collect::<Result<_, _>>()
+            .map_err(StoreError::sql("list the journals"))?
+    };
+    let mut packed = 0;
+    for seat in seats {
+        let last: i64 = tx
+            .query_row(
+                "SELECT coalesce(max(id), 0) FROM journal WHERE table_id = ?1 AND seat = ?2 \
+                 AND checkpoint IS NOT NULL",
+                params![&table[..], seat],
+                |r| r.get(0),
+            )
+            .map_err(StoreError::sql("find the last checkpoint"))?;
+        tx.execute(
+            "DELETE FROM journal WHERE table_id = ?1 AND seat = ?2 AND id > ?3 \
+             AND checkpoint IS NULL AND substr(record, 1, 1) = x'01'",
+            params![&table[..], seat, last],
+        )
+        .map_err(StoreError::sql("prune own records"))?;
+        packed += pack_rows(tx, table, seat, last, i64::MAX)?;
+    }
+    Ok(packed)
+}
+
 /// Packs, with a checkpoint just written, the seat's journal rows between its previous
 /// checkpoint (or the start) and this one: see [`pack_rows`].
 fn pack_last_hand(

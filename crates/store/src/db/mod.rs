@@ -723,9 +723,17 @@ impl Store {
     }
 
     /// Marks a table finished (it is no longer resumed).
+    ///
+    /// Each local seat's journal after its last checkpoint (the last hand, whose checkpoint a
+    /// seat that stopped with the session may never have written) is packed then, as a
+    /// checkpoint packs a hand, and its own envelopes not yet pruned go: a finished table is
+    /// never resumed, and its steps are all in the journal.
     pub fn mark_finished(&self, id: &[u8; 32]) -> Result<(), StoreError> {
-        let n = self
+        let tx = self
             .conn
+            .unchecked_transaction()
+            .map_err(StoreError::sql("begin"))?;
+        let n = tx
             .execute(
                 "UPDATE tables SET finished = 1 WHERE id = ?1",
                 params![&id[..]],
@@ -734,7 +742,9 @@ impl Store {
         if n == 0 {
             return Err(StoreError::UnknownTable(to_hex(id)));
         }
-        Ok(())
+        journal::pack_finished(&tx, id)?;
+        tx.commit()
+            .map_err(StoreError::sql("mark a table finished"))
     }
 
     // ---- evidence ----
