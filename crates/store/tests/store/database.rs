@@ -240,9 +240,8 @@ fn a_stored_table_is_never_rewritten() {
 }
 
 /// Schema 7: a finished hand's steps are one journal row naming its packed run. A store of
-/// version 6 (its journals a row a step, no `runs`) is packed by the migration, and reads back the same journal, the
-/// same restore and an export that verifies; the file is smaller once SQLite reuses the
-/// freed pages.
+/// version 6 (its journals a row a step, no `runs`) is packed by the migration, and reads
+/// back the same journal, the same restore and an export that verifies.
 #[test]
 fn the_migration_to_7_packs_the_finished_hands_and_reads_back_the_same_journal() {
     use crate::harness::{Game, player_dir};
