@@ -112,8 +112,11 @@ static TABLES: std::sync::Mutex<Tables> = std::sync::Mutex::new(Tables {
 });
 static TABLES_CHANGED: std::sync::Condvar = std::sync::Condvar::new();
 
-/// The most tables that share the machine.
-const SHARED_TABLES: usize = 2;
+/// The most tables that share the machine: one for now. With two, the `lan` binary took
+/// 356 s instead of about 460 on the idle VM, but a cold run of the whole suite then lost
+/// `two_peers_then_two_more…` to its 5 s bound (8.1 s; it ran alone, after shared tests),
+/// which is not yet understood; until it is, the tables run one at a time as before.
+const SHARED_TABLES: usize = 1;
 
 /// Held while a test's tables run; gives its slots back when dropped.
 pub struct Slot(usize);
