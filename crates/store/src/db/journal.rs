@@ -93,16 +93,7 @@ impl Store {
         let Some(local) = self.local_seat(table, seat)? else {
             return Ok(None);
         };
-        let last: Option<i64> = self
-            .conn
-            .query_row(
-                "SELECT max(id) FROM journal \
-                 WHERE table_id = ?1 AND seat = ?2 AND checkpoint IS NOT NULL",
-                params![&table[..], seat],
-                |r| r.get(0),
-            )
-            .map_err(StoreError::sql("find the last checkpoint"))?;
-        let Some(first) = last else {
+        let Some(first) = last_checkpoint_row(&self.conn, table, seat)? else {
             return self.persisted(table, seat);
         };
         let mut persisted = Persisted::new(local.config, local.root);
@@ -483,6 +474,21 @@ fn decode_records(table: &[u8; 32], bytes: &[u8], id: i64) -> Result<Vec<Record>
     decode_record(table, bytes, id).map(|r| vec![r])
 }
 
+/// The row id of a seat's last checkpoint record, if it has one.
+fn last_checkpoint_row(
+    conn: &Connection,
+    table: &[u8; 32],
+    seat: u8,
+) -> Result<Option<i64>, StoreError> {
+    conn.query_row(
+        "SELECT max(id) FROM journal \
+         WHERE table_id = ?1 AND seat = ?2 AND checkpoint IS NOT NULL",
+        params![&table[..], seat],
+        |r| r.get(0),
+    )
+    .map_err(StoreError::sql("find the last checkpoint"))
+}
+
 /// Packs, for a table just finished, each local seat's journal rows after its last
 /// checkpoint ([`pack_rows`]), its `Record::Own` rows deleted first (nothing resumes a
 /// finished table, and what was logged of them is in the steps).
@@ -501,14 +507,7 @@ pub(super) fn pack_finished(
     };
     let mut packed = 0;
     for seat in seats {
-        let last: i64 = tx
-            .query_row(
-                "SELECT coalesce(max(id), 0) FROM journal WHERE table_id = ?1 AND seat = ?2 \
-                 AND checkpoint IS NOT NULL",
-                params![&table[..], seat],
-                |r| r.get(0),
-            )
-            .map_err(StoreError::sql("find the last checkpoint"))?;
+        let last = last_checkpoint_row(tx, table, seat)?.unwrap_or(0);
         tx.execute(
             "DELETE FROM journal WHERE table_id = ?1 AND seat = ?2 AND id > ?3 \
              AND checkpoint IS NULL AND substr(record, 1, 1) = x'01'",
