@@ -93,14 +93,14 @@ pub fn heard(seen: &mut Vec<String>, line: String) {
     }
 }
 
-/// How many tables of processes run at once (the `lan` and `internet` binaries). Most LAN
-/// tests sit on timers (a set-up's 15 s, a wait, a replaced seat) and use a few percent of a
-/// core, so two of them share the machine ([`shared`]; the `lan` binary then took 356 s
-/// instead of about 460); a test that loads it (floods, eight peers) or that bounds a delay
-/// tightly or against another run (a table filled within 5 s of a late start, a griefer's
-/// cost) runs alone ([`serial`]), since on two cores a table starved of CPU would see its
-/// timers run out. The `internet` tests all run alone: sharing its relayed tables saved
-/// nothing measurable (240 s either way), and hole punching needs packets on time.
+/// How many tables of processes run at once (the `lan` and `internet` binaries). A LAN test
+/// that sits on timers (a set-up's 15 s, a wait, a replaced seat) and uses a few percent of a
+/// core takes a [`shared`] slot; one that loads the machine (floods, eight peers) or bounds a
+/// delay tightly or against another run (a table filled within 5 s of a late start, a
+/// griefer's cost) takes it whole ([`serial`]), since on two cores a table starved of CPU
+/// would see its timers run out. How many shared slots there are is [`SHARED_TABLES`] (one
+/// for now: every table runs alone). The `internet` tests all run alone: sharing its relayed
+/// tables saved nothing measurable (240 s either way), and hole punching needs packets on time.
 struct Tables {
     running: usize,
     alone_waiting: usize,
@@ -129,8 +129,9 @@ impl Drop for Slot {
     }
 }
 
-/// A slot for a test that may share the machine with one other (waits while a test that
-/// must run alone waits or runs, so that one is never starved).
+/// A slot for a test that may share the machine with others, up to [`SHARED_TABLES`]
+/// tables (waits while a test that must run alone waits or runs, so that one is never
+/// starved).
 pub fn shared() -> Slot {
     let mut t = TABLES.lock().unwrap_or_else(|e| e.into_inner());
     while t.running >= SHARED_TABLES || t.alone_waiting > 0 {
