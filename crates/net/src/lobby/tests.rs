@@ -246,6 +246,62 @@ fn adverts_count_only_under_their_hosts_signature_and_bound_id() {
     assert_eq!(b.tables()[0].host, a.me);
 }
 
+/// The first message on a new connection can come before the news of the connection: a
+/// host's own advert is kept then (a started table is told once, on connecting, to a friend
+/// who comes to watch), and one passed on by another peer still is not.
+#[test]
+fn a_hosts_own_advert_that_overtakes_its_connection_is_kept() {
+    let a_key = SigningKey::from_bytes(&[1; 32]);
+    let mut a = Lobby::new(a_key.clone(), settings("a", 0), 0);
+    let mut b = Lobby::new(SigningKey::from_bytes(&[2; 32]), settings("b", 0), 0);
+    let mut c = Lobby::new(SigningKey::from_bytes(&[3; 32]), settings("c", 0), 0);
+    let ad = advert_of(a.tick(600));
+    c.message(b.me, signed(&ad, &a_key), 700);
+    assert!(c.tables().is_empty(), "kept a table passed on by a peer");
+    b.message(a.me, signed(&ad, &a_key), 700);
+    assert_eq!(b.tables().len(), 1);
+    assert_eq!(b.tables()[0].host, a.me);
+    // The news of the connection comes after: nothing changes; its end forgets the table.
+    b.connected(a.me);
+    assert_eq!(b.tables().len(), 1);
+    b.disconnected(a.me, 800);
+    assert!(b.tables().is_empty());
+}
+
+/// The host of a started table repeats that it has started to the peers connected that do
+/// not sit at it, never to its players: a friend who comes to watch finds it even if the one
+/// advert sent on connecting was lost.
+#[test]
+fn a_started_host_repeats_its_table_to_peers_not_seated_only() {
+    let mut net = Net::new(2, 2);
+    net.run(3000);
+    let roster = net.begun[0].clone().expect("began");
+    let host = net.index(&roster.advert.host);
+    assert!(
+        net.lobbies[host].repeat_started().is_empty(),
+        "told a player"
+    );
+    assert!(
+        net.lobbies[1 - host].repeat_started().is_empty(),
+        "not the host"
+    );
+    let mut friend = Lobby::new(SigningKey::from_bytes(&[9; 32]), settings("w", 0), 0);
+    friend.set_manual(true);
+    friend.connected(roster.advert.host);
+    net.lobbies[host].connected(friend.me);
+    let acts = net.lobbies[host].repeat_started();
+    assert_eq!(acts.len(), 1);
+    let Some(Action::Send(to, wire)) = acts.into_iter().next() else {
+        panic!("not a message to one peer");
+    };
+    assert_eq!(to, friend.me);
+    friend.message(roster.advert.host, wire, 3100);
+    let seen = friend.tables();
+    assert_eq!(seen.len(), 1);
+    assert_eq!(seen[0].state, TableState::Started);
+    assert_eq!(seen[0].table, roster.advert.table);
+}
+
 fn spec(name: &str, bots: u8) -> TableSpec {
     let mut options = Options::preset(Ruleset::Classic);
     options.discard_seconds = 9;

@@ -47,7 +47,15 @@ impl EventLoop {
     /// The lobby's part of the tick, in the lobby only: the adverts repeated, the lobby's own
     /// tick, and the tables shown when they changed.
     pub(super) fn lobby_tick(&mut self) {
-        if self.playing.is_none() {
+        if self.playing.is_some() {
+            // A friend who comes to watch hears now and then that the table has started.
+            let now = self.now();
+            if now >= self.lobbying.last_advert + ADVERT_REPEAT_MS {
+                self.lobbying.last_advert = now;
+                let acts = self.lobbying.lobby.repeat_started();
+                self.lobby_actions(acts);
+            }
+        } else {
             let now = self.now();
             if now >= self.lobbying.last_advert + ADVERT_REPEAT_MS {
                 // Repeat the hosted table to every peer: an advert sent over a stream whose
