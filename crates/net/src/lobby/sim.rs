@@ -1,6 +1,7 @@
 //! A simulated LAN of lobbies for the convergence tests: peers arrive when they are started,
-//! find each other after a discovery delay, every message takes a random delay, a connection
-//! may break (both sides are told, what was on its way is lost, it comes back a little later),
+//! find each other after a discovery delay, each side hears of a connection up to a
+//! message's delay after it is up (so the other's first message can come before the news),
+//! every message takes a random delay, a connection may break (both sides are told, what was on its way is lost, it comes back a little later),
 //! people in the app click a while after they see a table, peers are killed, and a roster
 //! that not every seated peer began with fails its set-up like a real table (everyone back in
 //! the lobby, the missing ones set aside). Deterministic for a seed.
@@ -90,6 +91,10 @@ pub(super) struct Sim {
     links: BTreeMap<(usize, usize), u64>,
     /// Pairs to connect at a time.
     connect_at: BTreeMap<(usize, usize), u64>,
+    /// The news of a connection on its way to one side: (due, order) → (the peer told, the
+    /// peer it is connected to, connection generation). The other side may write first: a
+    /// message can overtake the news, as on a real node.
+    news: BTreeMap<(u64, u64), (usize, usize, u64)>,
     generation: u64,
     /// Begun rosters not yet agreed: table → (roster, first begun at).
     setups: BTreeMap<TableId, (Roster, u64)>,
@@ -137,6 +142,7 @@ impl Sim {
             order: 0,
             links: BTreeMap::new(),
             connect_at: BTreeMap::new(),
+            news: BTreeMap::new(),
             generation: 0,
             setups: BTreeMap::new(),
             tables: BTreeMap::new(),
@@ -244,6 +250,23 @@ impl Sim {
         self.generation += 1;
         self.links.insert(pair(a, b), self.generation);
         for (x, y) in [(a, b), (b, a)] {
+            // Each side hears of the connection up to a message's longest delay later.
+            let at = self.now + self.rng.range(0, self.plan.delay.1);
+            self.order += 1;
+            self.news.insert((at, self.order), (x, y, self.generation));
+        }
+    }
+
+    /// Tells each peer of its connections whose news is due (and still up).
+    fn tell_news(&mut self) {
+        while let Some(entry) = self.news.first_entry() {
+            if entry.key().0 > self.now {
+                break;
+            }
+            let (x, y, generation) = entry.remove();
+            if self.links.get(&pair(x, y)) != Some(&generation) {
+                continue; // gone before it was heard of
+            }
             let key = self.peers[y].key.verifying_key();
             if let Some(l) = self.peers[x].lobby.as_mut() {
                 let acts = l.connected(key);
@@ -365,6 +388,7 @@ impl Sim {
                 self.connect(a, b);
             }
         }
+        self.tell_news();
         // Messages due.
         while let Some(entry) = self.queue.first_entry() {
             if entry.key().0 > now {
