@@ -1004,57 +1004,53 @@ impl Lobby {
         }
     }
 
-    /// What this peer repeats to every peer now and then (an advert sent over a connection
-    /// that died is lost): the table it hosts.
+    /// What this peer repeats now and then (an advert sent over a connection that died is
+    /// lost, and one can come before the news of its connection): the table it hosts, to
+    /// every peer; or, once that table has started, that it has, to the peers connected that
+    /// do not sit at it (a friend who comes to watch), never to its players, who know.
     pub fn repeat(&self) -> Vec<Action> {
         match &self.state {
             State::Hosting { advert, .. } => vec![Action::Broadcast(self.signed(advert))],
+            State::Started(Some(roster)) if roster.advert.host == self.me => {
+                let seated = |k: &[u8; 32]| {
+                    roster
+                        .advert
+                        .seats
+                        .iter()
+                        .flatten()
+                        .any(|s| s.peer.as_bytes() == k)
+                };
+                let others: Vec<VerifyingKey> = self
+                    .peers
+                    .iter()
+                    .filter(|k| !seated(k))
+                    .filter_map(|k| VerifyingKey::from_bytes(k).ok())
+                    .collect();
+                if others.is_empty() {
+                    return Vec::new();
+                }
+                let advert = self.signed(&roster.advert);
+                others
+                    .into_iter()
+                    .map(|k| Action::Send(k, advert.clone()))
+                    .collect()
+            }
             _ => Vec::new(),
         }
     }
 
-    /// What the host of a started table repeats now and then to the peers connected that do
-    /// not sit at it (a friend who comes to watch): that the table has started. It is told
-    /// once when a peer connects ([`Lobby::connected`]), and that one message can be lost
-    /// with its stream (two connections to one peer, one closed) or come before the news
-    /// of its connection; the players, who know, are sent nothing.
-    pub fn repeat_started(&self) -> Vec<Action> {
-        let State::Started(Some(roster)) = &self.state else {
-            return Vec::new();
-        };
-        if roster.advert.host != self.me {
-            return Vec::new();
+    /// Counts `peer` as reachable, within the bound on peers kept; whether it is.
+    fn count_reachable(&mut self, peer: &VerifyingKey) -> bool {
+        if self.peers.len() < MAX_TABLES * 4 {
+            self.peers.insert(*peer.as_bytes());
         }
-        let seated = |k: &[u8; 32]| {
-            roster
-                .advert
-                .seats
-                .iter()
-                .flatten()
-                .any(|s| s.peer.as_bytes() == k)
-        };
-        let others: Vec<VerifyingKey> = self
-            .peers
-            .iter()
-            .filter(|k| !seated(k))
-            .filter_map(|k| VerifyingKey::from_bytes(k).ok())
-            .collect();
-        if others.is_empty() {
-            return Vec::new();
-        }
-        let advert = self.signed(&roster.advert);
-        others
-            .into_iter()
-            .map(|k| Action::Send(k, advert.clone()))
-            .collect()
+        self.peers.contains(peer.as_bytes())
     }
 
     /// A peer connected: tell it of the hosted table, or pass on the host's newest advert of
     /// the table this peer is seated at.
     pub fn connected(&mut self, peer: VerifyingKey) -> Vec<Action> {
-        if self.peers.len() < MAX_TABLES * 4 {
-            self.peers.insert(*peer.as_bytes());
-        }
+        self.count_reachable(&peer);
         match &self.state {
             State::Hosting { advert, .. } => vec![Action::Send(peer, self.signed(advert))],
             State::Started(Some(roster))
@@ -1175,14 +1171,13 @@ impl Lobby {
             return Vec::new(); // only a host speaks for its table, under an id of its own
         }
         if !self.peers.contains(host.as_bytes()) {
-            if from != host || self.peers.len() >= MAX_TABLES * 4 {
-                return Vec::new(); // a table whose host this peer cannot reach
-            }
             // The host itself speaks: it is reachable, though the news of its connection may
             // not have come yet (the first message on a new connection can overtake it). A
             // host whose table has started says so once, when a peer connects: dropped here,
-            // a friend who came to watch would never see the table.
-            self.peers.insert(*host.as_bytes());
+            // a friend who came to watch would find the table only at the next repeat.
+            if from != host || !self.count_reachable(&host) {
+                return Vec::new(); // a table whose host this peer cannot reach
+            }
         }
         let table = signed.advert.table;
         let revision = signed.advert.revision;

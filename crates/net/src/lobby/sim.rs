@@ -1,7 +1,8 @@
 //! A simulated LAN of lobbies for the convergence tests: peers arrive when they are started,
 //! find each other after a discovery delay, each side hears of a connection up to a
 //! message's delay after it is up (so the other's first message can come before the news),
-//! every message takes a random delay, a connection may break (both sides are told, what was on its way is lost, it comes back a little later),
+//! every message takes a random delay, a connection may break (both sides are told, what was
+//! on its way is lost, it comes back a little later),
 //! people in the app click a while after they see a table, peers are killed, and a roster
 //! that not every seated peer began with fails its set-up like a real table (everyone back in
 //! the lobby, the missing ones set aside). Deterministic for a seed.

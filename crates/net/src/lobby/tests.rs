@@ -277,19 +277,13 @@ fn a_started_host_repeats_its_table_to_peers_not_seated_only() {
     net.run(3000);
     let roster = net.begun[0].clone().expect("began");
     let host = net.index(&roster.advert.host);
-    assert!(
-        net.lobbies[host].repeat_started().is_empty(),
-        "told a player"
-    );
-    assert!(
-        net.lobbies[1 - host].repeat_started().is_empty(),
-        "not the host"
-    );
+    assert!(net.lobbies[host].repeat().is_empty(), "told a player");
+    assert!(net.lobbies[1 - host].repeat().is_empty(), "not the host");
     let mut friend = Lobby::new(SigningKey::from_bytes(&[9; 32]), settings("w", 0), 0);
     friend.set_manual(true);
     friend.connected(roster.advert.host);
     net.lobbies[host].connected(friend.me);
-    let acts = net.lobbies[host].repeat_started();
+    let acts = net.lobbies[host].repeat();
     assert_eq!(acts.len(), 1);
     let Some(Action::Send(to, wire)) = acts.into_iter().next() else {
         panic!("not a message to one peer");

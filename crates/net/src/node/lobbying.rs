@@ -44,27 +44,20 @@ impl Lobbying {
 }
 
 impl EventLoop {
-    /// The lobby's part of the tick, in the lobby only: the adverts repeated, the lobby's own
-    /// tick, and the tables shown when they changed.
+    /// The lobby's part of the tick: the adverts repeated (a started table's too, for a
+    /// friend who comes to watch), and in the lobby only the lobby's own tick and the tables
+    /// shown when they changed.
     pub(super) fn lobby_tick(&mut self) {
-        if self.playing.is_some() {
-            // A friend who comes to watch hears now and then that the table has started.
-            let now = self.now();
-            if now >= self.lobbying.last_advert + ADVERT_REPEAT_MS {
-                self.lobbying.last_advert = now;
-                let acts = self.lobbying.lobby.repeat_started();
-                self.lobby_actions(acts);
-            }
-        } else {
-            let now = self.now();
-            if now >= self.lobbying.last_advert + ADVERT_REPEAT_MS {
-                // Repeat the hosted table to every peer: an advert sent over a stream whose
-                // connection died (two connections to one peer, one closed) is lost, and
-                // nothing else would tell that peer of the table.
-                self.lobbying.last_advert = now;
-                let acts = self.lobbying.lobby.repeat();
-                self.lobby_actions(acts);
-            }
+        let now = self.now();
+        if now >= self.lobbying.last_advert + ADVERT_REPEAT_MS {
+            // Repeat the hosted table: an advert sent over a stream whose connection died
+            // (two connections to one peer, one closed) is lost, and nothing else would tell
+            // that peer of the table.
+            self.lobbying.last_advert = now;
+            let acts = self.lobbying.lobby.repeat();
+            self.lobby_actions(acts);
+        }
+        if self.playing.is_none() {
             let acts = self.lobbying.lobby.tick(now);
             self.lobby_actions(acts);
             // The tables, shown at most once a tick and only when they changed (a flood of
