@@ -34,7 +34,7 @@ use crate::elgamal::{CardTable, shuffle};
 use crate::error::{DealError, ShareFault, ShuffleFault};
 use crate::hash::JointRandomness;
 use crate::message::{ShareKind, SignedMessage, Step};
-use crate::observer::{Observer, Opening, Slot};
+use crate::observer::{Check, Observer, Opening, Slot};
 use crate::{CardIndex, HandContext, Position, SeatIndex, WALL_SIZE};
 
 /// A consistent hand: the whole wall, now public.
@@ -87,7 +87,30 @@ pub fn audit_with_cards(
     transcript: &[SignedMessage],
     cards: Arc<CardTable>,
 ) -> AuditReport {
-    audit_inner(ctx, roster, transcript, cards, None)
+    audit_inner(ctx, roster, transcript, cards, Source::Signed)
+}
+
+/// Like [`audit_with_cards`], for a transcript taken out of signed carriers the caller has
+/// checked (the table crate's envelopes of version 2): a carried message
+/// ([`SignedMessage::carried`]) is not asked for a signature of its own, every proof is
+/// checked as in [`audit`]. Never for messages whose carriers were not checked.
+pub fn audit_carried_with_cards(
+    ctx: HandContext,
+    roster: &[VerifyingKey; 4],
+    transcript: &[SignedMessage],
+    cards: Arc<CardTable>,
+) -> AuditReport {
+    audit_inner(ctx, roster, transcript, cards, Source::Carried)
+}
+
+/// Where the transcript of an audit comes from, and so what its step 1 checks.
+enum Source<'a> {
+    /// Anyone: every signature and proof.
+    Signed,
+    /// Checked carriers: every proof, and the signature of every message not carried.
+    Carried,
+    /// This observer, which checked everything on receipt: nothing again.
+    Verified(&'a Observer),
 }
 
 /// The audit of a transcript an [`Observer`] (or a seat's own, [`crate::DealSeat::observer`])
@@ -100,7 +123,7 @@ pub fn audit_verified(observer: &Observer) -> AuditReport {
         observer.roster(),
         observer.messages(),
         observer.cards.clone(),
-        Some(observer),
+        Source::Verified(observer),
     )
 }
 
@@ -109,7 +132,7 @@ fn audit_inner(
     roster: &[VerifyingKey; 4],
     transcript: &[SignedMessage],
     cards: Arc<CardTable>,
-    verified: Option<&Observer>,
+    source: Source,
 ) -> AuditReport {
     let mut order: Vec<&SignedMessage> = transcript.iter().collect();
     order.sort_by_key(|m| rank(m));
@@ -119,7 +142,7 @@ fn audit_inner(
     let (before, reveals): (Vec<_>, Vec<_>) = order
         .into_iter()
         .partition(|m| m.step() != Step::AuditReveal);
-    replay(&mut obs, &before, verified)?;
+    replay(&mut obs, &before, &source)?;
 
     // 2. Nothing missing.
     for (step, present) in [
@@ -132,7 +155,7 @@ fn audit_inner(
     }
 
     // 3. End-of-hand reveals.
-    replay(&mut obs, &reveals, verified)?;
+    replay(&mut obs, &reveals, &source)?;
     missing(Step::AuditReveal, obs.revealed.map(|r| r.is_some()))?;
     let mut secrets = [(Scalar::ZERO, [0u8; 32]); 4];
     for (i, r) in obs.revealed.iter().enumerate() {
@@ -257,19 +280,20 @@ fn rank(m: &SignedMessage) -> u8 {
 fn replay(
     obs: &mut Observer,
     messages: &[&SignedMessage],
-    verified: Option<&Observer>,
+    source: &Source,
 ) -> Result<(), Violation> {
     for m in messages {
-        let result = match verified {
+        let result = match source {
             // Already checked on receipt: rebuild without re-verifying, reusing the walls.
-            Some(source) => {
+            Source::Verified(verified) => {
                 let wall = match m.step() {
-                    Step::Shuffle => source.walls[m.seat().index()].clone(),
+                    Step::Shuffle => verified.walls[m.seat().index()].clone(),
                     _ => None,
                 };
-                obs.accept((*m).clone(), true, wall)
+                obs.accept((*m).clone(), Check::Trusted, wall)
             }
-            None => obs.receive((*m).clone()),
+            Source::Carried => obs.receive_carried((*m).clone()),
+            Source::Signed => obs.receive((*m).clone()),
         };
         match result {
             // A card that is no card means a bad shuffle; step 4 names the shuffler.

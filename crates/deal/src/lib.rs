@@ -171,12 +171,15 @@ mod shuffle_proof;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-pub use audit::{AuditReport, AuditSummary, Violation, audit, audit_verified, audit_with_cards};
+pub use audit::{
+    AuditReport, AuditSummary, Violation, audit, audit_carried_with_cards, audit_verified,
+    audit_with_cards,
+};
 pub use elgamal::{CardTable, Ciphertext, CompressedCiphertext, permutation};
 pub use error::{AuditRevealFault, DealError, KeyFault, ShareFault, ShuffleFault};
 pub use hash::{JointRandomness, seed_commitment, shuffle_commitment};
 pub use message::{
-    AuditReveal, Body, KeyAnnouncement, LinearShuffleOutput, MAX_MESSAGE_BYTES, Message,
+    AuditReveal, Body, CARRIED, KeyAnnouncement, LinearShuffleOutput, MAX_MESSAGE_BYTES, Message,
     PROTOCOL_VERSION, SeedCommit, SeedReveal, SetAside, ShareKind, ShareMessage, ShuffleOutput,
     SignedMessage, Step,
 };

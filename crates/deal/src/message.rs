@@ -488,15 +488,45 @@ impl Message {
 }
 
 /// A message with the sender's ed25519 signature: everything this crate emits.
+///
+/// A message may instead be **carried** ([`SignedMessage::carried`]): its signature is the
+/// all-zero [`CARRIED`] mark, because the signed envelope that carries it (the table crate's,
+/// signed by the same seat over the message's bytes) authenticates it. Only
+/// [`crate::Observer::receive_carried`] and the audits told so accept one without a signature,
+/// and only the carrier's checker may call them; [`crate::Observer::receive`] refuses it
+/// (the mark is no valid signature).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SignedMessage {
     /// The signed content.
     pub message: Message,
-    /// ed25519 signature by `message.seat` over [`Message::signing_bytes`].
+    /// ed25519 signature by `message.seat` over [`Message::signing_bytes`], or [`CARRIED`].
     pub signature: Signature,
 }
 
+/// The signature bytes of a carried message ([`SignedMessage::carried`]): 64 zeros, which no
+/// strict ed25519 check accepts.
+pub const CARRIED: [u8; 64] = [0; 64];
+
 impl SignedMessage {
+    /// `message` as a carried message: authenticated by the envelope that carries it, not by
+    /// a signature of its own.
+    pub fn carried(message: Message) -> SignedMessage {
+        SignedMessage {
+            message,
+            signature: Signature::from_bytes(&CARRIED),
+        }
+    }
+
+    /// Whether this is a carried message (its signature is the [`CARRIED`] mark).
+    pub fn is_carried(&self) -> bool {
+        self.signature.to_bytes() == CARRIED
+    }
+
+    /// The same message carried (its signature dropped).
+    pub fn into_carried(self) -> SignedMessage {
+        SignedMessage::carried(self.message)
+    }
+
     /// The sending seat (as claimed until the signature is checked).
     pub fn seat(&self) -> SeatIndex {
         self.message.seat

@@ -29,6 +29,17 @@ use crate::shuffle_argument::verify as verify_argument;
 use crate::shuffle_proof::verify as verify_shuffle;
 use crate::{CardIndex, HandContext, Position, SeatIndex, WALL_SIZE};
 
+/// What [`Observer::accept`] checks of a message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Check {
+    /// Everything: its signature and its proofs.
+    Full,
+    /// Its proofs, and its signature unless it is carried (its carrier was checked).
+    Carried,
+    /// Nothing: this process made it, or checked it on receipt.
+    Trusted,
+}
+
 /// What [`Observer::receive`] / [`crate::DealSeat::receive`] accepted. The table crate can
 /// check it against what the agreed game state expects.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -300,7 +311,16 @@ impl Observer {
     ///
     /// A [`DealError::NotACard`] means the message was valid and kept but the wall is corrupt.
     pub fn receive(&mut self, msg: SignedMessage) -> Result<Accepted, DealError> {
-        self.accept(msg, false, None)
+        self.accept(msg, Check::Full, None)
+    }
+
+    /// [`Observer::receive`] for a message taken out of a signed carrier the caller has
+    /// checked (the table crate's envelope, signed by the same seat over this message): a
+    /// carried message ([`SignedMessage::carried`]) is not asked for a signature of its own;
+    /// everything else (version, table, hand, order, every proof) is checked as ever, and a
+    /// signed message is checked whole.
+    pub fn receive_carried(&mut self, msg: SignedMessage) -> Result<Accepted, DealError> {
+        self.accept(msg, Check::Carried, None)
     }
 
     /// The shares of `position` for `kind`, per sending seat.
@@ -354,17 +374,18 @@ impl Observer {
             .ok_or(DealError::NotACard { position })
     }
 
-    /// The checking and keeping behind [`Observer::receive`]. `trusted` skips the signature
-    /// and proof checks for a message this process just made itself; `own_wall` then supplies
-    /// its shuffle's points so they need not be decompressed again.
+    /// The checking and keeping behind [`Observer::receive`]. [`Check::Trusted`] skips the
+    /// signature and proof checks for a message this process just made itself; `own_wall`
+    /// then supplies its shuffle's points so they need not be decompressed again.
     pub(crate) fn accept(
         &mut self,
         msg: SignedMessage,
-        trusted: bool,
+        check: Check,
         own_wall: Option<Wall>,
     ) -> Result<Accepted, DealError> {
         let seat = msg.seat();
-        if !trusted {
+        let trusted = check == Check::Trusted;
+        if check == Check::Full || (check == Check::Carried && !msg.is_carried()) {
             msg.verify_signature(&self.roster)?;
         }
         let m = &msg.message;

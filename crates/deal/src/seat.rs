@@ -29,7 +29,7 @@ use crate::message::{
     AuditReveal, Body, KeyAnnouncement, Message, PROTOCOL_VERSION, SeedCommit, SeedReveal,
     SetAside, ShareKind, ShareMessage, ShuffleOutput, SignedMessage, Step,
 };
-use crate::observer::{Accepted, Observer, Opening, Slot};
+use crate::observer::{Accepted, Check, Observer, Opening, Slot};
 use crate::{CardIndex, HandContext, Position, SeatIndex, WALL_SIZE};
 
 /// One seat's secrets for one hand. Persist them (encrypted at rest) until the hand is
@@ -155,6 +155,9 @@ pub struct DealSeat {
     drawn: BTreeMap<Position, CardIndex>,
     /// Positions the caller said this seat is drawing, whose shares may not have arrived.
     expecting: BTreeSet<Position>,
+    /// Whether this seat's messages are carried ([`SignedMessage::carried`]): made without a
+    /// signature of their own, for a carrier that signs them ([`DealSeat::set_carried`]).
+    carried: bool,
 }
 
 impl DealSeat {
@@ -183,7 +186,16 @@ impl DealSeat {
             observer: Observer::with_cards(ctx, roster, cards),
             drawn: BTreeMap::new(),
             expecting: BTreeSet::new(),
+            carried: false,
         }
+    }
+
+    /// Makes this seat's messages carried ([`SignedMessage::carried`]) from now on: the
+    /// caller sends each one inside an envelope it signs with the same key (the table crate's
+    /// envelope version 2), so the message needs no signature of its own. The signing key is still
+    /// asked for, and must still be the seat's.
+    pub fn set_carried(&mut self, carried: bool) {
+        self.carried = carried;
     }
 
     /// This seat.
@@ -237,7 +249,9 @@ impl DealSeat {
         }
     }
 
-    /// Rebuilds a seat from its snapshot, re-verifying every message.
+    /// Rebuilds a seat from its snapshot, re-verifying every message (every proof, and the
+    /// signature of every message that is not carried: a carried one's carrier was checked
+    /// when it first came in, and a snapshot is the seat's own record).
     pub fn restore(snapshot: SeatSnapshot) -> Result<Self, DealError> {
         Self::restore_with_cards(snapshot, Arc::new(CardTable::new()))
     }
@@ -265,7 +279,8 @@ impl DealSeat {
         let mut restored = Self::with_cards(ctx, seat, roster, secrets, cards);
         restored.expecting = expecting.into_iter().collect();
         for msg in messages {
-            match restored.receive(msg) {
+            restored.carried |= msg.is_carried() && msg.seat() == seat;
+            match restored.receive_carried(msg) {
                 // A corrupt wall was already reported when the message first came in.
                 Ok(_) | Err(DealError::NotACard { .. }) => {}
                 Err(e) => return Err(e),
@@ -280,6 +295,13 @@ impl DealSeat {
     /// A [`DealError::NotACard`] means the message was valid and kept but the wall is corrupt.
     pub fn receive(&mut self, msg: SignedMessage) -> Result<Accepted, DealError> {
         let accepted = self.observer.receive(msg)?;
+        self.after_accept(accepted)
+    }
+
+    /// [`DealSeat::receive`] of a message out of a checked carrier: see
+    /// [`Observer::receive_carried`].
+    pub fn receive_carried(&mut self, msg: SignedMessage) -> Result<Accepted, DealError> {
+        let accepted = self.observer.receive_carried(msg)?;
         self.after_accept(accepted)
     }
 
@@ -552,8 +574,15 @@ impl DealSeat {
             return Ok(self.observer.messages[i].clone());
         }
         let (body, own_wall) = make()?;
-        let msg = Message::new(self.ctx(), self.seat, body).sign(signer)?;
-        let accepted = self.observer.accept(msg.clone(), true, own_wall)?;
+        let message = Message::new(self.ctx(), self.seat, body);
+        let msg = if self.carried {
+            SignedMessage::carried(message)
+        } else {
+            message.sign(signer)?
+        };
+        let accepted = self
+            .observer
+            .accept(msg.clone(), Check::Trusted, own_wall)?;
         self.after_accept(accepted)?;
         Ok(msg)
     }

@@ -29,6 +29,8 @@ pub struct Table {
     pub seats: Vec<DealSeat>,
     /// Every message broadcast, in order.
     pub log: Vec<SignedMessage>,
+    /// Whether the seats make carried messages and receive them as from checked carriers.
+    pub carried: bool,
 }
 
 impl Table {
@@ -58,15 +60,40 @@ impl Table {
             roster,
             seats,
             log: Vec::new(),
+            carried: false,
+        }
+    }
+
+    /// [`Table::new`] whose seats make carried messages (no signature of their own, as in
+    /// the table crate's envelopes) and receive every message as out of a checked carrier.
+    pub fn new_carried(seed: u64, hand: u32) -> Self {
+        let mut t = Self::new(seed, hand);
+        t.carried = true;
+        for s in &mut t.seats {
+            s.set_carried(true);
+        }
+        t
+    }
+
+    fn deliver(
+        seat: &mut DealSeat,
+        carried: bool,
+        msg: &SignedMessage,
+    ) -> Result<Accepted, DealError> {
+        if carried {
+            seat.receive_carried(msg.clone())
+        } else {
+            seat.receive(msg.clone())
         }
     }
 
     /// Delivers `msg` to every seat; every seat must accept it.
     pub fn broadcast(&mut self, msg: &SignedMessage) -> Vec<Accepted> {
         self.log.push(msg.clone());
+        let carried = self.carried;
         self.seats
             .iter_mut()
-            .map(|s| match s.receive(msg.clone()) {
+            .map(|s| match Self::deliver(s, carried, msg) {
                 Ok(a) => a,
                 Err(e) => panic!("seat {} rejected {:?}: {e}", s.seat(), msg.step()),
             })
@@ -76,9 +103,10 @@ impl Table {
     /// Delivers `msg` to every seat and returns what each said.
     pub fn try_broadcast(&mut self, msg: &SignedMessage) -> Vec<Result<Accepted, DealError>> {
         self.log.push(msg.clone());
+        let carried = self.carried;
         self.seats
             .iter_mut()
-            .map(|s| s.receive(msg.clone()))
+            .map(|s| Self::deliver(s, carried, msg))
             .collect()
     }
 

@@ -4,6 +4,7 @@
 
 mod argument;
 mod attacks;
+mod carried;
 mod common;
 mod fuzz;
 mod honest;
