@@ -84,7 +84,13 @@ fn breakdown(ruleset: Ruleset, hands: u64) {
     };
     let deal = |m: &SignedMessage, add: &mut dyn FnMut(&'static str, u64, u64)| {
         let total = m.to_bytes().unwrap().len() as u64;
-        add("deal msg: signature", 1, 64);
+        if m.is_carried() {
+            // Protocol 2: the envelope's signature covers it; 64 zero bytes in the full
+            // encoding only (frames and journals leave them out).
+            add("deal msg: carried mark (full encoding only)", 1, 64);
+        } else {
+            add("deal msg: signature", 1, 64);
+        }
         let body = match &m.message.body {
             Deal::Shuffle(s) => {
                 let wall = postcard::to_allocvec(&s.wall).unwrap().len() as u64;

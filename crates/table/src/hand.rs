@@ -141,10 +141,13 @@ pub(crate) enum DealState {
 }
 
 impl DealState {
+    /// Receives a deal message out of a logged envelope: its envelope's signature was
+    /// checked and its sender is the envelope's seat (every caller checks that first), so a
+    /// carried message (envelope version 2) needs no signature of its own.
     fn receive(&mut self, msg: SignedMessage) -> Result<Accepted, DealError> {
         match self {
-            DealState::Seat(d) => d.receive(msg),
-            DealState::Watch(o) => o.receive(msg),
+            DealState::Seat(d) => d.receive_carried(msg),
+            DealState::Watch(o) => o.receive_carried(msg),
         }
     }
 
@@ -243,13 +246,10 @@ impl HandPlay {
         let deal = match me {
             Some((seat, root)) => {
                 let secrets = HandSecrets::from_root(&hand_root(&root, &table, number, seat));
-                DealState::Seat(Box::new(DealSeat::with_cards(
-                    ctx,
-                    seat_index(seat),
-                    roster,
-                    secrets,
-                    cards,
-                )))
+                let mut deal = DealSeat::with_cards(ctx, seat_index(seat), roster, secrets, cards);
+                // Envelope version 2: the seat's envelope signs its deal messages.
+                deal.set_carried(crate::codec::VERSION >= 2);
+                DealState::Seat(Box::new(deal))
             }
             None => DealState::Watch(Box::new(Observer::with_cards(ctx, roster, cards))),
         };
@@ -511,6 +511,9 @@ impl HandPlay {
     }
 
     fn receive(&mut self, seat: Seat, msg: SignedMessage) -> Result<Accepted, StepError> {
+        if msg.is_carried() && msg.seat().get() != seat {
+            return Err(Fault::malformed(seat, "carries another seat's deal message").into());
+        }
         self.deal.receive(msg).map_err(|e| match e {
             DealError::NotACard { .. } => StepError::Internal(e.to_string()),
             e => Fault::new(seat, Offence::Deal(e)).into(),

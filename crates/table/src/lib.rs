@@ -277,9 +277,9 @@ pub use client::{
     REPLY_BYTES_PER_SECOND, RETRANSMIT_MS, SILENT_GRACE_MS,
 };
 pub use codec::{
-    Body, COMPACT_FRAME, Envelope, Hash, MAX_FRAME, MAX_NAME_CHARS, Next, Play, Proposal,
-    RosterVote, STORED_RUN, STORED_STEP, VERSION, Void, from_stored_run, from_stored_step,
-    is_signable_name, signed_names, stored_run, stored_step,
+    Body, COMPACT_FRAME, COMPACT_FRAME_2, Envelope, Hash, MAX_FRAME, MAX_NAME_CHARS, Next, Play,
+    Proposal, RosterVote, STORED_RUN, STORED_STEP, VERSION, VERSIONS, Void, from_stored_run,
+    from_stored_step, is_signable_name, signed_names, stored_run, stored_step,
 };
 pub use error::{ActError, EvidenceError, Fault, FrameError, Offence, StepError, TableError};
 pub use event::TableEvent;

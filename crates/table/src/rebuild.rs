@@ -14,7 +14,7 @@
 
 use std::sync::Arc;
 
-use mahjong_deal::{CardTable, HandContext, audit_with_cards};
+use mahjong_deal::{CardTable, HandContext, audit_carried_with_cards};
 use mahjong_rules::{Card, Event, HandState, MeldShape, Move, Seat, SeatView, Setup, Wall};
 
 use crate::replica::{HandResult, StepRecord};
@@ -93,7 +93,7 @@ pub fn rebuild(
         table: proposal.table,
         hand,
     };
-    let summary = audit_with_cards(ctx, &roster, &messages, cards)
+    let summary = audit_carried_with_cards(ctx, &roster, &messages, cards)
         .map_err(|v| no_audit(format!("the deal audit fails ({v})")))?;
     let wall = Wall::from_cards(&summary.final_wall).map_err(|e| no_audit(e.to_string()))?;
     let mut state = HandState::new(setup, &wall).map_err(|e| no_audit(e.to_string()))?;

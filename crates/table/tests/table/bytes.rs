@@ -9,8 +9,9 @@ use mahjong_table::{Body, Envelope};
 use crate::sim::{Net, Sim, options};
 
 /// Broadcast frame bytes a seat sends in one qiaoma hand, set-up included, at most (today
-/// 64–65 KB on average; 85.6 KB before the compact proof of shuffle and frames).
-const FRAMES_PER_SEAT: u64 = 72_000;
+/// 46.1–47.9 KB a seat for this hand; 52.4–55.0 KB with deal messages signed on their own,
+/// before envelope version 2; 85.6 KB on average before the compact proof of shuffle and frames).
+const FRAMES_PER_SEAT: u64 = 51_000;
 
 /// One shuffle's frame at most (the wall 9.2 KB and its proof 6.3 KB; 32.7 KB before).
 const SHUFFLE_FRAME: usize = 16_000;
