@@ -22,14 +22,15 @@ use sha2::{Digest, Sha256};
 use std::time::Duration;
 
 /// The version of the lobby and table wire protocol (2: adverts signed by their host and
-/// relayed by the peers seated at the table; 3: watchers and table talk).
-pub const WIRE_VERSION: u32 = 3;
+/// relayed by the peers seated at the table; 3: watchers and table talk; 4: envelope version 2,
+/// whose envelopes carry deal messages without signatures of their own).
+pub const WIRE_VERSION: u32 = 4;
 
 /// The protocol name of the streams (lobby and table messages), version included.
-pub const PROTOCOL: &str = "/shanghai-mahjong/3";
+pub const PROTOCOL: &str = "/shanghai-mahjong/4";
 
 /// What identify announces: peers that announce anything else are of another version.
-pub const PROTOCOL_VERSION: &str = "shanghai-mahjong/3";
+pub const PROTOCOL_VERSION: &str = "shanghai-mahjong/4";
 
 /// Most watchers a table's host serves at once. Each costs the host one more copy of the
 /// table's signed log as it is played (about what a seat receives: see docs/watching.md);
@@ -506,6 +507,70 @@ pub enum Wire {
         /// The MAC.
         mac: [u8; 32],
     },
+    /// A [`Wire::Frame`] of the same table as the last `Frame` written on this stream, which
+    /// is therefore not named again (32 bytes a frame: about 6 KB a seat a hand to each
+    /// peer). `bytes` is the frame as [`Wire::Frame`] sends it, its table id left out
+    /// ([`FRAME_WITHOUT_TABLE`]). Only ever sent on a stream that has carried a `Frame`, and
+    /// only read there: the reader gives it back as that `Frame` ([`FrameContext`]).
+    FrameAgain {
+        /// Bit `s` set: for seat `s`.
+        to: u8,
+        /// The frame without its table id.
+        bytes: Vec<u8>,
+    },
+}
+
+/// The table of the last [`Wire::Frame`] one stream carried, on each end of it: a writer
+/// sends the next frame of that table as a [`Wire::FrameAgain`] ([`FrameContext::outgoing`]),
+/// a reader gives that back as the whole `Frame` ([`FrameContext::incoming`]). A stream's
+/// messages arrive in the order written, so both ends agree on it; a new stream starts with
+/// none.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FrameContext {
+    table: Option<TableId>,
+}
+
+impl FrameContext {
+    /// What to write for `wire`: a [`Wire::Frame`] of the stream's last table, as a
+    /// [`Wire::FrameAgain`]; anything else as it is (a `Frame` of another table becomes the
+    /// stream's last).
+    pub fn outgoing<'a>(&mut self, wire: &'a Wire) -> std::borrow::Cow<'a, Wire> {
+        use std::borrow::Cow;
+        let Wire::Frame { table, to, bytes } = wire else {
+            return Cow::Borrowed(wire);
+        };
+        if self.table == Some(*table)
+            && let Some(stripped) = strip(table, bytes)
+        {
+            return Cow::Owned(Wire::FrameAgain {
+                to: *to,
+                bytes: stripped,
+            });
+        }
+        self.table = Some(*table);
+        Cow::Borrowed(wire)
+    }
+
+    /// `wire` as read: a [`Wire::FrameAgain`] given back as the [`Wire::Frame`] of the
+    /// stream's last table (an error if there is none, or it does not make a frame of it).
+    pub fn incoming(&mut self, wire: Wire) -> Result<Wire, WireError> {
+        match wire {
+            Wire::Frame { table, .. } => {
+                self.table = Some(table);
+                Ok(wire)
+            }
+            Wire::FrameAgain { to, bytes } => {
+                let table = self.table.ok_or_else(|| {
+                    WireError::Garbage("a frame again before any frame on its stream".into())
+                })?;
+                let bytes = unstrip(&table, &bytes).ok_or_else(|| {
+                    WireError::Garbage("a frame again that is no table frame".into())
+                })?;
+                Ok(Wire::Frame { table, to, bytes })
+            }
+            other => Ok(other),
+        }
+    }
 }
 
 /// Why a line of talk is refused ([`SignedChat::verify`]).
@@ -591,7 +656,7 @@ impl Wire {
     pub fn decode(bytes: &[u8]) -> Result<Wire, WireError> {
         let wire: Wire =
             postcard::from_bytes(bytes).map_err(|e| WireError::Garbage(e.to_string()))?;
-        if let Wire::Frame { bytes, .. } = &wire
+        if let Wire::Frame { bytes, .. } | Wire::FrameAgain { bytes, .. } = &wire
             && bytes.len() > mahjong_table::MAX_FRAME
         {
             return Err(WireError::TooLarge(bytes.len()));
@@ -601,21 +666,68 @@ impl Wire {
 }
 
 /// The first byte of a table frame on the wire without its table id. Every table frame
-/// names its table right after its first byte (a full envelope after its version, 1; a
-/// compact one after [`mahjong_table::COMPACT_FRAME`]); that id is the [`Wire::Frame`]'s own
-/// `table`, so those 32 bytes are left out and this byte stands for the first byte:
-/// [`FRAME_WITHOUT_TABLE`] for a compact frame, [`FRAME_WITHOUT_TABLE`] + 1 for a full one.
-/// The receiver puts the first byte and the table back. A frame sent with its own table id
-/// in place is refused, so that every message has one encoding.
+/// names its table right after its first byte (a full envelope after its version; a
+/// compact one after [`mahjong_table::COMPACT_FRAME_2`] or, envelope version 1's,
+/// [`mahjong_table::COMPACT_FRAME`]); that id is the [`Wire::Frame`]'s own `table`, so those
+/// 32 bytes are left out and a byte of its own stands for the first byte:
+/// [`FRAME_WITHOUT_TABLE`] for a compact frame of envelope version 1, [`FRAME_WITHOUT_TABLE`] + 1 for
+/// a full one of the current protocol, [`FRAME_WITHOUT_TABLE`] + 3 for a compact one of the
+/// current protocol. The receiver puts the first byte and the table back. A frame sent with
+/// its own table id in place is refused, so that every message has one encoding.
 pub const FRAME_WITHOUT_TABLE: u8 = 0xC2;
 
 /// The first bytes of the table frames whose table id is left out on the wire, and the byte
-/// each is sent as.
-const STRIPPED: [(u8, u8); 2] = [
+/// each is sent as (no byte sent as is the first byte of any table frame).
+const STRIPPED: [(u8, u8); 3] = [
     (mahjong_table::COMPACT_FRAME, FRAME_WITHOUT_TABLE),
     (mahjong_table::VERSION as u8, FRAME_WITHOUT_TABLE + 1),
+    (mahjong_table::COMPACT_FRAME_2, FRAME_WITHOUT_TABLE + 3),
 ];
 const _: () = assert!(mahjong_table::VERSION < 0x80, "a one-byte version varint");
+const _: () = {
+    let firsts = [
+        mahjong_table::COMPACT_FRAME,
+        mahjong_table::COMPACT_FRAME_2,
+        mahjong_table::VERSIONS[0] as u8,
+        mahjong_table::VERSIONS[1] as u8,
+    ];
+    let mut i = 0;
+    while i < STRIPPED.len() {
+        let mut j = 0;
+        while j < firsts.len() {
+            assert!(
+                STRIPPED[i].1 != firsts[j],
+                "a stripped frame's byte is a frame's own"
+            );
+            j += 1;
+        }
+        i += 1;
+    }
+};
+
+/// `bytes` (a table frame of `table`) without its table id, its first byte the one that
+/// stands for it ([`STRIPPED`]); `None` if it does not name `table` after a first byte that
+/// can be stripped.
+fn strip(table: &TableId, bytes: &[u8]) -> Option<Vec<u8>> {
+    let (&first, rest) = bytes.split_first()?;
+    let &(_, sent_as) = STRIPPED.iter().find(|(f, _)| *f == first)?;
+    let rest = rest.strip_prefix(table.as_slice())?;
+    let mut sent = Vec::with_capacity(1 + rest.len());
+    sent.push(sent_as);
+    sent.extend_from_slice(rest);
+    Some(sent)
+}
+
+/// The frame [`strip`] made `bytes` of, given its table back; `None` if `bytes` is not one.
+fn unstrip(table: &TableId, bytes: &[u8]) -> Option<Vec<u8>> {
+    let (&first, rest) = bytes.split_first()?;
+    let &(original, _) = STRIPPED.iter().find(|(_, s)| *s == first)?;
+    let mut full = Vec::with_capacity(1 + table.len() + rest.len());
+    full.push(original);
+    full.extend_from_slice(table);
+    full.extend_from_slice(rest);
+    Some(full)
+}
 
 /// The [`Wire::Frame`] fields as sent: `bytes` without its table id.
 fn frame_out<S: serde::Serializer>(
@@ -624,32 +736,19 @@ fn frame_out<S: serde::Serializer>(
     bytes: &Vec<u8>,
     s: S,
 ) -> Result<S::Ok, S::Error> {
-    if let Some((&first, rest)) = bytes.split_first()
-        && rest.starts_with(table)
-        && let Some(&(_, sent_as)) = STRIPPED.iter().find(|(f, _)| *f == first)
-    {
-        let mut sent = Vec::with_capacity(bytes.len() - table.len());
-        sent.push(sent_as);
-        sent.extend_from_slice(&rest[table.len()..]);
-        return (table, to, &sent).serialize(s);
+    match strip(table, bytes) {
+        Some(sent) => (table, to, &sent).serialize(s),
+        None => (table, to, bytes).serialize(s),
     }
-    (table, to, bytes).serialize(s)
 }
 
 /// The [`Wire::Frame`] fields as received, the table id put back.
 fn frame_in<'de, D: serde::Deserializer<'de>>(d: D) -> Result<(TableId, u8, Vec<u8>), D::Error> {
     let (table, to, bytes): (TableId, u8, Vec<u8>) = Deserialize::deserialize(d)?;
-    let Some((&first, rest)) = bytes.split_first() else {
-        return Ok((table, to, bytes));
-    };
-    if let Some(&(original, _)) = STRIPPED.iter().find(|(_, s)| *s == first) {
-        let mut full = Vec::with_capacity(1 + table.len() + rest.len());
-        full.push(original);
-        full.extend_from_slice(&table);
-        full.extend_from_slice(rest);
+    if let Some(full) = unstrip(&table, &bytes) {
         return Ok((table, to, full));
     }
-    if rest.starts_with(&table) && STRIPPED.iter().any(|(f, _)| *f == first) {
+    if strip(&table, &bytes).is_some() {
         return Err(serde::de::Error::custom(
             "a table frame sent with its table id",
         ));
@@ -810,9 +909,65 @@ mod tests {
     }
 
     #[test]
+    fn frames_of_one_table_name_it_once_a_stream() {
+        let frame = |table: [u8; 32], n: u8| {
+            let mut bytes = vec![mahjong_table::COMPACT_FRAME_2];
+            bytes.extend_from_slice(&table);
+            bytes.extend_from_slice(&[n; 40]);
+            Wire::Frame {
+                table,
+                to: 0b1010,
+                bytes,
+            }
+        };
+        let sent = [
+            frame([1; 32], 0),
+            frame([1; 32], 1),
+            Wire::Leave { table: [1; 32] },
+            frame([1; 32], 2),
+            frame([2; 32], 3),
+            frame([2; 32], 4),
+            frame([1; 32], 5),
+        ];
+        let (mut out, mut back) = (FrameContext::default(), FrameContext::default());
+        let mut sizes = Vec::new();
+        for w in &sent {
+            let on_wire = out.outgoing(w).encode();
+            sizes.push(on_wire.len());
+            let read = back.incoming(Wire::decode(&on_wire).expect("decodes"));
+            assert_eq!(read.expect("given back"), *w);
+        }
+        let full = sizes[0];
+        // The first frame of a table on the stream names it; the next ones do not.
+        assert_eq!(sizes[1] + 32, full);
+        assert_eq!(sizes[3] + 32, full);
+        assert_eq!((sizes[4], sizes[5] + 32, sizes[6]), (full, full, full));
+        // A new stream starts afresh: its first frame names its table.
+        let mut fresh = FrameContext::default();
+        assert_eq!(fresh.outgoing(&sent[1]).encode().len(), full);
+        // Read where no frame came before, or not a frame: refused.
+        let mut primed = FrameContext::default();
+        let _ = primed.outgoing(&sent[0]);
+        let again = primed.outgoing(&sent[1]).into_owned();
+        assert!(matches!(again, Wire::FrameAgain { .. }));
+        assert!(FrameContext::default().incoming(again).is_err());
+        let mut primed = FrameContext::default();
+        primed.incoming(sent[0].clone()).expect("a frame");
+        let junk = Wire::FrameAgain {
+            to: 1,
+            bytes: vec![7, 7, 7],
+        };
+        assert!(primed.incoming(junk).is_err());
+    }
+
+    #[test]
     fn a_table_frame_travels_without_its_table_id() {
         let table = [5; 32];
-        for first in [mahjong_table::COMPACT_FRAME, mahjong_table::VERSION as u8] {
+        for first in [
+            mahjong_table::COMPACT_FRAME,
+            mahjong_table::COMPACT_FRAME_2,
+            mahjong_table::VERSION as u8,
+        ] {
             let mut frame = vec![first];
             frame.extend_from_slice(&table);
             frame.extend_from_slice(&[1, 2, 3]);

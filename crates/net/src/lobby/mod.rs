@@ -1154,6 +1154,7 @@ impl Lobby {
             // Not the lobby's: the table's, the watchers' and the talk.
             Wire::Hello { .. }
             | Wire::Frame { .. }
+            | Wire::FrameAgain { .. }
             | Wire::CodeProof { .. }
             | Wire::Watch { .. }
             | Wire::WatchRefused { .. }

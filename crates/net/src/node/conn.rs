@@ -59,6 +59,8 @@ pub(super) struct Connections {
 #[derive(Default)]
 struct PeerState {
     writer: Option<mpsc::Sender<Vec<u8>>>,
+    /// The table of the last frame queued for `writer`'s stream ([`wire::FrameContext`]).
+    written: wire::FrameContext,
     /// Its inbound streams being read (each reader counts itself out when it ends).
     readers: Arc<AtomicU32>,
     generation: u64,
@@ -576,6 +578,7 @@ impl EventLoop {
         let generation = self.conn.generations;
         let state = self.conn.peers.entry(peer).or_default();
         state.writer = Some(tx);
+        state.written = wire::FrameContext::default();
         state.generation = generation;
         let mut control = self.conn.control.clone();
         let protocol = self.conn.protocol.clone();
@@ -626,8 +629,14 @@ impl EventLoop {
                 }
             }
             let _done = Done(readers);
+            let mut context = wire::FrameContext::default();
             loop {
-                match wire::read_message_within(&mut stream, wire::READ_DEADLINE).await {
+                let read = wire::read_message_within(&mut stream, wire::READ_DEADLINE).await;
+                let read = read.and_then(|m| match m {
+                    Some((wire, size)) => Ok(Some((context.incoming(wire)?, size))),
+                    None => Ok(None),
+                });
+                match read {
                     Ok(Some((wire, size))) => {
                         if report
                             .send(Inbound::Message(peer, wire, size))
@@ -652,19 +661,26 @@ impl EventLoop {
     }
 
     pub(super) fn send_to(&mut self, peer: &PeerId, wire: &Wire) {
-        let bytes = wire.encode();
+        let Some(state) = self.conn.peers.get_mut(peer) else {
+            return;
+        };
+        let Some(w) = state.writer.as_ref() else {
+            return;
+        };
+        // The stream's frame context moves on only with a message queued on it.
+        let mut context = state.written;
+        let bytes = context.outgoing(wire).encode();
         if bytes.len() > MAX_MESSAGE {
             tracing::error!("refusing to send a {}-byte message", bytes.len());
             return;
         }
-        if let Some(w) = self.conn.peers.get(peer).and_then(|p| p.writer.as_ref()) {
-            let len = bytes.len() as u64 + 4;
-            if w.try_send(bytes).is_ok() {
-                self.conn.traffic.messages_out += 1;
-                self.conn.traffic.bytes_out += len;
-            } else {
-                tracing::debug!("send queue to {peer} full: message dropped");
-            }
+        let len = bytes.len() as u64 + 4;
+        if w.try_send(bytes).is_ok() {
+            state.written = context;
+            self.conn.traffic.messages_out += 1;
+            self.conn.traffic.bytes_out += len;
+        } else {
+            tracing::debug!("send queue to {peer} full: message dropped");
         }
     }
 
@@ -766,7 +782,8 @@ impl EventLoop {
                             self.emit(NetEvent::Watchers { names, chat });
                         }
                     }
-                    Wire::Watched { .. } | Wire::WatchRefused { .. } => {}
+                    // A frame again is given back as its frame by the stream's reader.
+                    Wire::Watched { .. } | Wire::WatchRefused { .. } | Wire::FrameAgain { .. } => {}
                     Wire::Frame { table, to, bytes } => self.on_frame(peer, key, table, to, bytes),
                     // A peer not found under the table code takes no part in the lobby.
                     _ if !self.admitted(&peer) => {}
