@@ -13,7 +13,15 @@ fn resign(ctx: &HookCtx, env: &Envelope, body: Body) -> Vec<u8> {
     Envelope::sign(env.table, env.header(), env.seat, body, ctx.key).encode()
 }
 
-fn resign_deal(ctx: &HookCtx, msg: &SignedMessage) -> SignedMessage {
+/// A changed deal message as the liar's client sends it: carried (envelope version 2), its
+/// envelope signing it; every other check still applies to it.
+fn resign_deal(_ctx: &HookCtx, msg: &SignedMessage) -> SignedMessage {
+    SignedMessage::carried(msg.message.clone())
+}
+
+/// The same change signed on its own (as envelope version 1 did, and as a version-2
+/// envelope may still carry it): caught the same way.
+fn sign_deal(ctx: &HookCtx, msg: &SignedMessage) -> SignedMessage {
     msg.message.clone().sign(ctx.key).expect("sign")
 }
 
@@ -284,7 +292,13 @@ fn bad_share_is_caught() {
 
 #[test]
 fn tampered_shuffle_is_caught() {
-    // Seat 1 swaps two ciphertexts of its shuffle output (re-signing it): the proof fails.
+    // Seat 1 swaps two ciphertexts of its shuffle output (re-signing it): the proof fails,
+    // carried or signed on its own.
+    tampered_shuffle(resign_deal);
+    tampered_shuffle(sign_deal);
+}
+
+fn tampered_shuffle(wrap: fn(&HookCtx, &SignedMessage) -> SignedMessage) {
     let hook: Hook = Box::new(move |ctx, env| {
         let Body::Deal(msgs) = &env.body else {
             return vec![(None, env.encode())];
@@ -299,7 +313,7 @@ fn tampered_shuffle_is_caught() {
         out.wall.swap(0, 1);
         let mut m = m.clone();
         m.message.body = DealBody::Shuffle(out);
-        let m = resign_deal(ctx, &m);
+        let m = wrap(ctx, &m);
         vec![(None, resign(ctx, env, Body::Deal(vec![m])))]
     });
     expect_caught(54, Ruleset::Baida, 1, 1, hook, |o| {
@@ -506,4 +520,64 @@ fn a_seat_asking_for_ever_earlier_steps_gets_its_byte_budget_and_no_more() {
         loads <= answers + 1,
         "{loads} store loads for {answers} answers"
     );
+}
+
+#[test]
+fn another_seats_deal_message_carried_in_an_entry_is_never_taken() {
+    // Seat 2 puts seat 1's commitment, carried (no signature), into its own first deal entry
+    // instead of its own: nothing but its envelope could vouch for it, and that is seat 2's.
+    // Every honest seat refuses the frame, so seat 2 has sent nothing for the step: the
+    // set-up fails at the start timer naming it, and nobody ever holds the forgery.
+    let hook: Hook = Box::new(move |ctx, env| {
+        let Body::Deal(msgs) = &env.body else {
+            return vec![(None, env.encode())];
+        };
+        if !matches!(
+            msgs.first().map(|m| &m.message.body),
+            Some(DealBody::Commit(_))
+        ) {
+            return vec![(None, env.encode())];
+        }
+        let mut msgs = msgs.clone();
+        msgs[0].message.seat = mahjong_deal::SeatIndex::new(1).expect("seat");
+        let forged = SignedMessage::carried(msgs[0].message.clone());
+        msgs[0] = forged;
+        let bytes = resign(ctx, env, Body::Deal(msgs));
+        assert!(
+            Envelope::decode(&bytes).is_err(),
+            "a forgery must not decode"
+        );
+        vec![(None, bytes)]
+    });
+    let mut sim = Sim::new(
+        57,
+        Net::FAST,
+        options(Ruleset::Qiaoma),
+        SessionLength::Hands(1),
+    );
+    sim.hooks[2] = Some(hook);
+    let honest = [0usize, 1, 3];
+    sim.run_until(3_600_000, |sim| {
+        honest.iter().all(|&s| {
+            sim.clients[s]
+                .as_ref()
+                .is_some_and(|c| c.results().iter().any(|r| r.aborted) || c.is_over())
+        })
+    });
+    for s in honest {
+        let c = sim.client(s);
+        assert!(
+            c.log().iter().flat_map(|r| &r.entries).all(|e| e.seat != 2
+                || !matches!(&e.body, Body::Deal(m) if m.iter().any(|m| m.seat().get() != 2))),
+            "seat {s} logged the forgery"
+        );
+        let failed = c.results().iter().find(|r| r.aborted);
+        assert!(
+            failed.is_some_and(
+                |r| matches!(r.outcome, Outcome::Abandoned { leaver, .. } if leaver == 2)
+            ),
+            "seat {s}: {:?}",
+            c.results()
+        );
+    }
 }
