@@ -113,6 +113,6 @@ fn a_restored_carried_seat_continues_carried() {
     t.commit_and_reveal();
     let snapshot = t.seats[2].snapshot();
     let mut restored = mahjong_deal::DealSeat::restore(snapshot).expect("restores");
-    let shuffle_again = restored.reveal(&t.signers[2]).expect("re-emits");
-    assert!(shuffle_again.is_carried());
+    let reveal_again = restored.reveal(&t.signers[2]).expect("re-emits");
+    assert!(reveal_again.is_carried());
 }
