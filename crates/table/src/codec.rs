@@ -47,13 +47,13 @@ use sha2::{Digest, Sha256};
 
 use crate::error::FrameError;
 
-/// The table protocol version of the envelopes this crate signs: 2, whose deal messages are
-/// carried ([`SignedMessage::carried`]: authenticated by the envelope's signature, with none
-/// of their own). Protocol 1 signed each deal message too; its envelopes, in old journals
-/// and exports, still decode and verify ([`VERSIONS`]).
+/// The envelope version this crate signs: 2, whose deal messages are carried
+/// ([`SignedMessage::carried`]: authenticated by the envelope's signature, with none of their
+/// own). Version 1 signed each deal message too; its envelopes, in old journals and exports,
+/// still decode and verify ([`VERSIONS`]).
 pub const VERSION: u16 = 2;
 
-/// The protocol versions this crate reads; envelopes with another version are refused.
+/// The envelope versions this crate reads; envelopes with another version are refused.
 pub const VERSIONS: [u16; 2] = [1, 2];
 
 /// The first byte of a compact frame of envelope version 2 (its deal messages carried).
@@ -527,7 +527,7 @@ impl Envelope {
         for m in self.deal_messages() {
             if m.is_carried() && (self.version < 2 || m.seat().get() != self.seat) {
                 return Err(FrameError::Decode(format!(
-                    "a protocol-{} envelope of seat {} carries an unsigned deal message of \
+                    "a version-{} envelope of seat {} carries an unsigned deal message of \
                      seat {}",
                     self.version,
                     self.seat,
