@@ -158,6 +158,7 @@
 //! 16 KB (the wall 9.2 KB, its proof 6.3 KB).
 
 mod audit;
+mod derive;
 mod elgamal;
 mod error;
 mod hash;
@@ -175,6 +176,7 @@ pub use audit::{
     AuditReport, AuditSummary, Violation, audit, audit_carried_with_cards, audit_verified,
     audit_with_cards,
 };
+pub use derive::Derivation;
 pub use elgamal::{CardTable, Ciphertext, CompressedCiphertext, permutation};
 pub use error::{AuditRevealFault, DealError, KeyFault, ShareFault, ShuffleFault};
 pub use hash::{JointRandomness, seed_commitment, shuffle_commitment};

@@ -139,6 +139,11 @@ impl ShareStatement<'_> {
     }
 }
 
+/// The deterministic nonce of the share proof of `stmt` by the holder of `secret`.
+pub(crate) fn share_nonce(stmt: &ShareStatement<'_>, secret: &Scalar) -> Scalar {
+    nonce(secret, &stmt.hash().finish())
+}
+
 /// Proves that `stmt.share = secret·c1` where `stmt.key = secret·G`.
 pub(crate) fn prove_share(
     stmt: &ShareStatement<'_>,
@@ -146,7 +151,7 @@ pub(crate) fn prove_share(
     c1: &RistrettoPoint,
 ) -> DleqProof {
     let statement = stmt.hash();
-    let k = nonce(secret, &statement.clone().finish());
+    let k = share_nonce(stmt, secret);
     let a = (&k * RISTRETTO_BASEPOINT_TABLE).compress();
     let b = (c1 * k).compress();
     let challenge = challenge_of(statement, &[a, b]);

@@ -6,6 +6,7 @@ mod argument;
 mod attacks;
 mod carried;
 mod common;
+mod derive;
 mod fuzz;
 mod honest;
 mod linear;
