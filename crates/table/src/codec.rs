@@ -47,6 +47,8 @@ use sha2::{Digest, Sha256};
 
 use crate::error::FrameError;
 
+mod derived;
+
 /// The envelope version this crate signs: 2, whose deal messages are carried
 /// ([`SignedMessage::carried`]: authenticated by the envelope's signature, with none of their
 /// own). Version 1 signed each deal message too; its envelopes, in old journals and exports,
@@ -654,6 +656,43 @@ struct CompactPlay<E> {
     shows: Vec<E>,
 }
 
+impl<E: Cut> CompactPlay<E> {
+    /// The play, its shows given back their version, table, hand and seat.
+    fn into_play(self, table: [u8; 32], hand: u32, seat: SeatIndex) -> Play {
+        Play {
+            action: self.action,
+            timed_out: self.timed_out,
+            shows: restore(self.shows, table, hand, seat),
+        }
+    }
+}
+
+/// Cut deal messages of `seat` in hand `hand` of `table`, given back their header.
+fn restore<E: Cut>(
+    entries: Vec<E>,
+    table: [u8; 32],
+    hand: u32,
+    seat: SeatIndex,
+) -> Vec<SignedMessage> {
+    entries
+        .into_iter()
+        .map(|e| {
+            let (body, signature) = e.into_parts();
+            let message = DealMessage {
+                version: mahjong_deal::PROTOCOL_VERSION,
+                table,
+                hand,
+                seat,
+                body,
+            };
+            match signature {
+                Some(signature) => SignedMessage { message, signature },
+                None => SignedMessage::carried(message),
+            }
+        })
+        .collect()
+}
+
 /// The body of a compact frame: one that carries deal messages, cut.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 enum CompactBody<E> {
@@ -726,35 +765,11 @@ impl<E: Cut> CompactEnvelope<E> {
     fn into_envelope(self) -> Result<Envelope, FrameError> {
         let seat = SeatIndex::new(self.seat).ok_or(FrameError::NoSuchSeat(self.seat))?;
         let (table, hand) = (self.table, self.hand);
-        let restore = |entries: Vec<E>| -> Vec<SignedMessage> {
-            entries
-                .into_iter()
-                .map(|e| {
-                    let (body, signature) = e.into_parts();
-                    let message = DealMessage {
-                        version: mahjong_deal::PROTOCOL_VERSION,
-                        table,
-                        hand,
-                        seat,
-                        body,
-                    };
-                    match signature {
-                        Some(signature) => SignedMessage { message, signature },
-                        None => SignedMessage::carried(message),
-                    }
-                })
-                .collect()
-        };
-        let play = |p: CompactPlay<E>| Play {
-            action: p.action,
-            timed_out: p.timed_out,
-            shows: restore(p.shows),
-        };
         let body = match self.body {
-            CompactBody::Deal(entries) => Body::Deal(restore(entries)),
-            CompactBody::Play(p) => Body::Play(play(p)),
+            CompactBody::Deal(entries) => Body::Deal(restore(entries, table, hand, seat)),
+            CompactBody::Play(p) => Body::Play(p.into_play(table, hand, seat)),
             CompactBody::ClaimOpen { play: p, nonce } => Body::ClaimOpen {
-                play: play(p),
+                play: p.into_play(table, hand, seat),
                 nonce,
             },
         };
@@ -793,6 +808,12 @@ enum StoredBody {
     Whole(Body),
     Carried(CompactBody<Carried>),
     Whole2(Body),
+    /// A version-2 entry of a finished hand, in a stored run only ([`stored_run`]): its deal
+    /// messages carried, those its hand's reveals derive left out.
+    Derived(CompactBody<derived::Kept>),
+    /// A version-2 claim commitment, in a stored run only: the one its seat's opening in the
+    /// run's next step opens ([`claim_commitment`] of that opening's play and nonce).
+    Opened,
 }
 
 /// A step of the log as a journal keeps it (after [`STORED_STEP`]).
@@ -893,6 +914,11 @@ pub fn from_stored_step(table: &[u8; 32], bytes: &[u8]) -> Result<Vec<Envelope>,
             StoredBody::Whole(body) => whole(1, body),
             StoredBody::Carried(body) => compact(table, &head, e.seat, body, e.signature)?,
             StoredBody::Whole2(body) => whole(2, body),
+            StoredBody::Derived(_) | StoredBody::Opened => {
+                return Err(FrameError::Decode(
+                    "a stored step leaves out what only a stored run may".into(),
+                ));
+            }
         };
         env.carriage()?;
         entries.push(env);
@@ -906,6 +932,16 @@ pub fn from_stored_step(table: &[u8; 32], bytes: &[u8]) -> Result<Vec<Envelope>,
 /// The first byte of a run of steps in its stored form ([`stored_run`]); apart from
 /// [`STORED_STEP`] and a postcard `Record`'s variant index.
 pub const STORED_RUN: u8 = 0xC6;
+
+/// The first byte of a run of steps in its stored form since finished hands leave out what
+/// their reveals derive ([`stored_run`]); a run that starts with [`STORED_RUN`] is one written
+/// before, read as it was written.
+pub const STORED_RUN_DERIVED: u8 = 0xC8;
+
+/// Whether `bytes` start like a stored run ([`STORED_RUN`] or [`STORED_RUN_DERIVED`]).
+pub fn is_stored_run(bytes: &[u8]) -> bool {
+    matches!(bytes.first(), Some(&STORED_RUN | &STORED_RUN_DERIVED))
+}
 
 /// A step of a stored run: its previous hash only where it is not the log hash through the
 /// step before it in the run.
@@ -922,61 +958,193 @@ struct RunStep {
 /// keeps it, except that a step's previous hash is left out when it is the log hash through
 /// the step before it ([`chain`]), as it is in a log without gaps; the first step keeps its
 /// own. A finished hand kept as one run costs its journal one row instead of one a step (the
-/// row's table id, seat and index entry) and 32 bytes a step. `None` when a step cannot be
-/// stored by [`stored_step`] or the run is empty. [`from_stored_run`] gives back the same
-/// envelopes.
+/// row's table id, seat and index entry) and 32 bytes a step. Written as
+/// [`STORED_RUN_DERIVED`], it also leaves out, losslessly:
+/// - in a hand whose four end-of-hand reveals are in the run, each version-2 deal message
+///   they derive byte for byte: a shuffle's wall (its proof is kept) and a decryption share
+///   with its proof (module `derived`);
+/// - a version-2 claim commitment that its seat's opening in the next step opens.
+///
+/// `None` when a step cannot be stored by [`stored_step`] or the run is empty.
+/// [`from_stored_run`] gives back the same envelopes, so their signatures and the log's
+/// hashes are checked over the bytes that were signed.
 pub fn stored_run(table: &[u8; 32], steps: &[Vec<Envelope>]) -> Option<Vec<u8>> {
+    let hands = derived::Hands::of_envelopes(table, steps);
+    run_bytes(table, steps, Some(hands)).map(|(bytes, _)| bytes)
+}
+
+/// [`stored_run`] with the derivations of the run's finished hands at hand; with `None`, the
+/// form of [`STORED_RUN`], which leaves nothing out. Gives the derivations back.
+fn run_bytes(
+    table: &[u8; 32],
+    steps: &[Vec<Envelope>],
+    mut hands: Option<derived::Hands>,
+) -> Option<(Vec<u8>, Option<derived::Hands>)> {
     let mut run = Vec::with_capacity(steps.len());
     let mut after: Option<Hash> = None;
-    for entries in steps {
+    for (i, entries) in steps.iter().enumerate() {
         let bytes = stored_step(table, entries)?;
         let step: StoredStep = decode_value(bytes.get(1..)?).ok()?;
         let prev_hash = (after != Some(step.prev_hash)).then_some(step.prev_hash);
         after = Some(chain(&step.prev_hash, step.seq, entries));
+        let opened = steps
+            .get(i + 1)
+            .filter(|_| hands.is_some())
+            .map(|next| {
+                // Version 2's only: a stored run keeps no other as `Whole2` or `Carried`.
+                let v2 = next.iter().filter(|e| e.version == 2);
+                openings(v2.map(|e| (e.hand, e.seq, e.seat, &e.body)))
+            })
+            .unwrap_or_default();
+        let entries = step
+            .entries
+            .into_iter()
+            .map(|e| {
+                let body = match e.body {
+                    StoredBody::Whole2(Body::ClaimCommit { commitment })
+                        if opened.contains(&(
+                            step.hand,
+                            step.seq.wrapping_add(1),
+                            e.seat,
+                            commitment,
+                        )) =>
+                    {
+                        StoredBody::Opened
+                    }
+                    body => match hands.as_mut() {
+                        Some(hands) => hands.leave_out(step.hand, e.seat, body),
+                        None => body,
+                    },
+                };
+                StoredEntry { body, ..e }
+            })
+            .collect();
         run.push(RunStep {
             hand: step.hand,
             seq: step.seq,
             prev_hash,
-            entries: step.entries,
+            entries,
         });
     }
     if run.is_empty() {
         return None;
     }
-    let mut out = vec![STORED_RUN];
+    let tag = match hands {
+        Some(_) => STORED_RUN_DERIVED,
+        None => STORED_RUN,
+    };
+    let mut out = vec![tag];
     out.extend_from_slice(&encode_value(&run));
-    Some(out)
+    Some((out, hands))
 }
 
-/// The steps of a run stored by [`stored_run`] for table `table`, each its envelopes.
-/// Refuses bytes that are not the stored form it makes of what they decode to (a first step
-/// without its previous hash among them).
+/// The steps of a run stored by [`stored_run`] for table `table`, each its envelopes (what
+/// a finished hand's reveals derive made again first). Refuses bytes that are not the stored
+/// form it makes of what they decode to (a first step without its previous hash among them,
+/// a message left out that could have been kept, or one kept that is left out).
 pub fn from_stored_run(table: &[u8; 32], bytes: &[u8]) -> Result<Vec<Vec<Envelope>>, FrameError> {
-    let Some((&STORED_RUN, rest)) = bytes.split_first() else {
-        return Err(FrameError::Decode("not a stored run".into()));
+    let (derives, rest) = match bytes.split_first() {
+        Some((&STORED_RUN_DERIVED, rest)) => (true, rest),
+        Some((&STORED_RUN, rest)) => (false, rest),
+        _ => return Err(FrameError::Decode("not a stored run".into())),
     };
-    let run: Vec<RunStep> = decode_value(rest)?;
+    let mut run: Vec<RunStep> = decode_value(rest)?;
+    let mut hands = derived::Hands::of_stored(table, &run);
+    if !derives {
+        // Nothing was left out of a run written before: refused below if anything is.
+        hands = derived::Hands::none();
+    }
+    for step in &mut run {
+        for e in &mut step.entries {
+            let body = std::mem::replace(&mut e.body, StoredBody::Opened);
+            e.body = hands.make_again(step.hand, e.seat, body)?;
+        }
+    }
+    // What each step's openings open, for the commitments of the step before.
+    let mut opened: Vec<Vec<(u32, u32, Seat, Hash)>> = run
+        .iter()
+        .map(|step| {
+            let bodies = step.entries.iter().filter_map(|e| {
+                let seat = SeatIndex::new(e.seat)?;
+                let body = match &e.body {
+                    StoredBody::Whole2(b @ Body::ClaimOpen { .. }) => b.clone(),
+                    StoredBody::Carried(CompactBody::ClaimOpen { play, nonce }) => {
+                        Body::ClaimOpen {
+                            play: play.clone().into_play(*table, step.hand, seat),
+                            nonce: *nonce,
+                        }
+                    }
+                    _ => return None,
+                };
+                Some((step.hand, step.seq, e.seat, body))
+            });
+            let bodies: Vec<_> = bodies.collect();
+            openings(bodies.iter().map(|(h, q, s, b)| (*h, *q, *s, b)))
+        })
+        .collect();
+    opened.push(Vec::new());
     let mut steps = Vec::with_capacity(run.len());
     let mut after: Option<Hash> = None;
-    for step in run {
+    for (i, step) in run.into_iter().enumerate() {
         let prev_hash = step.prev_hash.or(after).ok_or_else(|| {
             FrameError::Decode("a stored run's first step has no previous hash".into())
         })?;
+        let mut stored = Vec::with_capacity(step.entries.len());
+        for e in step.entries {
+            let body = match e.body {
+                StoredBody::Opened => {
+                    let commitment = opened
+                        .get(i + 1)
+                        .and_then(|next| {
+                            next.iter().find(|&&(h, q, s, _)| {
+                                (h, q, s) == (step.hand, step.seq.wrapping_add(1), e.seat)
+                            })
+                        })
+                        .map(|&(_, _, _, c)| c)
+                        .ok_or_else(|| {
+                            FrameError::Decode(format!(
+                                "a stored run leaves out the claim commitment of seat {} at \
+                                 step {} without its opening in the next step",
+                                e.seat, step.seq
+                            ))
+                        })?;
+                    StoredBody::Whole2(Body::ClaimCommit { commitment })
+                }
+                body => body,
+            };
+            stored.push(StoredEntry { body, ..e });
+        }
         let mut one = vec![STORED_STEP];
         one.extend_from_slice(&encode_value(&StoredStep {
             hand: step.hand,
             seq: step.seq,
             prev_hash,
-            entries: step.entries,
+            entries: stored,
         }));
         let entries = from_stored_step(table, &one)?;
         after = Some(chain(&prev_hash, step.seq, &entries));
         steps.push(entries);
     }
-    if stored_run(table, &steps).as_deref() != Some(bytes) {
+    let again = run_bytes(table, &steps, derives.then_some(hands));
+    if again.as_ref().map(|(b, _)| b.as_slice()) != Some(bytes) {
         return Err(FrameError::NotCanonical);
     }
     Ok(steps)
+}
+
+/// What the claim openings among `entries` (hand, step, seat, body) open: for each, its
+/// hand, step, seat and [`claim_commitment`].
+fn openings<'a>(
+    entries: impl Iterator<Item = (u32, u32, Seat, &'a Body)>,
+) -> Vec<(u32, u32, Seat, Hash)> {
+    entries
+        .filter_map(|(hand, seq, seat, body)| match body {
+            Body::ClaimOpen { play, nonce } => {
+                Some((hand, seq, seat, claim_commitment(play, nonce)))
+            }
+            _ => None,
+        })
+        .collect()
 }
 
 /// The log hash through step `seq` from the hash through the step before and the step's
@@ -1345,7 +1513,13 @@ mod tests {
         )];
         let steps = vec![one, two, three];
         let bytes = stored_run(&table, &steps).unwrap();
-        assert_eq!(bytes[0], STORED_RUN);
+        assert_eq!(bytes[0], STORED_RUN_DERIVED);
+        // A run written before (nothing of a hand left out) reads back the same, and is not
+        // mistaken for the new form, nor the new one for it.
+        let (old, _) = run_bytes(&table, &steps, None).unwrap();
+        assert_eq!(old[0], STORED_RUN);
+        assert_eq!(old[1..], bytes[1..], "nothing here derives: the same steps");
+        assert_eq!(from_stored_run(&table, &old).unwrap(), steps);
         let apart: usize = steps
             .iter()
             .map(|s| stored_step(&table, s).unwrap().len())

@@ -278,8 +278,9 @@ pub use client::{
 };
 pub use codec::{
     Body, COMPACT_FRAME, COMPACT_FRAME_2, Envelope, Hash, MAX_FRAME, MAX_NAME_CHARS, Next, Play,
-    Proposal, RosterVote, STORED_RUN, STORED_STEP, VERSION, VERSIONS, Void, from_stored_run,
-    from_stored_step, is_signable_name, signed_names, stored_run, stored_step,
+    Proposal, RosterVote, STORED_RUN, STORED_RUN_DERIVED, STORED_STEP, VERSION, VERSIONS, Void,
+    from_stored_run, from_stored_step, is_signable_name, is_stored_run, signed_names, stored_run,
+    stored_step,
 };
 pub use error::{ActError, EvidenceError, Fault, FrameError, Offence, StepError, TableError};
 pub use event::TableEvent;

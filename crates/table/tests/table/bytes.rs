@@ -59,3 +59,121 @@ fn a_hand_costs_no_more_bytes_than_its_ceiling() {
     // The log every seat keeps (its journal's steps): the four seats' envelopes in full.
     assert!(logged <= 4 * 76_000, "{logged} bytes logged in one hand");
 }
+
+/// What a finished qiaoma hand's stored run keeps at most (today about 91 KB for four seats'
+/// envelopes; 175 KB before finished hands left out what their reveals derive).
+const RUN_PER_HAND: usize = 100_000;
+
+/// The steps of `hand` in seat 0's log of a table played to its end.
+fn steps_of(sim: &Sim, hand: u32) -> Vec<Vec<Envelope>> {
+    sim.client(0)
+        .log()
+        .iter()
+        .filter(|r| r.entries.first().is_some_and(|e| e.hand == hand))
+        .map(|r| r.entries.clone())
+        .collect()
+}
+
+#[test]
+fn a_finished_hand_is_stored_without_what_its_reveals_derive_and_read_back_whole() {
+    let mut sim = Sim::new(
+        78,
+        Net::FAST,
+        options(Ruleset::Qiaoma),
+        SessionLength::Hands(1),
+    );
+    sim.run(3_600_000);
+    assert!((0..4).all(|s| sim.client(s).is_over()));
+    let steps = steps_of(&sim, 1);
+    let table = steps[0][0].table;
+    let full: usize = steps.iter().flatten().map(|e| e.encode().len()).sum();
+    let run = mahjong_table::stored_run(&table, &steps).expect("a run");
+    assert_eq!(run[0], mahjong_table::STORED_RUN_DERIVED);
+    assert!(
+        run.len() <= RUN_PER_HAND,
+        "a finished hand kept in {} bytes ({full} in full)",
+        run.len()
+    );
+    // Every envelope comes back byte for byte: its signature and the chain hold.
+    let back = mahjong_table::from_stored_run(&table, &run).expect("reads back");
+    assert_eq!(back, steps);
+    let roster: Vec<_> = crate::sim::keys(78)
+        .iter()
+        .map(|k| k.verifying_key())
+        .collect();
+    for e in back.iter().flatten() {
+        e.verify(&roster[usize::from(e.seat)]).expect("signed");
+    }
+
+    // Without its reveals (the hand cut before them), nothing is left out: 4 walls and some
+    // 400 shares more.
+    let reveals = steps
+        .iter()
+        .position(|s| {
+            s.iter().any(|e| {
+                e.deal_messages()
+                    .any(|m| m.step() == mahjong_deal::Step::AuditReveal)
+            })
+        })
+        .expect("the reveals");
+    let before = &steps[..reveals];
+    let unrevealed = mahjong_table::stored_run(&table, before).expect("a run");
+    let revealed = mahjong_table::stored_run(&table, &steps[..reveals + 1]).expect("a run");
+    assert!(
+        unrevealed.len() > revealed.len() + 4 * 9_000 + 300 * 96,
+        "{} bytes unrevealed, {} revealed",
+        unrevealed.len(),
+        revealed.len()
+    );
+    assert_eq!(
+        mahjong_table::from_stored_run(&table, &unrevealed).as_deref(),
+        Ok(before)
+    );
+}
+
+#[test]
+fn a_stored_run_whose_bytes_were_changed_never_reads_back_as_the_hand() {
+    let mut sim = Sim::new(
+        79,
+        Net::FAST,
+        options(Ruleset::Qiaoma),
+        SessionLength::Hands(1),
+    );
+    sim.run(3_600_000);
+    let steps = steps_of(&sim, 1);
+    let table = steps[0][0].table;
+    let run = mahjong_table::stored_run(&table, &steps).expect("a run");
+    let roster: Vec<_> = crate::sim::keys(79)
+        .iter()
+        .map(|k| k.verifying_key())
+        .collect();
+    // Every 1009th byte changed in turn (a secret key, a seed, a share's position, a proof, a
+    // nonce...): an error naming what is wrong, or envelopes that are not the signed ones.
+    for i in (1..run.len()).step_by(1009) {
+        let mut bad = run.clone();
+        bad[i] ^= 0x20;
+        match mahjong_table::from_stored_run(&table, &bad) {
+            Err(e) => assert!(!e.to_string().is_empty()),
+            Ok(back) => assert!(
+                back != steps
+                    && back
+                        .iter()
+                        .flatten()
+                        .any(|e| e.verify(&roster[usize::from(e.seat) & 3]).is_err()),
+                "byte {i} changed read back as the signed hand"
+            ),
+        }
+    }
+    // Cut short, or with a byte more: refused.
+    for len in [1, run.len() / 3, run.len() / 2, run.len() - 1] {
+        assert!(mahjong_table::from_stored_run(&table, &run[..len]).is_err());
+    }
+    let mut longer = run.clone();
+    longer.push(0);
+    assert!(mahjong_table::from_stored_run(&table, &longer).is_err());
+    // The same bytes under the old mark, which leaves nothing out: refused, not misread.
+    let mut old = run;
+    old[0] = mahjong_table::STORED_RUN;
+    let e = mahjong_table::from_stored_run(&table, &old).expect_err("not the old form");
+    assert!(e.to_string().contains("reveals"), "{e}");
+}

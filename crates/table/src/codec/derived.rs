@@ -1,0 +1,227 @@
+//! A finished hand's stored run leaves out what its end-of-hand reveals derive.
+//!
+//! Once a hand's four seats have revealed their hand keys and shuffle seeds, its shuffled
+//! walls and every decryption share with its proof are functions of them
+//! ([`mahjong_deal::Derivation`]). [`super::stored_run`] keeps such a message as a mark
+//! ([`Kept`]) — a shuffle keeps its proof, a share only its position and whom it was for —
+//! and [`super::from_stored_run`] makes it again, byte for byte, before anything is checked:
+//! the envelope signatures and log hashes are then checked over the very bytes that were
+//! signed. Only a carried message (envelope version 2) that the derivation makes exactly is
+//! left out; anything else, a lying seat's message included, is kept whole. About 37 KB of
+//! walls and 48 KB of shares a qiaoma hand.
+
+use std::collections::BTreeMap;
+
+use mahjong_deal::{
+    Body as DealBody, CardTable, Derivation, HandContext, Message as DealMessage, PROTOCOL_VERSION,
+    Position, SeatIndex, ShareKind, ShuffleArgument, ShuffleOutput,
+};
+use serde::{Deserialize, Serialize};
+
+use super::{Carried, CompactBody, CompactPlay, Envelope, RunStep, StoredBody};
+use crate::error::FrameError;
+
+/// A carried deal message of a finished hand's stored run.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(super) enum Kept {
+    /// Kept whole.
+    Whole(DealBody),
+    /// The sender's compact shuffle: its wall left for the sender's seed to derive, its proof
+    /// kept.
+    Shuffle(Box<ShuffleArgument>),
+    /// A decryption share left for the sender's key to derive, with its proof.
+    Share {
+        /// The wall position.
+        position: Position,
+        /// Whom it was for.
+        kind: ShareKind,
+    },
+}
+
+/// The derivations of the hands whose reveals a run holds, by hand.
+pub(super) struct Hands {
+    by_hand: BTreeMap<u32, Derivation>,
+}
+
+impl Hands {
+    /// No derivations: every `Derived` body is refused.
+    pub(super) fn none() -> Hands {
+        Hands {
+            by_hand: BTreeMap::new(),
+        }
+    }
+
+    /// The derivations of the hands whose four reveals are among `steps`' envelopes.
+    pub(super) fn of_envelopes(table: &[u8; 32], steps: &[Vec<Envelope>]) -> Hands {
+        let messages = steps
+            .iter()
+            .flatten()
+            .flat_map(|e| e.deal_messages().map(|m| &m.message));
+        Hands::of_messages(table, messages)
+    }
+
+    /// The derivations of the hands whose four reveals are among a stored run's entries (a
+    /// key or a reveal is never left out).
+    pub(super) fn of_stored(table: &[u8; 32], run: &[RunStep]) -> Hands {
+        let mut messages = Vec::new();
+        for step in run {
+            for e in &step.entries {
+                let Some(seat) = SeatIndex::new(e.seat) else {
+                    continue;
+                };
+                let mut keep = |body: &DealBody| {
+                    if matches!(body, DealBody::Key(_) | DealBody::AuditReveal(_)) {
+                        messages.push(DealMessage {
+                            version: PROTOCOL_VERSION,
+                            table: *table,
+                            hand: step.hand,
+                            seat,
+                            body: body.clone(),
+                        });
+                    }
+                };
+                match &e.body {
+                    StoredBody::Carried(body) => entries(body).for_each(|c| keep(&c.0)),
+                    StoredBody::Derived(body) => entries(body).for_each(|k| {
+                        if let Kept::Whole(b) = k {
+                            keep(b)
+                        }
+                    }),
+                    _ => {}
+                }
+            }
+        }
+        Hands::of_messages(table, messages.iter())
+    }
+
+    fn of_messages<'a>(table: &[u8; 32], messages: impl Iterator<Item = &'a DealMessage>) -> Hands {
+        let mut by_hand: BTreeMap<u32, Vec<&DealMessage>> = BTreeMap::new();
+        for m in messages {
+            if m.table == *table {
+                by_hand.entry(m.hand).or_default().push(m);
+            }
+        }
+        let by_hand = by_hand
+            .into_iter()
+            .filter(|(_, ms)| {
+                ms.iter()
+                    .any(|m| matches!(m.body, DealBody::AuditReveal(_)))
+            })
+            .filter_map(|(hand, ms)| {
+                let ctx = HandContext {
+                    table: *table,
+                    hand,
+                };
+                Some((hand, Derivation::new(ctx, ms)?))
+            })
+            .collect();
+        Hands { by_hand }
+    }
+
+    /// `body`, of an entry of seat `seat` in hand `hand`, with what the hand's reveals
+    /// derive left out ([`StoredBody::Derived`]), if anything is.
+    pub(super) fn leave_out(&mut self, hand: u32, seat: u8, body: StoredBody) -> StoredBody {
+        let (Some(d), Some(seat), StoredBody::Carried(carried)) =
+            (self.by_hand.get_mut(&hand), SeatIndex::new(seat), &body)
+        else {
+            return body;
+        };
+        let cards = cards();
+        let mut any = false;
+        let kept = map(carried.clone(), |Carried(m)| -> Result<Kept, ()> {
+            let kept = match m {
+                DealBody::Shuffle(out) if d.derives_wall(seat, &out.wall, &cards) => {
+                    Kept::Shuffle(out.proof)
+                }
+                DealBody::Share(s) if d.derives_share(seat, &s, &cards) => Kept::Share {
+                    position: s.position,
+                    kind: s.kind,
+                },
+                other => return Ok(Kept::Whole(other)),
+            };
+            any = true;
+            Ok(kept)
+        });
+        match kept {
+            Ok(kept) if any => StoredBody::Derived(kept),
+            _ => body,
+        }
+    }
+
+    /// `body`, of an entry of seat `seat` in hand `hand`, with what was left out made again
+    /// ([`StoredBody::Carried`]); any other body as it is.
+    pub(super) fn make_again(
+        &mut self,
+        hand: u32,
+        seat: u8,
+        body: StoredBody,
+    ) -> Result<StoredBody, FrameError> {
+        let StoredBody::Derived(kept) = body else {
+            return Ok(body);
+        };
+        let missing = || {
+            FrameError::Decode(format!(
+                "a stored run leaves out deal messages of seat {seat} in hand {hand} without \
+                 that hand's four reveals to derive them"
+            ))
+        };
+        let seat_index = SeatIndex::new(seat).ok_or(FrameError::NoSuchSeat(seat))?;
+        let d = self.by_hand.get_mut(&hand).ok_or_else(missing)?;
+        let cards = cards();
+        let made = map(kept, |k| match k {
+            Kept::Whole(b) => Ok(Carried(b)),
+            Kept::Shuffle(proof) => Ok(Carried(DealBody::Shuffle(ShuffleOutput {
+                wall: d.wall(seat_index, &cards).to_vec(),
+                proof,
+            }))),
+            Kept::Share { position, kind } => d
+                .share(seat_index, position, kind, &cards)
+                .map(|s| Carried(DealBody::Share(s)))
+                .ok_or_else(|| {
+                    FrameError::Decode(format!(
+                        "a stored run leaves out a share of seat {seat} for wall position \
+                         {position}, which is not in the wall"
+                    ))
+                }),
+        })?;
+        Ok(StoredBody::Carried(made))
+    }
+}
+
+/// The card table every derivation shares.
+fn cards() -> std::sync::Arc<CardTable> {
+    crate::rebuild::cards()
+}
+
+/// The deal messages of a compact body.
+fn entries<E>(body: &CompactBody<E>) -> impl Iterator<Item = &E> {
+    let ms: &[E] = match body {
+        CompactBody::Deal(ms) => ms,
+        CompactBody::Play(p) | CompactBody::ClaimOpen { play: p, .. } => &p.shows,
+    };
+    ms.iter()
+}
+
+/// A compact body with each deal message mapped by `f`.
+fn map<E, F, X>(
+    body: CompactBody<E>,
+    mut f: impl FnMut(E) -> Result<F, X>,
+) -> Result<CompactBody<F>, X> {
+    let mut play = |p: CompactPlay<E>| -> Result<CompactPlay<F>, X> {
+        Ok(CompactPlay {
+            action: p.action,
+            timed_out: p.timed_out,
+            shows: p.shows.into_iter().map(&mut f).collect::<Result<_, _>>()?,
+        })
+    };
+    Ok(match body {
+        CompactBody::Deal(ms) => {
+            CompactBody::Deal(ms.into_iter().map(&mut f).collect::<Result<_, _>>()?)
+        }
+        CompactBody::Play(p) => CompactBody::Play(play(p)?),
+        CompactBody::ClaimOpen { play: p, nonce } => CompactBody::ClaimOpen {
+            play: play(p)?,
+            nonce,
+        },
+    })
+}
