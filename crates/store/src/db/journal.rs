@@ -62,6 +62,7 @@ impl Store {
             if let Record::Checkpoint(cp) = record {
                 prune_own(&tx, table, seat, cp.hand)?;
                 pack_last_hand(&tx, table, seat)?;
+                slim_previous_checkpoint(&tx, table, seat)?;
             }
         }
         tx.commit().map_err(StoreError::sql("commit the journal"))
@@ -431,7 +432,8 @@ fn encode_record(table: &[u8; 32], record: &Record) -> Result<Vec<u8>, StoreErro
 
 /// The first byte of a journal row that names a packed run of steps kept in `runs` (by the
 /// run's sha256, the 32 bytes after it); apart from [`mahjong_table::STORED_STEP`],
-/// [`mahjong_table::STORED_RUN`] and a postcard `Record`'s variant index.
+/// [`mahjong_table::STORED_RUN`], [`mahjong_table::STORED_RUN_DERIVED`] and a postcard
+/// `Record`'s variant index.
 const RUN_NAMED: u8 = 0xC7;
 
 /// The run a journal row names, if it is such a row.
@@ -464,7 +466,7 @@ fn read_run(
 /// The records of a journal row's bytes (a named run read already, see [`read_run`]): the
 /// steps of a packed run ([`pack_rows`]), or one record (see [`decode_record`]).
 fn decode_records(table: &[u8; 32], bytes: &[u8], id: i64) -> Result<Vec<Record>, StoreError> {
-    if bytes.first() == Some(&mahjong_table::STORED_RUN) {
+    if mahjong_table::is_stored_run(bytes) {
         let steps = mahjong_table::from_stored_run(table, bytes).map_err(bad_row(id))?;
         return Ok(steps
             .into_iter()
@@ -517,6 +519,46 @@ pub(super) fn pack_finished(
         packed += pack_rows(tx, table, seat, last, i64::MAX)?;
     }
     Ok(packed)
+}
+
+/// Slims, with a checkpoint just written, the seat's checkpoint before it: it keeps its place
+/// in the journal (where [`Store::steps`] may start reading) and its hand, but not the
+/// results of every hand so far, which only the last checkpoint is ever restored from
+/// ([`Store::persisted_from_checkpoint`]; a fold of the whole journal ends with the last one
+/// too). A checkpoint carries every result of the session, so keeping each whole made a
+/// seat's journal grow with the square of its hands: about 17 KB a hand over 200 hands.
+fn slim_previous_checkpoint(
+    tx: &rusqlite::Transaction<'_>,
+    table: &[u8; 32],
+    seat: u8,
+) -> Result<(), StoreError> {
+    let previous: Option<(i64, Vec<u8>)> = tx
+        .prepare_cached(
+            "SELECT id, record FROM journal WHERE table_id = ?1 AND seat = ?2 \
+             AND checkpoint IS NOT NULL ORDER BY id DESC LIMIT 1 OFFSET 1",
+        )
+        .and_then(|mut stmt| {
+            stmt.query_row(params![&table[..], seat], |r| Ok((r.get(0)?, r.get(1)?)))
+                .optional()
+        })
+        .map_err(StoreError::sql("find the previous checkpoint"))?;
+    let Some((id, bytes)) = previous else {
+        return Ok(());
+    };
+    let Record::Checkpoint(mut cp) = decode_record(table, &bytes, id)? else {
+        return Ok(());
+    };
+    if cp.results.is_empty() {
+        return Ok(());
+    }
+    cp.results.clear();
+    let slim = encode_record(table, &Record::Checkpoint(cp))?;
+    tx.execute(
+        "UPDATE journal SET record = ?1 WHERE id = ?2",
+        params![slim, id],
+    )
+    .map_err(StoreError::sql("slim the previous checkpoint"))?;
+    Ok(())
 }
 
 /// Packs, with a checkpoint just written, the seat's journal rows between its previous

@@ -466,3 +466,69 @@ fn a_table_finished_mid_hand_packs_its_last_steps_and_drops_its_own_envelopes() 
     mahjong_store::verify_bytes(&store.export(&table, None).expect("export").to_bytes())
         .expect("verifies");
 }
+
+/// Only a seat's last checkpoint keeps the session's results (each earlier one keeps its
+/// place and hand, so a journal no longer grows with the square of its hands); a finished
+/// hand's run leaves out what its reveals derive. A restore from the last checkpoint and a
+/// fold of the whole journal still agree, and an export still verifies.
+#[test]
+fn earlier_checkpoints_are_slim_and_finished_hands_are_kept_derived() {
+    use crate::harness::{Game, player_dir};
+    use mahjong_rules::Ruleset;
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut game = Game::new(dir.path(), 12, Ruleset::Qiaoma, 4);
+    game.run();
+    game.assert_agree();
+    let table = game.table;
+    let conn = rusqlite::Connection::open(player_dir(dir.path(), 1).join(mahjong_store::DB_FILE))
+        .expect("open");
+    let sizes: Vec<i64> = conn
+        .prepare(
+            "SELECT length(record) FROM journal WHERE seat = 1 AND checkpoint IS NOT NULL \
+             ORDER BY id",
+        )
+        .expect("select")
+        .query_map([], |r| r.get(0))
+        .expect("query")
+        .collect::<Result<_, _>>()
+        .expect("rows");
+    assert!(sizes.len() >= 4, "{sizes:?}");
+    let (last, earlier) = sizes.split_last().expect("a checkpoint");
+    // Each earlier one about the same size whatever its hand (its step number and the
+    // session's counters grow by a byte or two); the last holds four results more.
+    let (lo, hi) = (earlier.iter().min(), earlier.iter().max());
+    assert!(
+        lo.zip(hi)
+            .is_some_and(|(lo, hi)| hi - lo <= 16 && hi + 4 * 100 < *last),
+        "checkpoint sizes {sizes:?}"
+    );
+    let runs: Vec<Vec<u8>> = conn
+        .prepare("SELECT record FROM runs")
+        .expect("select")
+        .query_map([], |r| r.get(0))
+        .expect("query")
+        .collect::<Result<_, _>>()
+        .expect("rows");
+    let derived = runs
+        .iter()
+        .filter(|r| r.first() == Some(&mahjong_table::STORED_RUN_DERIVED))
+        .count();
+    assert_eq!(derived, runs.len(), "every run is of the derived form");
+    let store = &game.players[1].store;
+    let whole = store.persisted(&table, 1).expect("read").expect("seat");
+    let recent = store
+        .persisted_from_checkpoint(&table, 1)
+        .expect("read")
+        .expect("seat");
+    let results = |p: &mahjong_table::Persisted| p.checkpoint.as_ref().map(|cp| cp.results.clone());
+    assert_eq!(results(&whole), results(&recent));
+    assert_eq!(results(&whole).map(|r| r.len()), Some(4));
+    let client = store
+        .restore(&table, 1, &game.players[1].identity)
+        .expect("restore")
+        .expect("stored");
+    assert_eq!(client.results().len(), 4);
+    let export = store.export(&table, None).expect("export").to_bytes();
+    mahjong_store::verify_bytes(&export).expect("verifies");
+}
