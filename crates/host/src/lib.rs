@@ -744,7 +744,10 @@ impl Host {
     }
 
     /// Timing marks in the log for the LAN's figures (a discard seen by each seat, a hand
-    /// over), at the wall clock the caller gave ([`Host::set_wall_clock`]); none where every
+    /// over), at the wall clock the caller gave ([`Host::set_wall_clock`]). They are `debug`
+    /// events, off by default: about 80 lines a hand that would otherwise take a tenth of what
+    /// a hand costs a player's data directory; turn them on with
+    /// `RUST_LOG=info,mahjong_net::timing=debug`. None where every
     /// seat is this program's (a practice table: nothing crosses a network, and a player's
     /// log stays free of them) or no wall clock was given.
     fn timing(&self, seat: Seat, ev: &TableEvent) {
@@ -763,7 +766,7 @@ impl Host {
                     .runners
                     .get(&seat)
                     .map_or((0, 0), |r| (r.client.hand_number(), r.client.log().len()));
-                tracing::info!(
+                tracing::debug!(
                     target: "mahjong_net::timing",
                     "discard seen hand={} step={} by={} unix_us={}",
                     step.0,
@@ -772,7 +775,7 @@ impl Host {
                     unix_us
                 );
             }
-            TableEvent::HandOver { result, .. } => tracing::info!(
+            TableEvent::HandOver { result, .. } => tracing::debug!(
                 target: "mahjong_net::timing",
                 "hand over hand={} unix_us={}",
                 result.hand,
