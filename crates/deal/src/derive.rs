@@ -37,6 +37,10 @@ pub struct Derivation {
     walls: Vec<Wall>,
     /// The shares made so far, by sender, position and kind.
     made: BTreeMap<(SeatIndex, Position, ShareKind), ShareMessage>,
+    /// The walls the seats published (their compact shuffles among the messages), if any.
+    published: [Option<Vec<CompressedCiphertext>>; 4],
+    /// Whether the hand's audit passed ([`Derivation::audited`]).
+    audited: bool,
 }
 
 impl std::fmt::Debug for Derivation {
@@ -58,6 +62,7 @@ impl Derivation {
     ) -> Option<Derivation> {
         let mut keys: [Option<CompressedRistretto>; 4] = [None; 4];
         let mut reveals: [Option<AuditReveal>; 4] = [None, None, None, None];
+        let mut published: [Option<Vec<CompressedCiphertext>>; 4] = [None, None, None, None];
         for m in messages {
             if m.table != ctx.table || m.hand != ctx.hand {
                 continue;
@@ -67,6 +72,9 @@ impl Derivation {
             let twice = match &m.body {
                 Body::Key(k) => keys[s].replace(k.key).is_some_and(|old| old != k.key),
                 Body::AuditReveal(r) => reveals[s].replace(r.clone()).is_some_and(|old| &old != r),
+                Body::Shuffle(out) => published[s]
+                    .replace(out.wall.clone())
+                    .is_some_and(|old| old != out.wall),
                 _ => false,
             };
             if twice {
@@ -92,7 +100,21 @@ impl Derivation {
             reveals: [a, b, c, d],
             walls: Vec::new(),
             made: BTreeMap::new(),
+            published,
+            audited: false,
         })
+    }
+
+    /// This derivation for a hand whose audit passed (a settled hand: every seat signs its
+    /// settlement only after its own audit). The audit showed each published wall to be its
+    /// seat's derivation (its step 4) and each share's point to be `x·C1` (its step 5), so
+    /// [`Derivation::derives_wall`] takes a published wall without making the walls, and
+    /// [`Derivation::derives_share`] checks only what the audit does not: the proof's nonce,
+    /// with `C1` from the published final wall. A store packing a finished hand then pays a
+    /// hash a share instead of a point multiplication, and no shuffle at all.
+    pub fn audited(mut self) -> Derivation {
+        self.audited = true;
+        self
     }
 
     /// The hand.
@@ -126,13 +148,18 @@ impl Derivation {
             .unwrap_or_default()
     }
 
-    /// Whether `wall` is `seat`'s derived wall.
+    /// Whether `wall` is `seat`'s derived wall (in an audited hand: its published one).
     pub fn derives_wall(
         &mut self,
         seat: SeatIndex,
         wall: &[CompressedCiphertext],
         cards: &CardTable,
     ) -> bool {
+        if self.audited
+            && let Some(published) = &self.published[seat.index()]
+        {
+            return published == wall;
+        }
         self.wall(seat, cards) == wall
     }
 
@@ -188,14 +215,26 @@ impl Derivation {
         if let Some(made) = self.made.get(&(seat, share.position, share.kind)) {
             return made == share;
         }
-        let Some((c1, c1_compressed)) = self.c1(share.position, cards) else {
-            return false;
-        };
         let s = seat.index();
         let x = self.reveals[s].secret_key;
-        if (c1 * x).compress() != share.share {
-            return false;
-        }
+        let published = self.published[3]
+            .as_ref()
+            .filter(|_| self.audited)
+            .and_then(|w| w.get(usize::from(share.position)))
+            .map(|c| c.c1);
+        let c1_compressed = match published {
+            // The audit checked the point.
+            Some(c1) => c1,
+            None => {
+                let Some((c1, c1_compressed)) = self.c1(share.position, cards) else {
+                    return false;
+                };
+                if (c1 * x).compress() != share.share {
+                    return false;
+                }
+                c1_compressed
+            }
+        };
         let stmt = ShareStatement {
             ctx: &self.ctx,
             seat,

@@ -114,3 +114,49 @@ fn a_share_or_wall_that_is_not_the_derivations_is_told_apart() {
     swapped.swap(0, 1);
     assert!(!d.derives_wall(seat(2), &swapped, &cards()));
 }
+
+#[test]
+fn an_audited_derivation_takes_the_published_walls_and_checks_the_share_proofs_nonces() {
+    let t = finished_hand(95);
+    let mut plain = derivation(&t);
+    let mut audited = derivation(&t).audited();
+    let mut shares = 0;
+    for m in &t.log {
+        let s = m.message.seat;
+        match &m.message.body {
+            Body::Shuffle(out) => {
+                assert!(audited.derives_wall(s, &out.wall, &cards()));
+                let mut other = out.wall.clone();
+                other.swap(3, 4);
+                assert!(!audited.derives_wall(s, &other, &cards()));
+            }
+            Body::Share(share) => {
+                assert!(audited.derives_share(s, share, &cards()));
+                // A valid-looking proof with another nonce is not the derivation's.
+                let proof = DleqProof {
+                    response: share.proof.response + share.proof.challenge,
+                    ..share.proof
+                };
+                let other = ShareMessage {
+                    proof,
+                    ..share.clone()
+                };
+                assert!(!audited.derives_share(s, &other, &cards()));
+                shares += 1;
+            }
+            _ => {}
+        }
+    }
+    assert!(shares > 40);
+    // What it makes again is what the plain derivation makes.
+    for m in &t.log {
+        if let Body::Share(share) = &m.message.body {
+            let s = m.message.seat;
+            assert_eq!(
+                audited.share(s, share.position, share.kind, &cards()),
+                plain.share(s, share.position, share.kind, &cards())
+            );
+        }
+    }
+    assert_eq!(audited.wall(seat(3), &cards()), plain.wall(seat(3), &cards()));
+}

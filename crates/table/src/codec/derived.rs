@@ -10,7 +10,7 @@
 //! left out; anything else, a lying seat's message included, is kept whole. About 37 KB of
 //! walls and 48 KB of shares a qiaoma hand.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use mahjong_deal::{
     Body as DealBody, CardTable, Derivation, HandContext, Message as DealMessage, PROTOCOL_VERSION,
@@ -18,7 +18,9 @@ use mahjong_deal::{
 };
 use serde::{Deserialize, Serialize};
 
-use super::{Carried, CompactBody, CompactPlay, Envelope, RunStep, StoredBody};
+use super::{
+    Body, Carried, CompactBody, CompactEnvelope, CompactPlay, Envelope, RunStep, StoredBody,
+};
 use crate::error::FrameError;
 
 /// A carried deal message of a finished hand's stored run.
@@ -51,21 +53,36 @@ impl Hands {
         }
     }
 
-    /// The derivations of the hands whose four reveals are among `steps`' envelopes.
+    /// The derivations of the hands whose four reveals are among `steps`' envelopes: those a
+    /// stored run keeps as [`StoredBody::Carried`], the only ones [`Hands::of_stored`] reads
+    /// them from (a hand played partly by an older program, its envelopes of version 1,
+    /// derives nothing rather than something its reader could not make again).
     pub(super) fn of_envelopes(table: &[u8; 32], steps: &[Vec<Envelope>]) -> Hands {
         let messages = steps
             .iter()
             .flatten()
+            .filter(|e| CompactEnvelope::<Carried>::of(e).is_some())
             .flat_map(|e| e.deal_messages().map(|m| &m.message));
-        Hands::of_messages(table, messages)
+        let settles = steps
+            .iter()
+            .flatten()
+            .filter(|e| e.is_settle())
+            .map(|e| (e.hand, e.seat));
+        Hands::of_messages(table, messages, settled(settles))
     }
 
     /// The derivations of the hands whose four reveals are among a stored run's entries (a
     /// key or a reveal is never left out).
     pub(super) fn of_stored(table: &[u8; 32], run: &[RunStep]) -> Hands {
         let mut messages = Vec::new();
+        let mut settles = Vec::new();
         for step in run {
             for e in &step.entries {
+                if let StoredBody::Whole(b) | StoredBody::Whole2(b) = &e.body
+                    && matches!(b, Body::Settle { .. } | Body::SettleVoided { .. })
+                {
+                    settles.push((step.hand, e.seat));
+                }
                 let Some(seat) = SeatIndex::new(e.seat) else {
                     continue;
                 };
@@ -91,10 +108,16 @@ impl Hands {
                 }
             }
         }
-        Hands::of_messages(table, messages.iter())
+        Hands::of_messages(table, messages.iter(), settled(settles.into_iter()))
     }
 
-    fn of_messages<'a>(table: &[u8; 32], messages: impl Iterator<Item = &'a DealMessage>) -> Hands {
+    /// The derivations of the hands whose four reveals are among `messages`, those of the
+    /// hands in `settled` [`Derivation::audited`].
+    fn of_messages<'a>(
+        table: &[u8; 32],
+        messages: impl Iterator<Item = &'a DealMessage>,
+        settled: BTreeSet<u32>,
+    ) -> Hands {
         let mut by_hand: BTreeMap<u32, Vec<&DealMessage>> = BTreeMap::new();
         for m in messages {
             if m.table == *table {
@@ -112,7 +135,15 @@ impl Hands {
                     table: *table,
                     hand,
                 };
-                Some((hand, Derivation::new(ctx, ms)?))
+                let d = Derivation::new(ctx, ms)?;
+                Some((
+                    hand,
+                    if settled.contains(&hand) {
+                        d.audited()
+                    } else {
+                        d
+                    },
+                ))
             })
             .collect();
         Hands { by_hand }
@@ -186,6 +217,24 @@ impl Hands {
         })?;
         Ok(StoredBody::Carried(made))
     }
+}
+
+/// The hands that all four seats settled, from the (hand, seat) of settlement signatures.
+/// Every seat signs a hand's settlement only after its own audit of the hand passed, and a
+/// run holds only steps its seat's replica applied: so in a run with the four signatures of
+/// a hand, the hand's audit passed ([`Derivation::audited`]).
+fn settled(settles: impl Iterator<Item = (u32, u8)>) -> BTreeSet<u32> {
+    let mut seats: BTreeMap<u32, [bool; 4]> = BTreeMap::new();
+    for (hand, seat) in settles {
+        if let Some(s) = seats.entry(hand).or_default().get_mut(usize::from(seat)) {
+            *s = true;
+        }
+    }
+    seats
+        .into_iter()
+        .filter(|(_, s)| s.iter().all(|&s| s))
+        .map(|(hand, _)| hand)
+        .collect()
 }
 
 /// The card table every derivation shares.
