@@ -158,5 +158,8 @@ fn an_audited_derivation_takes_the_published_walls_and_checks_the_share_proofs_n
             );
         }
     }
-    assert_eq!(audited.wall(seat(3), &cards()), plain.wall(seat(3), &cards()));
+    assert_eq!(
+        audited.wall(seat(3), &cards()),
+        plain.wall(seat(3), &cards())
+    );
 }

@@ -16,15 +16,21 @@ const FRAMES_PER_SEAT: u64 = 51_000;
 /// One shuffle's frame at most (the wall 9.2 KB and its proof 6.3 KB; 32.7 KB before).
 const SHUFFLE_FRAME: usize = 16_000;
 
-#[test]
-fn a_hand_costs_no_more_bytes_than_its_ceiling() {
+/// A one-hand qiaoma table played to its end on a perfect network.
+fn one_hand(seed: u64) -> Sim {
     let mut sim = Sim::new(
-        77,
+        seed,
         Net::FAST,
         options(Ruleset::Qiaoma),
         SessionLength::Hands(1),
     );
     sim.run(3_600_000);
+    sim
+}
+
+#[test]
+fn a_hand_costs_no_more_bytes_than_its_ceiling() {
+    let sim = one_hand(77);
     assert!((0..4).all(|s| sim.client(s).is_over()));
     let mut logged = 0usize;
     for s in 0..4 {
@@ -76,13 +82,7 @@ fn steps_of(sim: &Sim, hand: u32) -> Vec<Vec<Envelope>> {
 
 #[test]
 fn a_finished_hand_is_stored_without_what_its_reveals_derive_and_read_back_whole() {
-    let mut sim = Sim::new(
-        78,
-        Net::FAST,
-        options(Ruleset::Qiaoma),
-        SessionLength::Hands(1),
-    );
-    sim.run(3_600_000);
+    let sim = one_hand(78);
     assert!((0..4).all(|s| sim.client(s).is_over()));
     let steps = steps_of(&sim, 1);
     let table = steps[0][0].table;
@@ -133,13 +133,7 @@ fn a_finished_hand_is_stored_without_what_its_reveals_derive_and_read_back_whole
 
 #[test]
 fn a_stored_run_whose_bytes_were_changed_never_reads_back_as_the_hand() {
-    let mut sim = Sim::new(
-        79,
-        Net::FAST,
-        options(Ruleset::Qiaoma),
-        SessionLength::Hands(1),
-    );
-    sim.run(3_600_000);
+    let sim = one_hand(79);
     let steps = steps_of(&sim, 1);
     let table = steps[0][0].table;
     let run = mahjong_table::stored_run(&table, &steps).expect("a run");
@@ -183,13 +177,7 @@ fn a_hand_with_a_deal_message_signed_on_its_own_is_stored_and_read_back_whole() 
     // A version-2 envelope may carry a deal message signed by its seat rather than carried
     // (an older or a lying client's): such a hand is kept so that it reads back, whatever it
     // derives.
-    let mut sim = Sim::new(
-        80,
-        Net::FAST,
-        options(Ruleset::Qiaoma),
-        SessionLength::Hands(1),
-    );
-    sim.run(3_600_000);
+    let sim = one_hand(80);
     let mut steps = steps_of(&sim, 1);
     let table = steps[0][0].table;
     let mut signed = 0;
