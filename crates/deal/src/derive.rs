@@ -117,11 +117,6 @@ impl Derivation {
         self
     }
 
-    /// The hand.
-    pub fn ctx(&self) -> &HandContext {
-        &self.ctx
-    }
-
     /// Makes the four walls, if not made yet.
     fn make_walls(&mut self, cards: &CardTable) {
         if !self.walls.is_empty() {

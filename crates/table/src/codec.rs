@@ -1049,11 +1049,12 @@ pub fn from_stored_run(table: &[u8; 32], bytes: &[u8]) -> Result<Vec<Vec<Envelop
         _ => return Err(FrameError::Decode("not a stored run".into())),
     };
     let mut run: Vec<RunStep> = decode_value(rest)?;
-    let mut hands = derived::Hands::of_stored(table, &run);
-    if !derives {
-        // Nothing was left out of a run written before: refused below if anything is.
-        hands = derived::Hands::none();
-    }
+    // Nothing was left out of a run written before: refused below if anything is.
+    let mut hands = if derives {
+        derived::Hands::of_stored(table, &run)
+    } else {
+        derived::Hands::none()
+    };
     for step in &mut run {
         for e in &mut step.entries {
             let body = std::mem::replace(&mut e.body, StoredBody::Opened);
@@ -1061,28 +1062,25 @@ pub fn from_stored_run(table: &[u8; 32], bytes: &[u8]) -> Result<Vec<Vec<Envelop
         }
     }
     // What each step's openings open, for the commitments of the step before.
-    let mut opened: Vec<Vec<(u32, u32, Seat, Hash)>> = run
+    let opened: Vec<Vec<(u32, u32, Seat, Hash)>> = run
         .iter()
         .map(|step| {
-            let bodies = step.entries.iter().filter_map(|e| {
-                let seat = SeatIndex::new(e.seat)?;
-                let body = match &e.body {
-                    StoredBody::Whole2(b @ Body::ClaimOpen { .. }) => b.clone(),
+            let opening = |e: &StoredEntry| {
+                let commitment = match &e.body {
+                    StoredBody::Whole2(Body::ClaimOpen { play, nonce }) => {
+                        claim_commitment(play, nonce)
+                    }
                     StoredBody::Carried(CompactBody::ClaimOpen { play, nonce }) => {
-                        Body::ClaimOpen {
-                            play: play.clone().into_play(*table, step.hand, seat),
-                            nonce: *nonce,
-                        }
+                        let seat = SeatIndex::new(e.seat)?;
+                        claim_commitment(&play.clone().into_play(*table, step.hand, seat), nonce)
                     }
                     _ => return None,
                 };
-                Some((step.hand, step.seq, e.seat, body))
-            });
-            let bodies: Vec<_> = bodies.collect();
-            openings(bodies.iter().map(|(h, q, s, b)| (*h, *q, *s, b)))
+                Some((step.hand, step.seq, e.seat, commitment))
+            };
+            step.entries.iter().filter_map(opening).collect()
         })
         .collect();
-    opened.push(Vec::new());
     let mut steps = Vec::with_capacity(run.len());
     let mut after: Option<Hash> = None;
     for (i, step) in run.into_iter().enumerate() {

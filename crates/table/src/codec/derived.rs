@@ -126,10 +126,6 @@ impl Hands {
         }
         let by_hand = by_hand
             .into_iter()
-            .filter(|(_, ms)| {
-                ms.iter()
-                    .any(|m| matches!(m.body, DealBody::AuditReveal(_)))
-            })
             .filter_map(|(hand, ms)| {
                 let ctx = HandContext {
                     table: *table,
