@@ -1,6 +1,6 @@
 //! Time of one bot decision: a strong discard decision in the middle of a `qiaoma` hand (warm:
 //! the bot has played before and remembers its suit analyses; cold: a new bot), a strong
-//! claim decision, the experimental master's discard decision (strong with a look-ahead), and a
+//! claim decision, the master's discard decision (strong with a look-ahead), and a
 //! basic discard decision.
 
 #![allow(clippy::unwrap_used, missing_docs)]

@@ -16,8 +16,10 @@
 //! - `strong`: values every action by chance × points of the best target, and subtracts what
 //!   a discard may cost against ready or dangerous seats, 承包 included ([`strong`],
 //!   [`value`], [`defence`]).
-//! - `master` (大师), experimental: `strong` looking one draw ahead ([`master`]); not in
-//!   [`Level::OFFERED`] until it beats `strong` (docs/bots.md has the figures).
+//! - `master` (大师): `strong` looking one draw ahead on its best discards, without the 承包
+//!   feeding cost, and in `classic` weighing defence less ([`master`]); it beats `strong` in
+//!   duplicate in `qiaoma` and `classic` and plays as `strong` in `baida` (docs/bots.md has
+//!   the figures). The review (复盘) and the hints use it.
 //!
 //! 换牌 (option `swap_five`): `basic` and `strong` put back their five weakest tiles when the
 //! hand is far from ready, and keep it otherwise ([`swap`]); `random` picks among Pass and
@@ -80,8 +82,7 @@ pub enum Level {
     Basic,
     /// Values and defence.
     Strong,
-    /// 大师, experimental: `strong` with a look-ahead of one draw ([`master`]). Not offered
-    /// to players until it beats `strong` (docs/bots.md).
+    /// 大师: `strong` with a look-ahead of one draw and its own constants ([`master`]).
     Master,
 }
 
@@ -108,7 +109,7 @@ impl Level {
 
     /// The levels an app offers people to play against, weakest first (`random` is the
     /// arena's baseline, not an opponent anyone asks for; it is kept for old records).
-    pub const OFFERED: [Level; 3] = [Level::Beginner, Level::Basic, Level::Strong];
+    pub const OFFERED: [Level; 4] = [Level::Beginner, Level::Basic, Level::Strong, Level::Master];
 
     /// The next offered level after this one, wrapping round (a button that cycles levels).
     pub fn next_offered(self) -> Level {
@@ -236,8 +237,12 @@ impl Bot {
             (Level::Beginner, true) => beginner::claim(&mut self.analyzer, &seen),
             (Level::Basic, false) => basic::turn(&mut self.analyzer, &mut self.rng, &seen),
             (Level::Basic, true) => basic::claim(&mut self.analyzer, &seen),
-            (Level::Master, false) => strong::turn_with(&mut self.analyzer, &seen, master::TUNE),
-            (Level::Master, true) => strong::claim_with(&mut self.analyzer, &seen, master::TUNE),
+            (Level::Master, false) => {
+                strong::turn_with(&mut self.analyzer, &seen, master::tune(seen.ruleset()))
+            }
+            (Level::Master, true) => {
+                strong::claim_with(&mut self.analyzer, &seen, master::tune(seen.ruleset()))
+            }
             (_, false) => strong::turn(&mut self.analyzer, &seen),
             (_, true) => strong::claim(&mut self.analyzer, &seen),
         }

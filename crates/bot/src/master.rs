@@ -1,4 +1,5 @@
-//! The `master` level (大师), experimental: the `strong` level with a look-ahead of one draw.
+//! The `master` level (大师): the `strong` level with a look-ahead of one draw and its own
+//! constants.
 //!
 //! `strong` values a discard by the worth of the 13 tiles it leaves ([`Evaluator::worth`],
 //! a chance model of the rest of the hand). `master` takes strong's best few discards and
@@ -9,15 +10,19 @@
 //! now, is the discard's score. It uses what the seat sees only (live counts are unseen
 //! copies, wherever they are).
 //!
+//! Its constants ([`tune`]) differ from strong's where duplicate play against `strong` said
+//! so: no 承包 feeding cost ([`TUNE`]), and in `classic` a fifth of the defence
+//! ([`CLASSIC_DEFENCE`]).
+//!
 //! In `baida` it plays exactly as `strong`: there the look-ahead lost to `strong` in
-//! duplicate (docs/bots.md). Elsewhere it looks ahead only while the hand is at least one tile from ready (a ready hand's worth
-//! is already exact tile by tile) and never for a declared hand. The look-ahead chooses
-//! between discards only: whether to kong, claim or pass is weighed as `strong` weighs it
+//! duplicate, and `baida` has no wins on a discard and no 承包 (docs/bots.md). Elsewhere it
+//! looks ahead only while the hand is at least one tile from ready (a ready hand's worth is
+//! already exact tile by tile) and never for a declared hand. The look-ahead chooses between
+//! discards only: whether to kong, claim or pass is weighed as `strong` weighs it
 //! ([`Choice::plain`]), since a look-ahead counts one more draw than the worth it is
 //! compared with.
 //!
-//! docs/bots.md has its measured strength against `strong`; it is not offered to players
-//! until it beats `strong` clearly ([`crate::Level::OFFERED`]).
+//! docs/bots.md has its measured strength against every level.
 
 use crate::defence::Threats;
 use crate::shape::Target;
@@ -26,11 +31,33 @@ use crate::value::Tune;
 use mahjong_rules::hand::{MeldShape, MeldType};
 use mahjong_rules::{Action, Counts, Ruleset};
 
-/// The `master` level's constants: strong's, with the look-ahead on.
+/// The `master` level's constants: strong's, with the look-ahead on and no 承包 feeding
+/// cost. In duplicate against `strong`, weighing the feeding cost at all lost points, and
+/// the more it was weighed the more it lost (docs/bots.md): holding a tile back because a
+/// seat with two claims between it and the bot might claim it slows the bot's own hand more
+/// than the binding costs.
 pub const TUNE: Tune = Tune {
     lookahead: 3,
+    feed: 0.0,
     ..Tune::STRONG
 };
+
+/// `classic`: what a discard may cost is weighed a fifth as much as in `strong`. There a win
+/// on a discard is paid by the discarder alone and nobody declares ready, so the danger of a
+/// tile is a guess from melds and discards; in duplicate against `strong`, master gained the
+/// more the less it weighed it, down to 0.15 (docs/bots.md).
+pub const CLASSIC_DEFENCE: f64 = 0.1;
+
+/// The `master` level's constants for a ruleset.
+pub fn tune(ruleset: Ruleset) -> Tune {
+    match ruleset {
+        Ruleset::Classic => Tune {
+            defence: CLASSIC_DEFENCE,
+            ..TUNE
+        },
+        _ => TUNE,
+    }
+}
 
 /// Candidates within this much of the best score get a look-ahead.
 const MARGIN: f64 = 0.5;

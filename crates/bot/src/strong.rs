@@ -206,7 +206,8 @@ impl Evaluator<'_, '_> {
 
     /// What discarding a tile of kind `i` may cost, weighted, for a hand worth `ev` after it.
     pub fn loss(&self, threats: &Threats, i: usize, ev: f64) -> f64 {
-        (threats.pay[i] + threats.danger[i] * ev + threats.feed[i]) * self.tune.defence
+        (threats.pay[i] + threats.danger[i] * ev + threats.feed[i] * self.tune.feed)
+            * self.tune.defence
     }
 
     /// The best discard from a complete-size hand (after a draw or a claim), with the

@@ -58,6 +58,8 @@ pub struct Tune {
     pub undeclared: f64,
     /// Discards looked at one draw ahead (`master`, [`crate::master`]); 0: none.
     pub lookahead: usize,
+    /// Weight of the 承包 feeding cost ([`crate::defence::Threats::feed`]): 1 for `strong`.
+    pub feed: f64,
 }
 
 impl Tune {
@@ -68,6 +70,7 @@ impl Tune {
         second: k::SECOND,
         undeclared: k::UNDECLARED,
         lookahead: 0,
+        feed: 1.0,
     };
 
     /// A value as the decisions weigh it: `V^e · VALUE_REF^(1 − e)`.
