@@ -1004,7 +1004,7 @@ impl Human {
         Human {
             me_key,
             me: None,
-            hint: Bot::new(Level::Strong, seed),
+            hint: Bot::new(Level::Master, seed),
             prompt: None,
             terms: None,
             preset,

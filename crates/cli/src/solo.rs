@@ -3,7 +3,7 @@
 //! One human seat, three bots, the full rules engine; hands follow each other with dealer
 //! rotation and the 荒番 counter (`rules::Session`). The human sees only their seat's view.
 //! Input per prompt: the number of an action, a tile (`5m`: discard it; `!5m`: discard it and
-//! declare ready), `h` for a hint (a strong bot's suggestion and its reason), `q` to stop.
+//! declare ready), `h` for a hint (the master bot's suggestion and its reason), `q` to stop.
 //! When a claim window offers only "pass", or a flower must be set aside, it is played
 //! without asking; so are the forced discards after 敲 (the drawn tile, when it neither wins
 //! nor makes a kong). Discard choices are listed in the order of the hand as shown; a claim
@@ -158,7 +158,7 @@ fn play(args: SoloArgs, input: &mut impl BufRead, out: &mut impl Write) -> Resul
             }
         })
         .collect();
-    let mut hint = Bot::new(Level::Strong, seed ^ 0x5eed);
+    let mut hint = Bot::new(Level::Master, seed ^ 0x5eed);
     let length = if args.hands == 0 {
         SessionLength::Open
     } else {

@@ -319,7 +319,7 @@ impl Engine {
         let (host, out) = Host::begin(setup, seats, Some(propose), 0);
         let mut engine = Engine {
             host,
-            watcher: crate::watch::Watcher::new(Some(Bot::new(Level::Strong, config.seed ^ 0xad))),
+            watcher: crate::watch::Watcher::new(Some(Bot::new(Level::Master, config.seed ^ 0xad))),
             prompt: false,
             keys,
             saved,
@@ -384,7 +384,7 @@ impl Engine {
             };
         let mut engine = Engine {
             host: *host,
-            watcher: crate::watch::Watcher::new(Some(Bot::new(Level::Strong, config.seed ^ 0xad))),
+            watcher: crate::watch::Watcher::new(Some(Bot::new(Level::Master, config.seed ^ 0xad))),
             prompt: false,
             keys,
             saved: Some(Saved { storage, table }),
@@ -611,7 +611,7 @@ mod tests {
         }
     }
 
-    /// Plays the player's prompts with the strong bot's hint until the hand ends.
+    /// Plays the player's prompts with the master bot's hint until the hand ends.
     fn play_out(engine: &mut Engine) -> Box<HandEnd> {
         let mut hint = None;
         let mut updates = engine.settle(10_000_000);

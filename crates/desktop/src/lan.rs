@@ -293,10 +293,10 @@ async fn session(key: LanKey, out: Out) -> Result<(), String> {
         return Ok(());
     }
     let autoplay = key.autoplay.clone();
-    // No hints when the strong bot plays the seat anyway.
+    // No hints when a bot plays the seat anyway; hints come from the master level.
     let advisor = autoplay
         .is_none()
-        .then(|| Bot::new(Level::Strong, u64::from_le_bytes([7; 8])));
+        .then(|| Bot::new(Level::Master, u64::from_le_bytes([7; 8])));
     let mut seen = Seen {
         watcher: Watcher::new(advisor),
         table: None,

@@ -1,4 +1,4 @@
-//! 复盘, the review of a finished hand: the player's own decisions, each weighed by the strong
+//! 复盘, the review of a finished hand: the player's own decisions, each weighed by the master
 //! computer player on the very view the player had, and those where it would have chosen
 //! differently, with what either choice leaves the hand with.
 //!
@@ -9,7 +9,7 @@
 //! action (a flower, a forced pass, the discard after 敲) decided nothing. Two choices are
 //! the same when they play the same tiles the same way (any copy of a kind is that kind).
 //!
-//! A different choice is a *mistake* only where the strong choice is better by a margin
+//! A different choice is a *mistake* only where the master's choice is better by a margin
 //! ([`cost`]): a win not taken; a hand left further from ready (向听); both choices ready but
 //! at least [`WAITS_MARGIN`] fewer live winning tiles; neither ready, as far from it, and at
 //! least [`USEFUL_MARGIN`] fewer live tiles that bring it nearer (有效牌); or, no worse for the
@@ -25,7 +25,7 @@ use mahjong_rules::{Action, Seat, SeatView, Tile};
 
 use crate::rerun::{self, Replay, ReplayError};
 
-/// A decision where the strong computer player would have chosen differently.
+/// A decision where the master computer player would have chosen differently.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Difference {
     /// The replay step of the player's move (1: the first move after the deal).
@@ -36,7 +36,7 @@ pub struct Difference {
     pub played: Action,
     /// The player's timer played it.
     pub timed_out: bool,
-    /// The strong computer player's choice and its reason.
+    /// The master computer player's choice and its reason.
     pub advice: mahjong_bot::Decision,
     /// What the player's choice leaves the hand with.
     pub mine: Option<Outlook>,
@@ -46,11 +46,11 @@ pub struct Difference {
     pub cost: Option<Cost>,
 }
 
-/// Both choices ready: the strong one must have at least this many more live winning tiles
+/// Both choices ready: the master's must have at least this many more live winning tiles
 /// for the player's to be a mistake.
 pub const WAITS_MARGIN: u32 = 2;
 
-/// As far from ready, not ready: the strong choice must leave at least this many more live
+/// As far from ready, not ready: the master's choice must leave at least this many more live
 /// tiles that bring the hand nearer (有效牌) for the player's to be a mistake (one kind's
 /// four copies).
 pub const USEFUL_MARGIN: u32 = 4;
@@ -69,28 +69,28 @@ pub enum Cost {
     Further {
         /// After the player's choice.
         mine: Option<u32>,
-        /// After the strong choice.
+        /// After the master's choice.
         theirs: Option<u32>,
     },
     /// Both ready, with fewer live winning tiles.
     FewerWins {
         /// After the player's choice.
         mine: u32,
-        /// After the strong choice.
+        /// After the master's choice.
         theirs: u32,
     },
     /// As far from ready, with fewer live tiles that bring the hand nearer (有效牌).
     FewerUseful {
         /// After the player's choice.
         mine: u32,
-        /// After the strong choice.
+        /// After the master's choice.
         theirs: u32,
     },
     /// A discard more likely to win for another seat (percent).
     Riskier {
         /// The player's discard.
         mine: u32,
-        /// The strong choice.
+        /// The master's choice.
         theirs: u32,
     },
 }
@@ -112,7 +112,7 @@ fn live_wins(o: &Outlook) -> u32 {
     }
 }
 
-/// What the player's choice cost against the strong one, beyond the margins (module doc).
+/// What the player's choice cost against the master's, beyond the margins (module doc).
 pub fn cost(
     played: &Action,
     advised: &Action,
@@ -183,7 +183,7 @@ pub struct Review {
     pub practice: Option<[Level; 3]>,
     /// The player's decisions (prompts with a choice).
     pub decisions: usize,
-    /// Those where the strong computer player would have chosen differently, in order.
+    /// Those where the master computer player would have chosen differently, in order.
     pub differences: Vec<Difference>,
 }
 
@@ -229,12 +229,12 @@ pub fn same_choice(view: &SeatView, a: &Action, b: &Action) -> bool {
     key(view, a) == key(view, b)
 }
 
-/// Weighs every decision of the player in `replay` with the strong computer player.
+/// Weighs every decision of the player in `replay` with the master computer player.
 pub fn build(replay: &Replay) -> Review {
     let mut decisions = 0;
     let mut differences = Vec::new();
-    // The strong level decides from the view alone (no random choice): one bot, any seed.
-    let mut bot = Bot::new(Level::Strong, 0);
+    // The master level decides from the view alone (no random choice): one bot, any seed.
+    let mut bot = Bot::new(Level::Master, 0);
     for (step, s) in replay.steps.iter().enumerate() {
         let mine = s.moves.iter().filter(|m| m.seat == replay.owner);
         for (view, mv) in s.prompts.iter().zip(mine) {

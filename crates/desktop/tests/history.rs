@@ -20,7 +20,7 @@ fn temp_dir(name: &str) -> PathBuf {
 }
 
 /// Plays `hands` practice hands of seed `seed` into the store in `dir` (the player's moves
-/// are the strong bot's hints), as the app's worker would.
+/// are the master bot's hints), as the app's worker would.
 fn play_practice(dir: &Path, seed: u64, hands: u32) -> Engine {
     let key = TableKey {
         resume: false,
@@ -431,7 +431,7 @@ fn a_hand_replays_step_by_step_forward_and_back_to_the_settlement() -> Result<()
     let loaded = shanghai_mahjong::screens::review::load(dir.clone(), table, 1);
     ui.send(Message::Review(loaded));
     assert!(ui.find(&zh.f(T::ReviewTitle, &[&1])));
-    // The player's moves were the strong bot's hints: every decision agrees.
+    // The player's moves were the master bot's hints: every decision agrees.
     assert!(ui.find(zh.t(T::ReviewSame)), "the hints were followed");
     ui.click(zh.t(T::ReviewBack))?;
     assert!(ui.app.review.is_none());

@@ -471,7 +471,7 @@ fn the_app_joins_a_friends_table_by_address_sees_the_differences_counts_down_acc
         options,
         "the table runs the host's options"
     );
-    // Play the hand: at each prompt the strong bot's hint, as the player would click it.
+    // Play the hand: at each prompt the master bot's hint, as the player would click it.
     let mut hint: Option<Action> = None;
     let end = Instant::now() + Duration::from_secs(120);
     loop {

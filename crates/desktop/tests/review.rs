@@ -1,6 +1,6 @@
-//! 复盘, the review of a hand: a practice hand played by a player who is not the strong
+//! 复盘, the review of a hand: a practice hand played by a player who is not the master
 //! computer player (the `basic` bot plays the player's seat) is kept in the store; its review,
-//! rebuilt from the stored record, lists exactly the decisions where the strong bot, asked at
+//! rebuilt from the stored record, lists exactly the decisions where the master bot, asked at
 //! each of the player's prompts during play, would have chosen differently. Then the review is
 //! opened from the settlement screen through the app's real `update` and `view` in the
 //! `iced_test` simulator, in both languages.
@@ -59,15 +59,15 @@ fn played(view: &SeatView, a: &Action) -> (String, Vec<Tile>) {
 }
 
 /// One prompt of the player during play: what was offered, what the player played, what the
-/// strong bot would have played.
+/// master bot would have played.
 struct Prompt {
     view: SeatView,
     mine: Action,
-    strong: Action,
+    master: Action,
 }
 
 /// Plays one practice hand of `ruleset` and `seed` into the store in `dir` with the `basic`
-/// bot in the player's seat, asking the strong bot at every prompt; returns the prompts and
+/// bot in the player's seat, asking the master bot at every prompt; returns the prompts and
 /// the table the hand is kept under.
 fn play(dir: &Path, ruleset: Ruleset, seed: u64) -> (Vec<Prompt>, [u8; 32]) {
     let key = TableKey {
@@ -86,7 +86,7 @@ fn play(dir: &Path, ruleset: Ruleset, seed: u64) -> (Vec<Prompt>, [u8; 32]) {
     };
     let (mut engine, _) = shanghai_mahjong::session::start_table(&key).expect("engine");
     let mut player = Bot::new(Level::Basic, seed);
-    let mut strong = Bot::new(Level::Strong, seed + 1);
+    let mut master = Bot::new(Level::Master, seed + 1);
     let mut prompts = Vec::new();
     let mut pending: Option<Action> = None;
     let mut updates = engine.settle(u64::MAX / 4);
@@ -95,12 +95,12 @@ fn play(dir: &Path, ruleset: Ruleset, seed: u64) -> (Vec<Prompt>, [u8; 32]) {
             match u {
                 Update::Table(TableEvent::YourTurn { view, .. }) => {
                     let mine = player.decide(&view).action;
-                    let advice = strong.decide(&view).action;
+                    let advice = master.decide(&view).action;
                     pending = Some(mine.clone());
                     prompts.push(Prompt {
                         view: (*view).clone(),
                         mine,
-                        strong: advice,
+                        master: advice,
                     });
                 }
                 Update::HandEnded(end) => {
@@ -119,7 +119,7 @@ fn play(dir: &Path, ruleset: Ruleset, seed: u64) -> (Vec<Prompt>, [u8; 32]) {
 }
 
 #[test]
-fn a_review_lists_exactly_the_decisions_where_the_strong_bot_differs() {
+fn a_review_lists_exactly_the_decisions_where_the_master_bot_differs() {
     let mut differing = 0;
     for (ruleset, seed) in [
         (Ruleset::Qiaoma, 3),
@@ -132,7 +132,7 @@ fn a_review_lists_exactly_the_decisions_where_the_strong_bot_differs() {
         let expected: Vec<&Prompt> = choices
             .iter()
             .copied()
-            .filter(|p| played(&p.view, &p.mine) != played(&p.view, &p.strong))
+            .filter(|p| played(&p.view, &p.mine) != played(&p.view, &p.master))
             .collect();
         let review = shanghai_mahjong::review::load(&dir, &table, 1).expect("the hand reviews");
         assert_eq!(review.decisions, choices.len(), "{ruleset:?}: decisions");
@@ -146,7 +146,7 @@ fn a_review_lists_exactly_the_decisions_where_the_strong_bot_differs() {
             assert_eq!(played(&d.view, &d.played), played(&p.view, &p.mine));
             assert_eq!(
                 played(&d.view, &d.advice.action),
-                played(&p.view, &p.strong)
+                played(&p.view, &p.master)
             );
             // What either choice leaves the hand with, where there is a hand to weigh.
             if matches!(d.played, Action::Discard { .. }) {
@@ -158,7 +158,7 @@ fn a_review_lists_exactly_the_decisions_where_the_strong_bot_differs() {
     }
     assert!(
         differing > 3,
-        "the basic player differs from the strong one"
+        "the basic player differs from the master one"
     );
 }
 

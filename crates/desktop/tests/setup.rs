@@ -266,7 +266,7 @@ fn a_seat_that_signs_two_versions_of_a_discard_is_named_in_the_evidence() -> Res
 }
 
 #[test]
-fn the_strong_bots_hint_is_said_in_chinese() -> Result<(), Error> {
+fn the_master_bots_hint_is_said_in_chinese() -> Result<(), Error> {
     let mut h = Harness::new("hint", Lang::Zh, Faces::Notation);
     h.click("开始练习")?;
     h.sit_down();

@@ -61,7 +61,7 @@ pub fn text(key: T) -> &'static str {
         T::Flower => "Flower",
         T::Discard => "Discard",
         T::Hint => "Hint",
-        T::HintText => "Strong bot: {0} — {1}",
+        T::HintText => "Master bot: {0} — {1}",
         T::Silent => "silent",
         T::IsReady => "ready",
         T::Keys => {
@@ -614,13 +614,13 @@ pub fn text(key: T) -> &'static str {
         T::ReviewButton => "Review",
         T::ReviewTitle => "Review of hand {0}",
         T::ReviewLoading => {
-            "Rebuilding the hand and asking the strong computer player at each of your decisions…"
+            "Rebuilding the hand and asking the master computer player at each of your decisions…"
         }
         T::ReviewSummary => "You made {0} decisions and {1} mistakes: {2}.",
         T::ReviewNoMistake => "You made {0} decisions and no mistake.",
-        T::ReviewSame => "The strong computer player would have chosen as you did every time.",
+        T::ReviewSame => "The master computer player would have chosen as you did every time.",
         T::ReviewEqual => {
-            "Different from the strong computer player's choice but as good: {0} times."
+            "Different from the master computer player's choice but as good: {0} times."
         }
         T::CostMissedWin => "{0} times a win not taken",
         T::CostFurther => "{0} times further from ready",
@@ -628,18 +628,16 @@ pub fn text(key: T) -> &'static str {
         T::CostFewerUseful => "{0} times fewer tiles that help",
         T::CostRiskier => "{0} times a riskier discard",
         T::WhyMissedWin => "You could win here and did not.",
-        T::WhyFurther => "After your choice: {0}; after the strong one: {1}.",
+        T::WhyFurther => "After your choice: {0}; after the master's: {1}.",
         T::WhyFewerWins => {
-            "Both choices are ready, but yours wins on {0} tiles still live and the strong one on {1}."
+            "Both choices are ready, but yours wins on {0} tiles still live and the master's on {1}."
         }
         T::WhyFewerUseful => {
-            "Both choices leave the hand {0}, but {1} live tiles would help yours and {2} the strong one."
+            "Both choices leave the hand {0}, but {1} live tiles would help yours and {2} the master's."
         }
-        T::WhyRiskier => {
-            "Your discard wins for another seat {0}% of the time; the strong one {1}%."
-        }
+        T::WhyRiskier => "Your discard wins for another seat {0}% of the time; the master's {1}%.",
         T::ReviewYours => "Your choice",
-        T::ReviewBots => "Strong computer player",
+        T::ReviewBots => "Master computer player",
         T::ReviewTurnAt => "Move {0}: your turn",
         T::ReviewClaimAt => "Move {0}: {1} discarded {2}",
         T::ReviewRobAt => "Move {0}: {1} added {2} to a kong",

@@ -1,4 +1,4 @@
-//! The review screen (复盘): the player's decisions of one hand where the strong computer
+//! The review screen (复盘): the player's decisions of one hand where the master computer
 //! player would have chosen differently ([`crate::review`]), each with the hand as it was, the
 //! two choices side by side, the bot's reason in the current language, and what each choice
 //! leaves the hand with: the distance to ready (向听), the winning tiles with their live copies,
@@ -157,7 +157,7 @@ pub fn summary(r: &Review, lang: Lang) -> String {
     lang.f(T::ReviewSummary, &[&r.decisions, &total, &parts.join(sep)])
 }
 
-/// Why the player's choice was a mistake: what it cost against the strong one.
+/// Why the player's choice was a mistake: what it cost against the master's.
 pub fn why(d: &Difference, words: &Words<'_>) -> String {
     let lang = words.lang;
     let progress = |o: Option<&Outlook>| o.map(|o| words.progress(&o.plan.progress));
