@@ -111,6 +111,10 @@ impl Level {
     /// arena's baseline, not an opponent anyone asks for; it is kept for old records).
     pub const OFFERED: [Level; 4] = [Level::Beginner, Level::Basic, Level::Strong, Level::Master];
 
+    /// The level that gives hints and weighs a player's decisions in a review (复盘): the
+    /// strongest (docs/bots.md).
+    pub const ADVISER: Level = Level::Master;
+
     /// The next offered level after this one, wrapping round (a button that cycles levels).
     pub fn next_offered(self) -> Level {
         let i = Level::OFFERED.iter().position(|&l| l == self);

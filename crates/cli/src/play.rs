@@ -1004,7 +1004,7 @@ impl Human {
         Human {
             me_key,
             me: None,
-            hint: Bot::new(Level::Master, seed),
+            hint: Bot::new(Level::ADVISER, seed),
             prompt: None,
             terms: None,
             preset,

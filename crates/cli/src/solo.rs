@@ -158,7 +158,7 @@ fn play(args: SoloArgs, input: &mut impl BufRead, out: &mut impl Write) -> Resul
             }
         })
         .collect();
-    let mut hint = Bot::new(Level::Master, seed ^ 0x5eed);
+    let mut hint = Bot::new(Level::ADVISER, seed ^ 0x5eed);
     let length = if args.hands == 0 {
         SessionLength::Open
     } else {

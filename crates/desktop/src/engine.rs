@@ -319,7 +319,7 @@ impl Engine {
         let (host, out) = Host::begin(setup, seats, Some(propose), 0);
         let mut engine = Engine {
             host,
-            watcher: crate::watch::Watcher::new(Some(Bot::new(Level::Master, config.seed ^ 0xad))),
+            watcher: crate::watch::Watcher::new(Some(Bot::new(Level::ADVISER, config.seed ^ 0xad))),
             prompt: false,
             keys,
             saved,
@@ -384,7 +384,7 @@ impl Engine {
             };
         let mut engine = Engine {
             host: *host,
-            watcher: crate::watch::Watcher::new(Some(Bot::new(Level::Master, config.seed ^ 0xad))),
+            watcher: crate::watch::Watcher::new(Some(Bot::new(Level::ADVISER, config.seed ^ 0xad))),
             prompt: false,
             keys,
             saved: Some(Saved { storage, table }),

@@ -296,7 +296,7 @@ async fn session(key: LanKey, out: Out) -> Result<(), String> {
     // No hints when a bot plays the seat anyway; hints come from the master level.
     let advisor = autoplay
         .is_none()
-        .then(|| Bot::new(Level::Master, u64::from_le_bytes([7; 8])));
+        .then(|| Bot::new(Level::ADVISER, u64::from_le_bytes([7; 8])));
     let mut seen = Seen {
         watcher: Watcher::new(advisor),
         table: None,

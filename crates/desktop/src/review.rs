@@ -234,7 +234,7 @@ pub fn build(replay: &Replay) -> Review {
     let mut decisions = 0;
     let mut differences = Vec::new();
     // The master level decides from the view alone (no random choice): one bot, any seed.
-    let mut bot = Bot::new(Level::Master, 0);
+    let mut bot = Bot::new(Level::ADVISER, 0);
     for (step, s) in replay.steps.iter().enumerate() {
         let mine = s.moves.iter().filter(|m| m.seat == replay.owner);
         for (view, mv) in s.prompts.iter().zip(mine) {
