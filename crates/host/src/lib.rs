@@ -314,6 +314,12 @@ impl Host {
         &self.culprits
     }
 
+    /// Whether a player following this table (its seat was given to a bot and it came back)
+    /// sent a frame within the last `within` ms: it asks for what it lacks while it catches up.
+    pub fn followed_within(&self, now: u64, within: u64) -> bool {
+        self.followers.values().any(|&asked| now < asked + within)
+    }
+
     /// Every seat of this program is over.
     pub fn all_over(&self) -> bool {
         self.runners.values().all(|r| r.client.is_over())

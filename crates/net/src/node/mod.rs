@@ -117,6 +117,11 @@ pub const MAX_OVERFLOW: usize = 1 << 14;
 /// How long the host of a finished table keeps serving watchers that have not yet every step
 /// (a watcher that joined late catches up), before it stops.
 pub const WATCHERS_LINGER_MS: u64 = 10_000;
+/// A player following the table after a bot took its seat asks for what it lacks every
+/// `RETRANSMIT_MS`: one that asked within twice that is still catching up, and a peer whose
+/// session is over keeps serving it (for at most [`WATCHERS_LINGER_MS`]) so that it sees the
+/// session's end too.
+pub const FOLLOWER_ASKING_MS: u64 = 2 * mahjong_table::RETRANSMIT_MS;
 /// How long a peer that quits waits, after its signed leave, for the others' abort of its
 /// hand, so that it books its own leaver penalty as they do.
 pub const LEAVE_BOOK_MS: u64 = 3000;
@@ -573,6 +578,8 @@ impl EventLoop {
                         if self.say_leave() {
                             self.until_left(Duration::from_millis(LEAVE_BOOK_MS)).await;
                         }
+                        self.until_followers_have_all(Duration::from_millis(WATCHERS_LINGER_MS))
+                            .await;
                         self.until_watchers_have_all(Duration::from_millis(WATCHERS_LINGER_MS))
                             .await;
                         let _ = tx.send(());
@@ -634,15 +641,37 @@ impl EventLoop {
     /// every seat this peer ran is over (the others aborted its hand, which it books as they
     /// do) or `time` passed. The lobby is not served meanwhile.
     async fn until_left(&mut self, time: Duration) {
+        self.serve_table_until(time, |l| {
+            l.playing.as_ref().is_none_or(|p| p.host.all_over())
+        })
+        .await;
+    }
+
+    /// At the end of a session: the table goes on as usual while a player following it
+    /// (its seat given to a bot, back) still asks for steps ([`FOLLOWER_ASKING_MS`]), or until
+    /// `time` passed, so that it books the session's last hands too.
+    async fn until_followers_have_all(&mut self, time: Duration) {
+        self.serve_table_until(time, |l| {
+            let now = l.now();
+            l.playing
+                .as_ref()
+                .is_none_or(|p| !p.host.followed_within(now, FOLLOWER_ASKING_MS))
+        })
+        .await;
+    }
+
+    /// Runs the table (frames in, store, timers; not the lobby) until `done` or `time`
+    /// passed, looking at `done` at least every 100 ms.
+    async fn serve_table_until(&mut self, time: Duration, done: impl Fn(&Self) -> bool) {
         let until = Instant::now() + time;
         loop {
-            let done = self.playing.as_ref().is_none_or(|p| p.host.all_over());
-            if done {
+            if done(self) {
                 return;
             }
-            let next = self.next_deadline().map_or(until, |d| {
-                (self.start + Duration::from_millis(d)).min(until)
-            });
+            let tick = (Instant::now() + Duration::from_millis(100)).min(until);
+            let next = self
+                .next_deadline()
+                .map_or(tick, |d| (self.start + Duration::from_millis(d)).min(tick));
             tokio::select! {
                 ev = self.swarm.select_next_some() => self.on_swarm(ev),
                 Some(msg) = self.inbound.recv() => self.on_inbound(msg),
