@@ -115,6 +115,11 @@ impl Level {
     /// strongest (docs/bots.md).
     pub const ADVISER: Level = Level::Master;
 
+    /// The level that plays a seat nobody asked for a level for: an empty seat at a LAN or
+    /// internet table, a friend replaced after leaving, a player's own seat under `--bot` or
+    /// `--autoplay`. The strongest, as the people at the table play against it.
+    pub const BOTS: Level = Level::Master;
+
     /// The next offered level after this one, wrapping round (a button that cycles levels).
     pub fn next_offered(self) -> Level {
         let i = Level::OFFERED.iter().position(|&l| l == self);

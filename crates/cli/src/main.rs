@@ -54,7 +54,7 @@ enum Command {
     Arena(arena::ArenaArgs),
     /// Play in the terminal against three computer players.
     Solo(solo::SoloArgs),
-    /// Sit at a table on the LAN and play: `--bot` lets the strong bot play this seat.
+    /// Sit at a table on the LAN and play: `--bot` lets the master bot play this seat.
     Play(play::PlayArgs),
     /// Watch a table on the LAN (or through a relay with its code) without a seat: every
     /// public move and each hand's end, checked as a seat checks them; exits 0 at the end.

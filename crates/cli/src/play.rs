@@ -7,7 +7,7 @@
 //! `mahjong play --bot --name NAME --data-dir DIR --hands N [--preset P] [--stake S]
 //! [--peer ADDR]… [--wait SECS] [--bots K]` joins the first open table it discovers on the
 //! network (mDNS, or the `--peer` addresses) with the same preset, stake and length, or opens
-//! one and waits; accepts the set-up; plays N hands with the strong bot; and exits 0 once its
+//! one and waits; accepts the set-up; plays N hands with the master bot; and exits 0 once its
 //! ledger holds the N final hands. One sentence per hand on standard error (`hand 2/3: South
 //! Bo wins with a full flush (清一色) by self-draw; payments: Ann -20, Bo +60, Cy -20, Di
 //! -20`, players named as in [`crate::lines`], within 80 columns); on failure one
@@ -27,7 +27,9 @@
 //!
 //! No wait without an end: `--wait` bounds waiting for a table, for a resumed table's other
 //! peers to come back (then exit 1: "the resumed table X made no progress within N seconds";
-//! the table stays in the store) and for a paused table. A set-up that fails (declined, not
+//! the table stays in the store), for a paused table, and for a table this peer follows
+//! after a bot took its seat: each step of the others gives it `--wait` seconds more (then
+//! exit 1: "the table X made no progress for N seconds while this peer followed it"). A set-up that fails (declined, not
 //! answered within `start_seconds`, a seat left) ends that table for every peer and in every
 //! store (never resumed); this peer says so, is back in the lobby and opens or joins another
 //! table. While it waits for a table it prints every 5 s one `lobby: …` line: each table it
@@ -408,6 +410,22 @@ async fn session(
                         "the resumed table {id} made no progress within {} seconds: its other players did not come back",
                         args.wait
                     ),
+                    WaitFor::Following => {
+                        let booked = table
+                            .and_then(|t| {
+                                mahjong_store::Store::open(data_dir)
+                                    .and_then(|s| s.ledger_of(&t))
+                                    .ok()
+                            })
+                            .map_or(0, |l| l.len());
+                        anyhow!(
+                            "the table {id} made no progress for {} seconds while this peer \
+                             followed it: the others stopped before this peer had every hand \
+                             ({booked} of {} booked here)",
+                            args.wait,
+                            args.hands
+                        )
+                    }
                     WaitFor::Paused => anyhow!(
                         "the table {id} stayed paused for {} seconds: two or more seats are silent",
                         args.wait
@@ -435,11 +453,19 @@ async fn session(
         if let (Some(h), NetEvent::Table(t)) = (human.as_mut(), &ev) {
             h.table_event(t, &network).await?;
         }
-        if waiting.as_ref().is_some_and(|w| w.what == WaitFor::Resume)
+        if let Some(w) = waiting.as_mut()
+            && matches!(w.what, WaitFor::Resume | WaitFor::Following)
             && let NetEvent::Table(t) = &ev
             && others_spoke(t, &ours)
         {
-            waiting = None;
+            if w.what == WaitFor::Following {
+                // A follower has no seat of its own to keep the table going: every step the
+                // others take gives it --wait seconds more, and the end of the session ends
+                // the wait.
+                *w = Waiting::new(WaitFor::Following, args.wait);
+            } else {
+                waiting = None;
+            }
         }
         match ev {
             // The address to give friends as --peer (the peer id is not needed to dial).
@@ -619,8 +645,9 @@ async fn session(
                     people.named(seat, None),
                     count(hands, "final hand", "final hands")
                 ));
-                // The others must still be playing: bounded by --wait like a resume.
-                waiting = Some(Waiting::new(WaitFor::Resume, args.wait));
+                // The others must still be playing: bounded by --wait like a resume, and
+                // every --wait seconds after that in which nobody takes a step.
+                waiting = Some(Waiting::new(WaitFor::Following, args.wait));
             }
             NetEvent::Table(TableEvent::Left) => {
                 break Err(anyhow!("this seat left the table: a bot plays it now"));
@@ -900,6 +927,8 @@ enum WaitFor {
     Table,
     /// A resumed table's other peers.
     Resume,
+    /// The next step of a table this peer follows after a bot took its seat.
+    Following,
     /// A paused table to go on.
     Paused,
     /// The relay every friend was linked through to come back.

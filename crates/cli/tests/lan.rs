@@ -2379,6 +2379,90 @@ fn a_player_replaced_by_a_bot_comes_back_and_follows_the_session_to_its_end() {
     drop(net);
 }
 
+/// A player who came back after a bot took its seat follows the table; if the others then
+/// stop for good (killed here) before the session ends, it gives up `--wait` seconds after
+/// the last step it saw, with one line saying how many hands it booked, instead of waiting
+/// forever. What it booked is what the others booked.
+#[test]
+fn a_follower_whose_table_stops_gives_up_after_wait_with_one_line() {
+    let _slot = shared();
+    let net = Net::new(4);
+    let dir = scratch("orphan");
+    let hands = 40;
+    let extra = ["--disconnect-seconds", "6"];
+    let args = |i: usize| play_args(&format!("p{i}"), &dir, hands, &extra);
+    let mut peers: Vec<Peer> = (0..4)
+        .map(|i| Peer::spawn(net.command(i, &args(i))))
+        .collect();
+    let victim = 1;
+    assert!(wait_until(&mut peers[0], Duration::from_secs(60), |l| l
+        .starts_with("table ")));
+    assert!(wait_until(
+        &mut peers[victim],
+        Duration::from_secs(60),
+        |l| { l.starts_with("set-up agreed") }
+    ));
+    std::thread::sleep(Duration::from_millis(800));
+    let _ = peers[victim].child.kill(); // SIGKILL
+    let _ = peers[victim].child.wait();
+    assert!(
+        wait_for(
+            &mut peers[0],
+            &format!("p{victim} is replaced by a bot"),
+            Duration::from_secs(60)
+        ),
+        "{:#?}",
+        peers[0].seen
+    );
+    let mut back_args = args(victim);
+    let pos = back_args.iter().position(|a| a == "60").expect("wait");
+    back_args[pos] = "5".into();
+    peers[victim] = Peer::spawn(net.command(victim, &back_args));
+    assert!(
+        wait_until(&mut peers[victim], Duration::from_secs(60), |l| l
+            .contains("following the session to its end")),
+        "{:#?}",
+        peers[victim].seen
+    );
+    // It books a hand it follows, then the others stop.
+    assert!(
+        wait_until(&mut peers[victim], Duration::from_secs(60), |l| l
+            .starts_with("hand ")),
+        "{:#?}",
+        peers[victim].seen
+    );
+    for (i, p) in peers.iter_mut().enumerate() {
+        if i != victim {
+            let _ = p.child.kill();
+            let _ = p.child.wait();
+        }
+    }
+    let stopped = Instant::now();
+    let code = peers[victim].wait(Duration::from_secs(60));
+    let took = stopped.elapsed();
+    let back = &peers[victim];
+    assert_eq!(code, Some(1), "{:#?}", back.seen);
+    let last = back.seen.last().expect("a line");
+    assert!(
+        last.contains("made no progress for 5 seconds while this peer followed it")
+            && last.ends_with(&format!(" of {hands} booked here)")),
+        "{last}"
+    );
+    assert!(took < Duration::from_secs(20), "took {took:?}");
+    // Nothing it booked differs from what the others booked (they may have more).
+    let mine = ledger(&dir.join(format!("p{victim}")));
+    let theirs = ledger(&dir.join("p0"));
+    assert!(!mine.is_empty() && mine.len() <= theirs.len(), "{mine:?}");
+    assert_eq!(mine[..], theirs[..mine.len()]);
+    println!(
+        "the follower gave up {:.1} s after the others stopped, {} of {} hands booked",
+        took.as_secs_f64(),
+        mine.len(),
+        theirs.len()
+    );
+    drop(net);
+}
+
 /// Ctrl-C at a table: the peer says it leaves (a signed leave) before it stops, so the others
 /// replace its seat by a bot at once rather than after the disconnect limit (180 s here).
 #[test]

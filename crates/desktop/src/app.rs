@@ -297,7 +297,7 @@ impl App {
     }
 
     /// `--practice PRESET --autoplay --hands N`: the practice table at start plays `hands`
-    /// hands with the strong computer player in the player's seat, each hand printed on
+    /// hands with the master computer player in the player's seat, each hand printed on
     /// standard error, and the app exits once the last one is booked in the ledger.
     pub fn practice_autoplay(&mut self, hands: u32) {
         if !matches!(self.screen, Screen::Table(_)) {
@@ -544,7 +544,7 @@ impl App {
             _ => None,
         });
         t.links = self.links();
-        // Under --autoplay the strong bot plays the seat in the network loop: the screen only
+        // Under --autoplay the master bot plays the seat in the network loop: the screen only
         // shows the table.
         if self.lan_options.autoplay.is_none() {
             let _ = t.update(table::Message::Feed(session::Feed::Ready(

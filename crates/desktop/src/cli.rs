@@ -52,7 +52,7 @@ pub struct Args {
     /// Do not look for players by mDNS (only --peer and the address field).
     #[arg(long)]
     pub no_mdns: bool,
-    /// The strong bot plays your seat for --hands hands, each printed on stderr, then the app
+    /// The master bot plays your seat for --hands hands, each printed on stderr, then the app
     /// exits (tests and demos).
     ///
     /// With --practice: at the practice table; the exit status is 1 if a hand was not signed

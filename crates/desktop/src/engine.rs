@@ -403,11 +403,11 @@ impl Engine {
         }))
     }
 
-    /// `--autoplay`: the strong computer player plays the player's seat, at once, from its
+    /// `--autoplay`: the master computer player plays the player's seat, at once, from its
     /// next prompt on (the host plays it as it plays the bots).
     pub fn autoplay(&mut self) {
         self.host
-            .play_for(HUMAN, Some(Bot::new(Level::Strong, 0x5eed_a070)));
+            .play_for(HUMAN, Some(Bot::new(Level::BOTS, 0x5eed_a070)));
     }
 
     /// The table's id in the store, where it is kept.

@@ -15,7 +15,7 @@
 //! stands. One table screen serves both; only the transport differs.
 //!
 //! `--autoplay` (tests, demos): the lobby joins the first open table or opens one (the
-//! automatic lobby of `mahjong play --bot`), the strong bot plays the player's seat and accepts
+//! automatic lobby of `mahjong play --bot`), the master bot plays the player's seat and accepts
 //! the set-up, each hand is printed on standard error as `mahjong play` prints it, and the app
 //! quits when the session is over.
 

@@ -73,7 +73,7 @@ pub struct TableKey {
     pub record: Option<RecordTo>,
     /// The table is the one saved unfinished in `record`'s store: resume it.
     pub resume: bool,
-    /// `--autoplay`: the strong computer player plays the player's seat.
+    /// `--autoplay`: the master computer player plays the player's seat.
     pub autoplay: bool,
 }
 

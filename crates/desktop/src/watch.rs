@@ -1,5 +1,5 @@
 //! What the table screen is told beside the player's own events, built once for every table:
-//! the strong bot's hint at each prompt, a proof checked before it is shown, the hand end with
+//! the master bot's hint at each prompt, a proof checked before it is shown, the hand end with
 //! all four hands face up and the explanation of the payments. The practice engine
 //! ([`crate::engine`]) and the LAN link ([`crate::lan`]) both feed a [`Watcher`] the player's
 //! seat's events and views, in the order the seat saw them.
@@ -57,7 +57,7 @@ pub enum Update {
         /// Engine milliseconds.
         now: u64,
     },
-    /// The strong bot's advice for the player's current prompt.
+    /// The master bot's advice for the player's current prompt.
     Hint {
         /// What it would play.
         action: Action,

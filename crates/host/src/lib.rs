@@ -261,7 +261,7 @@ impl Host {
     }
 
     /// Has `bot` play `seat` from its next prompt on (`None`: the player plays it again):
-    /// `--autoplay`, the strong computer player in the player's seat.
+    /// `--autoplay`, the master computer player in the player's seat.
     pub fn play_for(&mut self, seat: Seat, bot: Option<Bot>) {
         if let Some(r) = self.runners.get_mut(&seat) {
             r.bot = bot;

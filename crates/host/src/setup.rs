@@ -55,8 +55,8 @@ pub struct Setup {
 impl Setup {
     /// A program at `table` (its key `me`, the roster's peer of each seat, the seat that
     /// proposes, the player's seat here if any, what its bots accept), with the network's
-    /// defaults: strong bots that play at once, seeded 0, each seat's log kept in the store,
-    /// no pause between hands.
+    /// defaults: master bots ([`Level::BOTS`]) that play at once, seeded 0, each seat's log
+    /// kept in the store, no pause between hands.
     pub fn new(
         table: TableId,
         me: VerifyingKey,
@@ -74,7 +74,7 @@ impl Setup {
             terms,
             #[cfg(feature = "test-hooks")]
             never_accept: false,
-            bot_level: Level::Strong,
+            bot_level: Level::BOTS,
             seed: 0,
             #[cfg(feature = "test-hooks")]
             tamper: None,

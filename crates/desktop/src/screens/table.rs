@@ -156,7 +156,7 @@ pub struct State {
     pub deadline: Option<u64>,
     /// The hand number.
     pub hand: u32,
-    /// The strong bot's advice for the current prompt.
+    /// The master bot's advice for the current prompt.
     pub hint: Option<(Action, mahjong_bot::Reason)>,
     /// The hint is shown.
     pub show_hint: bool,

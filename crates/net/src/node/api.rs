@@ -177,7 +177,8 @@ pub enum Link {
 
 impl NetConfig {
     /// The defaults for `identity` and `settings`: listen on all IPv4 interfaces, mDNS on,
-    /// own seat played by a strong bot.
+    /// own seat, empty seats and replaced players played by the master bot
+    /// ([`Level::BOTS`]).
     pub fn new(identity: SigningKey, settings: Settings) -> NetConfig {
         NetConfig {
             identity,
@@ -190,7 +191,7 @@ impl NetConfig {
             peers: Vec::new(),
             mdns: true,
             own_bot: true,
-            bot_level: Level::Strong,
+            bot_level: Level::BOTS,
             #[cfg(feature = "test-hooks")]
             wire_version: wire::WIRE_VERSION,
             #[cfg(feature = "test-hooks")]
