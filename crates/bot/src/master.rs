@@ -99,7 +99,6 @@ pub fn look_ahead(
         .into_iter()
         .filter(|t| compatible(*t, melds))
         .collect();
-    let unseen = seen.unseen as f64;
     let picked: Vec<usize> = order
         .iter()
         .copied()
@@ -122,45 +121,7 @@ pub fn look_ahead(
         let mut c1 = *counts;
         c1[d] -= 1;
         let base = scored[k].worth.ev;
-        let shape1 = seen.shape(&c1, melds.len());
-        let dist1: Vec<i32> = targets
-            .iter()
-            .map(|&t| ev.an.distance(&shape1, t))
-            .collect();
-        let best1 = dist1.iter().copied().min().unwrap_or(i32::MAX);
-        let mut total = 0.0;
-        for t in 0..34 {
-            let live = seen.live[t];
-            if live == 0 {
-                continue;
-            }
-            let p = live as f64 / unseen;
-            let mut c2 = c1;
-            c2[t] += 1;
-            let shape2 = seen.shape(&c2, melds.len());
-            let useful = Some(t) == seen.wildcard
-                || targets
-                    .iter()
-                    .zip(&dist1)
-                    .any(|(&tg, &d1)| d1 <= best1 + 1 && ev.an.distance(&shape2, tg) < d1);
-            let keep = base - ev.loss(threats, t, base);
-            if !useful {
-                total += p * keep;
-                continue;
-            }
-            let mut v = keep;
-            for j in 0..34 {
-                if c2[j] == 0 || j == t || Some(j) == seen.wildcard {
-                    continue;
-                }
-                let mut c3 = c2;
-                c3[j] -= 1;
-                let w = ev.worth(&c3, melds, false);
-                v = v.max(w.ev - ev.loss(threats, j, w.ev));
-            }
-            total += p * v;
-        }
-        scored[k].score = total - scored[k].loss;
+        scored[k].score = one_draw(ev, &c1, melds, threats, &targets, base) - scored[k].loss;
     }
     // Candidates without a look-ahead keep strong's score, which is not on the same footing
     // (a look-ahead counts one more draw): they were worse by strong's measure already.
@@ -169,4 +130,59 @@ pub fn look_ahead(
             scored[k].score = f64::NEG_INFINITY;
         }
     }
+}
+
+/// What a hand of 13 (`c1`, worth `base` as it is) is worth one draw later: for every tile
+/// kind it cannot see (drawn with the chance of its live copies among all unseen tiles), the
+/// best discard that would follow and the worth it would leave, minus what that discard may
+/// cost. A draw that brings no target closer is thrown back.
+fn one_draw(
+    ev: &mut Evaluator,
+    c1: &Counts,
+    melds: &[MeldShape],
+    threats: &Threats,
+    targets: &[Target],
+    base: f64,
+) -> f64 {
+    let seen = ev.seen;
+    let unseen = seen.unseen as f64;
+    let shape1 = seen.shape(c1, melds.len());
+    let dist1: Vec<i32> = targets
+        .iter()
+        .map(|&t| ev.an.distance(&shape1, t))
+        .collect();
+    let best1 = dist1.iter().copied().min().unwrap_or(i32::MAX);
+    let mut total = 0.0;
+    for t in 0..34 {
+        let live = seen.live[t];
+        if live == 0 {
+            continue;
+        }
+        let p = live as f64 / unseen;
+        let mut c2 = *c1;
+        c2[t] += 1;
+        let shape2 = seen.shape(&c2, melds.len());
+        let useful = Some(t) == seen.wildcard
+            || targets
+                .iter()
+                .zip(&dist1)
+                .any(|(&tg, &d1)| d1 <= best1 + 1 && ev.an.distance(&shape2, tg) < d1);
+        let keep = base - ev.loss(threats, t, base);
+        if !useful {
+            total += p * keep;
+            continue;
+        }
+        let mut v = keep;
+        for j in 0..34 {
+            if c2[j] == 0 || j == t || Some(j) == seen.wildcard {
+                continue;
+            }
+            let mut c3 = c2;
+            c3[j] -= 1;
+            let w = ev.worth(&c3, melds, false);
+            v = v.max(w.ev - ev.loss(threats, j, w.ev));
+        }
+        total += p * v;
+    }
+    total
 }
