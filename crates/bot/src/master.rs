@@ -11,11 +11,13 @@
 //! copies, wherever they are).
 //!
 //! Its constants ([`tune`]) differ from strong's where duplicate play against `strong` said
-//! so: no 承包 feeding cost ([`TUNE`]), and in `classic` a fifth of the defence
-//! ([`CLASSIC_DEFENCE`]).
+//! so: no 承包 feeding cost ([`TUNE`]), in `classic` a fifth of the defence
+//! ([`CLASSIC_DEFENCE`]), and in `baida` a ready hand valued exactly, tile by tile with the
+//! scorer (`Tune::exact_baida`: 跑百搭, 大吊 and 无百搭 count), where strong counts flowers
+//! and wildcards only.
 //!
-//! In `baida` it plays exactly as `strong`: there the look-ahead lost to `strong` in
-//! duplicate, and `baida` has no wins on a discard and no 承包 (docs/bots.md). Elsewhere it
+//! In `baida` it does not look ahead: there the look-ahead lost to `strong` in duplicate,
+//! and `baida` has no wins on a discard and no 承包 (docs/bots.md). Elsewhere it
 //! looks ahead only while the hand is at least one tile from ready (a ready hand's worth is
 //! already exact tile by tile) and never for a declared hand. The look-ahead chooses between
 //! discards only: whether to kong, claim or pass is weighed as `strong` weighs it
@@ -31,14 +33,15 @@ use crate::value::Tune;
 use mahjong_rules::hand::{MeldShape, MeldType};
 use mahjong_rules::{Action, Counts, Ruleset};
 
-/// The `master` level's constants: strong's, with the look-ahead on and no 承包 feeding
-/// cost. In duplicate against `strong`, weighing the feeding cost at all lost points, and
+/// The `master` level's constants: strong's, with the look-ahead on, no 承包 feeding cost
+/// and exact values of ready hands in `baida`. In duplicate against `strong`, weighing the feeding cost at all lost points, and
 /// the more it was weighed the more it lost (docs/bots.md): holding a tile back because a
 /// seat with two claims between it and the bot might claim it slows the bot's own hand more
 /// than the binding costs.
 pub const TUNE: Tune = Tune {
     lookahead: 3,
     feed: 0.0,
+    exact_baida: true,
     ..Tune::STRONG
 };
 
@@ -80,7 +83,7 @@ pub fn look_ahead(
     scored: &mut [Choice],
 ) {
     let seen = ev.seen;
-    // In `baida` the look-ahead lost to plain `strong` (docs/bots.md): master plays as strong.
+    // In `baida` the look-ahead lost to plain `strong` (docs/bots.md).
     if seen.ready()
         || scored.len() < 2
         || seen.view.wall_remaining < 8

@@ -177,7 +177,7 @@ impl Evaluator<'_, '_> {
         target: Option<Target>,
     ) -> f64 {
         let seen = self.seen;
-        if seen.ruleset() == Ruleset::Baida {
+        if seen.ruleset() == Ruleset::Baida && !self.tune.exact_baida {
             return value::target_value(seen, Target::Standard, counts, melds);
         }
         let mut total = 0.0;

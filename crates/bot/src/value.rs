@@ -60,6 +60,10 @@ pub struct Tune {
     pub lookahead: usize,
     /// Weight of the 承包 feeding cost ([`crate::defence::Threats::feed`]): 1 for `strong`.
     pub feed: f64,
+    /// `baida`: a ready hand is valued tile by tile with the rules crate's scorer, as in the
+    /// other rulesets (so 跑百搭, 大吊 and 无百搭 count), rather than by flowers and wildcards
+    /// alone. `strong`: false.
+    pub exact_baida: bool,
 }
 
 impl Tune {
@@ -71,6 +75,7 @@ impl Tune {
         undeclared: k::UNDECLARED,
         lookahead: 0,
         feed: 1.0,
+        exact_baida: false,
     };
 
     /// A value as the decisions weigh it: `V^e · VALUE_REF^(1 − e)`.

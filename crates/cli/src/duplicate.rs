@@ -476,22 +476,19 @@ mod tests {
     }
 
     /// The quick duplicate run of every test run: master against strong, 200 walls (800
-    /// challenger hands) a preset. Master fails if it loses to strong by more than the
-    /// interval allows (its whole 95% interval below zero); in `baida` it plays as strong,
-    /// so the result is exactly 0. About 25 s on two cores in the test profile.
+    /// challenger hands) a preset, 2,000 in `baida` (its hands are ten times as quick and its
+    /// difference small). Master fails if it loses to strong by more than the interval allows
+    /// (its whole 95% interval below zero). About 30 s on two cores in the test profile.
     #[test]
     fn master_does_not_lose_to_strong() {
         for ruleset in Ruleset::ALL {
-            let s = measure(ruleset, Level::Master, Level::Strong, 200);
+            let walls = if ruleset == Ruleset::Baida { 2000 } else { 200 };
+            let s = measure(ruleset, Level::Master, Level::Strong, walls);
             println!(
                 "{ruleset} master vs strong: {:.3} [{:.3}, {:.3}]",
                 s.mean, s.ci95[0], s.ci95[1]
             );
-            if ruleset == Ruleset::Baida {
-                assert_eq!(s.mean, 0.0, "{ruleset}: master plays as strong: {s:?}");
-            } else {
-                assert!(s.ci95[1] >= 0.0, "{ruleset}: master lost to strong: {s:?}");
-            }
+            assert!(s.ci95[1] >= 0.0, "{ruleset}: master lost to strong: {s:?}");
         }
     }
 

@@ -2455,7 +2455,7 @@ fn a_follower_whose_table_stops_gives_up_after_wait_with_one_line() {
     assert!(!mine.is_empty() && mine.len() <= theirs.len(), "{mine:?}");
     assert_eq!(mine[..], theirs[..mine.len()]);
     println!(
-        "the follower gave up {:.1} s after the others stopped, {} of {} hands booked",
+        "the follower gave up {:.1} s after the others stopped, {} of {} hands booked: {last}",
         took.as_secs_f64(),
         mine.len(),
         theirs.len()
