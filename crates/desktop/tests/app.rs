@@ -781,6 +781,13 @@ fn a_baida_table_shows_the_indicator_and_the_wildcard() -> Result<(), Error> {
     let v = h.table().view.clone().expect("dealt");
     assert!(v.indicator.is_some() && v.wildcard.is_some());
     assert!(h.find("Indicator") && h.find("Wildcard"));
+    // A low window has no room for the indicator's tile in the centre: it is named.
+    let _ = h
+        .app
+        .update(Message::Resized(iced::Size::new(1024.0, 600.0)));
+    let ind = v.indicator.expect("indicator").tile;
+    let name = mahjong_rules::names::tile(ind, Lang::En);
+    assert!(h.find("Indicator") && h.find(&name), "{name}");
     Ok(())
 }
 

@@ -457,12 +457,16 @@ fn centre<'a>(st: &State, v: &SeatView, ctx: Ctx<'_>, w: f32) -> Element<'a, Mes
         .spacing(if narrow { 2 } else { 4 })
         .align_x(Alignment::Center);
     if let Some(ind) = v.indicator {
-        let r = row![
-            label(lang.t(T::Indicator), 13.0, MUTED),
+        // A low window (1024×600) has no height in the centre for a tile: the indicator is
+        // named instead (the wildcard it gives is shown as a tile in the player's panel).
+        let face: Element<'a, Message> = if ctx.size.height < 700.0 {
+            label(tile_text(ind.tile, ctx.faces, lang), f, ON_FELT).into()
+        } else {
             TileView::face(ind.tile, ctx.faces, false).view(w)
-        ]
-        .spacing(6)
-        .align_y(Alignment::Center);
+        };
+        let r = row![label(lang.t(T::Indicator), 13.0, MUTED), face]
+            .spacing(6)
+            .align_y(Alignment::Center);
         info = info.push(r);
     }
     if let Some(last) = &st.last {
