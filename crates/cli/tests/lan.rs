@@ -2311,23 +2311,24 @@ fn a_peer_whose_disk_fills_says_it_leaves_and_is_replaced_at_once() {
     drop(net);
 }
 
-/// A player whose seat a bot took comes back (restarted on its data dir): it learns from the
-/// others what was booked for it (the leaver hand, as the three signed it) and that its seat
-/// is taken, follows the rest of the session as a watcher, and ends with the session (exit 0)
-/// with every hand of the session in its ledger exactly as the others booked it (the issue's
-/// contract for `mahjong play --bot`).
-#[test]
-fn a_player_replaced_by_a_bot_comes_back_and_follows_the_session_to_its_end() {
-    let _slot = shared();
-    let net = Net::new(4);
-    let dir = scratch("comeback");
-    let hands = 6;
-    let extra = ["--disconnect-seconds", "8"];
-    let args = |i: usize| play_args(&format!("p{i}"), &dir, hands, &extra);
+/// Four `--bot` peers (`--disconnect-seconds disconnect`) sit at one table; `victim` is
+/// SIGKILLed 0.8 s after its set-up, every other peer says a bot replaced it, and it is
+/// started again on its data dir (with `--wait back_wait` if given). Returns the peers once
+/// it says it follows the session, and how long that took from its restart.
+fn replaced_and_back(
+    net: &Net,
+    dir: &Path,
+    hands: u32,
+    disconnect: u32,
+    victim: usize,
+    back_wait: Option<&str>,
+) -> (Vec<Peer>, Duration) {
+    let disconnect = disconnect.to_string();
+    let extra = ["--disconnect-seconds", disconnect.as_str()];
+    let args = |i: usize| play_args(&format!("p{i}"), dir, hands, &extra);
     let mut peers: Vec<Peer> = (0..4)
         .map(|i| Peer::spawn(net.command(i, &args(i))))
         .collect();
-    let victim = 2;
     assert!(wait_until(
         &mut peers[victim],
         Duration::from_secs(60),
@@ -2356,15 +2357,35 @@ fn a_player_replaced_by_a_bot_comes_back_and_follows_the_session_to_its_end() {
             );
         }
     }
+    let mut back_args = args(victim);
+    if let Some(w) = back_wait {
+        let pos = back_args.iter().position(|a| a == "60").expect("wait");
+        back_args[pos] = w.into();
+    }
     let back = Instant::now();
-    peers[victim] = Peer::spawn(net.command(victim, &args(victim)));
+    peers[victim] = Peer::spawn(net.command(victim, &back_args));
     assert!(
         wait_until(&mut peers[victim], Duration::from_secs(60), |l| l
             .contains("following the session to its end")),
         "{:#?}",
         peers[victim].seen
     );
-    let took = back.elapsed();
+    (peers, back.elapsed())
+}
+
+/// A player whose seat a bot took comes back (restarted on its data dir): it learns from the
+/// others what was booked for it (the leaver hand, as the three signed it) and that its seat
+/// is taken, follows the rest of the session as a watcher, and ends with the session (exit 0)
+/// with every hand of the session in its ledger exactly as the others booked it (the issue's
+/// contract for `mahjong play --bot`).
+#[test]
+fn a_player_replaced_by_a_bot_comes_back_and_follows_the_session_to_its_end() {
+    let _slot = shared();
+    let net = Net::new(4);
+    let dir = scratch("comeback");
+    let hands = 6;
+    let victim = 2;
+    let (mut peers, took) = replaced_and_back(&net, &dir, hands, 8, victim, None);
     println!("a replaced player came back and was following in {took:?}");
     let codes = wait_all(&mut peers, Duration::from_secs(300));
     for (p, c) in peers.iter().zip(&codes) {
@@ -2389,41 +2410,8 @@ fn a_follower_whose_table_stops_gives_up_after_wait_with_one_line() {
     let net = Net::new(4);
     let dir = scratch("orphan");
     let hands = 40;
-    let extra = ["--disconnect-seconds", "6"];
-    let args = |i: usize| play_args(&format!("p{i}"), &dir, hands, &extra);
-    let mut peers: Vec<Peer> = (0..4)
-        .map(|i| Peer::spawn(net.command(i, &args(i))))
-        .collect();
     let victim = 1;
-    assert!(wait_until(&mut peers[0], Duration::from_secs(60), |l| l
-        .starts_with("table ")));
-    assert!(wait_until(
-        &mut peers[victim],
-        Duration::from_secs(60),
-        |l| { l.starts_with("set-up agreed") }
-    ));
-    std::thread::sleep(Duration::from_millis(800));
-    let _ = peers[victim].child.kill(); // SIGKILL
-    let _ = peers[victim].child.wait();
-    assert!(
-        wait_for(
-            &mut peers[0],
-            &format!("p{victim} is replaced by a bot"),
-            Duration::from_secs(60)
-        ),
-        "{:#?}",
-        peers[0].seen
-    );
-    let mut back_args = args(victim);
-    let pos = back_args.iter().position(|a| a == "60").expect("wait");
-    back_args[pos] = "5".into();
-    peers[victim] = Peer::spawn(net.command(victim, &back_args));
-    assert!(
-        wait_until(&mut peers[victim], Duration::from_secs(60), |l| l
-            .contains("following the session to its end")),
-        "{:#?}",
-        peers[victim].seen
-    );
+    let (mut peers, _) = replaced_and_back(&net, &dir, hands, 6, victim, Some("5"));
     // It books a hand it follows, then the others stop.
     assert!(
         wait_until(&mut peers[victim], Duration::from_secs(60), |l| l
