@@ -460,7 +460,7 @@ fn centre<'a>(st: &State, v: &SeatView, ctx: Ctx<'_>, w: f32) -> Element<'a, Mes
         // A low window (1024×600) has no height in the centre for a tile: the indicator is
         // named instead (the wildcard it gives is shown as a tile in the player's panel).
         let face: Element<'a, Message> = if ctx.size.height < 700.0 {
-            label(tile_text(ind.tile, ctx.faces, lang), f, ON_FELT).into()
+            label(tile_text(ind.tile, ctx.faces, lang), f, ON_FELT)
         } else {
             TileView::face(ind.tile, ctx.faces, false).view(w)
         };
