@@ -12,7 +12,7 @@
 //!
 //! Its constants ([`tune`]) differ from strong's where duplicate play against `strong` said
 //! so: no 承包 feeding cost ([`TUNE`]), in `classic` a fifth of the defence
-//! ([`CLASSIC_DEFENCE`]), and in `baida` a ready hand valued exactly, tile by tile with the
+//! ([`CLASSIC_DEFENCE`]) and no weight for a second plan ([`CLASSIC_SECOND`]), and in `baida` a ready hand valued exactly, tile by tile with the
 //! scorer (`Tune::exact_baida`: 跑百搭, 大吊 and 无百搭 count), where strong counts flowers
 //! and wildcards only.
 //!
@@ -51,11 +51,18 @@ pub const TUNE: Tune = Tune {
 /// more the less it weighed it, down to 0.15 (docs/bots.md).
 pub const CLASSIC_DEFENCE: f64 = 0.1;
 
+/// `classic`: no weight for the second-best target (strong: 0.2, [`Tune::second`]). There
+/// every hand is worth at most one 勒子 (8 points), so a second plan adds little value and
+/// keeping it open slows the first; in duplicate against `strong`, 0 gained over 0.2 on three
+/// sets of walls and 0.5 lost (docs/bots.md).
+pub const CLASSIC_SECOND: f64 = 0.0;
+
 /// The `master` level's constants for a ruleset.
 pub fn tune(ruleset: Ruleset) -> Tune {
     match ruleset {
         Ruleset::Classic => Tune {
             defence: CLASSIC_DEFENCE,
+            second: CLASSIC_SECOND,
             ..TUNE
         },
         _ => TUNE,
