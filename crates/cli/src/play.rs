@@ -411,13 +411,7 @@ async fn session(
                         args.wait
                     ),
                     WaitFor::Following => {
-                        let booked = table
-                            .and_then(|t| {
-                                mahjong_store::Store::open(data_dir)
-                                    .and_then(|s| s.ledger_of(&t))
-                                    .ok()
-                            })
-                            .map_or(0, |l| l.len());
+                        let booked = booked(data_dir, table.as_ref()).unwrap_or(0);
                         anyhow!(
                             "the table {id} made no progress for {} seconds while this peer \
                              followed it: the others stopped before this peer had every hand \
@@ -653,11 +647,7 @@ async fn session(
                 break Err(anyhow!("this seat left the table: a bot plays it now"));
             }
             NetEvent::Table(TableEvent::SessionOver { balances }) => {
-                let store = mahjong_store::Store::open(data_dir)?;
-                let booked = match &table {
-                    Some(t) => store.ledger_of(t)?.len() as u32,
-                    None => 0,
-                };
+                let booked = booked(data_dir, table.as_ref())?;
                 if let Some(f) = fault {
                     break Err(anyhow!("{f}"));
                 }
@@ -918,6 +908,14 @@ fn lobby_lines_now(
         out.push(format!("lobby: \"{}\": {}", clean(&a.name), why.join(", ")));
     }
     out
+}
+
+/// The hands of `table` booked in the ledger at `data_dir` (none without a table).
+fn booked(data_dir: &std::path::Path, table: Option<&[u8; 32]>) -> Result<u32> {
+    Ok(match table {
+        Some(t) => mahjong_store::Store::open(data_dir)?.ledger_of(t)?.len() as u32,
+        None => 0,
+    })
 }
 
 /// What `mahjong play` waits for, at most `--wait` seconds.
