@@ -273,7 +273,7 @@ fn the_master_bots_hint_is_said_in_chinese() -> Result<(), Error> {
     let t = h.app.table_state().expect("at the table");
     let (_, reason) = t.hint.clone().expect("a hint for the first prompt");
     let said = |lang: Lang| {
-        shanghai_mahjong::i18n::reasons::reason(
+        shanghai_mahjong::i18n::reasons::hint(
             lang,
             Faces::Notation,
             &|s| shanghai_mahjong::screens::seat_name(lang, "hint", s),

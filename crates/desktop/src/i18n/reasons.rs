@@ -198,6 +198,32 @@ impl Words<'_> {
     }
 }
 
+/// The reason `r` as the hint says it after the action it advises ("打出 九条 —— …"): a
+/// discard's reason then leaves out the discard it ends with ("；打 九条", "敲，打 九条："),
+/// which the action has just named.
+pub fn hint(lang: Lang, faces: Faces, seat: &dyn Fn(Seat) -> String, r: &Reason) -> String {
+    let words = Words { lang, faces, seat };
+    match r {
+        Reason::Discard {
+            tile,
+            ready,
+            plan,
+            defence,
+        } => {
+            let mut s = if *ready {
+                words.progress(&plan.progress)
+            } else {
+                words.plan(plan)
+            };
+            if let Some(d) = defence {
+                s.push_str(&words.defence(d, *tile));
+            }
+            s
+        }
+        _ => words.reason(r),
+    }
+}
+
 /// The reason `r` in `lang`, tiles in `faces`, seats named by `seat`.
 pub fn reason(lang: Lang, faces: Faces, seat: &dyn Fn(Seat) -> String, r: &Reason) -> String {
     Words { lang, faces, seat }.reason(r)
@@ -267,6 +293,15 @@ mod tests {
         assert_eq!(
             reason(Lang::Zh, Faces::Notation, &name, &ready),
             "敲，打 9s：听 3p、6p（还剩 5 张）"
+        );
+        // The hint names its action first: a discard's reason does not name the tile again.
+        assert_eq!(
+            hint(Lang::Zh, Faces::Chinese, &name, &safe_discard()),
+            "做平胡（四副一将）；差 1 张听牌——打安全牌：五筒 可能放炮（小红已敲，多半在做筒子的一色）；东风 更安全"
+        );
+        assert_eq!(
+            hint(Lang::En, Faces::Notation, &name, &ready),
+            "ready on 3p, 6p (5 live)"
         );
         let claim = Reason::Claim {
             kind: ClaimKind::Pung,

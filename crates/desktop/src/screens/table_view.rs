@@ -963,7 +963,7 @@ fn notes(st: &State, v: &SeatView, ctx: Ctx<'_>) -> Vec<(String, iced::Color)> {
                 T::HintText,
                 &[
                     &action_name_at(lang, ctx.faces, a, claimed_tile(v)),
-                    &crate::i18n::reasons::reason(lang, ctx.faces, &|s| names.of(lang, s), reason),
+                    &crate::i18n::reasons::hint(lang, ctx.faces, &|s| names.of(lang, s), reason),
                 ],
             ),
             ACCENT,
