@@ -11,10 +11,15 @@
 //! copies, wherever they are).
 //!
 //! Its constants ([`tune`]) differ from strong's where duplicate play against `strong` said
-//! so: no 承包 feeding cost ([`TUNE`]), in `classic` a fifth of the defence
-//! ([`CLASSIC_DEFENCE`]) and no weight for a second plan ([`CLASSIC_SECOND`]), and in `baida` a ready hand valued exactly, tile by tile with the
-//! scorer (`Tune::exact_baida`: 跑百搭, 大吊 and 无百搭 count), where strong counts flowers
-//! and wildcards only.
+//! so:
+//! - a chance model less hopeful about hands far from ready ([`WAIT`], `qiaoma` and
+//!   `classic`);
+//! - no 承包 feeding cost ([`TUNE`]);
+//! - in `classic`, a fifth of the defence ([`CLASSIC_DEFENCE`]) and no weight for a second
+//!   plan ([`CLASSIC_SECOND`]);
+//! - in `baida`, a ready hand valued exactly, tile by tile with the scorer
+//!   (`Tune::exact_baida`: 跑百搭, 大吊 and 无百搭 count), where strong counts flowers and
+//!   wildcards only.
 //!
 //! In `baida` it does not look ahead: there the look-ahead lost to `strong` in duplicate,
 //! and `baida` has no wins on a discard and no 承包 (docs/bots.md). Elsewhere it
@@ -30,20 +35,32 @@ use crate::defence::Threats;
 use crate::shape::Target;
 use crate::strong::{Choice, Evaluator};
 use crate::value::Tune;
-use mahjong_rules::hand::{MeldShape, MeldType};
+use mahjong_rules::hand::MeldShape;
 use mahjong_rules::{Action, Counts, Ruleset};
 
-/// The `master` level's constants: strong's, with the look-ahead on, no 承包 feeding cost
-/// and exact values of ready hands in `baida`. In duplicate against `strong`, weighing the feeding cost at all lost points, and
-/// the more it was weighed the more it lost (docs/bots.md): holding a tile back because a
-/// seat with two claims between it and the bot might claim it slows the bot's own hand more
-/// than the binding costs.
+/// The `master` level's constants: strong's, with the look-ahead on, no 承包 feeding cost,
+/// exact values of ready hands in `baida` and a chance model less hopeful about hands far
+/// from ready ([`WAIT`]). In duplicate against `strong`, weighing the feeding cost at all lost
+/// points, and the more it was weighed the more it lost (docs/bots.md): holding a tile back
+/// because a seat with two claims between it and the bot might claim it slows the bot's own
+/// hand more than the binding costs.
 pub const TUNE: Tune = Tune {
     lookahead: 3,
     feed: 0.0,
     exact_baida: true,
+    wait: WAIT,
     ..Tune::STRONG
 };
+
+/// `qiaoma` and `classic`: the chance model expects a hand not yet ready to wait on 0.35 × the
+/// live tiles strong's model expects (1.4 instead of 4; [`Tune::wait`]), so its last step,
+/// from ready to a win, takes longer. The chance model was fitted to strong's self-play and is
+/// too hopeful about long roads (strong damps big values to make up for it,
+/// [`crate::value::k::VALUE_EXPONENT`]); with this scale master prefers the hand nearer ready
+/// and the ready hand with more live tiles. In duplicate against `strong` (docs/bots.md), the
+/// scale gained the more the lower it went, down to 0.35, in both presets; 0.25 gained less.
+/// In `baida` it was flat (1 is kept).
+pub const WAIT: f64 = 0.35;
 
 /// `classic`: what a discard may cost is weighed a fifth as much as in `strong`. There a win
 /// on a discard is paid by the discarder alone and nobody declares ready, so the danger of a
@@ -65,20 +82,13 @@ pub fn tune(ruleset: Ruleset) -> Tune {
             second: CLASSIC_SECOND,
             ..TUNE
         },
-        _ => TUNE,
+        Ruleset::Baida => Tune { wait: 1.0, ..TUNE },
+        Ruleset::Qiaoma => TUNE,
     }
 }
 
 /// Candidates within this much of the best score get a look-ahead.
 const MARGIN: f64 = 0.5;
-
-fn compatible(t: Target, melds: &[MeldShape]) -> bool {
-    let mask = t.mask();
-    melds.iter().all(|m| {
-        (t.allows_chows() || m.kind != MeldType::Chow)
-            && m.tiles().iter().all(|x| mask >> x.index() & 1 == 1)
-    })
-}
 
 /// Re-scores the best few of `scored` (discards from `counts`, a hand of complete size) by
 /// the look-ahead of one draw.
@@ -105,10 +115,7 @@ pub fn look_ahead(
         return;
     }
     let top = first.score;
-    let targets: Vec<Target> = Target::restricted()
-        .into_iter()
-        .filter(|t| compatible(*t, melds))
-        .collect();
+    let targets = ev.targets(melds);
     let picked: Vec<usize> = order
         .iter()
         .copied()

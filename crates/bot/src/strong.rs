@@ -59,7 +59,8 @@ pub struct Evaluator<'a, 'v> {
 }
 
 impl Evaluator<'_, '_> {
-    fn targets(&self, melds: &[MeldShape]) -> Vec<Target> {
+    /// The targets a hand with `melds` can still reach (`baida`: the standard hand only).
+    pub fn targets(&self, melds: &[MeldShape]) -> Vec<Target> {
         if self.seen.ruleset() == Ruleset::Baida {
             return vec![Target::Standard];
         }
@@ -124,6 +125,7 @@ impl Evaluator<'_, '_> {
         );
         let mut second = 0.0f64;
         let payers = value::payers(seen);
+        let model = self.tune.model(seen.ruleset());
         for &(t, d) in &dists {
             if d > best_d + 1 {
                 break;
@@ -133,7 +135,7 @@ impl Evaluator<'_, '_> {
                 .acceptance_split(&shape, t, &seen.live, seen.wildcard);
             let d = acc.dist;
             let v = self.tune.weigh(value::target_value(seen, t, counts, melds));
-            let mut ev = value::chance(seen, t, &acc) * v * payers;
+            let mut ev = value::chance_in(&model, seen, t, &acc) * v * payers;
             if d == 0 && qiaoma_undeclared {
                 ev *= self.tune.undeclared;
             }

@@ -64,6 +64,11 @@ pub struct Tune {
     /// other rulesets (so 跑百搭, 大吊 and 无百搭 count), rather than by flowers and wildcards
     /// alone. `strong`: false.
     pub exact_baida: bool,
+    /// Scale of [`Model::wait`], the live winning tiles the chance model expects a hand not
+    /// yet ready to wait on once ready: 1 for `strong`. Below 1 the model is less hopeful about
+    /// hands still far from ready, so a hand nearer ready counts for more against a bigger
+    /// hand further away.
+    pub wait: f64,
 }
 
 impl Tune {
@@ -76,7 +81,15 @@ impl Tune {
         lookahead: 0,
         feed: 1.0,
         exact_baida: false,
+        wait: 1.0,
     };
+
+    /// The chance model of `ruleset` with this level's scale ([`Tune::wait`]).
+    pub fn model(&self, ruleset: Ruleset) -> Model {
+        let mut m = model(ruleset);
+        m.wait *= self.wait;
+        m
+    }
 
     /// A value as the decisions weigh it: `V^e · VALUE_REF^(1 − e)`.
     pub fn weigh(&self, v: f64) -> f64 {
@@ -343,7 +356,11 @@ fn discard_weight(seen: &Seen, m: &Model) -> f64 {
 
 /// The chance of a win for a hand `acc.dist` draws from ready with the given acceptance.
 pub fn chance(seen: &Seen, target: Target, acc: &Acceptance) -> f64 {
-    let m = model(seen.ruleset());
+    chance_in(&model(seen.ruleset()), seen, target, acc)
+}
+
+/// [`chance`] under the model `m`.
+pub fn chance_in(m: &Model, seen: &Seen, target: Target, acc: &Acceptance) -> f64 {
     if acc.dist < 0 {
         return 1.0;
     }
@@ -351,12 +368,12 @@ pub fn chance(seen: &Seen, target: Target, acc: &Acceptance) -> f64 {
         return 0.0;
     }
     let unseen = seen.unseen as f64;
-    let h = hazard(seen, &m);
+    let h = hazard(seen, m);
     let t = seen.cycles_left();
     if acc.dist == 0 {
         return finish(
             1.0,
-            unseen / (acc.all as f64 * discard_weight(seen, &m)),
+            unseen / (acc.all as f64 * discard_weight(seen, m)),
             h,
             t,
         );
@@ -372,7 +389,7 @@ pub fn chance(seen: &Seen, target: Target, acc: &Acceptance) -> f64 {
     } else {
         m.mid_pungs
     };
-    let last = unseen / (m.wait * discard_weight(seen, &m));
+    let last = unseen / (m.wait * discard_weight(seen, m));
     let mean = first + (acc.dist - 1) as f64 * unseen / mid + last;
     finish(1.0 + m.stages * acc.dist as f64, mean, h, t)
 }

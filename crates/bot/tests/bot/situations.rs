@@ -209,3 +209,42 @@ fn takes_a_win_when_offered() {
     }
     assert!(offered > 50, "only {offered} wins offered");
 }
+
+/// Master's chance model ([`mahjong_bot::master::WAIT`]) is less hopeful than strong's about
+/// a hand still short of ready, the more so the further it is, and the same about a ready one
+/// (its waits are counted tile by tile).
+#[test]
+fn masters_chance_model_is_less_hopeful_about_far_hands() {
+    use mahjong_bot::master;
+    use mahjong_bot::seen::Seen;
+    use mahjong_bot::shape::{Acceptance, Target};
+    use mahjong_bot::value::{Tune, chance_in};
+    let st = play_to(Ruleset::Classic, 3, [Level::Strong; 4], 12);
+    let view = st.view(0);
+    let seen = Seen::new(&view);
+    let strong = Tune::STRONG.model(Ruleset::Classic);
+    let ours = master::tune(Ruleset::Classic).model(Ruleset::Classic);
+    let acc = |dist| Acceptance {
+        dist,
+        all: 12,
+        pung: 2,
+        chow: 4,
+    };
+    let ready = |m| chance_in(m, &seen, Target::Standard, &acc(0));
+    assert_eq!(ready(&strong), ready(&ours));
+    let ratio = |dist| {
+        chance_in(&ours, &seen, Target::Standard, &acc(dist))
+            / chance_in(&strong, &seen, Target::Standard, &acc(dist))
+    };
+    assert!(ratio(1) < 1.0, "one from ready: {}", ratio(1));
+    assert!(
+        ratio(3) < ratio(1),
+        "three from ready: {} against {}",
+        ratio(3),
+        ratio(1)
+    );
+    assert_eq!(
+        master::tune(Ruleset::Baida).model(Ruleset::Baida).wait,
+        Tune::STRONG.model(Ruleset::Baida).wait
+    );
+}
