@@ -125,6 +125,31 @@ impl Words<'_> {
         }
     }
 
+    /// A discard's reason; `named`: it ends by naming the discard ("；打 九条", "敲，打 九条：").
+    fn discard(
+        &self,
+        tile: Tile,
+        ready: bool,
+        plan: &Plan,
+        defence: Option<&Defence>,
+        named: bool,
+    ) -> String {
+        let l = self.lang;
+        let mut s = match (ready, named) {
+            (true, true) => l.f(
+                T::RsDeclare,
+                &[&self.tile(tile), &self.progress(&plan.progress)],
+            ),
+            (true, false) => self.progress(&plan.progress),
+            (false, true) => l.f(T::RsDiscard, &[&self.plan(plan), &self.tile(tile)]),
+            (false, false) => self.plan(plan),
+        };
+        if let Some(d) = defence {
+            s.push_str(&self.defence(d, tile));
+        }
+        s
+    }
+
     /// The reason, in a sentence.
     pub fn reason(&self, r: &Reason) -> String {
         let l = self.lang;
@@ -149,20 +174,7 @@ impl Words<'_> {
                 ready,
                 plan,
                 defence,
-            } => {
-                let mut s = if *ready {
-                    l.f(
-                        T::RsDeclare,
-                        &[&self.tile(*tile), &self.progress(&plan.progress)],
-                    )
-                } else {
-                    l.f(T::RsDiscard, &[&self.plan(plan), &self.tile(*tile)])
-                };
-                if let Some(d) = defence {
-                    s.push_str(&self.defence(d, *tile));
-                }
-                s
-            }
+            } => self.discard(*tile, *ready, plan, defence.as_ref(), true),
             Reason::Kong { tile, added, plan } => l.f(
                 if *added {
                     T::RsAddedKong
@@ -209,17 +221,7 @@ pub fn hint(lang: Lang, faces: Faces, seat: &dyn Fn(Seat) -> String, r: &Reason)
             ready,
             plan,
             defence,
-        } => {
-            let mut s = if *ready {
-                words.progress(&plan.progress)
-            } else {
-                words.plan(plan)
-            };
-            if let Some(d) = defence {
-                s.push_str(&words.defence(d, *tile));
-            }
-            s
-        }
+        } => words.discard(*tile, *ready, plan, defence.as_ref(), false),
         _ => words.reason(r),
     }
 }
