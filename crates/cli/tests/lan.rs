@@ -2359,8 +2359,11 @@ fn replaced_and_back(
     }
     let mut back_args = args(victim);
     if let Some(w) = back_wait {
-        let pos = back_args.iter().position(|a| a == "60").expect("wait");
-        back_args[pos] = w.into();
+        let pos = back_args
+            .iter()
+            .position(|a| a == "--wait")
+            .expect("--wait");
+        back_args[pos + 1] = w.into();
     }
     let back = Instant::now();
     peers[victim] = Peer::spawn(net.command(victim, &back_args));
