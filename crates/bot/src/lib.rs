@@ -16,10 +16,11 @@
 //! - `strong`: values every action by chance × points of the best target, and subtracts what
 //!   a discard may cost against ready or dangerous seats, 承包 included ([`strong`],
 //!   [`value`], [`defence`]).
-//! - `master` (大师): `strong` looking one draw ahead on its best discards, without the 承包
-//!   feeding cost, and in `classic` weighing defence less ([`master`]); it beats `strong` in
-//!   duplicate in `qiaoma` and `classic` and plays as `strong` in `baida` (docs/bots.md has
-//!   the figures). The review (复盘) and the hints use it.
+//! - `master` (大师): `strong` looking one draw ahead on its best discards, with a chance
+//!   model less hopeful about far hands, without the 承包 feeding cost, in `classic` weighing
+//!   defence less, and in `baida` passing up a self-drawn win to play on for 跑百搭 or 杠开
+//!   ([`master`]); it beats `strong` in duplicate in every preset (docs/bots.md has the
+//!   figures). The review (复盘) and the hints use it.
 //!
 //! 换牌 (option `swap_five`): `basic` and `strong` put back their five weakest tiles when the
 //! hand is far from ready, and keep it otherwise ([`swap`]); `random` picks among Pass and
@@ -60,7 +61,9 @@ pub mod swap;
 pub mod value;
 
 pub use outlook::{Outlook, outlook};
-pub use reason::{ClaimKind, Defence, Guessed, Only, Plan, Progress, Reason, Threat, Wait};
+pub use reason::{
+    ClaimKind, Defence, Guessed, Only, Plan, PlayOnBy, Progress, Reason, Threat, Wait,
+};
 
 use mahjong_rules::Action;
 use mahjong_rules::view::{PublicPhase, SeatView};
@@ -225,6 +228,12 @@ impl Bot {
             };
         }
         if let Some(w) = legal.iter().find(|a| matches!(a, Action::Win { .. })) {
+            // `baida`: master may pass up a win to play on for a bigger one.
+            if self.level == Level::Master
+                && let Some(d) = master::play_on(&seen::Seen::new(view))
+            {
+                return d;
+            }
             return Decision {
                 action: w.clone(),
                 reason: Reason::Win,

@@ -19,7 +19,12 @@
 //!   plan ([`CLASSIC_SECOND`]);
 //! - in `baida`, a ready hand valued exactly, tile by tile with the scorer
 //!   (`Tune::exact_baida`: 跑百搭, 大吊 and 无百搭 count), where strong counts flowers and
-//!   wildcards only.
+//!   wildcards only;
+//! - in `baida`, a self-drawn win is not always taken ([`play_on`]): a win whose pair is a
+//!   wildcard and a tile throws the tile instead, and the wildcard left alone wins on any
+//!   tile at the next draw, at ×2 (跑百搭); a hand that wins on any tile kongs before it wins,
+//!   and its replacement draw wins at ×2 again (杠开). A ready hand counts such winning tiles
+//!   at [`RUN`] × their points.
 //!
 //! In `baida` it does not look ahead: there the look-ahead lost to `strong` in duplicate,
 //! and `baida` has no wins on a discard and no 承包 (docs/bots.md). Elsewhere it
@@ -32,11 +37,13 @@
 //! docs/bots.md has its measured strength against every level.
 
 use crate::defence::Threats;
+use crate::seen::Seen;
 use crate::shape::Target;
 use crate::strong::{Choice, Evaluator};
-use crate::value::Tune;
-use mahjong_rules::hand::MeldShape;
-use mahjong_rules::{Action, Counts, Ruleset};
+use crate::value::{self, Tune};
+use crate::{Decision, PlayOnBy, Reason};
+use mahjong_rules::hand::{self, MeldShape};
+use mahjong_rules::{Action, Counts, Ruleset, Tile};
 
 /// The `master` level's constants: strong's, with the look-ahead on, no 承包 feeding cost,
 /// exact values of ready hands in `baida` and a chance model less hopeful about hands far
@@ -49,6 +56,7 @@ pub const TUNE: Tune = Tune {
     feed: 0.0,
     exact_baida: true,
     wait: WAIT,
+    run: RUN,
     ..Tune::STRONG
 };
 
@@ -202,4 +210,147 @@ fn one_draw(
         total += p * v;
     }
     total
+}
+
+/// `baida`: the chance that another seat wins on its draw, in [`play_on`]'s race between
+/// this seat's next draws and the three others'. Between 0.02 and 0.1 the choices were the
+/// same in duplicate (docs/bots.md); at 0.15 it passed up fewer wins and gained less.
+pub const RIVAL_WIN: f64 = 0.05;
+
+/// `baida`: the points a seat pays for another seat's win, in [`play_on`] (the mean in play
+/// between strong bots is about this; 8 and 12 chose the same).
+pub const RIVAL_PAY: f64 = 8.0;
+
+/// `baida`: the worth, as a multiple of its points, of a win whose 14 tiles could instead
+/// leave a wildcard alone and win on any tile (跑百搭, ×2) at the next draw, which
+/// [`play_on`] will then choose ([`Tune::run`]). Duplicate against strong was flat from 1.5
+/// to 2 and lost at 2.5 (docs/bots.md).
+pub const RUN: f64 = 1.7;
+
+/// `baida` (self-draw only; every level takes every win it can, and so does `master`
+/// elsewhere): whether to pass up a self-drawn win and play on for a bigger one.
+///
+/// The win now is weighed against
+/// - each discard that leaves the hand ready: its winning tiles' mean points (the rules
+///   crate's scorer), times the chance of drawing one before another seat wins
+///   ([`RIVAL_WIN`] a draw) or the wall ends, less the chance of another seat's win times
+///   what it costs ([`RIVAL_PAY`]). Above all this is 跑百搭: a hand whose pair would be a
+///   wildcard and a tile throws the tile and keeps the wildcard alone, which wins on any tile
+///   at ×2, so its next draw wins unless another seat wins first;
+/// - each kong that leaves a hand winning on any tile: its replacement draw wins at once,
+///   with 杠开 (×2) and the kong's flowers.
+pub fn play_on(seen: &Seen) -> Option<Decision> {
+    if seen.ruleset() != Ruleset::Baida {
+        return None;
+    }
+    let drawn = seen.view.drawn?.tile;
+    let now = value::exact_value(seen, &seen.counts, &seen.melds, drawn)?;
+    let rounds = i32::from(seen.view.wall_remaining / 4);
+    let huangfan = if seen.view.huangfan > 0 { 2.0 } else { 1.0 };
+    // The three others draw before this seat's next draw.
+    let others_miss = (1.0 - RIVAL_WIN).powi(3);
+    let unseen = f64::from(seen.unseen);
+    // (expected points, the win's mean points a seat, the action, how)
+    let mut best: Option<(f64, f64, &Action, PlayOnBy)> = None;
+    let mut weighed = 0u64;
+    for action in &seen.view.legal {
+        let (ev, then, by) = match action {
+            Action::Discard { card, .. } if rounds >= 1 => {
+                let i = card.tile.index();
+                if weighed >> i & 1 == 1 {
+                    continue;
+                }
+                weighed |= 1 << i;
+                let mut c = seen.counts;
+                c[i] -= 1;
+                let waits = hand::waits(seen.options, &c, &seen.melds, seen.view.wildcard);
+                let Some((then, live)) = mean_win(seen, &c, &seen.melds, waits, false) else {
+                    continue;
+                };
+                // Each round: the three others miss, then this seat draws a winner.
+                let draw = (live / unseen).min(1.0);
+                let go_on = others_miss * (1.0 - draw);
+                let rounds_in_play = (1.0 - go_on.powi(rounds)) / (1.0 - go_on);
+                let win = others_miss * draw * rounds_in_play;
+                let lose = (1.0 - others_miss) * rounds_in_play;
+                let by = if value::runs(seen, &c) {
+                    PlayOnBy::RunWild
+                } else {
+                    PlayOnBy::Bigger
+                };
+                (win * 3.0 * then - lose * RIVAL_PAY * huangfan, then, by)
+            }
+            Action::ConcealedKong { cards } => {
+                let (c, melds) = seen.after_concealed_kong(cards[0].tile);
+                let Some(then) = kong_win(seen, &c, &melds) else {
+                    continue;
+                };
+                (3.0 * then, then, PlayOnBy::Kong { added: false })
+            }
+            Action::AddedKong { card } => {
+                let (c, melds) = seen.after_added_kong(card.tile);
+                let Some(then) = kong_win(seen, &c, &melds) else {
+                    continue;
+                };
+                (3.0 * then, then, PlayOnBy::Kong { added: true })
+            }
+            _ => continue,
+        };
+        if best.as_ref().is_none_or(|b| ev > b.0) {
+            best = Some((ev, then, action, by));
+        }
+    }
+    let (ev, then, action, by) = best?;
+    if ev <= 3.0 * now {
+        return None;
+    }
+    let tile = match action {
+        Action::Discard { card, .. } | Action::AddedKong { card } => card.tile,
+        Action::ConcealedKong { cards } => cards[0].tile,
+        _ => return None,
+    };
+    Some(Decision {
+        action: action.clone(),
+        reason: Reason::PlayOn {
+            tile,
+            by,
+            now: now.round() as u32,
+            then: then.round() as u32,
+        },
+    })
+}
+
+/// The mean points a seat of the win a kong's replacement draw makes, when the hand after
+/// the kong (`c`, `melds`) wins on any tile (跑百搭); `None` otherwise.
+fn kong_win(seen: &Seen, c: &Counts, melds: &[MeldShape]) -> Option<f64> {
+    if !value::runs(seen, c) {
+        return None;
+    }
+    mean_win(seen, c, melds, u64::MAX, true).map(|(v, _)| v)
+}
+
+/// The mean points a seat of the wins a hand of 13 (`c`) makes on the tiles of `waits` it
+/// may draw, weighted by their live copies, and those copies; `None` if no live tile wins.
+/// `replacement`: the draw is a kong's replacement (杠开).
+fn mean_win(
+    seen: &Seen,
+    c: &Counts,
+    melds: &[MeldShape],
+    waits: u64,
+    replacement: bool,
+) -> Option<(f64, f64)> {
+    let (mut live, mut sum) = (0.0, 0.0);
+    for i in (0..34).filter(|&i| waits >> i & 1 == 1 && seen.live[i] > 0) {
+        let Some(tile) = Tile::from_index(i) else {
+            continue;
+        };
+        let mut c2 = *c;
+        c2[i] += 1;
+        if let Some(v) = value::exact_value_after(seen, &c2, melds, tile, replacement) {
+            let n = f64::from(seen.live[i]);
+            live += n;
+            sum += n * v;
+        }
+    }
+    (live > 0.0).then(|| (sum / live, live))
 }

@@ -194,6 +194,18 @@ pub enum Reason {
         /// The hand kept.
         plan: Option<Plan>,
     },
+    /// `baida` (`master`): a self-drawn win passed up to play on for a bigger one
+    /// ([`crate::master::play_on`]).
+    PlayOn {
+        /// The tile discarded to play on, or the kong's tile.
+        tile: Tile,
+        /// How the hand plays on.
+        by: PlayOnBy,
+        /// Points a paying seat would pay for the win passed up.
+        now: u32,
+        /// Points a paying seat would pay, on average, for the win played for.
+        then: u32,
+    },
     /// 换牌: the hand is kept.
     SwapKeep {
         /// How far it is from ready.
@@ -205,6 +217,21 @@ pub enum Reason {
         progress: Progress,
         /// The five.
         tiles: Vec<Tile>,
+    },
+}
+
+/// How a `baida` hand plays on past a win it passes up ([`Reason::PlayOn`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlayOnBy {
+    /// The discard leaves a wildcard alone: any tile then wins, at ×2 (跑百搭).
+    RunWild,
+    /// The discard leaves a hand ready on fewer tiles for a bigger win.
+    Bigger,
+    /// A kong (`added` to a pung, or concealed): the hand wins on any tile, so the
+    /// replacement draw wins, with 杠开.
+    Kong {
+        /// Added to a pung (加杠); concealed otherwise.
+        added: bool,
     },
 }
 
@@ -348,6 +375,29 @@ impl fmt::Display for Reason {
                 }
                 Ok(())
             }
+            Reason::PlayOn {
+                tile,
+                by,
+                now,
+                then,
+            } => match by {
+                PlayOnBy::RunWild => write!(
+                    f,
+                    "pass up this win ({now} points a seat): discard {tile} and keep a wildcard \
+                     alone, so any tile wins (跑百搭, double) — about {then} points a seat"
+                ),
+                PlayOnBy::Bigger => write!(
+                    f,
+                    "pass up this win ({now} points a seat): discard {tile} and wait for a bigger \
+                     one — about {then} points a seat"
+                ),
+                PlayOnBy::Kong { .. } => write!(
+                    f,
+                    "kong {tile} before winning: any tile wins, so the replacement draw wins, \
+                     and doubles as a win on a kong's draw (杠开) — about {then} points a seat \
+                     instead of {now}"
+                ),
+            },
             Reason::Kong { tile, added, plan } => {
                 if *added {
                     write!(

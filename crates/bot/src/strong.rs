@@ -100,7 +100,9 @@ impl Evaluator<'_, '_> {
                     live,
                     dists.first().map(|x| x.0),
                 ));
-                let mut ev = value::ready_chance(seen, live) * value * value::payers(seen);
+                let mut ev = value::ready_chance_in(&tune.model(seen.ruleset()), seen, live)
+                    * value
+                    * value::payers(seen);
                 if qiaoma_undeclared {
                     ev *= self.tune.undeclared;
                 }
@@ -184,6 +186,8 @@ impl Evaluator<'_, '_> {
         }
         let mut total = 0.0;
         let mut weight = 0.0;
+        // A hand that wins on any tile already has 跑百搭's ×2 in every win.
+        let run = self.tune.run > 0.0 && !value::runs(seen, counts);
         for i in (0..34).filter(|&i| waits >> i & 1 == 1) {
             let Some(t) = Tile::from_index(i) else {
                 continue;
@@ -195,6 +199,11 @@ impl Evaluator<'_, '_> {
                 continue;
             }
             if let Some(v) = value::exact_value(seen, &c, melds, t) {
+                let v = if run && value::can_run(seen, &c) {
+                    v * self.tune.run
+                } else {
+                    v
+                };
                 total += w * v;
                 weight += w;
             }

@@ -21,7 +21,7 @@ use crate::seen::Seen;
 use crate::shape::{Acceptance, Target};
 use mahjong_rules::hand::{self, MeldShape};
 use mahjong_rules::scoring::{self, Settlement, WinKind, WinnerHand};
-use mahjong_rules::{Counts, MenqingEffect, Ruleset, Tile, tile::tiles_of};
+use mahjong_rules::{Counts, MenqingEffect, Ruleset, Tile, shape, tile::tiles_of};
 
 /// Tuning constants of the decisions, in one place (the chance model's are in [`Model`]).
 /// They were chosen by playing the arena (`mahjong arena`) against the basic level.
@@ -69,6 +69,12 @@ pub struct Tune {
     /// hands still far from ready, so a hand nearer ready counts for more against a bigger
     /// hand further away.
     pub wait: f64,
+    /// `baida`: a winning tile whose win could instead throw a tile and leave a wildcard
+    /// alone, winning on any tile at the next draw (跑百搭, [`can_run`]), is worth this
+    /// multiple of its win's points to a ready hand that does not win on any tile already
+    /// (`master` plays on for it, [`crate::master::play_on`]). 0: counted as its win
+    /// (`strong`).
+    pub run: f64,
 }
 
 impl Tune {
@@ -82,6 +88,7 @@ impl Tune {
         feed: 1.0,
         exact_baida: false,
         wait: 1.0,
+        run: 0.0,
     };
 
     /// The chance model of `ruleset` with this level's scale ([`Tune::wait`]).
@@ -110,6 +117,37 @@ pub fn flowers_now(seen: &Seen, counts: &Counts, melds: &[MeldShape]) -> u32 {
         }
     }
     f
+}
+
+/// `baida`: whether 13 concealed tiles (`c`, wildcards included) win on any tile (跑百搭):
+/// a wildcard, and the rest sets only.
+pub fn runs(seen: &Seen, c: &Counts) -> bool {
+    let Some(w) = seen.wildcard.filter(|&w| c[w] > 0) else {
+        return false;
+    };
+    let mut real = *c;
+    real[w] = 0;
+    shape::is_sets_wild(&real, c[w] - 1)
+}
+
+/// `baida`: whether a complete hand (`c`, concealed with the winning tile, wildcards
+/// included) could throw one tile other than a wildcard and leave 13 that win on any tile
+/// ([`runs`]).
+pub fn can_run(seen: &Seen, c: &Counts) -> bool {
+    let Some(w) = seen.wildcard.filter(|&w| c[w] > 0) else {
+        return false;
+    };
+    let mut real = *c;
+    real[w] = 0;
+    (0..34).any(|j| {
+        if real[j] == 0 {
+            return false;
+        }
+        real[j] -= 1;
+        let sets = shape::is_sets_wild(&real, c[w] - 1);
+        real[j] += 1;
+        sets
+    })
 }
 
 /// The points per paying seat a win of `target` would bring, from what the hand holds now.
@@ -172,6 +210,17 @@ pub fn exact_value(
     melds: &[MeldShape],
     winning: Tile,
 ) -> Option<f64> {
+    exact_value_after(seen, complete, melds, winning, false)
+}
+
+/// [`exact_value`], the winning tile being a replacement draw (杠开) when `replacement`.
+pub fn exact_value_after(
+    seen: &Seen,
+    complete: &Counts,
+    melds: &[MeldShape],
+    winning: Tile,
+    replacement: bool,
+) -> Option<f64> {
     let view = seen.view;
     let mut declared = [false; 4];
     for (d, s) in declared.iter_mut().zip(&view.seats) {
@@ -197,7 +246,7 @@ pub fn exact_value(
         winning_tile: Some(winning),
         melds: melds.to_vec(),
         flowers: view.seats[seen.me as usize].flowers.clone(),
-        replacement_draw: false,
+        replacement_draw: replacement,
     };
     scoring::score_winner(&settlement, &winner)
         .ok()
@@ -396,7 +445,13 @@ pub fn chance_in(m: &Model, seen: &Seen, target: Target, acc: &Acceptance) -> f6
 
 /// The chance of a win for a hand ready on `live` winning tiles.
 pub fn ready_chance(seen: &Seen, live: u32) -> f64 {
-    chance(
+    ready_chance_in(&model(seen.ruleset()), seen, live)
+}
+
+/// [`ready_chance`] under the model `m`.
+pub fn ready_chance_in(m: &Model, seen: &Seen, live: u32) -> f64 {
+    chance_in(
+        m,
         seen,
         Target::Standard,
         &Acceptance {

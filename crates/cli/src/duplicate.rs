@@ -476,8 +476,8 @@ mod tests {
     }
 
     /// The quick duplicate run of every test run: master against strong, 200 walls (800
-    /// challenger hands) a preset, 2,000 in `baida` (its hands are ten times as quick and its
-    /// difference small). Master fails if it loses to strong by more than the interval allows
+    /// challenger hands) a preset, 2,000 in `baida` (its hands are ten times as quick).
+    /// Master fails if it loses to strong by more than the interval allows
     /// (its whole 95% interval below zero). About 30 s on two cores in the test profile.
     #[test]
     fn master_does_not_lose_to_strong() {

@@ -485,6 +485,19 @@ pub fn is_standard_wild(counts: &Counts, jokers: u8) -> bool {
     rec_decompose(&mut c, jokers, 0, &mut sets, None, true, &mut out)
 }
 
+/// Whether `counts` plus `jokers` wildcards form sets only, with no pair (`baida`: a hand
+/// that is these sets and one more wildcard wins on any tile, 跑百搭).
+pub fn is_sets_wild(counts: &Counts, jokers: u8) -> bool {
+    let total: u32 = counts.iter().map(|&n| n as u32).sum::<u32>() + jokers as u32;
+    if !total.is_multiple_of(3) {
+        return false;
+    }
+    let mut c = *counts;
+    let mut sets = Vec::with_capacity(4);
+    let mut out = Vec::new();
+    rec_decompose(&mut c, jokers, 0, &mut sets, Some(None), true, &mut out)
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
@@ -498,6 +511,24 @@ mod tests {
     /// Reference check by plain recursion, no tables.
     fn slow(counts: &Counts) -> bool {
         !decompositions(counts, 0).is_empty()
+    }
+
+    #[test]
+    fn sets_without_a_pair() {
+        for (h, jokers, sets) in [
+            ("123m456p", 0, true),
+            ("123m45p", 1, true),
+            ("123m44p", 1, true), // 44p and a wildcard make a pung
+            ("111z", 0, true),
+            ("11z", 1, true),
+            ("", 3, true),
+            ("123m4p5s", 1, false),
+            ("12m", 0, false),
+            ("1m", 1, false),
+            ("123m456p11z", 0, false), // a pair is not a set
+        ] {
+            assert_eq!(is_sets_wild(&c(h), jokers), sets, "{h} + {jokers}");
+        }
     }
 
     #[test]

@@ -248,3 +248,98 @@ fn masters_chance_model_is_less_hopeful_about_far_hands() {
         Tune::STRONG.model(Ruleset::Baida).wait
     );
 }
+
+/// `baida`: master passes up a self-drawn win only to play on for a bigger one, and says so;
+/// after keeping a wildcard alone (跑百搭) its hand wins on any tile, and its next draw is a
+/// win. Along the way, [`mahjong_bot::value::runs`] agrees with the rules' own waits on every
+/// hand of 13 a discard leaves. Elsewhere master takes every win.
+#[test]
+fn master_plays_on_for_a_win_on_any_tile() {
+    use mahjong_bot::seen::Seen;
+    use mahjong_bot::{PlayOnBy, Reason, value};
+    let (mut declined, mut runs, mut next_wins) = (0, 0, 0);
+    for ruleset in Ruleset::ALL {
+        for seed in 0..60u64 {
+            let mut st = play_to(ruleset, seed, [Level::Random; 4], 0);
+            let mut bots: Vec<Bot> = (0..4)
+                .map(|s| {
+                    let level = if s % 2 == 0 {
+                        Level::Master
+                    } else {
+                        Level::Strong
+                    };
+                    Bot::new(level, seed)
+                })
+                .collect();
+            // A seat that kept a wildcard alone, and its melds then.
+            let mut running: Option<(u8, usize)> = None;
+            while !st.is_over() {
+                let seat = st.to_act()[0];
+                let view = st.view(seat);
+                let d = bots[seat as usize].decide(&view);
+                let seen = Seen::new(&view);
+                let wildcard = view.wildcard;
+                let every_kind: u64 = (0..34)
+                    .filter(|&i| Tile::from_index(i).is_some_and(|t| !view.options.is_flower(t)))
+                    .fold(0, |m, i| m | 1 << i);
+                if matches!(view.phase, PublicPhase::Turn { .. }) && ruleset == Ruleset::Baida {
+                    for i in (0..34).filter(|&i| seen.counts[i] > 0) {
+                        let mut c = seen.counts;
+                        c[i] -= 1;
+                        let any = hand::waits(&view.options, &c, &seen.melds, wildcard);
+                        assert_eq!(value::runs(&seen, &c), any == every_kind, "{c:?}");
+                        runs += usize::from(any == every_kind);
+                    }
+                }
+                let win = view.legal.iter().any(|a| matches!(a, Action::Win { .. }));
+                if let Some((s, melds)) = running
+                    && s == seat
+                    && view.drawn.is_some()
+                    && seen.melds.len() == melds
+                {
+                    assert!(win, "seed {seed}: a hand that wins on any tile drew no win");
+                    next_wins += 1;
+                    running = None;
+                }
+                if win && !matches!(d.action, Action::Win { .. }) {
+                    declined += 1;
+                    assert_eq!(ruleset, Ruleset::Baida, "{}", d.reason);
+                    let Reason::PlayOn {
+                        tile,
+                        by,
+                        now,
+                        then,
+                    } = d.reason
+                    else {
+                        panic!("a win passed up for {}", d.reason);
+                    };
+                    assert!(then > now, "{}", d.reason);
+                    match by {
+                        PlayOnBy::RunWild => {
+                            let mut c = seen.counts;
+                            c[tile.index()] -= 1;
+                            let any = hand::waits(&view.options, &c, &seen.melds, wildcard);
+                            assert_eq!(any, every_kind, "{}", d.reason);
+                            running = Some((seat, seen.melds.len()));
+                        }
+                        PlayOnBy::Kong { .. } => {
+                            assert!(matches!(
+                                d.action,
+                                Action::ConcealedKong { .. } | Action::AddedKong { .. }
+                            ));
+                            running = Some((seat, seen.melds.len() + 1));
+                        }
+                        PlayOnBy::Bigger => {}
+                    }
+                }
+                st.apply(&Move::new(seat, d.action)).unwrap();
+            }
+        }
+    }
+    assert!(declined >= 5, "only {declined} wins passed up");
+    assert!(
+        next_wins >= 3,
+        "only {next_wins} next draws after playing on"
+    );
+    assert!(runs >= 20, "only {runs} hands that win on any tile");
+}

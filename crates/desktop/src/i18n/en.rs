@@ -596,6 +596,24 @@ pub fn text(key: T) -> &'static str {
         T::RsPass => "pass on {0}: {1}",
         T::RsPassUseless => "pass on {0}: it does not help",
         T::RsSwapKeep => "swap: keep the hand ({0})",
+        T::RsPlayOnRun => {
+            "pass up this win ({0} points a seat): discard {1} and keep a wildcard alone, so any tile wins (跑百搭, double) — about {2} points a seat"
+        }
+        T::RsPlayOnRunHint => {
+            "pass up this win ({0} points a seat) and keep a wildcard alone, so any tile wins (跑百搭, double) — about {2} points a seat"
+        }
+        T::RsPlayOnBigger => {
+            "pass up this win ({0} points a seat): discard {1} and wait for a bigger one — about {2} points a seat"
+        }
+        T::RsPlayOnBiggerHint => {
+            "pass up this win ({0} points a seat) and wait for a bigger one — about {2} points a seat"
+        }
+        T::RsPlayOnKong => {
+            "kong {1} before winning: any tile wins, so the replacement draw wins, and doubles as a win on a kong's draw (杠开) — about {2} points a seat instead of {0}"
+        }
+        T::RsPlayOnKongHint => {
+            "kong before winning: any tile wins, so the replacement draw wins, and doubles as a win on a kong's draw (杠开) — about {2} points a seat instead of {0}"
+        }
         T::RsSwapPutBack => "swap: {0}; put back the five weakest, {1}",
         T::RsBinding => " — keeping {0}: one more claim on it would bind us (承包)",
         T::RsSafe => " — playing safe: {0} may win for {1}; {2} is safer",

@@ -6,7 +6,7 @@
 
 use crate::i18n::Text;
 use mahjong_bot::shape::Target;
-use mahjong_bot::{ClaimKind, Defence, Guessed, Only, Plan, Progress, Reason, Threat};
+use mahjong_bot::{ClaimKind, Defence, Guessed, Only, Plan, PlayOnBy, Progress, Reason, Threat};
 use mahjong_rules::{Seat, Tile};
 
 use super::{Lang, T};
@@ -150,6 +150,20 @@ impl Words<'_> {
         s
     }
 
+    /// A win passed up (`baida`, [`Reason::PlayOn`]); `named`: with the tile it discards or
+    /// kongs (the hint names it in its action already).
+    fn play_on(&self, tile: Tile, by: PlayOnBy, now: u32, then: u32, named: bool) -> String {
+        let key = match (by, named) {
+            (PlayOnBy::RunWild, true) => T::RsPlayOnRun,
+            (PlayOnBy::RunWild, false) => T::RsPlayOnRunHint,
+            (PlayOnBy::Bigger, true) => T::RsPlayOnBigger,
+            (PlayOnBy::Bigger, false) => T::RsPlayOnBiggerHint,
+            (PlayOnBy::Kong { .. }, true) => T::RsPlayOnKong,
+            (PlayOnBy::Kong { .. }, false) => T::RsPlayOnKongHint,
+        };
+        self.lang.f(key, &[&now, &self.tile(tile), &then])
+    }
+
     /// The reason, in a sentence.
     pub fn reason(&self, r: &Reason) -> String {
         let l = self.lang;
@@ -201,6 +215,12 @@ impl Words<'_> {
                 plan: Some(p),
             } => l.f(T::RsPass, &[&self.tile(*tile), &self.plan(p)]),
             Reason::Pass { tile, plan: None } => l.f(T::RsPassUseless, &[&self.tile(*tile)]),
+            Reason::PlayOn {
+                tile,
+                by,
+                now,
+                then,
+            } => self.play_on(*tile, *by, *now, *then, true),
             Reason::SwapKeep { progress } => l.f(T::RsSwapKeep, &[&self.progress(progress)]),
             Reason::SwapPutBack { progress, tiles } => l.f(
                 T::RsSwapPutBack,
@@ -222,6 +242,12 @@ pub fn hint(lang: Lang, faces: Faces, seat: &dyn Fn(Seat) -> String, r: &Reason)
             plan,
             defence,
         } => words.discard(*tile, *ready, plan, defence.as_ref(), false),
+        Reason::PlayOn {
+            tile,
+            by,
+            now,
+            then,
+        } => words.play_on(*tile, *by, *now, *then, false),
         _ => words.reason(r),
     }
 }
@@ -305,6 +331,59 @@ mod tests {
             hint(Lang::En, Faces::Notation, &name, &ready),
             "ready on 3p, 6p (5 live)"
         );
+        // `baida`: master passes up a win to play on.
+        let run = Reason::PlayOn {
+            tile: t("3m"),
+            by: PlayOnBy::RunWild,
+            now: 6,
+            then: 13,
+        };
+        assert_eq!(
+            reason(Lang::Zh, Faces::Chinese, &name, &run),
+            "先不胡（现在胡每家付 6 分）：打 三万，留一张百搭单吊，摸什么都胡（跑百搭，翻倍），约每家 13 分"
+        );
+        assert_eq!(
+            hint(Lang::Zh, Faces::Chinese, &name, &run),
+            "先不胡（现在胡每家付 6 分），留一张百搭单吊，摸什么都胡（跑百搭，翻倍），约每家 13 分"
+        );
+        assert_eq!(
+            reason(Lang::En, Faces::Notation, &name, &run),
+            "pass up this win (6 points a seat): discard 3m and keep a wildcard alone, so any \
+             tile wins (跑百搭, double) — about 13 points a seat"
+        );
+        let kong = Reason::PlayOn {
+            tile: t("1z"),
+            by: PlayOnBy::Kong { added: true },
+            now: 1,
+            then: 9,
+        };
+        assert_eq!(
+            reason(Lang::En, Faces::Chinese, &name, &kong),
+            "kong East Wind before winning: any tile wins, so the replacement draw wins, and \
+             doubles as a win on a kong's draw (杠开) — about 9 points a seat instead of 1"
+        );
+        assert_eq!(
+            hint(Lang::Zh, Faces::Chinese, &name, &kong),
+            "先杠再胡：摸什么都胡，补上来的牌就是杠开，约每家 9 分（现在胡每家 1 分）"
+        );
+        for (tile, by, now, then) in [
+            (t("3m"), PlayOnBy::RunWild, 6, 13),
+            (t("1z"), PlayOnBy::Kong { added: false }, 1, 9),
+            (t("5s"), PlayOnBy::Bigger, 1, 4),
+        ] {
+            for named in [true, false] {
+                let words = |lang| Words {
+                    lang,
+                    faces: Faces::Chinese,
+                    seat: &name,
+                };
+                let en = words(Lang::En).play_on(tile, by, now, then, named);
+                assert_eq!(crate::i18n::foreign(Lang::En, &en), None, "{en}");
+                assert!(!en.contains("1 points"), "{en}");
+                let zh = words(Lang::Zh).play_on(tile, by, now, then, named);
+                assert_eq!(crate::i18n::foreign(Lang::Zh, &zh), None, "{zh}");
+            }
+        }
         let claim = Reason::Claim {
             kind: ClaimKind::Pung,
             tile: t("7z"),
@@ -348,7 +427,7 @@ mod tests {
                 let mut st = HandState::new(setup, &Wall::shuffled([seed + 10 * i as u8; 32]))
                     .expect("deal");
                 let mut bots: Vec<Bot> =
-                    [Level::Strong, Level::Basic, Level::Strong, Level::Random]
+                    [Level::Master, Level::Basic, Level::Strong, Level::Random]
                         .iter()
                         .zip(0u64..)
                         .map(|(&l, s)| Bot::new(l, s))
