@@ -340,11 +340,11 @@ mod tests {
         };
         assert_eq!(
             reason(Lang::Zh, Faces::Chinese, &name, &run),
-            "先不胡（现在胡每家付 6 分）：打 三万，留一张百搭单吊，摸什么都胡（跑百搭，翻倍），约每家 13 分"
+            "先不胡（现在胡每家付 6 分）：打 三万，留一张百搭单吊，摸什么都胡（跑百搭，翻倍），平均每家 13 分"
         );
         assert_eq!(
             hint(Lang::Zh, Faces::Chinese, &name, &run),
-            "先不胡（现在胡每家付 6 分），留一张百搭单吊，摸什么都胡（跑百搭，翻倍），约每家 13 分"
+            "先不胡（现在胡每家付 6 分），留一张百搭单吊，摸什么都胡（跑百搭，翻倍），平均每家 13 分"
         );
         assert_eq!(
             reason(Lang::En, Faces::Notation, &name, &run),
@@ -364,7 +364,7 @@ mod tests {
         );
         assert_eq!(
             hint(Lang::Zh, Faces::Chinese, &name, &kong),
-            "先杠再胡：摸什么都胡，补上来的牌就是杠开，约每家 9 分（现在胡每家 1 分）"
+            "先杠再胡：摸什么都胡，补上来的牌就是杠开，平均每家 9 分（现在胡每家 1 分）"
         );
         for (tile, by, now, then) in [
             (t("3m"), PlayOnBy::RunWild, 6, 13),
