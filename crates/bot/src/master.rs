@@ -24,7 +24,8 @@
 //!   wildcard and a tile throws the tile instead, and the wildcard left alone wins on any
 //!   tile at the next draw, at ×2 (跑百搭); a hand that wins on any tile kongs before it wins,
 //!   and its replacement draw wins at ×2 again (杠开). A ready hand counts such winning tiles
-//!   at [`RUN`] × their points.
+//!   at [`RUN`] × their points, and a hand short of ready that can leave its wildcard alone
+//!   one step after it is ready counts [`RUN`] × its value.
 //!
 //! In `baida` it does not look ahead: there the look-ahead lost to `strong` in duplicate,
 //! and `baida` has no wins on a discard and no 承包 (docs/bots.md). Elsewhere it
@@ -223,8 +224,10 @@ pub const RIVAL_PAY: f64 = 8.0;
 
 /// `baida`: the worth, as a multiple of its points, of a win whose 14 tiles could instead
 /// leave a wildcard alone and win on any tile (跑百搭, ×2) at the next draw, which
-/// [`play_on`] will then choose ([`Tune::run`]). Duplicate against strong was flat from 1.5
-/// to 2 and lost at 2.5 (docs/bots.md).
+/// [`play_on`] will then choose, and of a hand short of ready that can get there one step
+/// after it is ready ([`Tune::run`]). In duplicate against strong, for the winning tiles:
+/// flat from 1.5 to 2, lost at 2.5; for the hands short of ready: 1.15, 1.3, 1.4 gained
+/// less than 1.5 to 1.7, 2 less again (docs/bots.md).
 pub const RUN: f64 = 1.7;
 
 /// `baida` (self-draw only; every level takes every win it can, and so does `master`

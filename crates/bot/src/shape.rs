@@ -416,6 +416,22 @@ impl Analyzer {
         formula.max(floor)
     }
 
+    /// `baida`: the distance of `hand` to a hand of sets only and one wildcard alone, which
+    /// wins on any tile (跑百搭; 0 = there, on the scale of [`Analyzer::distance`]); `None`
+    /// without a wildcard.
+    pub fn run_distance(&mut self, hand: &HandShape) -> Option<i32> {
+        if hand.jokers == 0 {
+            return None;
+        }
+        let c = &hand.counts;
+        let mut b = self.suit(&c[0..9]);
+        b = combine(&b, &self.suit(&c[9..18]));
+        b = combine(&b, &self.suit(&c[18..27]));
+        b = combine(&b, &self.honors(&c[27..34]));
+        b[1] = [-1; 5];
+        Some((distance(&b, hand.need) - (hand.jokers as i32 - 1)).max(0))
+    }
+
     /// Acceptance of a hand one tile short (size 3·need+1): the live tiles (by `live` count
     /// per kind) that bring it closer to `target`, with the distance it is at now.
     pub fn acceptance(
@@ -528,6 +544,26 @@ mod tests {
             jokers: 0,
             need,
         }
+    }
+
+    /// `baida`: how far a hand with wildcards is from sets only and one wildcard alone.
+    #[test]
+    fn run_distances() {
+        let mut a = Analyzer::new();
+        let wild = |s: &str, jokers: u8| HandShape {
+            jokers,
+            ..hand(s, 4)
+        };
+        // Four sets and a wildcard: there.
+        assert_eq!(a.run_distance(&wild("123m456p789s111z", 1)), Some(0));
+        // Ready with the wildcard beside 5s, one step from leaving it alone.
+        let ready = wild("123m456p789s11z5s", 1);
+        assert_eq!(a.distance(&ready, Target::Standard), 0);
+        assert_eq!(a.run_distance(&ready), Some(1));
+        // A second wildcard completes a set: there.
+        assert_eq!(a.run_distance(&wild("123m456p789s11z", 2)), Some(0));
+        // No wildcard, no road to it.
+        assert_eq!(a.run_distance(&hand("123m456p789s111z1s", 4)), None);
     }
 
     #[test]

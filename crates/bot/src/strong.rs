@@ -136,7 +136,17 @@ impl Evaluator<'_, '_> {
                 .an
                 .acceptance_split(&shape, t, &seen.live, seen.wildcard);
             let d = acc.dist;
-            let v = self.tune.weigh(value::target_value(seen, t, counts, melds));
+            let mut raw = value::target_value(seen, t, counts, melds);
+            // `master` in `baida`: a hand whose wildcard can be left alone (跑百搭) one step
+            // after it is ready, where master plays on past the win ([`Tune::run`]).
+            if self.tune.run > 0.0
+                && d >= 1
+                && seen.ruleset() == Ruleset::Baida
+                && self.an.run_distance(&shape) == Some(d + 1)
+            {
+                raw *= self.tune.run;
+            }
+            let v = self.tune.weigh(raw);
             let mut ev = value::chance_in(&model, seen, t, &acc) * v * payers;
             if d == 0 && qiaoma_undeclared {
                 ev *= self.tune.undeclared;

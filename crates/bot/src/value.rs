@@ -72,8 +72,9 @@ pub struct Tune {
     /// `baida`: a winning tile whose win could instead throw a tile and leave a wildcard
     /// alone, winning on any tile at the next draw (跑百搭, [`can_run`]), is worth this
     /// multiple of its win's points to a ready hand that does not win on any tile already
-    /// (`master` plays on for it, [`crate::master::play_on`]). 0: counted as its win
-    /// (`strong`).
+    /// (`master` plays on for it, [`crate::master::play_on`]); so is a hand short of ready
+    /// whose wildcard can be left alone one step after it is ready
+    /// ([`crate::shape::Analyzer::run_distance`]). 0: neither is counted (`strong`).
     pub run: f64,
 }
 
