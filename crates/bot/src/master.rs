@@ -247,7 +247,14 @@ pub fn play_on(seen: &Seen) -> Option<Decision> {
         return None;
     }
     let drawn = seen.view.drawn?.tile;
-    let now = value::exact_value(seen, &seen.counts, &seen.melds, drawn)?;
+    // A win on a replacement draw is 杠开 already.
+    let now = value::exact_value_after(
+        seen,
+        &seen.counts,
+        &seen.melds,
+        drawn,
+        seen.drawn_is_replacement(),
+    )?;
     let rounds = i32::from(seen.view.wall_remaining / 4);
     let huangfan = if seen.view.huangfan > 0 { 2.0 } else { 1.0 };
     // The three others draw before this seat's next draw.

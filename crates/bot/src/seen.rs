@@ -103,6 +103,37 @@ impl<'a> Seen<'a> {
         self.view.seats[self.me as usize].ready
     }
 
+    /// Whether the tile just drawn is a replacement (after a flower or a kong), which a win
+    /// on it makes 杠开. Every replacement is drawn from the back of the wall and everyone sees
+    /// how many were (flowers set aside, kongs made), so the drawn tile's place tells: the wall
+    /// holds places 53 to 143 after the deal, and the replacements so far came from the last
+    /// of them. (The dealer's 14th tile may be a replacement drawn before other seats'.)
+    pub fn drawn_is_replacement(&self) -> bool {
+        let Some(card) = self.view.drawn else {
+            return false;
+        };
+        let back: usize = self
+            .view
+            .seats
+            .iter()
+            .map(|s| {
+                s.flowers.len()
+                    + s.melds
+                        .iter()
+                        .filter(|m| {
+                            matches!(
+                                m.kind,
+                                MeldType::ConcealedKong
+                                    | MeldType::ClaimedKong
+                                    | MeldType::AddedKong
+                            )
+                        })
+                        .count()
+            })
+            .sum();
+        usize::from(card.pos) + back >= mahjong_rules::tile::TILE_COUNT
+    }
+
     /// Own flower tiles set aside.
     pub fn flower_tiles(&self) -> u32 {
         self.view.seats[self.me as usize].flowers.len() as u32

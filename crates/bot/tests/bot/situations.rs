@@ -258,7 +258,7 @@ fn masters_chance_model_is_less_hopeful_about_far_hands() {
 fn master_plays_on_for_a_win_on_any_tile() {
     use mahjong_bot::seen::Seen;
     use mahjong_bot::{PlayOnBy, Reason, value};
-    let (mut declined, mut runs, mut next_wins) = (0, 0, 0);
+    let (mut declined, mut runs, mut next_wins, mut replacements) = (0, 0, 0, 0);
     for ruleset in Ruleset::ALL {
         let hands = if ruleset == Ruleset::Baida { 150 } else { 40 };
         for seed in 0..hands {
@@ -302,6 +302,16 @@ fn master_plays_on_for_a_win_on_any_tile() {
                         assert_eq!(value::runs(&seen, &c), any == any_tile(&c), "{c:?}");
                         runs += usize::from(any == any_tile(&c));
                     }
+                }
+                // The seat's own view tells a replacement draw as the rules know it.
+                if let mahjong_rules::Phase::Turn { replacement, .. } = st.phase() {
+                    assert_eq!(
+                        seen.drawn_is_replacement(),
+                        *replacement && view.drawn.is_some(),
+                        "seed {seed}: {:?}",
+                        view.drawn
+                    );
+                    replacements += usize::from(*replacement);
                 }
                 let win = view.legal.iter().any(|a| matches!(a, Action::Win { .. }));
                 if let Some((s, melds)) = running
@@ -349,6 +359,7 @@ fn master_plays_on_for_a_win_on_any_tile() {
         }
     }
     assert!(declined >= 5, "only {declined} wins passed up");
+    assert!(replacements >= 100, "only {replacements} replacement draws");
     assert!(
         next_wins >= 3,
         "only {next_wins} next draws after playing on"
