@@ -116,20 +116,7 @@ impl<'a> Seen<'a> {
             .view
             .seats
             .iter()
-            .map(|s| {
-                s.flowers.len()
-                    + s.melds
-                        .iter()
-                        .filter(|m| {
-                            matches!(
-                                m.kind,
-                                MeldType::ConcealedKong
-                                    | MeldType::ClaimedKong
-                                    | MeldType::AddedKong
-                            )
-                        })
-                        .count()
-            })
+            .map(|s| s.flowers.len() + s.melds.iter().filter(|m| m.kind.is_kong()).count())
             .sum();
         usize::from(card.pos) + back >= mahjong_rules::tile::TILE_COUNT
     }

@@ -405,15 +405,20 @@ impl Analyzer {
             }
             Target::Honors => floor,
             Target::Standard => {
-                let mut b = self.suit(&c[0..9]);
-                b = combine(&b, &self.suit(&c[9..18]));
-                b = combine(&b, &self.suit(&c[18..27]));
-                b = combine(&b, &self.honors(&c[27..34]));
+                let b = self.all_blocks(c);
                 let low = if hand.spare() >= 1 { -1 } else { 0 };
                 return (distance(&b, hand.need) - hand.jokers as i32).max(low);
             }
         };
         formula.max(floor)
+    }
+
+    /// The blocks of a whole hand: the three suits and the honors combined.
+    fn all_blocks(&mut self, c: &Counts) -> Blocks {
+        let mut b = self.suit(&c[0..9]);
+        b = combine(&b, &self.suit(&c[9..18]));
+        b = combine(&b, &self.suit(&c[18..27]));
+        combine(&b, &self.honors(&c[27..34]))
     }
 
     /// `baida`: the distance of `hand` to a hand of sets only and one wildcard alone, which
@@ -423,11 +428,8 @@ impl Analyzer {
         if hand.jokers == 0 {
             return None;
         }
-        let c = &hand.counts;
-        let mut b = self.suit(&c[0..9]);
-        b = combine(&b, &self.suit(&c[9..18]));
-        b = combine(&b, &self.suit(&c[18..27]));
-        b = combine(&b, &self.honors(&c[27..34]));
+        let mut b = self.all_blocks(&hand.counts);
+        // No pair: the wildcard left alone takes its place.
         b[1] = [-1; 5];
         Some((distance(&b, hand.need) - (hand.jokers as i32 - 1)).max(0))
     }

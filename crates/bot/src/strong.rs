@@ -84,6 +84,8 @@ impl Evaluator<'_, '_> {
         dists.sort_by_key(|&(_, d)| d);
         let best_d = dists.first().map(|x| x.1).unwrap_or(NO_WIN);
         let qiaoma_undeclared = o.must_declare_ready && !declared;
+        let payers = value::payers(seen);
+        let model = self.tune.model(seen.ruleset());
         let mut ready = None;
         if best_d <= 0 || declared {
             let waits = hand::waits(o, counts, melds, seen.view.wildcard);
@@ -100,9 +102,7 @@ impl Evaluator<'_, '_> {
                     live,
                     dists.first().map(|x| x.0),
                 ));
-                let mut ev = value::ready_chance_in(&tune.model(seen.ruleset()), seen, live)
-                    * value
-                    * value::payers(seen);
+                let mut ev = value::ready_chance_in(&model, seen, live) * value * payers;
                 if qiaoma_undeclared {
                     ev *= self.tune.undeclared;
                 }
@@ -126,8 +126,6 @@ impl Evaluator<'_, '_> {
             best_d,
         );
         let mut second = 0.0f64;
-        let payers = value::payers(seen);
-        let model = self.tune.model(seen.ruleset());
         for &(t, d) in &dists {
             if d > best_d + 1 {
                 break;

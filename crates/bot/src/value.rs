@@ -135,19 +135,12 @@ pub fn runs(seen: &Seen, c: &Counts) -> bool {
 /// included) could throw one tile other than a wildcard and leave 13 that win on any tile
 /// ([`runs`]).
 pub fn can_run(seen: &Seen, c: &Counts) -> bool {
-    let Some(w) = seen.wildcard.filter(|&w| c[w] > 0) else {
-        return false;
-    };
-    let mut real = *c;
-    real[w] = 0;
     (0..34).any(|j| {
-        if real[j] == 0 {
-            return false;
+        let mut rest = *c;
+        c[j] > 0 && Some(j) != seen.wildcard && {
+            rest[j] -= 1;
+            runs(seen, &rest)
         }
-        real[j] -= 1;
-        let sets = shape::is_sets_wild(&real, c[w] - 1);
-        real[j] += 1;
-        sets
     })
 }
 
