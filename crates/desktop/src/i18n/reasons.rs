@@ -166,6 +166,12 @@ impl Words<'_> {
 
     /// The reason, in a sentence.
     pub fn reason(&self, r: &Reason) -> String {
+        self.say(r, true)
+    }
+
+    /// The reason; `named`: a discard's or a win passed up's with the tile it plays (the
+    /// hint names that tile in its action already, [`hint`]).
+    fn say(&self, r: &Reason, named: bool) -> String {
         let l = self.lang;
         match r {
             Reason::NothingToDecide => l.t(T::RsNothing).to_string(),
@@ -188,7 +194,7 @@ impl Words<'_> {
                 ready,
                 plan,
                 defence,
-            } => self.discard(*tile, *ready, plan, defence.as_ref(), true),
+            } => self.discard(*tile, *ready, plan, defence.as_ref(), named),
             Reason::Kong { tile, added, plan } => l.f(
                 if *added {
                     T::RsAddedKong
@@ -220,7 +226,7 @@ impl Words<'_> {
                 by,
                 now,
                 then,
-            } => self.play_on(*tile, *by, *now, *then, true),
+            } => self.play_on(*tile, *by, *now, *then, named),
             Reason::SwapKeep { progress } => l.f(T::RsSwapKeep, &[&self.progress(progress)]),
             Reason::SwapPutBack { progress, tiles } => l.f(
                 T::RsSwapPutBack,
@@ -232,24 +238,9 @@ impl Words<'_> {
 
 /// The reason `r` as the hint says it after the action it advises ("打出 九条 —— …"): a
 /// discard's reason then leaves out the discard it ends with ("；打 九条", "敲，打 九条："),
-/// which the action has just named.
+/// and a win passed up the tile it plays, which the action has just named.
 pub fn hint(lang: Lang, faces: Faces, seat: &dyn Fn(Seat) -> String, r: &Reason) -> String {
-    let words = Words { lang, faces, seat };
-    match r {
-        Reason::Discard {
-            tile,
-            ready,
-            plan,
-            defence,
-        } => words.discard(*tile, *ready, plan, defence.as_ref(), false),
-        Reason::PlayOn {
-            tile,
-            by,
-            now,
-            then,
-        } => words.play_on(*tile, *by, *now, *then, false),
-        _ => words.reason(r),
-    }
+    Words { lang, faces, seat }.say(r, false)
 }
 
 /// The reason `r` in `lang`, tiles in `faces`, seats named by `seat`.
