@@ -25,7 +25,8 @@
 //!   tile at the next draw, at ×2 (跑百搭); a hand that wins on any tile kongs before it wins,
 //!   and its replacement draw wins at ×2 again (杠开). A ready hand counts such winning tiles
 //!   at [`RUN`] × their points, and a hand short of ready that can leave its wildcard alone
-//!   one step after it is ready counts [`RUN`] × its value.
+//!   one step after it is ready counts [`RUN`] × its value (two steps after: half the
+//!   extra, [`RUN_STEP`]).
 //!
 //! In `baida` it does not look ahead: there the look-ahead lost to `strong` in duplicate,
 //! and `baida` has no wins on a discard and no 承包 (docs/bots.md). Elsewhere it
@@ -58,6 +59,7 @@ pub const TUNE: Tune = Tune {
     exact_baida: true,
     wait: WAIT,
     run: RUN,
+    run_step: RUN_STEP,
     ..Tune::STRONG
 };
 
@@ -229,6 +231,14 @@ pub const RIVAL_PAY: f64 = 8.0;
 /// flat from 1.5 to 2, lost at 2.5; for the hands short of ready: 1.15, 1.3, 1.4 gained
 /// less than 1.5 to 1.7, 2 less again (docs/bots.md).
 pub const RUN: f64 = 1.7;
+
+/// `baida`: a hand short of ready whose wildcard can be left alone two steps after it is
+/// ready (one more useful tile, then the win it plays on past) counts half of [`RUN`]'s extra,
+/// ×1.35 ([`Tune::run_step`]); none is ever further. In duplicate against strong, 0.5, 0.75
+/// and 1 (the full ×1.7) all gained over 0 (none), by 0.04 to 0.05 a hand on two sets of
+/// walls (docs/bots.md); half, since that hand needs one tile more than the hand one step
+/// beyond.
+pub const RUN_STEP: f64 = 0.5;
 
 /// `baida` (self-draw only; every level takes every win it can, and so does `master`
 /// elsewhere): whether to pass up a self-drawn win and play on for a bigger one.

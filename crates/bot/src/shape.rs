@@ -539,6 +539,7 @@ fn pung_distance(kinds: impl Iterator<Item = u8>, need: usize) -> i32 {
 mod tests {
     use super::*;
     use mahjong_rules::{counts_of, parse_tiles};
+    use proptest::{prop_assert, prop_assume};
 
     fn hand(s: &str, need: usize) -> HandShape {
         HandShape {
@@ -566,6 +567,36 @@ mod tests {
         assert_eq!(a.run_distance(&wild("123m456p789s11z", 2)), Some(0));
         // No wildcard, no road to it.
         assert_eq!(a.run_distance(&hand("123m456p789s111z1s", 4)), None);
+    }
+
+    proptest::proptest! {
+        /// `baida`: a hand short of ready leaves its wildcard alone one or two steps after it
+        /// is ready, never further (`master::RUN_STEP` counts those two).
+        #[test]
+        fn a_wildcard_alone_is_one_or_two_steps_beyond_ready(
+            kinds in proptest::collection::vec(0usize..34, 10..=12),
+            need in 1usize..=4,
+        ) {
+            let mut counts = [0u8; 34];
+            for k in kinds {
+                if counts[k] < 4 {
+                    counts[k] += 1;
+                }
+            }
+            let size: usize = counts.iter().map(|&n| n as usize).sum();
+            // 13 tiles with the wildcards, sets still needed as the melds leave them.
+            let total = 3 * need + 1;
+            prop_assume!(size < total && total - size <= 3);
+            let shape = HandShape {
+                counts,
+                jokers: (total - size) as u8,
+                need,
+            };
+            let mut a = Analyzer::new();
+            let d = a.distance(&shape, Target::Standard);
+            let r = a.run_distance(&shape).unwrap();
+            prop_assert!((d + 1..=d + 2).contains(&r), "{d} to ready, {r} to a wildcard alone");
+        }
     }
 
     #[test]

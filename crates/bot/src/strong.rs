@@ -135,14 +135,13 @@ impl Evaluator<'_, '_> {
                 .acceptance_split(&shape, t, &seen.live, seen.wildcard);
             let d = acc.dist;
             let mut raw = value::target_value(seen, t, counts, melds);
-            // `master` in `baida`: a hand whose wildcard can be left alone (跑百搭) one step
-            // after it is ready, where master plays on past the win ([`Tune::run`]).
-            if self.tune.run > 0.0
-                && d >= 1
-                && seen.ruleset() == Ruleset::Baida
-                && self.an.run_distance(&shape) == Some(d + 1)
-            {
-                raw *= self.tune.run;
+            // `master` in `baida`: a hand whose wildcard can be left alone (跑百搭) after it is
+            // ready, where master plays on past the win ([`Tune::run`], [`Tune::run_step`]).
+            if self.tune.run > 0.0 && d >= 1 && seen.ruleset() == Ruleset::Baida {
+                let beyond = self.an.run_distance(&shape).map(|r| r - d - 1);
+                if let Some(k) = beyond.filter(|&k| k >= 0) {
+                    raw *= 1.0 + (self.tune.run - 1.0) * self.tune.run_step.powi(k);
+                }
             }
             let v = self.tune.weigh(raw);
             let mut ev = value::chance_in(&model, seen, t, &acc) * v * payers;

@@ -76,6 +76,10 @@ pub struct Tune {
     /// whose wildcard can be left alone one step after it is ready
     /// ([`crate::shape::Analyzer::run_distance`]). 0: neither is counted (`strong`).
     pub run: f64,
+    /// `baida`, with [`Tune::run`]: a hand short of ready whose wildcard can be left alone
+    /// `k + 1` steps after it is ready counts `1 + (run − 1) × run_step^k` times its value
+    /// (`k` = 0: `run` itself). 0: only the hand one step beyond counts.
+    pub run_step: f64,
 }
 
 impl Tune {
@@ -90,6 +94,7 @@ impl Tune {
         exact_baida: false,
         wait: 1.0,
         run: 0.0,
+        run_step: 0.0,
     };
 
     /// The chance model of `ruleset` with this level's scale ([`Tune::wait`]).
