@@ -92,7 +92,11 @@ pub fn run(args: &ScoreArgs) -> Result<()> {
     } else {
         std::fs::read_to_string(file).with_context(|| format!("reading {file}"))?
     };
-    let out = mahjong_rules::score_json(&text)?;
+    // A file's errors name the file; standard input's need no name.
+    let out = match mahjong_rules::score_json(&text) {
+        Err(e) if file != "-" => return Err(anyhow::Error::new(e).context(file.to_string())),
+        r => r?,
+    };
     if args.explain {
         for line in explain_text::render(&out.explain, lang) {
             println!("{line}");

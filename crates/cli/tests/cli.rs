@@ -237,6 +237,13 @@ fn bad_input_fails_with_one_line_naming_the_problem() {
     }
     let err = one_line_error(&mahjong(&["score", "/nonexistent/settlement.json"]));
     assert!(err.contains("/nonexistent/settlement.json"), "{err}");
+    // A file cut short: its name, and what is wrong in it.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cut = dir.path().join("cut.json");
+    std::fs::write(&cut, "{\"ruleset\":\"qiaoma\",\"win\": ").expect("write");
+    let cut = cut.to_str().expect("utf-8 path");
+    let err = one_line_error(&mahjong(&["score", cut]));
+    assert!(err.contains(cut) && err.contains("JSON"), "{err}");
 }
 
 /// **[reading]** The table limit (单局封顶) caps S as §6 step 6 computes it; a bound seat
