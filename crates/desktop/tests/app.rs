@@ -27,6 +27,10 @@ struct Harness {
     engine: Option<Engine>,
     rx: Option<mpsc::Receiver<Command>>,
     dir: PathBuf,
+    /// Lines looked for on screen after every single update fed ([`Harness::feed`]), and
+    /// whether one of them was seen.
+    watch: Vec<String>,
+    watched: bool,
 }
 
 fn temp_dir(name: &str) -> PathBuf {
@@ -53,6 +57,8 @@ impl Harness {
             engine: None,
             rx: None,
             dir,
+            watch: Vec::new(),
+            watched: false,
         }
     }
 
@@ -84,6 +90,9 @@ impl Harness {
     fn feed(&mut self, updates: Vec<Update>) {
         for u in updates {
             self.send(Message::Table(TableMsg::Feed(Feed::Update(u))));
+            if !self.watch.is_empty() && self.watch.iter().any(|t| self.find(t)) {
+                self.watched = true;
+            }
         }
     }
 
@@ -494,6 +503,52 @@ fn a_pung_is_claimed_through_its_button() -> Result<(), Error> {
     assert_eq!(meld.kind, mahjong_rules::MeldType::Pung);
     assert_eq!(meld.tile, Some(card.tile));
     Ok(())
+}
+
+/// A chow the player chose that another seat's pung took over is said ("阿强 碰了这张牌：你的
+/// 吃不成立") while the table goes on, and no longer at the player's next prompt, which is
+/// about another tile.
+#[test]
+fn a_lost_claim_is_said_until_the_next_prompt() -> Result<(), Error> {
+    use shanghai_mahjong::i18n::T;
+    let lang = Lang::Zh;
+    let lines: Vec<String> = [T::Bot1, T::Bot2, T::Bot3]
+        .iter()
+        .map(|&b| lang.f(T::ClaimLost, &[&lang.t(b)]))
+        .collect();
+    for seed in 1..80 {
+        let mut h = Harness::named("lost-claim", seed, lang);
+        h.click("开始练习")?;
+        h.sit_down();
+        for _ in 0..400 {
+            if h.table().end.is_some() {
+                break;
+            }
+            if !h.legal().iter().any(|a| matches!(a, Action::Chow { .. })) {
+                h.play_hint(lang)?;
+                continue;
+            }
+            let melds = h.table().view.as_ref().expect("view").seats[0].melds.len();
+            h.watch = lines.clone();
+            h.watched = false;
+            h.click(lang.t(T::Chow))?;
+            h.watch.clear();
+            let now = h.table().view.as_ref().expect("view").seats[0].melds.len();
+            if !h.watched {
+                assert!(now > melds, "a chow that did not stand is said");
+                continue;
+            }
+            assert_eq!(now, melds, "the chow said lost did not stand");
+            if h.table().end.is_none() {
+                assert!(!h.legal().is_empty(), "at the player's next prompt");
+                for line in &lines {
+                    assert!(!h.find(line), "{line:?} is still said at the next prompt");
+                }
+            }
+            return Ok(());
+        }
+    }
+    panic!("no seed had a chow taken over by a pung");
 }
 
 /// The waits (听) are shown whenever the hand is ready, 敲 declared or not, with the copies
@@ -1479,6 +1534,8 @@ fn a_data_dir_that_is_a_file_is_said_in_one_sentence_and_practice_still_plays() 
             engine: None,
             rx: None,
             dir: file.clone(),
+            watch: Vec::new(),
+            watched: false,
         };
         let sentence = match lang {
             Lang::Zh => format!("无法在 {} 保存牌局{said}", file.display()),

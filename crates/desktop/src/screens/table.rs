@@ -662,11 +662,13 @@ impl State {
                 if self.is_lan() && self.end.take().is_some() {
                     self.last = None;
                 }
-                // A new prompt: what the timer played for the last one is said no longer
-                // (it would read as if this countdown had run out).
+                // A new prompt: what the timer played for the last one, and a claim of the
+                // player's that another seat's took over, are said no longer (they would read
+                // as if this countdown had run out, or this claim had lost).
                 self.timed_out = false;
                 self.timed_out_action = None;
                 self.my_claim = None;
+                self.claim_lost = None;
                 // The engine sends the hint for this prompt just before it.
                 self.deadline = Some(deadline);
                 self.sent = false;
