@@ -551,6 +551,52 @@ fn a_lost_claim_is_said_until_the_next_prompt() -> Result<(), Error> {
     panic!("no seed had a chow taken over by a pung");
 }
 
+/// The hint button stays where it is from prompt to prompt: a claim prompt, with its chow,
+/// pung and pass buttons, comes where a turn's discard button was, and a click meant for the
+/// hint must not land on a claim.
+#[test]
+fn the_hint_keeps_its_place_at_turns_and_claim_prompts() -> Result<(), Error> {
+    use shanghai_mahjong::screens::table_view::HINT_ID;
+    let mut places = Vec::new();
+    let (mut turns, mut claims) = (0, 0);
+    for seed in 1..4 {
+        let mut h = Harness::named("hint-place", seed, Lang::Zh);
+        h.click("开始练习")?;
+        h.sit_down();
+        for _ in 0..400 {
+            if h.table().end.is_some() {
+                break;
+            }
+            let claim = h.legal().contains(&Action::Pass);
+            let at = h
+                .ui()
+                .find(selector::id(HINT_ID))
+                .ok()
+                .and_then(|t| t.visible_bounds())
+                .expect("the hint button is shown at every prompt");
+            places.push((at.x, at.y, claim));
+            if claim {
+                claims += 1;
+            } else {
+                turns += 1;
+            }
+            h.play_hint(Lang::Zh)?;
+        }
+    }
+    assert!(
+        turns > 10 && claims > 3,
+        "turns {turns}, claim prompts {claims}"
+    );
+    let (x, y, _) = places[0];
+    for &(px, py, claim) in &places {
+        assert!(
+            (px - x).abs() < 0.5 && (py - y).abs() < 0.5,
+            "the hint moved from ({x}, {y}) to ({px}, {py}) (claim prompt: {claim})"
+        );
+    }
+    Ok(())
+}
+
 /// The waits (听) are shown whenever the hand is ready, 敲 declared or not, with the copies
 /// still live: the player here discards the tile the strong bot would declare 敲 with, but
 /// without declaring, and the next prompt lists the waits.

@@ -57,6 +57,8 @@ pub const READY_ID: &str = "action-ready";
 pub const DISCARD_ID: &str = "action-discard";
 /// The id of the pass button.
 pub const PASS_ID: &str = "action-pass";
+/// The id of the hint button (the first of the row whenever it is shown).
+pub const HINT_ID: &str = "action-hint";
 
 fn with_id<'a>(id: impl Into<String>, e: impl Into<Element<'a, Message>>) -> Element<'a, Message> {
     container(e).id(id.into()).into()
@@ -623,6 +625,14 @@ fn buttons<'a>(st: &State, v: &SeatView, ctx: Ctx<'_>, w: f32) -> Element<'a, Me
         PublicPhase::Claims { card, .. } => Some(card.tile),
         _ => None,
     };
+    // The hint comes first, so it stays where it was when a claim prompt, with more buttons
+    // than a turn, takes a turn's place: a click meant for it never lands on a claim.
+    if st.hint.is_some() && !legal.is_empty() {
+        r = r.push(with_id(
+            HINT_ID,
+            action(lang.t(T::HintButton), 14.0, Some(Message::ToggleHint)).style(button::text),
+        ));
+    }
     for (i, a) in legal.iter().enumerate() {
         match a {
             Action::Chow { cards } => {
@@ -713,11 +723,6 @@ fn buttons<'a>(st: &State, v: &SeatView, ctx: Ctx<'_>, w: f32) -> Element<'a, Me
             action(lang.t(T::Pass), 17.0, Some(Message::Act(Action::Pass)))
                 .style(button::secondary),
         ));
-    }
-    if st.hint.is_some() && !legal.is_empty() {
-        r = r.push(
-            action(lang.t(T::HintButton), 14.0, Some(Message::ToggleHint)).style(button::text),
-        );
     }
     r.into()
 }
