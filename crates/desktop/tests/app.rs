@@ -75,6 +75,14 @@ impl Harness {
         )
     }
 
+    /// A named 中文 player at a practice table, the hand dealt.
+    fn practice(name: &str, seed: u64) -> Result<Harness, Error> {
+        let mut h = Harness::named(name, seed, Lang::Zh);
+        h.click("开始练习")?;
+        h.sit_down();
+        Ok(h)
+    }
+
     fn ui(&self) -> Simulator<'_, Message> {
         Simulator::with_size(
             shanghai_mahjong::iced_settings(),
@@ -310,9 +318,7 @@ fn first_run_asks_for_a_name_and_remembers_it() -> Result<(), Error> {
 
 #[test]
 fn a_practice_table_starts_deals_and_discards_by_click() -> Result<(), Error> {
-    let mut h = Harness::named("click", 11, Lang::Zh);
-    h.click("开始练习")?;
-    h.sit_down();
+    let mut h = Harness::practice("click", 11)?;
     assert_eq!(h.table().hand, 1);
     assert!(h.find("第 1 局"));
     // Play until it is the player's turn to discard.
@@ -471,9 +477,7 @@ fn find_prompt(
     found: impl Fn(&[Action]) -> bool,
 ) -> Harness {
     for seed in seeds {
-        let mut h = Harness::named(name, seed, Lang::Zh);
-        h.click("开始练习").expect("start");
-        h.sit_down();
+        let mut h = Harness::practice(name, seed).expect("start");
         for _ in 0..400 {
             if h.table().end.is_some() {
                 break;
@@ -517,9 +521,7 @@ fn a_lost_claim_is_said_until_the_next_prompt() -> Result<(), Error> {
         .map(|&b| lang.f(T::ClaimLost, &[&lang.t(b)]))
         .collect();
     for seed in 1..80 {
-        let mut h = Harness::named("lost-claim", seed, lang);
-        h.click("开始练习")?;
-        h.sit_down();
+        let mut h = Harness::practice("lost-claim", seed)?;
         for _ in 0..400 {
             if h.table().end.is_some() {
                 break;
@@ -560,9 +562,7 @@ fn the_hint_keeps_its_place_at_turns_and_claim_prompts() -> Result<(), Error> {
     let mut places = Vec::new();
     let (mut turns, mut claims) = (0, 0);
     for seed in 1..4 {
-        let mut h = Harness::named("hint-place", seed, Lang::Zh);
-        h.click("开始练习")?;
-        h.sit_down();
+        let mut h = Harness::practice("hint-place", seed)?;
         for _ in 0..400 {
             if h.table().end.is_some() {
                 break;
@@ -603,9 +603,7 @@ fn the_hint_keeps_its_place_at_turns_and_claim_prompts() -> Result<(), Error> {
 #[test]
 fn the_waits_are_shown_when_the_hand_is_ready_without_ready_declared() -> Result<(), Error> {
     for seed in 1..60 {
-        let mut h = Harness::named("waits", seed, Lang::Zh);
-        h.click("开始练习")?;
-        h.sit_down();
+        let mut h = Harness::practice("waits", seed)?;
         for _ in 0..400 {
             if h.table().end.is_some() {
                 break;
@@ -794,9 +792,7 @@ fn a_pung_is_called_out_and_named_with_its_tile_and_a_chow_hint_names_its_run() 
 
 #[test]
 fn a_whole_hand_ends_in_a_verified_explained_settlement_in_both_languages() -> Result<(), Error> {
-    let mut h = Harness::named("settle", 5, Lang::Zh);
-    h.click("开始练习")?;
-    h.sit_down();
+    let mut h = Harness::practice("settle", 5)?;
     h.play_to_end(Lang::Zh)?;
     let end = h.table().end.clone().expect("hand over");
     assert!(end.audited && end.signed_by_all);
@@ -848,9 +844,7 @@ fn a_whole_hand_ends_in_a_verified_explained_settlement_in_both_languages() -> R
 
 #[test]
 fn the_language_switches_mid_hand_and_is_remembered() -> Result<(), Error> {
-    let mut h = Harness::named("lang", 11, Lang::Zh);
-    h.click("开始练习")?;
-    h.sit_down();
+    let mut h = Harness::practice("lang", 11)?;
     assert!(h.find("打出的牌"));
     h.click("English")?;
     assert!(h.find("Discards"));
