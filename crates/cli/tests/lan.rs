@@ -1926,9 +1926,9 @@ fn two_peers_then_two_more_fifteen_seconds_later_sit_at_one_table() {
         .map(|p| full_after(p).expect("full line"))
         .collect();
     println!("the table filled {late:?} s after the last two started");
+    // What every peer said, to tell where a slow fill spent its time.
+    let said: Vec<&[String]> = peers.iter().map(|p| &p.seen[..]).collect();
     for t in &late {
-        // What every peer said, to tell where a slow fill spent its time.
-        let said: Vec<&[String]> = peers.iter().map(|p| &p.seen[..]).collect();
         assert!(*t <= 5.0, "{t} s after the fourth start: {said:#?}");
     }
     assert_same_hands(&peers, 2);
